@@ -39,9 +39,13 @@ type Kind struct {
 	PrepareForCreate func(obj runtime.Object)
 	// PrepareForUpdate adjusts an updated object given the stored one, before validation.
 	PrepareForUpdate func(obj, old runtime.Object)
-	// Validate checks a new object, metadata included.
+	// Validate checks a new object, metadata included. It already runs the generic registry's
+	// metadata pass (path-segment name) after the kind's own rules, as the real server does, so
+	// callers must not run it again.
 	Validate func(obj runtime.Object) field.ErrorList
-	// ValidateUpdate checks an updated object against the stored one, metadata included.
+	// ValidateUpdate checks an updated object against the stored one, metadata included. It
+	// already runs the generic registry's common-field checks (resourceVersion required,
+	// immutable metadata) before the kind's own rules, so callers must not run them again.
 	ValidateUpdate func(obj, old runtime.Object) field.ErrorList
 
 	// TableColumns are the columns of the Table format, as the real server prints them.
@@ -52,6 +56,11 @@ type Kind struct {
 	// FieldSet returns the values of the fields a fieldSelector may use for obj; its keys are
 	// exactly the selectable field names.
 	FieldSet func(obj runtime.Object) fields.Set
+
+	// fieldLabel is the scheme's field-label conversion for the kind: it accepts or rejects one
+	// fieldSelector key with the real server's message. Nil means the default of kinds that
+	// register none (metadata.name and metadata.namespace only).
+	fieldLabel func(label, value string) (string, string, error)
 }
 
 // GroupResource returns the kind's group and resource.

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/utils/ptr"
+)
+
+// TestInformersFollowUpdates runs client-go informers (which start with a watch-list request
+// by default) on both kinds and checks they sync and end at the final state of 100 rapid
+// updates.
+func TestInformersFollowUpdates(t *testing.T) {
+	ts := mustStartServer(t, "")
+	ctx := ctxT(t, 2*time.Minute)
+	leases := ts.Client.CoordinationV1().Leases("default")
+	cands := ts.Client.CoordinationV1beta1().LeaseCandidates("default")
+	if _, err := leases.Create(ctx, newLease("before", "h", nil), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	factory := informers.NewSharedInformerFactory(ts.Client, 0)
+	leaseInf := factory.Coordination().V1().Leases().Informer()
+	candInf := factory.Coordination().V1beta1().LeaseCandidates().Informer()
+	stop := make(chan struct{})
+	defer close(stop)
+	factory.Start(stop)
+	syncCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if !cache.WaitForCacheSync(syncCtx.Done(), leaseInf.HasSynced, candInf.HasSynced) {
+		t.Fatal("informers did not sync")
+	}
+	if _, ok, _ := leaseInf.GetStore().GetByKey("default/before"); !ok {
+		t.Fatal("lease created before the informer started is missing")
+	}
+
+	l, err := leases.Create(ctx, newLease("rapid", "h-0", nil), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.NewMicroTime(time.Now())
+	c, err := cands.Create(ctx, &coordinationv1beta1.LeaseCandidate{
+		ObjectMeta: metav1.ObjectMeta{Name: "cand"},
+		Spec: coordinationv1beta1.LeaseCandidateSpec{LeaseName: "rapid", RenewTime: &now, BinaryVersion: "1.36.0",
+			EmulationVersion: "1.36.0", Strategy: coordinationv1.OldestEmulationVersion},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 100; i++ {
+		l.Spec.HolderIdentity = ptr.To(fmt.Sprintf("h-%d", i))
+		if l, err = leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("update %d: %v", i, err)
+		}
+		c.Spec.BinaryVersion = fmt.Sprintf("1.36.%d", i)
+		if c, err = cands.Update(ctx, c, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("candidate update %d: %v", i, err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		li, ok1, _ := leaseInf.GetStore().GetByKey("default/rapid")
+		ci, ok2, _ := candInf.GetStore().GetByKey("default/cand")
+		if ok1 && ok2 &&
+			li.(*coordinationv1.Lease).ResourceVersion == l.ResourceVersion &&
+			ci.(*coordinationv1beta1.LeaseCandidate).ResourceVersion == c.ResourceVersion {
+			if h := *li.(*coordinationv1.Lease).Spec.HolderIdentity; h != "h-100" {
+				t.Fatalf("informer holder = %s, want h-100", h)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("informers did not reach the final state (lease rv %s, candidate rv %s)", l.ResourceVersion, c.ResourceVersion)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestLeaderElection runs three client-go leader electors with a Lease lock: one leader at a
+// time, and a new leader once the old one stops, with and without ReleaseOnCancel.
+func TestLeaderElection(t *testing.T) {
+	for _, release := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ReleaseOnCancel=%v", release), func(t *testing.T) {
+			ts := mustStartServer(t, "")
+			ctx := ctxT(t, 2*time.Minute)
+
+			var mu sync.Mutex
+			leaders := map[string]bool{}
+			var overlap atomic.Bool
+			var terms []string
+			cancels := map[string]context.CancelFunc{}
+			stoppedIDs := map[string]bool{}
+			var wg sync.WaitGroup
+			for i := 0; i < 3; i++ {
+				id := fmt.Sprintf("elector-%d", i)
+				lock := &resourcelock.LeaseLock{
+					LeaseMeta:  metav1.ObjectMeta{Namespace: "default", Name: "election"},
+					Client:     ts.Client.CoordinationV1(),
+					LockConfig: resourcelock.ResourceLockConfig{Identity: id},
+				}
+				ectx, cancel := context.WithCancel(ctx)
+				cancels[id] = cancel
+				le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+					Lock:            lock,
+					LeaseDuration:   2 * time.Second,
+					RenewDeadline:   1500 * time.Millisecond,
+					RetryPeriod:     200 * time.Millisecond,
+					ReleaseOnCancel: release,
+					Name:            "test",
+					Callbacks: leaderelection.LeaderCallbacks{
+						OnStartedLeading: func(context.Context) {
+							mu.Lock()
+							defer mu.Unlock()
+							// Another elector may still be running its stop callbacks after it was
+							// cancelled; one that was not cancelled must not lead now.
+							for other := range leaders {
+								if !stoppedIDs[other] {
+									overlap.Store(true)
+								}
+							}
+							leaders[id] = true
+							terms = append(terms, id)
+						},
+						OnStoppedLeading: func() {
+							mu.Lock()
+							defer mu.Unlock()
+							delete(leaders, id)
+						},
+					},
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wg.Add(1)
+				go func() { defer wg.Done(); le.Run(ectx) }()
+			}
+			defer func() {
+				for _, c := range cancels {
+					c()
+				}
+				wg.Wait()
+			}()
+
+			first := waitLeader(t, &mu, &terms, 0, 10*time.Second)
+			lease, err := ts.Client.CoordinationV1().Leases("default").Get(ctx, "election", metav1.GetOptions{})
+			if err != nil || *lease.Spec.HolderIdentity != first {
+				t.Fatalf("lease holder = %v (err %v), want %s", lease.Spec.HolderIdentity, err, first)
+			}
+			stopped := time.Now()
+			mu.Lock()
+			stoppedIDs[first] = true
+			mu.Unlock()
+			cancels[first]()
+			second := waitLeader(t, &mu, &terms, 1, 10*time.Second)
+			took := time.Since(stopped)
+			if second == first {
+				t.Fatalf("the stopped elector %s leads again", first)
+			}
+			if overlap.Load() {
+				t.Error("two electors led at the same time")
+			}
+			t.Logf("leader %s stopped; %s took over after %v", first, second, took.Round(10*time.Millisecond))
+			if release && took > 2*time.Second {
+				t.Errorf("with ReleaseOnCancel the takeover took %v, want well under the lease duration", took)
+			}
+		})
+	}
+}
+
+// waitLeader waits until the n-th term has started and returns its leader.
+func waitLeader(t *testing.T, mu *sync.Mutex, terms *[]string, n int, d time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		mu.Lock()
+		if len(*terms) > n {
+			id := (*terms)[n]
+			mu.Unlock()
+			return id
+		}
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no leader for term %d within %v", n, d)
+	return ""
+}

@@ -1,0 +1,128 @@
+// Command leaselab is a Kubernetes lease playground: one binary that serves the
+// coordination.k8s.io API on the real REST paths, keeps every change in SQLite, and shows leader
+// election live in the browser.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "serve the API, the dashboard and the browser candidates", runServe},
+		{"kubeconfig", "print a kubeconfig for this server (for kubectl --kubeconfig)", runKubeconfig},
+		{"version", "print the version", runVersion},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(ctx, args[1:], stdout, stderr)
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.Is(err, errUsage):
+				return 2
+			default:
+				fmt.Fprintf(stderr, "leaselab %s: %v\n", c.name, err)
+				return 1
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "leaselab: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+// errUsage reports bad flags; the flag package has already printed why.
+var errUsage = errors.New("usage")
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "leaselab: a Kubernetes lease playground")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: leaselab <command> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	cs := commands()
+	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, `Run "leaselab <command> --help" for the flags of a command.`)
+}
+
+// newFlagSet returns a flag set whose --help prints a summary, usage and every flag with
+// its LEASELAB_* environment variable.
+func newFlagSet(name, summary, args string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("leaselab "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "leaselab %s: %s\n\nUsage: leaselab %s [flags]%s\n\nFlags:\n", name, summary, name, args)
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\nEvery flag can also be set with the environment variable LEASELAB_<FLAG> (upper case, - as _).")
+	}
+	return fs
+}
+
+// parseFlags parses args, taking defaults from LEASELAB_* environment variables first.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		env := "LEASELAB_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v, ok := os.LookupEnv(env); ok {
+			if err := f.Value.Set(v); err != nil && envErr == nil {
+				envErr = fmt.Errorf("%s=%q: %w", env, v, err)
+			}
+			f.DefValue = v
+		}
+	})
+	if envErr != nil {
+		return envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
+		fs.Usage()
+		return errUsage
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/web"
+)
+
+// serveConfig is everything `leaselab serve` is configured with.
+type serveConfig struct {
+	addr            string
+	db              string
+	logLevel        string
+	logFormat       string
+	compactKeep     int64
+	compactMaxAge   time.Duration
+	compactInterval time.Duration
+	coordinated     bool
+	shutdownTimeout time.Duration
+}
+
+func (c *serveConfig) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	fs.StringVar(&c.db, "db", "./leaselab.db", "SQLite database file (created if missing)")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+	fs.Int64Var(&c.compactKeep, "compact-keep", 100000, "changes the change log keeps at most (older ones are compacted)")
+	fs.DurationVar(&c.compactMaxAge, "compact-max-age", 24*time.Hour, "age after which changes are compacted")
+	fs.DurationVar(&c.compactInterval, "compact-interval", time.Minute, "how often the change log is compacted")
+	fs.BoolVar(&c.coordinated, "coordinated-leader-election", true, "keep Lease strategy and preferredHolder (Coordinated Leader Election)")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long shutdown waits for requests in flight")
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg serveConfig
+	fs := newFlagSet("serve", "serve the API, the dashboard and the browser candidates", "", stderr)
+	cfg.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	logger, err := newLogger(stderr, cfg.logLevel, cfg.logFormat)
+	if err != nil {
+		return err
+	}
+	srv, err := startServer(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "leaselab %s serving on %s (database %s)\n", leaselabVersion(), srv.URL, cfg.db)
+	fmt.Fprintf(stdout, "  dashboard:  %s/\n  kubectl:    leaselab kubeconfig --server %s > leaselab.kubeconfig; kubectl --kubeconfig leaselab.kubeconfig get leases -A\n", srv.URL, srv.URL)
+	<-ctx.Done()
+	logger.Info("shutting down")
+	return srv.Close()
+}
+
+// newLogger builds the process logger.
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch strings.ToLower(format) {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format: %q is neither text nor json", format)
+}
+
+// runningServer is a started leaselab: the store, the HTTP server and its listener.
+type runningServer struct {
+	URL string
+
+	log     *slog.Logger
+	db      *sqlite.DB
+	web     *web.Server
+	served  chan error
+	timeout time.Duration
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// startServer opens the database and serves on cfg.addr until Close. Tests use it to run the
+// whole program in-process on 127.0.0.1:0.
+func startServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*runningServer, error) {
+	start := time.Now()
+	db, err := sqlite.Open(ctx, cfg.db, sqlite.Options{CompactKeep: cfg.compactKeep, CompactMaxAge: cfg.compactMaxAge, CompactInterval: cfg.compactInterval}, logger)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	w, err := web.New(web.Config{
+		Logger:                    logger,
+		Store:                     db,
+		Version:                   serverVersion(),
+		CoordinatedLeaderElection: cfg.coordinated,
+	})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	rs := &runningServer{
+		URL:     "http://" + ln.Addr().String(),
+		log:     logger,
+		db:      db,
+		web:     w,
+		served:  make(chan error, 1),
+		timeout: cfg.shutdownTimeout,
+	}
+	go func() { rs.served <- w.Serve(ln) }()
+	logger.Info("serving", slog.String("url", rs.URL), slog.String("db", cfg.db), slog.Duration("startup", time.Since(start)))
+	return rs, nil
+}
+
+// Close ends every watch, waits for requests in flight (up to the shutdown timeout) and closes
+// the database.
+func (rs *runningServer) Close() error {
+	rs.closeOnce.Do(func() { rs.closeErr = rs.close() })
+	return rs.closeErr
+}
+
+func (rs *runningServer) close() error {
+	timeout := rs.timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := rs.web.Shutdown(ctx)
+	if serr := <-rs.served; serr != nil && err == nil {
+		err = serr
+	}
+	if cerr := rs.db.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		rs.log.Warn("shutdown timed out; requests in flight were cut off")
+		err = nil
+	}
+	return err
+}

@@ -1,0 +1,161 @@
+package apiserver
+
+import (
+	"mime"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+const (
+	mediaJSON     = "application/json"
+	mediaYAML     = "application/yaml"
+	mediaProtobuf = "application/vnd.kubernetes.protobuf"
+)
+
+// Conversions a client may ask for with the "as" parameter of its Accept header.
+const (
+	asObject                    = ""
+	asTable                     = "Table"
+	asPartialObjectMetadata     = "PartialObjectMetadata"
+	asPartialObjectMetadataList = "PartialObjectMetadataList"
+)
+
+// output is the negotiated form of a response.
+type output struct {
+	info runtime.SerializerInfo
+	// as is one of the as* constants; asVersion the meta.k8s.io version asked for with it.
+	as        string
+	asVersion string
+	pretty    bool
+}
+
+type mediaRange struct {
+	typ, sub string
+	params   map[string]string
+	q        float64
+	order    int
+}
+
+// parseAccept splits an Accept header into media ranges, best first.
+func parseAccept(header string) []mediaRange {
+	var out []mediaRange
+	for i, part := range strings.Split(header, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		mt, params, err := mime.ParseMediaType(part)
+		if err != nil {
+			continue
+		}
+		typ, sub, _ := strings.Cut(mt, "/")
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+			delete(params, "q")
+		}
+		if q <= 0 {
+			continue
+		}
+		out = append(out, mediaRange{typ: typ, sub: sub, params: params, q: q, order: i})
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].q > out[b].q })
+	return out
+}
+
+// negotiateOutput picks how to encode a response from the Accept header, as the real API server
+// does: JSON for a missing Accept or */*, conversions to Table or PartialObjectMetadata when
+// asked for and allowed, 406 when nothing acceptable is left.
+func (s *Server) negotiateOutput(r *http.Request, allowAs bool) (output, error) {
+	out := output{pretty: isPretty(r)}
+	accept := r.Header.Get("Accept")
+	if strings.TrimSpace(accept) == "" {
+		out.info = s.serializer(mediaJSON)
+		return out, nil
+	}
+	for _, mr := range parseAccept(accept) {
+		as := mr.params["as"]
+		if as != "" {
+			if !allowAs || mr.params["g"] != "meta.k8s.io" {
+				continue
+			}
+			v := mr.params["v"]
+			switch as {
+			case asTable:
+				if v != "v1" && v != "v1beta1" {
+					continue
+				}
+			case asPartialObjectMetadata, asPartialObjectMetadataList:
+				if v != "v1" && v != "v1beta1" {
+					continue
+				}
+			default:
+				continue
+			}
+			out.as, out.asVersion = as, v
+		}
+		var media string
+		switch {
+		case mr.typ == "*" && mr.sub == "*", mr.typ == "application" && mr.sub == "*":
+			media = mediaJSON
+		case mr.typ == "application" && mr.sub == "json":
+			media = mediaJSON
+		case mr.typ == "application" && mr.sub == "yaml":
+			media = mediaYAML
+		case mr.typ == "application" && mr.sub == "vnd.kubernetes.protobuf":
+			media = mediaProtobuf
+		default:
+			out.as, out.asVersion = "", ""
+			continue
+		}
+		// Tables and metadata are served as JSON only, like the real server's default set-up
+		// for protobuf-less conversions.
+		if out.as != asObject && media == mediaProtobuf {
+			out.as, out.asVersion = "", ""
+			continue
+		}
+		out.info = s.serializer(media)
+		return out, nil
+	}
+	return out, statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+		"406: Not Acceptable\n\nAvailable representations: "+strings.Join(supportedMediaTypes, ", "), &metav1.StatusDetails{})
+}
+
+var supportedMediaTypes = []string{mediaJSON, mediaYAML, mediaProtobuf}
+
+// negotiateInput picks the decoder for a request body from its Content-Type; a missing one is
+// JSON. Anything else is 415.
+func (s *Server) negotiateInput(r *http.Request) (runtime.SerializerInfo, error) {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return s.serializer(mediaJSON), nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil {
+		switch mt {
+		case mediaJSON, mediaYAML, mediaProtobuf:
+			return s.serializer(mt), nil
+		}
+	}
+	return runtime.SerializerInfo{}, statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(supportedMediaTypes, ", "), nil)
+}
+
+// isPretty follows the real server: ?pretty=true, or no pretty parameter and a User-Agent of a
+// command-line tool or a browser.
+func isPretty(r *http.Request) bool {
+	q := r.URL.Query()
+	if v, ok := q["pretty"]; ok && len(v) > 0 {
+		b, _ := strconv.ParseBool(v[0])
+		return b
+	}
+	ua := r.UserAgent()
+	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
+}

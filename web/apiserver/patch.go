@@ -1,0 +1,248 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strconv"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+
+	"github.com/leaselab/leaselab/store"
+)
+
+// maxJSONPatchOperations bounds a JSON patch as the real server does.
+const maxJSONPatchOperations = 10000
+
+// patchAttempts bounds the retries of a patch that lost a race with another write; a patch
+// without a resourceVersion applies to the latest object, so it retries like the real server's
+// GuaranteedUpdate loop.
+const patchAttempts = 8
+
+func (q *request) patch() error {
+	mt, _, _ := mime.ParseMediaType(q.r.Header.Get("Content-Type"))
+	pt := types.PatchType(mt)
+	switch pt {
+	case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType:
+	default:
+		return statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type", &metav1.StatusDetails{})
+	}
+	var opts metav1.PatchOptions
+	if err := q.decodeParams(&opts); err != nil {
+		return err
+	}
+	if errs := metav1validation.ValidatePatchOptions(&opts, pt); len(errs) > 0 {
+		return optionsInvalid("PatchOptions", errs)
+	}
+	out, err := q.s.negotiateOutput(q.r, false)
+	if err != nil {
+		return err
+	}
+	body, err := q.readBody()
+	if err != nil {
+		return err
+	}
+	wo := writeOptions{dryRun: len(opts.DryRun) > 0, manager: q.managerNameFrom(opts.FieldManager), fieldValidation: opts.FieldValidation}
+	force := opts.Force != nil && *opts.Force
+
+	var jp jsonpatch.Patch
+	if pt == types.JSONPatchType {
+		if jp, err = jsonpatch.DecodePatch(body); err != nil {
+			return apierrors.NewBadRequest(err.Error())
+		}
+		if len(jp) > maxJSONPatchOperations {
+			return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(jp)))
+		}
+	}
+
+	ctx := q.r.Context()
+	for attempt := 1; ; attempt++ {
+		cur, err := q.s.store.Get(ctx, q.key(q.ri.Name))
+		missing := errorsIs(err, store.ErrNotFound)
+		if err != nil && !(missing && pt == types.ApplyYAMLPatchType) {
+			return storeError(err, q.kind.GroupResource(), q.ri.Name)
+		}
+
+		if pt == types.ApplyYAMLPatchType {
+			result, code, err := q.apply(body, cur, missing, wo, force)
+			if errorsIs(err, store.ErrConflict) && attempt < patchAttempts {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			return q.respond(code, out, result)
+		}
+
+		old, err := q.decodeStored(cur)
+		if err != nil {
+			return err
+		}
+		versioned, err := q.toVersion(old.DeepCopyObject())
+		if err != nil {
+			return err
+		}
+		versioned.GetObjectKind().SetGroupVersionKind(q.gv.WithKind(q.kind.Kind))
+		original, err := json.Marshal(versioned)
+		if err != nil {
+			return err
+		}
+		var patched []byte
+		switch pt {
+		case types.JSONPatchType:
+			patched, err = jp.Apply(original)
+			if err != nil {
+				return statusError(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the server rejected our request due to an error in our request", &metav1.StatusDetails{})
+			}
+		case types.MergePatchType:
+			patched, err = jsonpatch.MergePatch(original, body)
+			if err != nil {
+				return apierrors.NewBadRequest(err.Error())
+			}
+		case types.StrategicMergePatchType:
+			patched, err = strategicpatch.StrategicMergePatch(original, body, versioned)
+			if err != nil {
+				return apierrors.NewBadRequest(err.Error())
+			}
+		}
+		obj, err := q.decodePatched(patched, wo.fieldValidation)
+		if err != nil {
+			return err
+		}
+		acc, _ := meta.Accessor(obj)
+		if acc.GetName() != q.ri.Name {
+			return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", acc.GetName(), q.ri.Name))
+		}
+		if err := q.checkNamespace(acc); err != nil {
+			return err
+		}
+		// A resourceVersion in the patched object is a precondition; none means last writer wins.
+		pinned := acc.GetResourceVersion() != strconv.FormatInt(cur.Revision, 10)
+		if pinned {
+			return apierrors.NewConflict(q.kind.GroupResource(), q.ri.Name, fmt.Errorf("%s", conflictMessage))
+		}
+		result, err := q.updateObject(obj, old, cur.Revision, wo)
+		if errorsIs(err, store.ErrConflict) && attempt < patchAttempts && !patchSetsResourceVersion(pt, body) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		return q.respond(http.StatusOK, out, result)
+	}
+}
+
+// patchSetsResourceVersion reports whether a merge-style patch pins metadata.resourceVersion,
+// which makes a conflict final instead of a reason to retry.
+func patchSetsResourceVersion(pt types.PatchType, body []byte) bool {
+	if pt == types.JSONPatchType {
+		return true // a JSON patch may test or set it anywhere: do not guess, do not retry
+	}
+	var m struct {
+		Metadata struct {
+			ResourceVersion *string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Metadata.ResourceVersion != nil
+}
+
+// decodePatched decodes the JSON result of a patch. Unknown fields introduced by the patch
+// fail it with 422 under Strict validation, as the real server does for patches.
+func (q *request) decodePatched(patched []byte, validation string) (runtime.Object, error) {
+	info := q.s.serializer(mediaJSON)
+	gvk := q.gv.WithKind(q.kind.Kind)
+	into, err := q.s.reg.Scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	dec := info.Serializer
+	if validation != metav1.FieldValidationIgnore {
+		dec = info.StrictSerializer
+	}
+	obj, _, err := dec.Decode(patched, &gvk, into)
+	if err != nil {
+		if !runtime.IsStrictDecodingError(err) || obj == nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", q.kind.Kind, q.gv.Version, q.kind.Kind, err))
+		}
+		if validation == metav1.FieldValidationStrict {
+			return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), "", err.Error())})
+		}
+		q.warnStrict(err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	return q.toStorage(obj)
+}
+
+// apply runs a server-side apply patch: the field manager merges the applied configuration
+// into the live object (or a new one) and records ownership; conflicts are 409 unless forced.
+func (q *request) apply(body []byte, cur store.Object, missing bool, wo writeOptions, force bool) (runtime.Object, int, error) {
+	patchObj := &unstructured.Unstructured{Object: map[string]any{}}
+	if err := yaml.Unmarshal(body, &patchObj.Object); err != nil {
+		return nil, 0, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+	}
+	if wo.fieldValidation == metav1.FieldValidationStrict {
+		if err := yaml.UnmarshalStrict(body, &map[string]any{}); err != nil {
+			return nil, 0, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", err))
+		}
+	}
+	gvk := patchObj.GroupVersionKind()
+	if gvk.GroupVersion() != q.gv || gvk.Kind != q.kind.Kind {
+		return nil, 0, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion(), q.gv))
+	}
+	if n := patchObj.GetName(); n != "" && n != q.ri.Name {
+		return nil, 0, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, q.ri.Name))
+	}
+	if ns := patchObj.GetNamespace(); q.kind.Namespaced && ns != "" && ns != q.ri.Namespace {
+		return nil, 0, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	fm := q.fieldManager()
+	var live runtime.Object
+	var err error
+	if missing {
+		live, err = q.s.reg.Scheme.New(q.kind.StorageGVK())
+		if err != nil {
+			return nil, 0, err
+		}
+		acc, _ := meta.Accessor(live)
+		acc.SetName(q.ri.Name)
+		acc.SetNamespace(q.ri.Namespace)
+	} else {
+		if live, err = q.decodeStored(cur); err != nil {
+			return nil, 0, err
+		}
+	}
+	applied, err := fm.Apply(live, patchObj, wo.manager, force)
+	if err != nil {
+		return nil, 0, err
+	}
+	acc, _ := meta.Accessor(applied)
+	acc.SetName(q.ri.Name)
+	if err := q.checkNamespace(acc); err != nil {
+		return nil, 0, err
+	}
+	// The field manager already recorded the applier: the create and update paths must not
+	// add an Update entry on top.
+	wo.applied = true
+	if missing {
+		created, err := q.createObject(applied, wo, false)
+		return created, http.StatusCreated, err
+	}
+	old, err := q.decodeStored(cur)
+	if err != nil {
+		return nil, 0, err
+	}
+	result, err := q.updateObject(applied, old, cur.Revision, wo)
+	return result, http.StatusOK, err
+}

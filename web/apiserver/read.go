@@ -1,0 +1,352 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metainternalversionvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/leaselab/leaselab/store"
+)
+
+// tooLargeWait is how long a read at a future resourceVersion waits for the store to catch up
+// before answering 504, as the real server's watch cache does.
+const tooLargeWait = 3 * time.Second
+
+// listOptions reads and validates the list and watch query parameters.
+func (q *request) listOptions() (*metainternalversion.ListOptions, error) {
+	opts := &metainternalversion.ListOptions{}
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(q.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if q.ri.Verb == "watch" {
+		opts.Watch = true
+	}
+	if errs := metainternalversionvalidation.ValidateListOptions(opts, true); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
+	}
+	if opts.FieldSelector == nil {
+		opts.FieldSelector = fields.Everything()
+	}
+	if opts.LabelSelector == nil {
+		opts.LabelSelector = labels.Everything()
+	}
+	if err := q.kind.CheckFieldSelector(opts.FieldSelector); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	return opts, nil
+}
+
+// parseRV parses a resourceVersion parameter; "" and "0" are 0.
+func parseRV(rv string) (int64, error) {
+	if rv == "" || rv == "0" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(rv, 10, 63)
+	if err != nil {
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q: %v", rv, err))
+	}
+	return int64(n), nil
+}
+
+// waitForRevision makes a "not older than rv" read wait until the store has reached rv, and
+// answers 504 as the real server does when it does not get there in time.
+func (s *Server) waitForRevision(ctx context.Context, gr schema.GroupResource, rv int64) error {
+	if rv == 0 {
+		return nil
+	}
+	deadline := time.Now().Add(tooLargeWait)
+	for {
+		cur, _, err := s.store.Revision(ctx)
+		if err != nil {
+			return storeError(err, gr, "")
+		}
+		if cur >= rv {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			st := statusError(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
+				fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", rv, cur),
+				&metav1.StatusDetails{
+					Causes:            []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}},
+					RetryAfterSeconds: 1,
+				})
+			return st
+		}
+		select {
+		case <-ctx.Done():
+			return storeError(ctx.Err(), gr, "")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (q *request) get() error {
+	out, err := q.s.negotiateOutput(q.r, true)
+	if err != nil {
+		return err
+	}
+	var opts metav1.GetOptions
+	if err := q.decodeParams(&opts); err != nil {
+		return err
+	}
+	rv, err := parseRV(opts.ResourceVersion)
+	if err != nil {
+		return err
+	}
+	if err := q.s.waitForRevision(q.r.Context(), q.kind.GroupResource(), rv); err != nil {
+		return err
+	}
+	o, err := q.s.store.Get(q.r.Context(), q.key(q.ri.Name))
+	if err != nil {
+		return storeError(err, q.kind.GroupResource(), q.ri.Name)
+	}
+	obj, err := q.decodeStored(o)
+	if err != nil {
+		return err
+	}
+	return q.respond(http.StatusOK, out, obj)
+}
+
+// continueToken is the opaque continue token, in the real server's shape: the revision every
+// page is read at and the key to start after.
+type continueToken struct {
+	APIVersion string `json:"v"`
+	RV         int64  `json:"rv"`
+	Start      string `json:"start"`
+}
+
+func encodeContinue(rv int64, after store.Key) string {
+	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", RV: rv, Start: after.Namespace + "/" + after.Name + "\x00"})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeContinue(token string) (int64, store.Key, error) {
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return 0, store.Key{}, fmt.Errorf("continue key is not valid: %v", err)
+	}
+	var t continueToken
+	if err := json.Unmarshal(b, &t); err != nil {
+		return 0, store.Key{}, fmt.Errorf("continue key is not valid: %v", err)
+	}
+	if t.APIVersion != "meta.k8s.io/v1" {
+		return 0, store.Key{}, fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	if t.RV <= 0 {
+		return 0, store.Key{}, fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	start, ok := strings.CutSuffix(t.Start, "\x00")
+	ns, name, found := strings.Cut(start, "/")
+	if !ok || !found || name == "" {
+		return 0, store.Key{}, fmt.Errorf("continue key is not valid: bad start key %q", t.Start)
+	}
+	return t.RV, store.Key{Namespace: ns, Name: name}, nil
+}
+
+// matcher filters stored objects by label and field selectors, remembering what it decoded
+// so that a list decodes each object once.
+type matcher struct {
+	q       *request
+	label   labels.Selector
+	field   fields.Selector
+	decoded map[int64]runtime.Object
+	err     error
+}
+
+func (q *request) newMatcher(opts *metainternalversion.ListOptions) *matcher {
+	return &matcher{q: q, label: opts.LabelSelector, field: opts.FieldSelector, decoded: map[int64]runtime.Object{}}
+}
+
+func (m *matcher) everything() bool { return m.label.Empty() && m.field.Empty() }
+
+// matches decodes o and tests it against the selectors.
+func (m *matcher) matches(o store.Object) bool {
+	obj, err := m.q.decodeStored(o)
+	if err != nil {
+		m.err = err
+		return false
+	}
+	m.decoded[o.Revision] = obj
+	return m.matchesObject(obj)
+}
+
+func (m *matcher) matchesObject(obj runtime.Object) bool {
+	if m.everything() {
+		return true
+	}
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return false
+	}
+	if !m.label.Matches(labels.Set(acc.GetLabels())) {
+		return false
+	}
+	return m.field.Empty() || m.field.Matches(m.q.kind.FieldSet(obj))
+}
+
+func (m *matcher) object(o store.Object) (runtime.Object, error) {
+	if obj, ok := m.decoded[o.Revision]; ok {
+		return obj, nil
+	}
+	return m.q.decodeStored(o)
+}
+
+func (q *request) list() error {
+	out, err := q.s.negotiateOutput(q.r, true)
+	if err != nil {
+		return err
+	}
+	opts, err := q.listOptions()
+	if err != nil {
+		return err
+	}
+	items, meta, err := q.listObjects(opts)
+	if err != nil {
+		return err
+	}
+	if out.as == asTable || out.as == asPartialObjectMetadataList {
+		conv, gv, err := q.convertListForOutput(out, items, meta)
+		if err != nil {
+			return err
+		}
+		q.writeObject(http.StatusOK, out, conv, gv)
+		return nil
+	}
+	list, err := q.newList(items, meta)
+	if err != nil {
+		return err
+	}
+	q.writeObject(http.StatusOK, out, list, q.gv)
+	return nil
+}
+
+// listObjects runs a list with the real server's resourceVersion and paging rules and returns
+// storage-version objects and the list metadata.
+func (q *request) listObjects(opts *metainternalversion.ListOptions) ([]runtime.Object, metav1.ListMeta, error) {
+	ctx := q.r.Context()
+	gr := q.kind.GroupResource()
+	so := store.ListOptions{
+		Resource:  q.kind.StorageResource(),
+		Namespace: q.ri.Namespace,
+		Limit:     int(opts.Limit),
+	}
+	rv, err := parseRV(opts.ResourceVersion)
+	if err != nil {
+		return nil, metav1.ListMeta{}, err
+	}
+	switch {
+	case opts.Continue != "":
+		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+			return nil, metav1.ListMeta{}, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+		}
+		crv, after, err := decodeContinue(opts.Continue)
+		if err != nil {
+			return nil, metav1.ListMeta{}, apierrors.NewBadRequest("invalid continue token: " + err.Error())
+		}
+		so.Revision, so.After = crv, after
+	case opts.ResourceVersion == "0":
+		// "Any" resourceVersion: the real server answers from its cache and ignores limit.
+		so.Limit = 0
+	case rv > 0 && (opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact ||
+		opts.ResourceVersionMatch == "" && opts.Limit > 0):
+		so.Revision = rv
+	case rv > 0:
+		if err := q.s.waitForRevision(ctx, gr, rv); err != nil {
+			return nil, metav1.ListMeta{}, err
+		}
+	}
+	if q.ri.Name != "" {
+		// A named list (a watch or list of one object): the field selector already pins it.
+		so.Namespace = q.ri.Namespace
+	}
+	m := q.newMatcher(opts)
+	if !m.everything() {
+		so.Match = m.matches
+	}
+	res, err := q.s.store.List(ctx, so)
+	if m.err != nil {
+		return nil, metav1.ListMeta{}, m.err
+	}
+	if err != nil {
+		var ce *store.CompactedError
+		if asCompacted(err, &ce) {
+			if opts.Continue != "" {
+				return nil, metav1.ListMeta{}, apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
+			}
+			return nil, metav1.ListMeta{}, apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
+		}
+		if errorsIs(err, store.ErrFutureRevision) {
+			cur, _, _ := q.s.store.Revision(ctx)
+			return nil, metav1.ListMeta{}, statusError(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
+				fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", so.Revision, cur),
+				&metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}, RetryAfterSeconds: 1})
+		}
+		return nil, metav1.ListMeta{}, storeError(err, gr, "")
+	}
+	items := make([]runtime.Object, 0, len(res.Objects))
+	for _, o := range res.Objects {
+		obj, err := m.object(o)
+		if err != nil {
+			return nil, metav1.ListMeta{}, err
+		}
+		items = append(items, obj)
+	}
+	lm := metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
+	if res.More && len(res.Objects) > 0 {
+		last := res.Objects[len(res.Objects)-1]
+		lm.Continue = encodeContinue(res.Revision, last.Key)
+		if so.Match == nil {
+			n := res.Remaining
+			lm.RemainingItemCount = &n
+		}
+	}
+	return items, lm, nil
+}
+
+// newList builds the list object of the request's version.
+func (q *request) newList(items []runtime.Object, lm metav1.ListMeta) (runtime.Object, error) {
+	list, err := q.s.reg.Scheme.New(q.gv.WithKind(q.kind.ListKind))
+	if err != nil {
+		return nil, err
+	}
+	versioned := make([]runtime.Object, 0, len(items))
+	for _, it := range items {
+		v, err := q.toVersion(it)
+		if err != nil {
+			return nil, err
+		}
+		v.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		versioned = append(versioned, v)
+	}
+	if err := meta.SetList(list, versioned); err != nil {
+		return nil, err
+	}
+	la, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, err
+	}
+	la.SetResourceVersion(lm.ResourceVersion)
+	la.SetContinue(lm.Continue)
+	la.SetRemainingItemCount(lm.RemainingItemCount)
+	return list, nil
+}
+
+func asCompacted(err error, target **store.CompactedError) bool {
+	return errorsAs(err, target)
+}

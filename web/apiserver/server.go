@@ -1,0 +1,357 @@
+// Package apiserver serves the Kubernetes REST surface for the kinds in web/kinds on top of a
+// store.Interface: get, list, watch, create, update, patch, delete and deletecollection, with the
+// content negotiation, errors, options and metadata handling of the real API server.
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/client-go/applyconfigurations"
+
+	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/kinds"
+)
+
+// MaxBodyBytes is the largest request body accepted, as the real server's 3 MiB limit.
+const MaxBodyBytes = 3 << 20
+
+// Options configure a Server.
+type Options struct {
+	// Now is the clock for creationTimestamp and managedFields times; default time.Now.
+	Now func() time.Time
+	// Context bounds long-running streams (watches): they end when it is done. Default: never.
+	Context context.Context
+	// BookmarkInterval is how often an idle watch that asked for bookmarks gets one; default 1m.
+	BookmarkInterval time.Duration
+}
+
+// Server answers API requests for the kinds of a registry from a store.
+type Server struct {
+	log   *slog.Logger
+	reg   *kinds.Registry
+	store store.Interface
+	opts  Options
+
+	params        runtime.ParameterCodec
+	serializers   map[string]runtime.SerializerInfo
+	fieldManagers map[schema.GroupVersionKind]*managedfields.FieldManager
+
+	nsMu    sync.Mutex
+	knownNS map[string]bool // namespaces known to exist, to skip a lookup on every create
+}
+
+// New returns a Server. It fails only when a field manager cannot be built for a kind.
+func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Options) (*Server, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	if opts.BookmarkInterval <= 0 {
+		opts.BookmarkInterval = time.Minute
+	}
+	s := &Server{
+		log:           logger,
+		reg:           reg,
+		store:         st,
+		opts:          opts,
+		params:        runtime.NewParameterCodec(reg.Scheme),
+		serializers:   map[string]runtime.SerializerInfo{},
+		fieldManagers: map[schema.GroupVersionKind]*managedfields.FieldManager{},
+		knownNS:       map[string]bool{},
+	}
+	for _, info := range reg.Codecs.SupportedMediaTypes() {
+		s.serializers[info.MediaType] = info
+	}
+	typeConverter := applyconfigurations.NewTypeConverter(reg.Scheme)
+	for _, k := range reg.Kinds() {
+		hub := schema.GroupVersion{Group: k.Group, Version: k.StorageVersion}
+		for _, v := range k.Versions {
+			gvk := schema.GroupVersionKind{Group: k.Group, Version: v, Kind: k.Kind}
+			fm, err := managedfields.NewDefaultFieldManager(typeConverter, reg.Scheme, reg.Scheme, reg.Scheme, gvk, hub, "", nil)
+			if err != nil {
+				return nil, fmt.Errorf("field manager for %s: %w", gvk, err)
+			}
+			s.fieldManagers[gvk] = fm
+		}
+	}
+	return s, nil
+}
+
+func (s *Server) serializer(media string) runtime.SerializerInfo { return s.serializers[media] }
+
+// Register routes every API path under /api and /apis to the server. Exact discovery routes
+// registered elsewhere win over these wildcards.
+func (s *Server) Register(e *echo.Echo) {
+	h := echo.WrapHandler(http.HandlerFunc(s.ServeHTTP))
+	e.Any("/api/*", h)
+	e.Any("/apis/*", h)
+}
+
+// request is one API request being served.
+type request struct {
+	s    *Server
+	w    http.ResponseWriter
+	r    *http.Request
+	ri   requestInfo
+	kind *kinds.Kind
+	gv   schema.GroupVersion // the version of the URL
+}
+
+// ServeHTTP serves one API request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	watchParam := false
+	if v := r.URL.Query().Get("watch"); v != "" {
+		watchParam, _ = strconv.ParseBool(v)
+	}
+	ri, ok := parseRequestInfo(r.Method, r.URL.Path, watchParam)
+	q := &request{s: s, w: w, r: r, ri: ri}
+	if !ok {
+		q.fail(errNotFoundPath())
+		return
+	}
+	q.gv = schema.GroupVersion{Group: ri.Group, Version: ri.Version}
+	q.kind = s.reg.Lookup(ri.Group, ri.Version, ri.Resource)
+	if q.kind == nil || ri.Subresource != "" {
+		q.fail(errNotFoundPath())
+		return
+	}
+	if ri.Verb == "" {
+		q.fail(errMethodNotAllowed())
+		return
+	}
+	if !q.kind.Namespaced && ri.Namespace != "" {
+		q.fail(errNotFoundPath())
+		return
+	}
+	if q.kind.Namespaced && ri.Namespace == "" {
+		switch {
+		case ri.Verb == "list" || ri.Verb == "watch" && ri.Name == "":
+		case ri.Verb == "create" && ri.Name != "":
+			q.fail(errMethodNotAllowed())
+			return
+		default:
+			q.fail(errNotFoundPath())
+			return
+		}
+	}
+	if ri.Verb == "create" && ri.Name != "" {
+		q.fail(errMethodNotAllowed())
+		return
+	}
+	if ri.LegacyWatch && ri.Verb != "watch" {
+		q.fail(errNotFoundPath())
+		return
+	}
+
+	var err error
+	switch ri.Verb {
+	case "get":
+		err = q.get()
+	case "list":
+		err = q.list()
+	case "watch":
+		err = q.watch()
+	case "create":
+		err = q.create()
+	case "update":
+		err = q.update()
+	case "patch":
+		err = q.patch()
+	case "delete":
+		err = q.delete()
+	case "deletecollection":
+		err = q.deleteCollection()
+	}
+	if err != nil {
+		q.fail(err)
+	}
+}
+
+// key addresses the object the request names.
+func (q *request) key(name string) store.Key {
+	return store.Key{Resource: q.kind.StorageResource(), Namespace: q.ri.Namespace, Name: name}
+}
+
+// fail writes err as a Status in the format the client accepts (JSON when none is).
+func (q *request) fail(err error) {
+	st := toStatus(err)
+	if st.Code >= 500 && st.Code != http.StatusServiceUnavailable && st.Code != http.StatusGatewayTimeout {
+		q.s.log.Error("request failed", slog.String("method", q.r.Method), slog.String("path", q.r.URL.Path), slog.Any("error", err))
+	}
+	out, nerr := q.s.negotiateOutput(q.r, false)
+	if nerr != nil {
+		out = output{info: q.s.serializer(mediaJSON), pretty: isPretty(q.r)}
+	}
+	q.writeObject(int(st.Code), out, st, schema.GroupVersion{Version: "v1"})
+}
+
+// writeObject encodes obj at version gv in the negotiated format.
+func (q *request) writeObject(code int, out output, obj runtime.Object, gv schema.GroupVersion) {
+	if code == 0 {
+		code = http.StatusInternalServerError
+	}
+	ser := out.info.Serializer
+	if out.pretty && out.info.PrettySerializer != nil {
+		ser = out.info.PrettySerializer
+	}
+	var buf bytes.Buffer
+	if err := q.s.reg.Codecs.EncoderForVersion(ser, gv).Encode(obj, &buf); err != nil {
+		q.s.log.Error("encode response", slog.Any("error", err))
+		code = http.StatusInternalServerError
+		buf.Reset()
+		fmt.Fprintf(&buf, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":%q,"code":500}`, "encode response: "+err.Error())
+		out.info = q.s.serializer(mediaJSON)
+	}
+	b := buf.Bytes()
+	if out.pretty && out.info.MediaType == mediaJSON {
+		b = bytes.TrimRight(b, "\n")
+	}
+	h := q.w.Header()
+	h.Set("Content-Type", out.info.MediaType)
+	h.Set("Cache-Control", "no-cache, private")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	q.w.WriteHeader(code)
+	if q.r.Method != http.MethodHead {
+		q.w.Write(b)
+	}
+}
+
+// readBody reads the request body, refusing more than MaxBodyBytes with 413.
+func (q *request) readBody() ([]byte, error) {
+	if q.r.ContentLength > MaxBodyBytes {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes))
+	}
+	b, err := io.ReadAll(io.LimitReader(q.r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, apierrors.NewBadRequest("read request body: " + err.Error())
+	}
+	if len(b) > MaxBodyBytes {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes))
+	}
+	return b, nil
+}
+
+// decodeStored turns a stored object into its storage-version Go object with the
+// resourceVersion set from the revision.
+func (q *request) decodeStored(o store.Object) (runtime.Object, error) {
+	return q.s.decodeStored(q.kind, o)
+}
+
+func (s *Server) decodeStored(k *kinds.Kind, o store.Object) (runtime.Object, error) {
+	obj, err := s.reg.Scheme.New(k.StorageGVK())
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(o.Value, obj); err != nil {
+		return nil, fmt.Errorf("decode stored %s %s/%s: %w", k.Resource, o.Namespace, o.Name, err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
+	return obj, nil
+}
+
+// encodeStored is the stored form of a storage-version object: JSON, without resourceVersion
+// (the store's revision is the resourceVersion), readable with any SQLite shell.
+func (s *Server) encodeStored(k *kinds.Kind, obj runtime.Object) ([]byte, error) {
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	rv := acc.GetResourceVersion()
+	acc.SetResourceVersion("")
+	obj.GetObjectKind().SetGroupVersionKind(k.StorageGVK())
+	b, err := json.Marshal(obj)
+	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	acc.SetResourceVersion(rv)
+	return b, err
+}
+
+// toVersion converts a storage-version object to the version of the request.
+func (q *request) toVersion(obj runtime.Object) (runtime.Object, error) {
+	if q.gv.Version == q.kind.StorageVersion {
+		return obj, nil
+	}
+	return q.s.reg.Convert(obj, q.gv)
+}
+
+// toStorage converts an object of the request's version to the storage version.
+func (q *request) toStorage(obj runtime.Object) (runtime.Object, error) {
+	if q.gv.Version == q.kind.StorageVersion {
+		return obj, nil
+	}
+	return q.s.reg.Convert(obj, schema.GroupVersion{Group: q.kind.Group, Version: q.kind.StorageVersion})
+}
+
+// respond writes a storage-version object in the request's version and format, as a Table or
+// PartialObjectMetadata when the client asked for one.
+func (q *request) respond(code int, out output, obj runtime.Object) error {
+	if out.as != asObject {
+		conv, gv, err := q.convertForOutput(out, obj, false)
+		if err != nil {
+			return err
+		}
+		q.writeObject(code, out, conv, gv)
+		return nil
+	}
+	v, err := q.toVersion(obj)
+	if err != nil {
+		return err
+	}
+	q.writeObject(code, out, v, q.gv)
+	return nil
+}
+
+// managerName is the field manager of a write: the fieldManager parameter, or the User-Agent
+// up to its first "/", as the real server derives it.
+func (q *request) managerName() string {
+	if m := q.r.URL.Query().Get("fieldManager"); m != "" {
+		return m
+	}
+	ua := q.r.UserAgent()
+	for i, c := range ua {
+		if c == '/' {
+			ua = ua[:i]
+			break
+		}
+	}
+	b := make([]rune, 0, len(ua))
+	for _, c := range ua {
+		if c >= 0x20 && c < 0x7f {
+			b = append(b, c)
+		}
+	}
+	if len(b) > 128 {
+		b = b[:128]
+	}
+	return string(b)
+}
+
+func (q *request) fieldManager() *managedfields.FieldManager {
+	return q.s.fieldManagers[q.gv.WithKind(q.kind.Kind)]
+}
+
+// errorsIs and errorsAs keep the many store error checks short.
+func errorsIs(err, target error) bool     { return errors.Is(err, target) }
+func errorsAs(err error, target any) bool { return errors.As(err, target) }

@@ -1,0 +1,107 @@
+package apiserver
+
+import (
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+var metaGV = schema.GroupVersion{Group: metav1.GroupName, Version: "v1"}
+
+// includeObject reads the includeObject parameter of a Table request.
+func (q *request) includeObject() (metav1.IncludeObjectPolicy, error) {
+	v := metav1.IncludeObjectPolicy(q.r.URL.Query().Get("includeObject"))
+	switch v {
+	case "":
+		return metav1.IncludeMetadata, nil
+	case metav1.IncludeNone, metav1.IncludeMetadata, metav1.IncludeObject:
+		return v, nil
+	}
+	return "", apierrors.NewBadRequest(fmt.Sprintf("unable to parse table options: includeObject: Unsupported value: %q: supported values: %q, %q, %q",
+		v, metav1.IncludeMetadata, metav1.IncludeNone, metav1.IncludeObject))
+}
+
+// table renders storage-version objects as a Table with the kind's columns.
+func (q *request) table(items []runtime.Object, lm metav1.ListMeta, headers bool) (*metav1.Table, error) {
+	include, err := q.includeObject()
+	if err != nil {
+		return nil, err
+	}
+	t := &metav1.Table{ListMeta: lm, Rows: make([]metav1.TableRow, 0, len(items))}
+	if headers {
+		t.ColumnDefinitions = q.kind.TableColumns
+	}
+	now := q.s.opts.Now()
+	for _, it := range items {
+		row := metav1.TableRow{Cells: q.kind.TableCells(it, now)}
+		switch include {
+		case metav1.IncludeMetadata:
+			pom, err := partialObjectMetadata(it)
+			if err != nil {
+				return nil, err
+			}
+			row.Object.Object = pom
+		case metav1.IncludeObject:
+			v, err := q.toVersion(it.DeepCopyObject())
+			if err != nil {
+				return nil, err
+			}
+			v.GetObjectKind().SetGroupVersionKind(q.gv.WithKind(q.kind.Kind))
+			row.Object.Object = v
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, nil
+}
+
+func partialObjectMetadata(obj runtime.Object) (*metav1.PartialObjectMetadata, error) {
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	om, ok := acc.(*metav1.ObjectMeta)
+	if !ok {
+		return nil, fmt.Errorf("unexpected metadata type %T", acc)
+	}
+	return &metav1.PartialObjectMetadata{
+		TypeMeta:   metav1.TypeMeta{APIVersion: metaGV.String(), Kind: "PartialObjectMetadata"},
+		ObjectMeta: *om.DeepCopy(),
+	}, nil
+}
+
+// convertForOutput renders one storage-version object as the Table or PartialObjectMetadata
+// the client asked for; it returns the object and the version to encode it at.
+func (q *request) convertForOutput(out output, obj runtime.Object, noHeaders bool) (runtime.Object, schema.GroupVersion, error) {
+	switch out.as {
+	case asTable:
+		acc, _ := meta.Accessor(obj)
+		t, err := q.table([]runtime.Object{obj}, metav1.ListMeta{ResourceVersion: acc.GetResourceVersion()}, !noHeaders)
+		return t, metaGV, err
+	case asPartialObjectMetadata:
+		pom, err := partialObjectMetadata(obj)
+		return pom, metaGV, err
+	}
+	return nil, schema.GroupVersion{}, apierrors.NewBadRequest("conversion to " + out.as + " is not supported for a single object")
+}
+
+// convertListForOutput renders a list as a Table or a PartialObjectMetadataList.
+func (q *request) convertListForOutput(out output, items []runtime.Object, lm metav1.ListMeta) (runtime.Object, schema.GroupVersion, error) {
+	if out.as == asTable {
+		t, err := q.table(items, lm, true)
+		return t, metaGV, err
+	}
+	list := &metav1.PartialObjectMetadataList{ListMeta: lm, Items: make([]metav1.PartialObjectMetadata, 0, len(items))}
+	for _, it := range items {
+		pom, err := partialObjectMetadata(it)
+		if err != nil {
+			return nil, schema.GroupVersion{}, err
+		}
+		pom.TypeMeta = metav1.TypeMeta{}
+		list.Items = append(list.Items, *pom)
+	}
+	return list, metaGV, nil
+}

@@ -1,0 +1,433 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/leaselab/leaselab/store"
+)
+
+// minRequestTimeout is the real server's default; a watch without timeoutSeconds lasts a random
+// time between one and two of these, so that clients reconnect spread out.
+const minRequestTimeout = 30 * time.Minute
+
+// initialEventsEnd is the annotation on the bookmark that ends the initial events of a
+// watch-list request.
+const initialEventsEnd = "k8s.io/initial-events-end"
+
+// wsWriteTimeout bounds every WebSocket write so that a stuck browser cannot hold a watch.
+const wsWriteTimeout = 10 * time.Second
+
+// eventSink is where a watch writes its frames: a chunked HTTP response or a WebSocket.
+type eventSink interface {
+	// send writes one encoded event frame and makes it visible to the client.
+	send(frame []byte) error
+}
+
+type httpSink struct {
+	w  io.Writer
+	fl http.Flusher
+}
+
+func (h *httpSink) send(frame []byte) error {
+	if _, err := h.w.Write(frame); err != nil {
+		return err
+	}
+	h.fl.Flush()
+	return nil
+}
+
+type wsSink struct {
+	ctx    context.Context
+	c      *websocket.Conn
+	binary bool
+}
+
+func (s *wsSink) send(frame []byte) error {
+	ctx, cancel := context.WithTimeout(s.ctx, wsWriteTimeout)
+	defer cancel()
+	typ := websocket.MessageText
+	if s.binary {
+		typ = websocket.MessageBinary
+	}
+	return s.c.Write(ctx, typ, frame)
+}
+
+// watcher encodes the events of one watch request.
+type watcher struct {
+	q       *request
+	out     output
+	opts    *metainternalversion.ListOptions
+	m       *matcher
+	enc     runtime.Encoder // the object encoder (request version, negotiated format)
+	framer  runtime.Framer
+	stream  runtime.Serializer
+	buf     bytes.Buffer
+	headers bool // table columns still to be sent
+}
+
+func (q *request) watch() error {
+	opts, err := q.listOptions()
+	if err != nil {
+		return err
+	}
+	if q.ri.Name != "" {
+		// A watch on one object is a watch with a metadata.name field selector.
+		if v, found := opts.FieldSelector.RequiresExactMatch("metadata.name"); found && v != q.ri.Name {
+			return apierrors.NewBadRequest("fieldSelector metadata.name doesn't match requested name")
+		}
+		opts.FieldSelector = fields.AndSelectors(opts.FieldSelector, fields.OneTermEqualSelector("metadata.name", q.ri.Name))
+	}
+	out, err := q.s.negotiateOutput(q.r, true)
+	if err != nil {
+		return err
+	}
+	if out.as == asPartialObjectMetadataList {
+		out.as = asPartialObjectMetadata
+	}
+	if out.as != asObject && out.as != asTable && out.as != asPartialObjectMetadata {
+		return apierrors.NewBadRequest("unsupported watch conversion " + out.as)
+	}
+	if out.info.StreamSerializer == nil {
+		return apierrors.NewBadRequest("no stream serializer for " + out.info.MediaType)
+	}
+	rv, err := strconv.ParseUint(orZero(opts.ResourceVersion), 10, 63)
+	if err != nil {
+		// The real server answers an unparsable watch resourceVersion with a 500.
+		return internalError(fmt.Sprintf("resourceVersion: Invalid value: %q: %v", opts.ResourceVersion, err))
+	}
+
+	timeout := time.Duration(float64(minRequestTimeout) * (1 + rand.Float64()))
+	if opts.TimeoutSeconds != nil {
+		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	// The stream ends with the server, the client, or the timeout.
+	ctx, cancel := context.WithTimeout(q.r.Context(), timeout)
+	defer cancel()
+	stop := context.AfterFunc(q.s.opts.Context, cancel)
+	defer stop()
+
+	// Where the watch starts: initial events (a list) for "" and "0" unless the client turned
+	// them off, else after the given revision.
+	sendInitial := opts.ResourceVersion == "" || opts.ResourceVersion == "0"
+	if opts.SendInitialEvents != nil {
+		sendInitial = *opts.SendInitialEvents
+	}
+	initialBookmark := opts.SendInitialEvents != nil && *opts.SendInitialEvents && opts.AllowWatchBookmarks
+
+	wr := &watcher{q: q, out: out, opts: opts, m: q.newMatcher(opts), headers: true}
+	ser := out.info.Serializer
+	wr.enc = q.s.reg.Codecs.EncoderForVersion(ser, q.gv)
+	wr.framer = out.info.StreamSerializer.Framer
+	wr.stream = out.info.StreamSerializer.Serializer
+
+	var initial []runtime.Object
+	var after int64
+	gr := q.kind.GroupResource()
+	switch {
+	case sendInitial:
+		if err := q.s.waitForRevision(ctx, gr, int64(rv)); err != nil {
+			return err
+		}
+		res, err := q.s.store.List(ctx, store.ListOptions{Resource: q.kind.StorageResource(), Namespace: q.ri.Namespace, Match: wr.m.matches})
+		if wr.m.err != nil {
+			return wr.m.err
+		}
+		if err != nil {
+			return storeError(err, gr, "")
+		}
+		for _, o := range res.Objects {
+			obj, err := wr.m.object(o)
+			if err != nil {
+				return err
+			}
+			initial = append(initial, obj)
+		}
+		after = res.Revision
+	case rv == 0:
+		cur, _, err := q.s.store.Revision(ctx)
+		if err != nil {
+			return storeError(err, gr, "")
+		}
+		after = cur
+	default:
+		after = int64(rv)
+	}
+
+	w, werr := q.s.store.Watch(ctx, store.WatchOptions{Resource: q.kind.StorageResource(), Namespace: q.ri.Namespace, After: after})
+	if werr != nil && !errorsIs(werr, store.ErrCompacted) {
+		return storeError(werr, gr, "")
+	}
+	if w != nil {
+		defer w.Close()
+	}
+
+	// From here on the request is accepted: errors travel as ERROR events.
+	sink, done, err := q.openSink(ctx, out)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if werr != nil {
+		return wr.sendError(sink, werr)
+	}
+
+	for _, obj := range initial {
+		if err := wr.sendObject(sink, watch.Added, obj); err != nil {
+			return nil
+		}
+	}
+	if initialBookmark {
+		if err := wr.sendBookmark(sink, after, true); err != nil {
+			return nil
+		}
+	}
+
+	var ticks <-chan time.Time
+	if opts.AllowWatchBookmarks {
+		t := time.NewTicker(q.s.opts.BookmarkInterval)
+		defer t.Stop()
+		ticks = t.C
+	}
+	// The real server sends a last bookmark shortly before a watch times out, so that the
+	// client can resume from it without a relist.
+	var lastCall <-chan time.Time
+	if opts.AllowWatchBookmarks && timeout > 4*time.Second {
+		t := time.NewTimer(timeout - 2*time.Second)
+		defer t.Stop()
+		lastCall = t.C
+	}
+	lastSent := after
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.Events():
+			if !ok {
+				if err := w.Err(); err != nil && errorsIs(err, store.ErrCompacted) {
+					wr.sendError(sink, err)
+				}
+				return nil
+			}
+			if err := wr.sendEvent(sink, ev); err != nil {
+				return nil
+			}
+			lastSent = ev.Object.Revision
+		case <-ticks:
+			if p := w.Progress(); p > lastSent && len(w.Events()) == 0 {
+				if err := wr.sendBookmark(sink, p, false); err != nil {
+					return nil
+				}
+				lastSent = p
+			}
+		case <-lastCall:
+			if p := w.Progress(); p >= lastSent && len(w.Events()) == 0 {
+				if err := wr.sendBookmark(sink, p, false); err != nil {
+					return nil
+				}
+				lastSent = p
+			}
+		}
+	}
+}
+
+func orZero(rv string) string {
+	if rv == "" {
+		return "0"
+	}
+	return rv
+}
+
+// openSink starts the response: a WebSocket when the client asked for an upgrade, else a
+// chunked HTTP response whose header is flushed at once.
+func (q *request) openSink(ctx context.Context, out output) (eventSink, func(), error) {
+	if isWebSocketUpgrade(q.r) {
+		c, err := websocket.Accept(q.w, q.r, &websocket.AcceptOptions{
+			// Browsers always send Origin; it must be this server. Non-browser clients send none.
+			CompressionMode: websocket.CompressionDisabled,
+			Subprotocols:    offeredSubprotocols(q.r),
+		})
+		if err != nil {
+			return nil, nil, apierrors.NewBadRequest("websocket: " + err.Error())
+		}
+		c.SetReadLimit(64 << 10)
+		// Anything the client sends is read and dropped; the read side also notices a close.
+		readCtx := c.CloseRead(ctx)
+		go func() {
+			<-readCtx.Done()
+		}()
+		sink := &wsSink{ctx: readCtx, c: c, binary: !out.info.EncodesAsText}
+		return sink, func() { c.Close(websocket.StatusNormalClosure, "") }, nil
+	}
+	fl, ok := q.w.(http.Flusher)
+	if !ok {
+		return nil, nil, internalError("streaming is not supported by this connection")
+	}
+	ct := out.info.MediaType
+	if out.info.StreamSerializer != nil && !out.info.EncodesAsText {
+		ct += ";stream=watch"
+	}
+	h := q.w.Header()
+	h.Set("Content-Type", ct)
+	h.Set("Cache-Control", "no-cache, private")
+	h.Set("Transfer-Encoding", "chunked")
+	q.w.WriteHeader(http.StatusOK)
+	fl.Flush()
+	return &httpSink{w: q.w, fl: fl}, func() {}, nil
+}
+
+func isWebSocketUpgrade(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket") &&
+		strings.Contains(strings.ToLower(r.Header.Get("Connection")), "upgrade")
+}
+
+// offeredSubprotocols echoes a single offered subprotocol, as the real server does; the bearer
+// token subprotocol is never echoed.
+func offeredSubprotocols(r *http.Request) []string {
+	var out []string
+	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for _, p := range strings.Split(h, ",") {
+			p = strings.TrimSpace(p)
+			if p != "" && !strings.HasPrefix(p, "base64url.bearer.authorization.k8s.io.") {
+				out = append(out, p)
+			}
+		}
+	}
+	if len(out) > 1 {
+		return out[:1]
+	}
+	return out
+}
+
+// sendEvent filters one store event through the selectors, turning moves into and out of the
+// selection into ADDED and DELETED as the real server does, and sends it.
+func (wr *watcher) sendEvent(sink eventSink, ev store.Event) error {
+	obj, err := wr.q.decodeStored(ev.Object)
+	if err != nil {
+		return err
+	}
+	cur := wr.m.matchesObject(obj)
+	prev := false
+	if ev.Prev != nil && ev.Type == store.Modified {
+		if p, err := wr.q.decodeStored(*ev.Prev); err == nil {
+			prev = wr.m.matchesObject(p)
+		}
+	}
+	var typ watch.EventType
+	switch ev.Type {
+	case store.Added:
+		if !cur {
+			return nil
+		}
+		typ = watch.Added
+	case store.Deleted:
+		if !cur {
+			return nil
+		}
+		typ = watch.Deleted
+	case store.Modified:
+		switch {
+		case cur && prev:
+			typ = watch.Modified
+		case cur:
+			typ = watch.Added
+		case prev:
+			// Moved out of the selection: the previous content with the new revision.
+			p, _ := wr.q.decodeStored(*ev.Prev)
+			acc, _ := meta.Accessor(p)
+			acc.SetResourceVersion(strconv.FormatInt(ev.Object.Revision, 10))
+			obj, typ = p, watch.Deleted
+		default:
+			return nil
+		}
+	}
+	return wr.sendObject(sink, typ, obj)
+}
+
+// sendObject encodes a storage-version object for the client and writes the event frame.
+func (wr *watcher) sendObject(sink eventSink, typ watch.EventType, obj runtime.Object) error {
+	q := wr.q
+	var payload runtime.Object
+	gv := q.gv
+	switch wr.out.as {
+	case asTable:
+		acc, _ := meta.Accessor(obj)
+		t, err := q.table([]runtime.Object{obj}, metav1.ListMeta{ResourceVersion: acc.GetResourceVersion()}, wr.headers)
+		if err != nil {
+			return err
+		}
+		wr.headers = false
+		payload, gv = t, metaGV
+	case asPartialObjectMetadata:
+		pom, err := partialObjectMetadata(obj)
+		if err != nil {
+			return err
+		}
+		payload, gv = pom, metaGV
+	default:
+		v, err := q.toVersion(obj)
+		if err != nil {
+			return err
+		}
+		payload = v
+	}
+	return wr.write(sink, typ, payload, gv)
+}
+
+// sendBookmark sends a BOOKMARK: an empty object of the watched kind carrying only the
+// revision up to which the client has seen everything.
+func (wr *watcher) sendBookmark(sink eventSink, rv int64, initialEnd bool) error {
+	obj, err := wr.q.s.reg.Scheme.New(wr.q.gv.WithKind(wr.q.kind.Kind))
+	if err != nil {
+		return err
+	}
+	acc, _ := meta.Accessor(obj)
+	acc.SetResourceVersion(strconv.FormatInt(rv, 10))
+	if initialEnd {
+		acc.SetAnnotations(map[string]string{initialEventsEnd: "true"})
+	}
+	return wr.write(sink, watch.Bookmark, obj, wr.q.gv)
+}
+
+// sendError sends an ERROR event with the Status of err; the stream ends after it.
+func (wr *watcher) sendError(sink eventSink, err error) error {
+	st := toStatus(storeError(err, wr.q.kind.GroupResource(), ""))
+	return wr.write(sink, watch.Error, st, schema.GroupVersion{Version: "v1"})
+}
+
+// write frames one event: the object encoded once in the negotiated format, wrapped in a
+// metav1.WatchEvent by the stream serializer of the same format.
+func (wr *watcher) write(sink eventSink, typ watch.EventType, obj runtime.Object, gv schema.GroupVersion) error {
+	var objBuf bytes.Buffer
+	if err := wr.q.s.reg.Codecs.EncoderForVersion(wr.out.info.Serializer, gv).Encode(obj, &objBuf); err != nil {
+		wr.q.s.log.Error("encode watch event", slog.Any("error", err))
+		return err
+	}
+	wr.buf.Reset()
+	fw := wr.framer.NewFrameWriter(&wr.buf)
+	enc := streaming.NewEncoder(fw, wr.stream)
+	ev := &metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: objBuf.Bytes()}}
+	if err := enc.Encode(ev); err != nil {
+		return err
+	}
+	return sink.send(wr.buf.Bytes())
+}

@@ -1,0 +1,172 @@
+// Package web is leaselab's HTTP server: the Kubernetes API (web/apiserver), discovery and
+// OpenAPI (web/discovery), health checks and the browser UI, on one Echo instance.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/apiserver"
+	"github.com/leaselab/leaselab/web/kinds"
+)
+
+// Config is what the server needs; cmd/leaselab fills it from flags.
+type Config struct {
+	Logger *slog.Logger
+	Store  store.Interface
+	// Version is served at /version.
+	Version version.Info
+	// CoordinatedLeaderElection keeps Lease strategy and preferredHolder (the real server's
+	// feature gate); leaselab turns it on by default.
+	CoordinatedLeaderElection bool
+	// Now is the clock for server-set timestamps; default time.Now.
+	Now func() time.Time
+	// BookmarkInterval is how often idle watches that asked for bookmarks get one.
+	BookmarkInterval time.Duration
+}
+
+// Server serves leaselab over HTTP.
+type Server struct {
+	log  *slog.Logger
+	echo *echo.Echo
+	http *http.Server
+	st   store.Interface
+
+	// ctx ends long-lived streams (watches, WebSockets) at shutdown.
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// New builds the server and every route.
+func New(cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{log: cfg.Logger, st: cfg.Store, ctx: ctx, cancel: cancel}
+
+	reg := kinds.NewRegistry(kinds.Options{CoordinatedLeaderElection: cfg.CoordinatedLeaderElection})
+	api, err := apiserver.New(cfg.Logger, reg, cfg.Store, apiserver.Options{
+		Now:              cfg.Now,
+		Context:          ctx,
+		BookmarkInterval: cfg.BookmarkInterval,
+	})
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("api server: %w", err)
+	}
+
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.Use(s.logRequests)
+	e.GET("/healthz", s.health(false))
+	e.GET("/livez", s.health(false))
+	e.GET("/readyz", s.health(true))
+	api.Register(e)
+	s.echo = e
+	s.http = &http.Server{
+		Handler:           e,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Serve accepts connections on ln until Shutdown; it returns nil after a clean shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	err := s.http.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown ends every watch, then waits for in-flight requests until ctx is done.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.cancel()
+	return s.http.Shutdown(ctx)
+}
+
+// health answers /healthz, /livez and /readyz as the real server does: "ok", or with ?verbose
+// the list of checks. Readiness also needs the store to answer.
+func (s *Server) health(ready bool) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		checks := []string{"ping"}
+		failed := ""
+		if ready {
+			checks = append(checks, "store")
+			if _, _, err := s.st.Revision(c.Request().Context()); err != nil {
+				failed = "store"
+			}
+			if s.ctx.Err() != nil {
+				failed = "shutdown"
+			}
+			checks = append(checks, "shutdown")
+		}
+		h := c.Response().Header()
+		h.Set("Cache-Control", "no-cache, private")
+		h.Set("X-Content-Type-Options", "nosniff")
+		code := http.StatusOK
+		if failed != "" {
+			code = http.StatusInternalServerError
+		}
+		_, verbose := c.QueryParams()["verbose"]
+		if !verbose && failed == "" {
+			return c.String(code, "ok")
+		}
+		var b strings.Builder
+		for _, ch := range checks {
+			if ch == failed {
+				fmt.Fprintf(&b, "[-]%s failed: reason withheld\n", ch)
+			} else {
+				fmt.Fprintf(&b, "[+]%s ok\n", ch)
+			}
+		}
+		name := strings.TrimPrefix(c.Path(), "/")
+		if failed != "" {
+			fmt.Fprintf(&b, "%s check failed\n", name)
+		} else {
+			fmt.Fprintf(&b, "%s check passed\n", name)
+		}
+		return c.String(code, b.String())
+	}
+}
+
+// logRequests logs every request at Debug, and failures (5xx) at Warn.
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		r := c.Request()
+		status := c.Response().Status
+		level := slog.LevelDebug
+		if status >= 500 {
+			level = slog.LevelWarn
+		}
+		s.log.LogAttrs(r.Context(), level, "request",
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", status),
+			slog.Duration("duration", time.Since(start)),
+			slog.String("user_agent", r.UserAgent()),
+		)
+		return nil
+	}
+}
