@@ -240,3 +240,36 @@ func TestWatchExpiredAfterCompaction(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestShutdownEndsWatches checks that a graceful shutdown ends open watches at once instead of
+// waiting for them to time out, and closes the database.
+func TestShutdownEndsWatches(t *testing.T) {
+	ts := mustStartServer(t, "")
+	ctx := ctxT(t, time.Minute)
+	w, err := ts.Client.CoordinationV1().Leases("").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if _, err := ts.Client.CoordinationV1().Leases("default").Create(ctx, newLease("s", "h", nil), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-w.ResultChan(); ev.Type != watch.Added {
+		t.Fatalf("first event %s", ev.Type)
+	}
+	start := time.Now()
+	if err := ts.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("shutdown took %v with a watch open", d)
+	}
+	select {
+	case _, ok := <-w.ResultChan():
+		if ok {
+			t.Error("watch delivered an event after shutdown")
+		}
+	case <-time.After(3 * time.Second):
+		t.Error("watch still open after shutdown")
+	}
+}
