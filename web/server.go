@@ -17,6 +17,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/apiserver"
+	"github.com/leaselab/leaselab/web/discovery"
 	"github.com/leaselab/leaselab/web/kinds"
 )
 
@@ -66,6 +67,12 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("api server: %w", err)
 	}
 
+	disc, err := discovery.New(reg.Kinds(), reg.Scheme, cfg.Version)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("discovery: %w", err)
+	}
+
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -73,6 +80,7 @@ func New(cfg Config) (*Server, error) {
 	e.GET("/healthz", s.health(false))
 	e.GET("/livez", s.health(false))
 	e.GET("/readyz", s.health(true))
+	disc.Register(e)
 	api.Register(e)
 	s.echo = e
 	s.http = &http.Server{
