@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	_ "net/http/pprof" // served only with Config.Profiling
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/leaselab/leaselab/web/apiserver"
 	"github.com/leaselab/leaselab/web/discovery"
 	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/ui"
 )
 
 // Config is what the server needs; cmd/leaselab fills it from flags.
@@ -34,6 +36,8 @@ type Config struct {
 	Now func() time.Time
 	// BookmarkInterval is how often idle watches that asked for bookmarks get one.
 	BookmarkInterval time.Duration
+	// Profiling serves net/http/pprof under /debug/pprof/.
+	Profiling bool
 }
 
 // Server serves leaselab over HTTP.
@@ -66,6 +70,11 @@ func New(cfg Config) (*Server, error) {
 		cancel()
 		return nil, fmt.Errorf("api server: %w", err)
 	}
+	screens, err := ui.New(cfg.Logger, reg, cfg.Store, ui.Options{Now: cfg.Now, Context: ctx, API: api})
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("ui: %w", err)
+	}
 
 	disc, err := discovery.New(reg.Kinds(), reg.Scheme, cfg.Version)
 	if err != nil {
@@ -81,7 +90,11 @@ func New(cfg Config) (*Server, error) {
 	e.GET("/livez", s.health(false))
 	e.GET("/readyz", s.health(true))
 	disc.Register(e)
+	if cfg.Profiling {
+		e.Any("/debug/pprof/*", echo.WrapHandler(http.DefaultServeMux))
+	}
 	api.Register(e)
+	screens.Register(e)
 	s.echo = e
 	s.http = &http.Server{
 		Handler:           e,

@@ -26,6 +26,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "serve the API, the dashboard and the browser candidates", runServe},
+		{"bench", benchSummary, runBench},
 		{"candidate", "run a leader-election candidate (client-go) for a lease", runCandidate},
 		{"kubeconfig", "print a kubeconfig for this server (for kubectl --kubeconfig)", runKubeconfig},
 		{"version", "print the version", runVersion},

@@ -27,6 +27,7 @@ type serveConfig struct {
 	compactInterval time.Duration
 	coordinated     bool
 	shutdownTimeout time.Duration
+	profiling       bool
 }
 
 func (c *serveConfig) register(fs *flag.FlagSet) {
@@ -38,6 +39,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.compactMaxAge, "compact-max-age", 24*time.Hour, "age after which changes are compacted")
 	fs.DurationVar(&c.compactInterval, "compact-interval", time.Minute, "how often the change log is compacted")
 	fs.BoolVar(&c.coordinated, "coordinated-leader-election", true, "keep Lease strategy and preferredHolder (Coordinated Leader Election)")
+	fs.BoolVar(&c.profiling, "profiling", false, "serve Go profiles under /debug/pprof/ (go tool pprof http://ADDR/debug/pprof/profile)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long shutdown waits for requests in flight")
 }
 
@@ -106,6 +108,7 @@ func startServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*ru
 		Store:                     db,
 		Version:                   serverVersion(),
 		CoordinatedLeaderElection: cfg.coordinated,
+		Profiling:                 cfg.profiling,
 	})
 	if err != nil {
 		db.Close()

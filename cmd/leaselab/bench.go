@@ -1,0 +1,684 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+)
+
+// benchConfig configures `leaselab bench`.
+type benchConfig struct {
+	workload   string
+	kubeconfig string
+	server     string
+	namespace  string
+	clients    int
+	duration   time.Duration
+	rate       float64
+	leases     int
+	interval   time.Duration
+	watchers   int
+	wsShare    float64
+	db         string
+	jsonOut    bool
+	progress   time.Duration
+}
+
+const benchSummary = "generate lease load against leaselab or any Kubernetes API server and report throughput and latency"
+
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var c benchConfig
+	fs := newFlagSet("bench", benchSummary, " renew|contend|heartbeat|watch", stderr)
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to load; empty uses --server")
+	fs.StringVar(&c.server, "server", "http://127.0.0.1:8080", "URL of the API server when no --kubeconfig is given")
+	fs.StringVar(&c.namespace, "namespace", "leaselab-bench", "namespace the benchmark writes its leases in")
+	fs.IntVar(&c.clients, "clients", 64, "concurrent clients (renew, contend, heartbeat senders)")
+	fs.DurationVar(&c.duration, "duration", 30*time.Second, "how long the load runs")
+	fs.Float64Var(&c.rate, "rate", 0, "renew: total renewals per second to aim for (0: as fast as possible); watch: writes per second (default 100)")
+	fs.IntVar(&c.leases, "leases", 10000, "heartbeat: number of leases, each renewed every --interval")
+	fs.DurationVar(&c.interval, "interval", 10*time.Second, "heartbeat: renewal interval of each lease")
+	fs.IntVar(&c.watchers, "watchers", 1000, "watch: number of watchers")
+	fs.Float64Var(&c.wsShare, "websocket-share", 0.5, "watch: share of watchers that use a WebSocket instead of chunked HTTP")
+	fs.StringVar(&c.db, "db", "", "database file of a local leaselab, to report its size")
+	fs.BoolVar(&c.jsonOut, "json", false, "print the result as JSON")
+	fs.DurationVar(&c.progress, "progress", time.Second, "interval of the progress line on stderr (0: none)")
+	// The workload comes first: leaselab bench renew --clients 64.
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		c.workload, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var workload func(context.Context, *benchRun) error
+	switch c.workload {
+	case "renew":
+		workload = benchRenew
+	case "contend":
+		workload = benchContend
+	case "heartbeat":
+		workload = benchHeartbeat
+	case "watch":
+		workload = benchWatch
+	default:
+		fmt.Fprintf(stderr, "leaselab bench: name a workload: renew, contend, heartbeat or watch\n")
+		fs.Usage()
+		return errUsage
+	}
+	if c.clients < 1 {
+		return errors.New("--clients must be at least 1")
+	}
+	cfg, err := candidateRESTConfig(candidateConfig{kubeconfig: c.kubeconfig, server: c.server})
+	if err != nil {
+		return err
+	}
+	res, err := runBenchmark(ctx, c, cfg, workload, stderr)
+	if err != nil {
+		return err
+	}
+	if c.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	res.print(stdout)
+	return nil
+}
+
+// benchRun is the shared state of one benchmark run.
+type benchRun struct {
+	cfg    benchConfig
+	rest   *rest.Config
+	client kubernetes.Interface
+
+	ops       atomic.Int64 // completed operations (renewals, writes)
+	errs      atomic.Int64
+	conflicts atomic.Int64
+	lost      atomic.Int64
+	events    atomic.Int64
+
+	mu        sync.Mutex
+	latencies []time.Duration
+}
+
+func (b *benchRun) record(d time.Duration) {
+	b.mu.Lock()
+	b.latencies = append(b.latencies, d)
+	b.mu.Unlock()
+}
+
+// benchResult is the report of a run.
+type benchResult struct {
+	Workload     string  `json:"workload"`
+	Server       string  `json:"server"`
+	Clients      int     `json:"clients"`
+	DurationSec  float64 `json:"durationSeconds"`
+	Ops          int64   `json:"operations"`
+	OpsPerSec    float64 `json:"operationsPerSecond"`
+	Errors       int64   `json:"errors"`
+	Conflicts    int64   `json:"conflicts,omitempty"`
+	Events       int64   `json:"events,omitempty"`
+	EventsLost   int64   `json:"eventsLost"`
+	P50Ms        float64 `json:"p50Ms"`
+	P99Ms        float64 `json:"p99Ms"`
+	MaxMs        float64 `json:"maxMs"`
+	ServerRSSMiB float64 `json:"serverRSSMiB,omitempty"`
+	DBSizeMiB    float64 `json:"dbSizeMiB,omitempty"`
+	opName       string
+}
+
+func (r *benchResult) print(w io.Writer) {
+	fmt.Fprintf(w, "workload    %s against %s\n", r.Workload, r.Server)
+	fmt.Fprintf(w, "clients     %d for %.1f s\n", r.Clients, r.DurationSec)
+	fmt.Fprintf(w, "%-11s %d (%.0f/s)\n", r.opName, r.Ops, r.OpsPerSec)
+	if r.Events > 0 || r.Workload == "watch" {
+		fmt.Fprintf(w, "events      %d received, %d lost\n", r.Events, r.EventsLost)
+	}
+	if r.Conflicts > 0 || r.Workload == "contend" {
+		fmt.Fprintf(w, "conflicts   %d\n", r.Conflicts)
+	}
+	fmt.Fprintf(w, "errors      %d\n", r.Errors)
+	fmt.Fprintf(w, "latency     p50 %.2f ms  p99 %.2f ms  max %.2f ms\n", r.P50Ms, r.P99Ms, r.MaxMs)
+	if r.ServerRSSMiB > 0 {
+		fmt.Fprintf(w, "server RSS  %.1f MiB\n", r.ServerRSSMiB)
+	}
+	if r.DBSizeMiB > 0 {
+		fmt.Fprintf(w, "database    %.1f MiB\n", r.DBSizeMiB)
+	}
+}
+
+func runBenchmark(ctx context.Context, c benchConfig, cfg *rest.Config, workload func(context.Context, *benchRun) error, stderr io.Writer) (*benchResult, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = -1, 0 // no client-side throttling: the load is the point
+	cfg.UserAgent = "leaselab-bench/" + leaselabVersion()
+	// Enough idle connections for every client to keep its own.
+	cfg.Transport = &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        4 * c.clients,
+		MaxIdleConnsPerHost: 4 * c.clients,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	if c.kubeconfig != "" {
+		cfg.Transport = nil // the kubeconfig's TLS settings build the transport
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	b := &benchRun{cfg: c, rest: cfg, client: client}
+
+	runCtx, cancel := context.WithTimeout(ctx, c.duration)
+	defer cancel()
+	start := time.Now()
+	stopProgress := startProgress(runCtx, b, start, stderr)
+	werr := workload(runCtx, b)
+	elapsed := time.Since(start)
+	stopProgress()
+	if werr != nil && !errors.Is(werr, context.DeadlineExceeded) && !errors.Is(werr, context.Canceled) {
+		return nil, werr
+	}
+	res := &benchResult{
+		Workload:    c.workload,
+		Server:      cfg.Host,
+		Clients:     c.clients,
+		DurationSec: elapsed.Seconds(),
+		Ops:         b.ops.Load(),
+		OpsPerSec:   float64(b.ops.Load()) / elapsed.Seconds(),
+		Errors:      b.errs.Load(),
+		Conflicts:   b.conflicts.Load(),
+		Events:      b.events.Load(),
+		EventsLost:  b.lost.Load(),
+		opName:      map[string]string{"renew": "renewals", "contend": "attempts", "heartbeat": "heartbeats", "watch": "writes"}[c.workload],
+	}
+	b.mu.Lock()
+	res.P50Ms, res.P99Ms, res.MaxMs = percentiles(b.latencies)
+	b.mu.Unlock()
+	if rss, ok := localServerRSS(cfg.Host); ok {
+		res.ServerRSSMiB = float64(rss) / (1 << 20)
+	}
+	if c.db != "" {
+		var size int64
+		for _, suffix := range []string{"", "-wal"} {
+			if st, err := os.Stat(c.db + suffix); err == nil {
+				size += st.Size()
+			}
+		}
+		res.DBSizeMiB = float64(size) / (1 << 20)
+	}
+	return res, nil
+}
+
+// startProgress prints a progress line every interval until stopped.
+func startProgress(ctx context.Context, b *benchRun, start time.Time, w io.Writer) func() {
+	if b.cfg.progress <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(b.cfg.progress)
+		defer t.Stop()
+		var last int64
+		for {
+			select {
+			case <-done:
+				fmt.Fprintln(w)
+				return
+			case <-t.C:
+				n := b.ops.Load()
+				fmt.Fprintf(w, "\r%5.0fs  %d ops  %6.0f/s  errors %d  conflicts %d  events %d lost %d   ",
+					time.Since(start).Seconds(), n, float64(n-last)/b.cfg.progress.Seconds(), b.errs.Load(), b.conflicts.Load(), b.events.Load(), b.lost.Load())
+				last = n
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// percentiles returns p50, p99 and max in milliseconds.
+func percentiles(ds []time.Duration) (p50, p99, maxMs float64) {
+	if len(ds) == 0 {
+		return 0, 0, 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	at := func(q float64) float64 {
+		i := int(math.Ceil(q*float64(len(s)))) - 1
+		return float64(s[max(i, 0)]) / float64(time.Millisecond)
+	}
+	return at(0.50), at(0.99), float64(s[len(s)-1]) / float64(time.Millisecond)
+}
+
+// ensureLease creates a lease for the benchmark or returns the existing one.
+func (b *benchRun) ensureLease(ctx context.Context, name string) (*coordinationv1.Lease, error) {
+	leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
+	now := metav1.NewMicroTime(time.Now())
+	l, err := leases.Create(ctx, &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/created-by": "leaselab-bench"}},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(name), LeaseDurationSeconds: ptr.To[int32](40),
+			AcquireTime: &now, RenewTime: &now, LeaseTransitions: ptr.To[int32](0)},
+	}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return leases.Get(ctx, name, metav1.GetOptions{})
+	}
+	return l, err
+}
+
+// pacer spaces a client's operations to reach a total rate over all clients.
+func pacer(rate float64, clients int) func(ctx context.Context) bool {
+	if rate <= 0 {
+		return func(ctx context.Context) bool { return ctx.Err() == nil }
+	}
+	every := time.Duration(float64(time.Second) * float64(clients) / rate)
+	next := time.Now()
+	return func(ctx context.Context) bool {
+		next = next.Add(every)
+		if d := time.Until(next); d > 0 {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(d):
+			}
+		}
+		return ctx.Err() == nil
+	}
+}
+
+// benchRenew: each client renews its own lease as client-go's LeaseLock does, GET then PUT
+// with the resourceVersion the GET returned.
+func benchRenew(ctx context.Context, b *benchRun) error {
+	return b.eachClient(ctx, func(ctx context.Context, i int) {
+		name := fmt.Sprintf("renew-%d", i)
+		if _, err := b.ensureLease(ctx, name); err != nil {
+			b.errs.Add(1)
+			return
+		}
+		leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
+		wait := pacer(b.cfg.rate, b.cfg.clients)
+		for wait(ctx) {
+			start := time.Now()
+			l, err := leases.Get(ctx, name, metav1.GetOptions{})
+			if err == nil {
+				now := metav1.NewMicroTime(time.Now())
+				l.Spec.RenewTime = &now
+				_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				b.errs.Add(1)
+				continue
+			}
+			b.record(time.Since(start))
+			b.ops.Add(1)
+		}
+	})
+}
+
+// benchContend: every client tries to take one lease; the losers' 409s are expected.
+func benchContend(ctx context.Context, b *benchRun) error {
+	if _, err := b.ensureLease(ctx, "contended"); err != nil {
+		return err
+	}
+	return b.eachClient(ctx, func(ctx context.Context, i int) {
+		me := fmt.Sprintf("contender-%d", i)
+		leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
+		for ctx.Err() == nil {
+			start := time.Now()
+			l, err := leases.Get(ctx, "contended", metav1.GetOptions{})
+			if err == nil {
+				now := metav1.NewMicroTime(time.Now())
+				if *l.Spec.HolderIdentity != me {
+					l.Spec.LeaseTransitions = ptr.To(*l.Spec.LeaseTransitions + 1)
+				}
+				l.Spec.HolderIdentity, l.Spec.RenewTime = ptr.To(me), &now
+				_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			switch {
+			case apierrors.IsConflict(err):
+				b.conflicts.Add(1)
+			case err != nil:
+				b.errs.Add(1)
+				continue
+			}
+			b.record(time.Since(start))
+			b.ops.Add(1)
+		}
+	})
+}
+
+// benchHeartbeat: --leases leases each renewed every --interval, as node kubelets do: a PUT
+// from the cached lease, and a GET only after a conflict.
+func benchHeartbeat(ctx context.Context, b *benchRun) error {
+	n := b.cfg.leases
+	cached := make([]*coordinationv1.Lease, n)
+	// Create the leases first (not measured), spread over the clients.
+	var next atomic.Int64
+	setup := b.eachClient(ctx, func(ctx context.Context, _ int) {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= n || ctx.Err() != nil {
+				return
+			}
+			l, err := b.ensureLease(ctx, fmt.Sprintf("node-%05d", i))
+			if err != nil {
+				b.errs.Add(1)
+				continue
+			}
+			cached[i] = l
+		}
+	})
+	if setup != nil {
+		return setup
+	}
+	leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
+	start := time.Now()
+	return b.eachClient(ctx, func(ctx context.Context, c int) {
+		// Client c owns leases c, c+clients, ...; lease i beats at start + (i/n)*interval + k*interval.
+		for k := 0; ; k++ {
+			for i := c; i < n; i += b.cfg.clients {
+				due := start.Add(time.Duration(k)*b.cfg.interval + time.Duration(float64(b.cfg.interval)*float64(i)/float64(n)))
+				if d := time.Until(due); d > 0 {
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(d):
+					}
+				}
+				l := cached[i]
+				if l == nil {
+					continue
+				}
+				t0 := time.Now()
+				now := metav1.NewMicroTime(t0)
+				l.Spec.RenewTime = &now
+				upd, err := leases.Update(ctx, l, metav1.UpdateOptions{})
+				if apierrors.IsConflict(err) {
+					b.conflicts.Add(1)
+					if fresh, gerr := leases.Get(ctx, l.Name, metav1.GetOptions{}); gerr == nil {
+						fresh.Spec.RenewTime = &now
+						upd, err = leases.Update(ctx, fresh, metav1.UpdateOptions{})
+					}
+				}
+				if ctx.Err() != nil {
+					return
+				}
+				if err != nil {
+					b.errs.Add(1)
+					continue
+				}
+				cached[i] = upd
+				b.record(time.Since(t0))
+				b.ops.Add(1)
+			}
+		}
+	})
+}
+
+// benchWatch: --watchers watchers (chunked HTTP and WebSocket) follow the benchmark namespace
+// while a writer updates leases at --rate writes per second. Latency is measured from the
+// moment the writer started the write (the renewTime it wrote) to the receipt of its event,
+// and every acknowledged write must reach every watcher.
+func benchWatch(ctx context.Context, b *benchRun) error {
+	const writeLeases = 10
+	for i := 0; i < writeLeases; i++ {
+		if _, err := b.ensureLease(ctx, fmt.Sprintf("watched-%d", i)); err != nil {
+			return err
+		}
+	}
+	list, err := b.client.CoordinationV1().Leases(b.cfg.namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	fromRV := list.ResourceVersion
+
+	// Watchers record which resourceVersions they saw.
+	type seenSet struct {
+		mu sync.Mutex
+		rv map[string]bool
+	}
+	seen := make([]*seenSet, b.cfg.watchers)
+	ready := make(chan struct{}, b.cfg.watchers)
+	var wg sync.WaitGroup
+	onEvent := func(s *seenSet, l *coordinationv1.Lease, at time.Time) {
+		if l.Spec.RenewTime != nil {
+			b.record(at.Sub(l.Spec.RenewTime.Time))
+		}
+		b.events.Add(1)
+		s.mu.Lock()
+		s.rv[l.ResourceVersion] = true
+		s.mu.Unlock()
+	}
+	watchCtx, stopWatchers := context.WithCancel(context.Background())
+	defer stopWatchers()
+	wsCount := int(math.Round(float64(b.cfg.watchers) * b.cfg.wsShare))
+	for w := 0; w < b.cfg.watchers; w++ {
+		s := &seenSet{rv: map[string]bool{}}
+		seen[w] = s
+		wg.Add(1)
+		go func(useWS bool) {
+			defer wg.Done()
+			var err error
+			if useWS {
+				err = b.watchWebSocket(watchCtx, fromRV, ready, func(l *coordinationv1.Lease, at time.Time) { onEvent(s, l, at) })
+			} else {
+				err = b.watchHTTP(watchCtx, fromRV, ready, func(l *coordinationv1.Lease, at time.Time) { onEvent(s, l, at) })
+			}
+			if err != nil && watchCtx.Err() == nil {
+				b.errs.Add(1)
+			}
+		}(w < wsCount)
+	}
+	for i := 0; i < b.cfg.watchers; i++ {
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+
+	rate := b.cfg.rate
+	if rate <= 0 {
+		rate = 100
+	}
+	var acked []string
+	leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
+	wait := pacer(rate, 1)
+	for i := 0; wait(ctx); i++ {
+		name := fmt.Sprintf("watched-%d", i%writeLeases)
+		l, err := leases.Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			now := metav1.NewMicroTime(time.Now())
+			l.Spec.RenewTime = &now
+			l, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if err != nil {
+			b.errs.Add(1)
+			continue
+		}
+		acked = append(acked, l.ResourceVersion)
+		b.ops.Add(1)
+	}
+	// Give the last events a moment to arrive, then count what each watcher missed.
+	grace := time.Now().Add(5 * time.Second)
+	for {
+		missing := int64(0)
+		for _, s := range seen {
+			s.mu.Lock()
+			for _, rv := range acked {
+				if !s.rv[rv] {
+					missing++
+				}
+			}
+			s.mu.Unlock()
+		}
+		if missing == 0 || time.Now().After(grace) {
+			b.lost.Store(missing)
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	stopWatchers()
+	wg.Wait()
+	return nil
+}
+
+func (b *benchRun) watchURL(fromRV string) string {
+	q := url.Values{"watch": {"1"}, "resourceVersion": {fromRV}}
+	return strings.TrimRight(b.rest.Host, "/") + "/apis/coordination.k8s.io/v1/namespaces/" + b.cfg.namespace + "/leases?" + q.Encode()
+}
+
+// watchHTTP follows the namespace with client-go's watch (chunked HTTP).
+func (b *benchRun) watchHTTP(ctx context.Context, fromRV string, ready chan<- struct{}, on func(*coordinationv1.Lease, time.Time)) error {
+	w, err := b.client.CoordinationV1().Leases(b.cfg.namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: fromRV})
+	ready <- struct{}{}
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		if ev.Type == watch.Error {
+			return apierrors.FromObject(ev.Object)
+		}
+		if l, ok := ev.Object.(*coordinationv1.Lease); ok {
+			on(l, time.Now())
+		}
+	}
+	return nil
+}
+
+// watchWebSocket follows the namespace over a WebSocket upgrade of the same watch URL.
+func (b *benchRun) watchWebSocket(ctx context.Context, fromRV string, ready chan<- struct{}, on func(*coordinationv1.Lease, time.Time)) error {
+	u := b.watchURL(fromRV)
+	u = "ws" + strings.TrimPrefix(u, "http")
+	c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: &http.Client{Transport: b.rest.Transport}})
+	ready <- struct{}{}
+	if err != nil {
+		return err
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(1 << 20)
+	for {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			return err
+		}
+		at := time.Now()
+		var ev struct {
+			Type   string               `json:"type"`
+			Object coordinationv1.Lease `json:"object"`
+		}
+		if err := json.Unmarshal(msg, &ev); err != nil {
+			return err
+		}
+		if ev.Type == string(watch.Error) {
+			return fmt.Errorf("watch error event: %s", msg)
+		}
+		on(&ev.Object, at)
+	}
+}
+
+// eachClient runs f in --clients goroutines and waits for them.
+func (b *benchRun) eachClient(ctx context.Context, f func(ctx context.Context, i int)) error {
+	var wg sync.WaitGroup
+	for i := 0; i < b.cfg.clients; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); f(ctx, i) }()
+	}
+	wg.Wait()
+	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// localServerRSS finds the process listening on a loopback server's port through /proc and
+// returns its resident memory. It reports false for remote servers or where /proc is missing.
+func localServerRSS(host string) (int64, bool) {
+	u, err := url.Parse(host)
+	if err != nil {
+		return 0, false
+	}
+	h, p := u.Hostname(), u.Port()
+	if ip := net.ParseIP(h); !(h == "localhost" || ip != nil && ip.IsLoopback()) || p == "" {
+		return 0, false
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		return 0, false
+	}
+	inodes := map[string]bool{}
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			fields := strings.Fields(line)
+			// local_address is HEXIP:HEXPORT; state 0A is LISTEN.
+			if len(fields) < 10 || fields[3] != "0A" {
+				continue
+			}
+			_, hexPort, _ := strings.Cut(fields[1], ":")
+			if n, err := strconv.ParseInt(hexPort, 16, 32); err == nil && int(n) == port {
+				inodes["socket:["+fields[9]+"]"] = true
+			}
+		}
+	}
+	if len(inodes) == 0 {
+		return 0, false
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	for _, fd := range procs {
+		target, err := os.Readlink(fd)
+		if err != nil || !inodes[target] {
+			continue
+		}
+		pid := strings.Split(fd, "/")[2]
+		status, err := os.ReadFile("/proc/" + pid + "/status")
+		if err != nil {
+			return 0, false
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+				if err == nil {
+					return kb << 10, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
