@@ -1,0 +1,225 @@
+package candidate
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// JitterFactor is client-go's: the acquire loop waits between RetryPeriod and
+// (1 + JitterFactor) × RetryPeriod, and RenewDeadline must exceed
+// JitterFactor × RetryPeriod.
+const JitterFactor = 1.2
+
+// Defaults of the browser candidate (the page's optional parameters).
+const (
+	DefaultNamespace     = "default"
+	DefaultLeaseDuration = 10 * time.Second
+	DefaultRenewDeadline = 7 * time.Second
+	DefaultRetryPeriod   = 2 * time.Second
+	// MaxDuration bounds leaseDuration (and so the other two).
+	MaxDuration = 24 * time.Hour
+)
+
+// Config describes one candidate.
+type Config struct {
+	// BaseURL is the API server's scheme and host ("" in tests that pass a
+	// transport which ignores it).
+	BaseURL string
+	// Token, when set, is sent as a bearer token.
+	Token string
+	// Namespace and LeaseName name the Lease the candidates compete for.
+	Namespace string
+	LeaseName string
+	// Identity is written to holderIdentity while this candidate leads.
+	Identity string
+	// LeaseDuration is how long others wait, from their own observation of
+	// the last change, before taking the lease. Whole seconds (the Lease
+	// stores leaseDurationSeconds).
+	LeaseDuration time.Duration
+	// RenewDeadline is how long a leader keeps trying to renew before it
+	// gives up leading.
+	RenewDeadline time.Duration
+	// RetryPeriod is the pause between attempts.
+	RetryPeriod time.Duration
+	// ReleaseOnCancel releases the lease (holderIdentity "") when leading
+	// ends because the renew deadline passed, as client-go's option of the
+	// same name. The Release command always releases; Crash never does.
+	ReleaseOnCancel bool
+	// StopAfterLoss leaves the candidate stopped after it loses leadership.
+	// By default it starts over as a fresh candidate, as a process restarted
+	// by its supervisor would.
+	StopAfterLoss bool
+}
+
+// ConfigError lists why a Config was refused, in plain language.
+type ConfigError struct {
+	Problems []string
+}
+
+func (e *ConfigError) Error() string {
+	return "invalid candidate configuration: " + strings.Join(e.Problems, "; ")
+}
+
+// Validate applies client-go's checks (LeaseDuration > RenewDeadline >
+// JitterFactor × RetryPeriod, all positive, a non-empty identity) and the
+// Lease's own (whole seconds). It returns a *ConfigError.
+func (c Config) Validate() error {
+	var p []string
+	if strings.TrimSpace(c.Identity) == "" {
+		p = append(p, "identity must not be empty: it is what the lease records as its holder")
+	}
+	if c.LeaseName == "" {
+		p = append(p, "lease name must not be empty")
+	}
+	if c.Namespace == "" {
+		p = append(p, "namespace must not be empty")
+	}
+	positive := true
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"leaseDuration", c.LeaseDuration}, {"renewDeadline", c.RenewDeadline}, {"retryPeriod", c.RetryPeriod}} {
+		if d.v <= 0 {
+			p = append(p, d.name+" must be greater than zero")
+			positive = false
+		}
+	}
+	if positive {
+		if c.LeaseDuration%time.Second != 0 {
+			p = append(p, fmt.Sprintf("leaseDuration (%s) must be a whole number of seconds: the lease stores leaseDurationSeconds", secs(c.LeaseDuration)))
+		}
+		if c.LeaseDuration <= c.RenewDeadline {
+			p = append(p, fmt.Sprintf("leaseDuration (%s) must be greater than renewDeadline (%s): a leader must give up leading before the others may take the lease",
+				secs(c.LeaseDuration), secs(c.RenewDeadline)))
+		}
+		if limit := time.Duration(JitterFactor * float64(c.RetryPeriod)); c.RenewDeadline <= limit {
+			p = append(p, fmt.Sprintf("renewDeadline (%s) must be greater than %.1f × retryPeriod (%s): a leader needs time for more than one renewal attempt",
+				secs(c.RenewDeadline), JitterFactor, secs(limit)))
+		}
+		if c.LeaseDuration > MaxDuration {
+			p = append(p, fmt.Sprintf("leaseDuration (%s) must be at most %s", secs(c.LeaseDuration), secs(MaxDuration)))
+		}
+	}
+	if len(p) > 0 {
+		return &ConfigError{Problems: p}
+	}
+	return nil
+}
+
+// leaseDurationSeconds is the value written to the Lease.
+func (c Config) leaseDurationSeconds() int32 { return int32(c.LeaseDuration / time.Second) }
+
+// Params are the optional page parameters of a candidate tab, as they arrive
+// in the worker's start message. Durations are in seconds.
+type Params struct {
+	BaseURL         string   `json:"baseURL,omitempty"`
+	Token           string   `json:"token,omitempty"`
+	Namespace       string   `json:"namespace,omitempty"`
+	Lease           string   `json:"lease"`
+	Identity        string   `json:"identity,omitempty"`
+	LeaseDuration   *float64 `json:"leaseDuration,omitempty"`
+	RenewDeadline   *float64 `json:"renewDeadline,omitempty"`
+	RetryPeriod     *float64 `json:"retryPeriod,omitempty"`
+	ReleaseOnCancel bool     `json:"releaseOnCancel,omitempty"`
+	StopAfterLoss   bool     `json:"stopAfterLoss,omitempty"`
+}
+
+// ParamsFromQuery reads the /play query: namespace, lease, identity,
+// leaseDuration, renewDeadline, retryPeriod (seconds), releaseOnCancel and
+// stopAfterLoss (true/false). It returns a *ConfigError for values that are
+// not numbers or booleans.
+func ParamsFromQuery(q url.Values) (Params, error) {
+	p := Params{Namespace: q.Get("namespace"), Lease: q.Get("lease"), Identity: q.Get("identity")}
+	var problems []string
+	for _, f := range []struct {
+		key string
+		dst **float64
+	}{{"leaseDuration", &p.LeaseDuration}, {"renewDeadline", &p.RenewDeadline}, {"retryPeriod", &p.RetryPeriod}} {
+		s := q.Get(f.key)
+		if s == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			problems = append(problems, fmt.Sprintf("%s must be a number of seconds, not %q", f.key, s))
+			continue
+		}
+		*f.dst = &v
+	}
+	for _, f := range []struct {
+		key string
+		dst *bool
+	}{{"releaseOnCancel", &p.ReleaseOnCancel}, {"stopAfterLoss", &p.StopAfterLoss}} {
+		s := q.Get(f.key)
+		if s == "" {
+			continue
+		}
+		v, err := strconv.ParseBool(s)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s must be true or false, not %q", f.key, s))
+			continue
+		}
+		*f.dst = v
+	}
+	if len(problems) > 0 {
+		return p, &ConfigError{Problems: problems}
+	}
+	return p, nil
+}
+
+// Config applies the defaults (namespace "default", 10/7/2 seconds, a random
+// "tab-xxxx" identity) and validates the result. It returns a *ConfigError.
+func (p Params) Config() (Config, error) {
+	c := Config{
+		BaseURL:         p.BaseURL,
+		Token:           p.Token,
+		Namespace:       p.Namespace,
+		LeaseName:       p.Lease,
+		Identity:        p.Identity,
+		LeaseDuration:   seconds(p.LeaseDuration, DefaultLeaseDuration),
+		RenewDeadline:   seconds(p.RenewDeadline, DefaultRenewDeadline),
+		RetryPeriod:     seconds(p.RetryPeriod, DefaultRetryPeriod),
+		ReleaseOnCancel: p.ReleaseOnCancel,
+		StopAfterLoss:   p.StopAfterLoss,
+	}
+	if c.Namespace == "" {
+		c.Namespace = DefaultNamespace
+	}
+	if c.Identity == "" {
+		c.Identity = fmt.Sprintf("tab-%04x", rand.IntN(1<<16))
+	}
+	return c, c.Validate()
+}
+
+func seconds(v *float64, def time.Duration) time.Duration {
+	if v == nil {
+		return def
+	}
+	// Clamp far outside the valid range, so the conversion cannot overflow;
+	// Validate refuses the clamped value with a reason.
+	v2 := min(max(*v, -1e7), 1e7)
+	return time.Duration(math.Round(v2*1000)) * time.Millisecond
+}
+
+// secs formats a duration the way the page shows it: "7 s", "2.4 s".
+func secs(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+}
+
+// unmarshalParams decodes a start message's config.
+func unmarshalParams(raw json.RawMessage) (Params, error) {
+	var p Params
+	if len(raw) == 0 {
+		return p, &ConfigError{Problems: []string{"the start message has no config"}}
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return p, &ConfigError{Problems: []string{"config: " + err.Error()}}
+	}
+	return p, nil
+}

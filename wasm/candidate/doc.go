@@ -1,0 +1,28 @@
+// Package candidate is the browser's leader-election candidate: a small,
+// standard-library-only reimplementation of client-go's tools/leaderelection
+// with a Lease lock, built to run inside a Web Worker (GOOS=js GOARCH=wasm)
+// and tested natively.
+//
+// It makes the same decisions as client-go's LeaderElector:
+//
+//   - expiry is judged from the candidate's own observation time (the moment
+//     it last saw the record change) plus leaseDurationSeconds, never from the
+//     server's renewTime;
+//   - writes are optimistic PUTs carrying the resourceVersion of the last read,
+//     so a 409 means someone else wrote first;
+//   - the acquire loop retries every RetryPeriod plus a jitter of up to
+//     1.2 × RetryPeriod; the renew loop retries every RetryPeriod and gives up
+//     leading when no renewal succeeded within RenewDeadline;
+//   - a takeover increments leaseTransitions and sets acquireTime;
+//   - an optional release writes holderIdentity "" and leaseDurationSeconds 1.
+//
+// On top of the algorithm it models the faults a workshop wants to show
+// (pause, network partition, slow network, clock offset, release, crash) and
+// keeps a plain-language decision log. The wire types are its own: the
+// package imports neither k8s.io/api nor client-go, and it keeps every JSON
+// field it does not know when it writes an object back.
+//
+// The algorithm is a step function (Candidate.Step) driven either by a test
+// with a ManualClock or by Candidate.Run with the system clock. Worker wraps a
+// Candidate in the message protocol spoken with the page.
+package candidate

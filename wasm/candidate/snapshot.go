@@ -1,0 +1,267 @@
+package candidate
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// State is the one word the page shows (data-state).
+type State string
+
+// States, in order of precedence: a stopped candidate is "stopped" whatever
+// its faults; a paused one is "paused" even when also partitioned.
+const (
+	StateStopped     State = "stopped"
+	StatePaused      State = "paused"
+	StatePartitioned State = "partitioned"
+	StateLeader      State = "leader"
+	StateFollower    State = "follower"
+)
+
+// Role is what the algorithm believes: leader between acquiring and losing
+// the lease (client-go's OnStartedLeading .. OnStoppedLeading), follower while
+// trying to acquire, none when stopped.
+type Role string
+
+// Roles.
+const (
+	RoleLeader   Role = "leader"
+	RoleFollower Role = "follower"
+	RoleNone     Role = ""
+)
+
+// LogKind classifies a decision-log entry, for icons and colors.
+type LogKind string
+
+// Log kinds.
+const (
+	LogJoined   LogKind = "joined"   // started or rejoined
+	LogWaiting  LogKind = "waiting"  // lease held by someone else and valid
+	LogTrying   LogKind = "trying"   // lease expired by my clock or free: going for it
+	LogAcquired LogKind = "acquired" // took or created the lease
+	LogRenewed  LogKind = "renewed"  // renewed while leading
+	LogConflict LogKind = "conflict" // a write lost a race (409)
+	LogError    LogKind = "error"    // a request failed
+	LogLost     LogKind = "lost"     // renew deadline passed: stopped leading
+	LogReleased LogKind = "released" // wrote holderIdentity ""
+	LogStopped  LogKind = "stopped"  // crashed or stopped
+	LogFault    LogKind = "fault"    // a fault was switched on or off
+)
+
+// LogEntry is one plain-language decision. Repeated decisions (renewals,
+// waiting for the same holder, the same error) fold into the newest entry,
+// which then carries the latest time and text and a Count above 1.
+type LogEntry struct {
+	At    time.Time // the candidate's own clock
+	Kind  LogKind
+	Text  string
+	Count int
+	fold  string
+}
+
+// Timings are the candidate's configured durations.
+type Timings struct {
+	LeaseDuration   time.Duration
+	RenewDeadline   time.Duration
+	RetryPeriod     time.Duration
+	ReleaseOnCancel bool
+	StopAfterLoss   bool
+}
+
+// Faults are the faults currently applied.
+type Faults struct {
+	Paused      bool
+	PausedSince time.Time // the candidate's own clock; zero unless paused
+	Partition   PartitionMode
+	Latency     time.Duration // added round-trip time
+	ClockOffset time.Duration // the candidate's clock minus the real one
+}
+
+// Describe lists the active faults in words, for the page.
+func (f Faults) Describe() []string {
+	out := []string{}
+	if f.Paused {
+		out = append(out, "paused")
+	}
+	switch f.Partition {
+	case PartitionHang:
+		out = append(out, "partitioned: requests hang")
+	case PartitionFail:
+		out = append(out, "partitioned: requests fail")
+	}
+	if f.Latency > 0 {
+		out = append(out, "slow network: +"+secs(f.Latency)+" per request")
+	}
+	if f.ClockOffset != 0 {
+		out = append(out, describeOffset(f.ClockOffset))
+	}
+	return out
+}
+
+func describeOffset(d time.Duration) string {
+	switch {
+	case d > 0:
+		return "clock " + secs(d) + " ahead"
+	case d < 0:
+		return "clock " + secs(-d) + " behind"
+	}
+	return "clock in sync"
+}
+
+// Snapshot is everything the candidate page shows. All instants are read on
+// the candidate's own clock (the real clock plus Faults.ClockOffset); zero
+// means unknown or not applicable.
+type Snapshot struct {
+	// Version increases with every change.
+	Version   uint64
+	Identity  string
+	Namespace string
+	Lease     string
+	State     State
+	Role      Role
+	// Holder, Transitions and LeaseDurationSeconds are the lease record as
+	// this candidate last observed it (what it acts on).
+	Holder               string
+	Transitions          int32
+	LeaseDurationSeconds int32
+	// Now is the candidate's clock when the snapshot was taken.
+	Now time.Time
+	// ObservedAt is when this candidate last saw the record change (or wrote
+	// it); ObservedExpiry = ObservedAt + leaseDurationSeconds: the expiry it
+	// acts on.
+	ObservedAt     time.Time
+	ObservedExpiry time.Time
+	// RecordHolder, RecordRenewTime and RecordExpiry (renewTime +
+	// leaseDurationSeconds) are the server's record as last read or written.
+	// RecordRenewTime was written on the writer's clock, so with clock offsets
+	// RecordExpiry and ObservedExpiry differ: that gap is the lesson.
+	RecordHolder    string
+	RecordRenewTime time.Time
+	RecordExpiry    time.Time
+	ResourceVersion string
+	// RenewDeadline is, while leading, the instant by which a renewal must
+	// succeed or leadership ends.
+	RenewDeadline time.Time
+	// NextRetry is when the candidate next acts (it may be in the past while
+	// paused); zero when stopped.
+	NextRetry  time.Time
+	LastError  string
+	StopReason string
+	Timings    Timings
+	Faults     Faults
+	// Log is the decision log, newest first.
+	Log []LogEntry
+}
+
+// snapshotJSON is the wire form posted to the page: instants as Unix
+// milliseconds on the candidate's clock (0 when unknown), durations in
+// milliseconds.
+type snapshotJSON struct {
+	Version              uint64         `json:"version"`
+	Identity             string         `json:"identity"`
+	Namespace            string         `json:"namespace"`
+	Lease                string         `json:"lease"`
+	State                State          `json:"state"`
+	Role                 Role           `json:"role"`
+	Holder               string         `json:"holder"`
+	Transitions          int32          `json:"transitions"`
+	LeaseDurationSeconds int32          `json:"leaseDurationSeconds"`
+	Now                  int64          `json:"now"`
+	ObservedAt           int64          `json:"observedAt"`
+	ObservedExpiry       int64          `json:"observedExpiry"`
+	RecordHolder         string         `json:"recordHolder"`
+	RecordRenewTime      int64          `json:"recordRenewTime"`
+	RecordExpiry         int64          `json:"recordExpiry"`
+	ResourceVersion      string         `json:"resourceVersion"`
+	RenewDeadline        int64          `json:"renewDeadline"`
+	NextRetry            int64          `json:"nextRetry"`
+	LastError            string         `json:"lastError"`
+	StopReason           string         `json:"stopReason"`
+	Timings              timingsJSON    `json:"timings"`
+	Faults               faultsJSON     `json:"faults"`
+	ActiveFaults         []string       `json:"activeFaults"`
+	Log                  []logEntryJSON `json:"log"`
+}
+
+type timingsJSON struct {
+	LeaseDurationMs int64 `json:"leaseDurationMs"`
+	RenewDeadlineMs int64 `json:"renewDeadlineMs"`
+	RetryPeriodMs   int64 `json:"retryPeriodMs"`
+	ReleaseOnCancel bool  `json:"releaseOnCancel"`
+	StopAfterLoss   bool  `json:"stopAfterLoss"`
+}
+
+type faultsJSON struct {
+	Paused        bool          `json:"paused"`
+	PausedSince   int64         `json:"pausedSince"`
+	Partition     PartitionMode `json:"partition"`
+	LatencyMs     int64         `json:"latencyMs"`
+	ClockOffsetMs int64         `json:"clockOffsetMs"`
+}
+
+type logEntryJSON struct {
+	At    int64   `json:"at"`
+	Kind  LogKind `json:"kind"`
+	Text  string  `json:"text"`
+	Count int     `json:"count"`
+}
+
+func unixMs(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// MarshalJSON writes the snapshot in the form the worker posts to the page
+// (see Worker).
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	j := snapshotJSON{
+		Version:              s.Version,
+		Identity:             s.Identity,
+		Namespace:            s.Namespace,
+		Lease:                s.Lease,
+		State:                s.State,
+		Role:                 s.Role,
+		Holder:               s.Holder,
+		Transitions:          s.Transitions,
+		LeaseDurationSeconds: s.LeaseDurationSeconds,
+		Now:                  unixMs(s.Now),
+		ObservedAt:           unixMs(s.ObservedAt),
+		ObservedExpiry:       unixMs(s.ObservedExpiry),
+		RecordHolder:         s.RecordHolder,
+		RecordRenewTime:      unixMs(s.RecordRenewTime),
+		RecordExpiry:         unixMs(s.RecordExpiry),
+		ResourceVersion:      s.ResourceVersion,
+		RenewDeadline:        unixMs(s.RenewDeadline),
+		NextRetry:            unixMs(s.NextRetry),
+		LastError:            s.LastError,
+		StopReason:           s.StopReason,
+		Timings: timingsJSON{
+			LeaseDurationMs: s.Timings.LeaseDuration.Milliseconds(),
+			RenewDeadlineMs: s.Timings.RenewDeadline.Milliseconds(),
+			RetryPeriodMs:   s.Timings.RetryPeriod.Milliseconds(),
+			ReleaseOnCancel: s.Timings.ReleaseOnCancel,
+			StopAfterLoss:   s.Timings.StopAfterLoss,
+		},
+		Faults: faultsJSON{
+			Paused:        s.Faults.Paused,
+			PausedSince:   unixMs(s.Faults.PausedSince),
+			Partition:     s.Faults.Partition,
+			LatencyMs:     s.Faults.Latency.Milliseconds(),
+			ClockOffsetMs: s.Faults.ClockOffset.Milliseconds(),
+		},
+		ActiveFaults: s.Faults.Describe(),
+		Log:          make([]logEntryJSON, len(s.Log)),
+	}
+	for i, e := range s.Log {
+		j.Log[i] = logEntryJSON{At: unixMs(e.At), Kind: e.Kind, Text: e.Text, Count: e.Count}
+	}
+	return json.Marshal(j)
+}
+
+// String is a one-line summary, for test failures.
+func (s Snapshot) String() string {
+	return fmt.Sprintf("%s: state=%s role=%s holder=%q transitions=%d rv=%s", s.Identity, s.State, s.Role, s.Holder, s.Transitions, s.ResourceVersion)
+}

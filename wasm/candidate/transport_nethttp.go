@@ -1,0 +1,87 @@
+//go:build !js
+
+package candidate
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+)
+
+// HTTPTransport carries requests with net/http (native builds only).
+type HTTPTransport struct {
+	// Client sends the requests; nil means http.DefaultClient.
+	Client *http.Client
+}
+
+var _ Transport = HTTPTransport{}
+
+// RoundTrip sends req with net/http and reads the whole response body (at
+// most maxResponseBytes).
+func (t HTTPTransport) RoundTrip(ctx context.Context, req *Request) (*Response, error) {
+	hreq, err := newHTTPRequest(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	hc := t.Client
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(hreq)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return readHTTPResponse(resp)
+}
+
+// HandlerTransport serves requests in process with an http.Handler (native
+// builds only): a server under test, without sockets, so that tests can run
+// inside a testing/synctest bubble.
+type HandlerTransport struct {
+	Handler http.Handler
+}
+
+var _ Transport = HandlerTransport{}
+
+// RoundTrip runs the handler on req and returns what it wrote.
+func (t HandlerTransport) RoundTrip(ctx context.Context, req *Request) (*Response, error) {
+	hreq, err := newHTTPRequest(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	rec := httptest.NewRecorder()
+	t.Handler.ServeHTTP(rec, hreq)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return readHTTPResponse(rec.Result())
+}
+
+func newHTTPRequest(ctx context.Context, req *Request) (*http.Request, error) {
+	var body io.Reader
+	if req.Body != nil {
+		body = bytes.NewReader(req.Body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, req.URL, body)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	for k, v := range req.Header {
+		hreq.Header.Set(k, v)
+	}
+	return hreq, nil
+}
+
+func readHTTPResponse(resp *http.Response) (*Response, error) {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	if err != nil {
+		return nil, fmt.Errorf("read response: %w", err)
+	}
+	return &Response{StatusCode: resp.StatusCode, Body: data}, nil
+}
+
+func defaultTransport() Transport { return HTTPTransport{} }

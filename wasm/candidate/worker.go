@@ -1,0 +1,221 @@
+package candidate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+)
+
+// DefaultSlowLatency is the round trip a "slow" command adds when it names
+// none.
+const DefaultSlowLatency = 1500 * time.Millisecond
+
+// Worker runs one candidate behind the message protocol spoken between a
+// dedicated Web Worker and its page. Messages are JSON objects with a "type".
+//
+// Page to worker:
+//
+//	{"type":"start","config":{"lease":"demo","namespace":"default","identity":"tab-1",
+//	  "leaseDuration":10,"renewDeadline":7,"retryPeriod":2,"releaseOnCancel":false,
+//	  "stopAfterLoss":false,"baseURL":"","token":""}}      only "lease" is required
+//	{"type":"pause"}  {"type":"resume"}
+//	{"type":"partition","mode":"hang"|"fail"}             mode defaults to "hang"
+//	{"type":"heal"}
+//	{"type":"slow","latencyMs":1500}                      0 turns it off; absent means 1500
+//	{"type":"clockOffset","seconds":-5}                   absolute offset, not a step
+//	{"type":"release"}  {"type":"crash"}  {"type":"rejoin"}
+//	{"type":"snapshot"}                                   post a snapshot now
+//
+// Worker to page:
+//
+//	{"type":"ready"}                                      posted by Ready; send "start" after it
+//	{"type":"snapshot","snapshot":{...}}                  after every change (see Snapshot.MarshalJSON)
+//	{"type":"error","error":"...","problems":["..."]}     refused config or message
+type Worker struct {
+	opts   WorkerOptions
+	postMu sync.Mutex // one Post at a time
+
+	mu     sync.Mutex
+	cand   *Candidate
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// WorkerOptions are a Worker's dependencies.
+type WorkerOptions struct {
+	// Post sends one JSON message to the page. It is called from one
+	// goroutine at a time.
+	Post func(msg []byte)
+	// BaseURL is used when the start config names none: in the browser, the
+	// worker's origin.
+	BaseURL string
+	// Clock, Transport and Rand are passed to the candidate (see Options).
+	Clock     Clock
+	Transport Transport
+	Rand      func() float64
+}
+
+// NewWorker returns a Worker waiting for its start message.
+func NewWorker(opts WorkerOptions) *Worker {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Worker{opts: opts, ctx: ctx, cancel: cancel}
+}
+
+// Candidate returns the running candidate, or nil before a successful start.
+func (w *Worker) Candidate() *Candidate {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cand
+}
+
+// Ready tells the page that messages are now handled.
+func (w *Worker) Ready() {
+	w.post(map[string]any{"type": "ready"})
+}
+
+type workerMessage struct {
+	Type      string          `json:"type"`
+	Config    json.RawMessage `json:"config"`
+	Mode      PartitionMode   `json:"mode"`
+	LatencyMs *float64        `json:"latencyMs"`
+	Seconds   *float64        `json:"seconds"`
+}
+
+// Handle acts on one message from the page. It does not block: the
+// candidate runs in goroutines of its own. Problems are posted as "error"
+// messages.
+func (w *Worker) Handle(msg []byte) {
+	var m workerMessage
+	if err := json.Unmarshal(msg, &m); err != nil {
+		w.postError(fmt.Errorf("bad message: %w", err))
+		return
+	}
+	if m.Type == "start" {
+		w.start(m.Config)
+		return
+	}
+	c := w.Candidate()
+	if c == nil {
+		w.postError(fmt.Errorf("%q before start", m.Type))
+		return
+	}
+	switch m.Type {
+	case "pause":
+		c.Pause()
+	case "resume":
+		c.Resume()
+	case "partition":
+		mode := m.Mode
+		if mode == PartitionNone {
+			mode = PartitionHang
+		}
+		if mode != PartitionHang && mode != PartitionFail {
+			w.postError(fmt.Errorf("partition mode must be %q or %q, not %q", PartitionHang, PartitionFail, m.Mode))
+			return
+		}
+		c.Partition(mode)
+	case "heal":
+		c.Heal()
+	case "slow":
+		d := DefaultSlowLatency
+		if m.LatencyMs != nil {
+			d = time.Duration(math.Round(min(max(*m.LatencyMs, 0), 600_000))) * time.Millisecond
+		}
+		c.SetLatency(d)
+	case "clockOffset":
+		if m.Seconds == nil {
+			w.postError(errors.New(`clockOffset needs "seconds"`))
+			return
+		}
+		c.SetClockOffset(time.Duration(math.Round(min(max(*m.Seconds, -86_400), 86_400)*1000)) * time.Millisecond)
+	case "release":
+		c.Release()
+	case "crash":
+		c.Crash()
+	case "rejoin":
+		c.Rejoin()
+	case "snapshot":
+		w.postSnapshot(c)
+	default:
+		w.postError(fmt.Errorf("unknown message type %q", m.Type))
+	}
+}
+
+func (w *Worker) start(raw json.RawMessage) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cand != nil {
+		w.postError(errors.New("already started: start a new worker to change the configuration"))
+		return
+	}
+	p, err := unmarshalParams(raw)
+	if err == nil {
+		if p.BaseURL == "" {
+			p.BaseURL = w.opts.BaseURL
+		}
+		var cfg Config
+		cfg, err = p.Config()
+		if err == nil {
+			w.cand, err = New(cfg, Options{Clock: w.opts.Clock, Transport: w.opts.Transport, Rand: w.opts.Rand})
+		}
+	}
+	if err != nil {
+		w.postError(err)
+		return
+	}
+	c := w.cand
+	changes, unsubscribe := c.Subscribe()
+	w.wg.Add(2)
+	go func() {
+		defer w.wg.Done()
+		_ = c.Run(w.ctx)
+	}()
+	go func() {
+		defer w.wg.Done()
+		defer unsubscribe()
+		w.postSnapshot(c)
+		for {
+			select {
+			case <-w.ctx.Done():
+				return
+			case <-changes:
+				w.postSnapshot(c)
+			}
+		}
+	}()
+}
+
+// Close stops the candidate (as a crash: nothing is released) and waits for
+// its goroutines.
+func (w *Worker) Close() {
+	w.cancel()
+	w.wg.Wait()
+}
+
+func (w *Worker) postSnapshot(c *Candidate) {
+	w.post(map[string]any{"type": "snapshot", "snapshot": c.Snapshot()})
+}
+
+func (w *Worker) postError(err error) {
+	m := map[string]any{"type": "error", "error": err.Error()}
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		m["problems"] = ce.Problems
+	}
+	w.post(m)
+}
+
+func (w *Worker) post(m map[string]any) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		b = []byte(`{"type":"error","error":"cannot encode message"}`)
+	}
+	w.postMu.Lock()
+	defer w.postMu.Unlock()
+	w.opts.Post(b)
+}
