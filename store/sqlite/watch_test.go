@@ -1,0 +1,413 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/leaselab/leaselab/store"
+)
+
+// committed records the acknowledged changes of concurrent writers.
+type committed struct {
+	mu     sync.Mutex
+	events map[int64]store.Event
+}
+
+func (c *committed) add(typ store.EventType, obj store.Object) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.events == nil {
+		c.events = map[int64]store.Event{}
+	}
+	c.events[obj.Revision] = store.Event{Type: typ, Object: obj}
+}
+
+// revs returns the committed revisions above after that a watch of opts receives.
+func (c *committed) revs(opts store.WatchOptions) []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var revs []int64
+	for rev, e := range c.events {
+		if rev > opts.After && e.Object.Resource == opts.Resource && (opts.Namespace == "" || e.Object.Namespace == opts.Namespace) {
+			revs = append(revs, rev)
+		}
+	}
+	sort.Slice(revs, func(i, j int) bool { return revs[i] < revs[j] })
+	return revs
+}
+
+// churn runs writers that create, update and delete objects of two resources in two
+// namespaces until n changes were acknowledged in total.
+func churn(t *testing.T, db *DB, c *committed, writers, n int) {
+	t.Helper()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	left := n
+	for g := range writers {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				mu.Lock()
+				if left == 0 {
+					mu.Unlock()
+					return
+				}
+				left--
+				mu.Unlock()
+				k := store.Key{Resource: []string{leases, candidates}[i%2], Namespace: []string{"a", "b"}[(i/2)%2], Name: fmt.Sprintf("w%d-%d", g, i%7)}
+				cur, err := db.Get(ctx, k)
+				var obj store.Object
+				typ := store.Added
+				switch {
+				case errors.Is(err, store.ErrNotFound):
+					obj, err = db.Create(ctx, k, []byte(fmt.Sprint(i)))
+				case i%5 == 0:
+					typ = store.Deleted
+					obj, err = db.Delete(ctx, k, cur.Revision)
+				default:
+					typ = store.Modified
+					obj, err = db.Update(ctx, k, cur.Revision, []byte(fmt.Sprint(i)))
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				c.add(typ, obj)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// collect reads a watch until its Progress reaches rev with nothing left to read.
+func collect(t *testing.T, w store.Watch, rev int64) []store.Event {
+	t.Helper()
+	var got []store.Event
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case e, ok := <-w.Events():
+			if !ok {
+				t.Fatalf("watch ended: %v", w.Err())
+			}
+			got = append(got, e)
+			continue
+		case <-deadline:
+			t.Fatalf("progress %d, want %d", w.Progress(), rev)
+		default:
+		}
+		if w.Progress() >= rev {
+			// Progress is only a bookmark once Events is drained: drain what is in flight.
+			select {
+			case e, ok := <-w.Events():
+				if !ok {
+					t.Fatalf("watch ended: %v", w.Err())
+				}
+				got = append(got, e)
+				continue
+			case <-time.After(20 * time.Millisecond):
+			}
+			return got
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func checkRevs(t *testing.T, what string, got []store.Event, want []int64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d events, want %d", what, len(got), len(want))
+	}
+	for i, e := range got {
+		if e.Object.Revision != want[i] {
+			t.Fatalf("%s: event %d at revision %d, want %d", what, i, e.Object.Revision, want[i])
+		}
+	}
+}
+
+// TestWatchBackfillAndLive starts watches before, during and after concurrent writes, from
+// several revisions, and checks that each receives exactly the committed changes it selects.
+func TestWatchBackfillAndLive(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t, testOptions())
+	var c committed
+	churn(t, db, &c, 4, 300)
+	mid, _ := MustRevision(t, db)
+
+	type started struct {
+		opts store.WatchOptions
+		w    store.Watch
+	}
+	var watches []started
+	start := func(opts store.WatchOptions) {
+		watches = append(watches, started{opts, MustWatch(t, db, opts)})
+	}
+	start(store.WatchOptions{Resource: leases})
+	start(store.WatchOptions{Resource: leases, After: mid - 100})
+	start(store.WatchOptions{Resource: candidates, Namespace: "b", After: 17})
+
+	var wg sync.WaitGroup
+	wg.Go(func() { churn(t, db, &c, 8, 1500) })
+	// Watches that start while writers run, from a revision just read (list-then-watch) and
+	// from older ones (the backfill crosses the live stream).
+	for i := range 6 {
+		time.Sleep(5 * time.Millisecond)
+		cur, _ := MustRevision(t, db)
+		start(store.WatchOptions{Resource: []string{leases, candidates}[i%2], After: cur - int64(i*50)})
+		start(store.WatchOptions{Resource: leases, Namespace: "a", After: cur})
+	}
+	// A reader that drains all watches concurrently, so that none falls behind.
+	results := make([][]store.Event, len(watches))
+	done := make(chan struct{})
+	var rwg sync.WaitGroup
+	for i, s := range watches {
+		rwg.Go(func() {
+			for {
+				select {
+				case e, ok := <-s.w.Events():
+					if !ok {
+						return
+					}
+					results[i] = append(results[i], e)
+				case <-done:
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	cur, _ := MustRevision(t, db)
+	for _, s := range watches {
+		deadline := time.Now().Add(20 * time.Second)
+		for s.w.Progress() < cur {
+			if time.Now().After(deadline) {
+				t.Fatalf("progress %d, want %d", s.w.Progress(), cur)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	close(done)
+	rwg.Wait()
+	for i, s := range watches {
+		results[i] = append(results[i], collect(t, s.w, cur)...)
+		checkRevs(t, fmt.Sprintf("watch %+v", s.opts), results[i], c.revs(s.opts))
+		for _, e := range results[i] {
+			want := c.events[e.Object.Revision]
+			if e.Type != want.Type || e.Object.Key != want.Object.Key || string(e.Object.Value) != string(want.Object.Value) ||
+				e.Object.CreateRevision != want.Object.CreateRevision {
+				t.Fatalf("event %+v, committed %+v", e, want)
+			}
+		}
+	}
+}
+
+func TestWatchEventsAndPrev(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t, testOptions())
+	clock := time.Unix(1700000000, 0)
+	db.opts.Now = func() time.Time { return clock }
+	live := MustWatch(t, db, store.WatchOptions{Resource: leases, Namespace: "ns"})
+	k := leaseKey("ns", "a")
+	a1 := MustCreate(t, db, k, "v1")
+	MustCreate(t, db, leaseKey("other", "a"), "x") // other namespace
+	a2 := MustUpdate(t, db, k, a1.Revision, "v2")
+	d := MustDelete(t, db, k, 0)
+
+	check := func(what string, got []store.Event) {
+		t.Helper()
+		if len(got) != 3 {
+			t.Fatalf("%s: %d events", what, len(got))
+		}
+		if e := got[0]; e.Type != store.Added || e.Prev != nil || e.Object.Revision != a1.Revision || string(e.Object.Value) != "v1" ||
+			!e.Time.Equal(clock) || e.Object.CreateRevision != a1.Revision {
+			t.Fatalf("%s: added %+v", what, e)
+		}
+		if e := got[1]; e.Type != store.Modified || e.Prev == nil || e.Prev.Revision != a1.Revision || string(e.Prev.Value) != "v1" ||
+			e.Prev.Key != k || e.Object.Revision != a2.Revision || string(e.Object.Value) != "v2" {
+			t.Fatalf("%s: modified %+v prev %+v", what, e, e.Prev)
+		}
+		if e := got[2]; e.Type != store.Deleted || e.Prev == nil || e.Prev.Revision != a2.Revision || string(e.Prev.Value) != "v2" ||
+			e.Object.Revision != d.Revision || string(e.Object.Value) != "v2" || e.Object.CreateRevision != a1.Revision {
+			t.Fatalf("%s: deleted %+v prev %+v", what, e, e.Prev)
+		}
+	}
+	check("live", receive(t, live, 3))
+	expectNoEvent(t, live)
+	check("backfill", receive(t, MustWatch(t, db, store.WatchOptions{Resource: leases, Namespace: "ns"}), 3))
+	all := receive(t, MustWatch(t, db, store.WatchOptions{Resource: leases}), 4)
+	if all[1].Object.Namespace != "other" {
+		t.Fatalf("all namespaces: %+v", all[1])
+	}
+}
+
+// TestWatchLongBackfill reads more than one chunk of the log.
+func TestWatchLongBackfill(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t, testOptions())
+	var c committed
+	churn(t, db, &c, 16, 3*backfillChunk)
+	opts := store.WatchOptions{Resource: leases, After: 3}
+	w := MustWatch(t, db, opts)
+	cur, _ := MustRevision(t, db)
+	checkRevs(t, "backfill", collect(t, w, cur), c.revs(opts))
+}
+
+// TestWatchTooSlow leaves one watch unread: it is closed with ErrWatcherTooSlow while the
+// writers and the other watch go on.
+func TestWatchTooSlow(t *testing.T) {
+	t.Parallel()
+	const queue, writes = 64, 400
+	db := MustOpen(t, Options{CompactInterval: -1, WatchQueue: queue})
+	slow := MustWatch(t, db, store.WatchOptions{Resource: leases})
+	fast := MustWatch(t, db, store.WatchOptions{Resource: leases})
+	var got []store.Event
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range fast.Events() {
+			got = append(got, e)
+			if len(got) == writes {
+				return
+			}
+		}
+	}()
+	// Four writers: batches stay far below the queue, so the fast reader keeps up.
+	keys := make([]store.Key, writes)
+	for i := range keys {
+		keys[i] = leaseKey("ns", name(i))
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := g; i < writes; i += 4 {
+				if _, err := db.Create(context.Background(), keys[i], nil); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("fast watch got %d events", len(got))
+	}
+	if len(got) != writes {
+		t.Fatalf("fast watch got %d events: %v", len(got), fast.Err())
+	}
+	if err := waitClosed(t, slow); !errors.Is(err, store.ErrWatcherTooSlow) {
+		t.Fatalf("slow watch: %v", err)
+	}
+	if fast.Err() != nil {
+		t.Fatalf("fast watch: %v", fast.Err())
+	}
+}
+
+func TestWatchEnds(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t, testOptions())
+
+	w := MustWatch(t, db, store.WatchOptions{Resource: leases})
+	w.Close()
+	if err := waitClosed(t, w); err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	w.Close() // twice is fine
+
+	ctx, cancel := context.WithCancel(context.Background())
+	w2, err := db.Watch(ctx, store.WatchOptions{Resource: leases})
+	if err != nil {
+		t.Fatal(err)
+	}
+	MustCreate(t, db, leaseKey("ns", "a"), "") // one event in flight
+	cancel()
+	if err := waitClosed(t, w2); err != nil {
+		t.Fatalf("after cancel: %v", err)
+	}
+
+	// Ended watches are gone from the hub.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		db.hub.mu.RLock()
+		n := len(db.hub.watches)
+		db.hub.mu.RUnlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d watches left in the hub", n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+
+	// A cancelled context before Watch.
+	if _, err := db.Watch(ctx, store.WatchOptions{Resource: leases}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("watch with a cancelled context: %v", err)
+	}
+}
+
+func TestWatchCompacted(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t, Options{CompactInterval: -1, CompactKeep: 3})
+	k := leaseKey("ns", "a")
+	o := MustCreate(t, db, k, "")
+	for range 9 {
+		o = MustUpdate(t, db, k, o.Revision, "")
+	}
+	if _, err := db.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.Watch(context.Background(), store.WatchOptions{Resource: leases, After: 6})
+	var ce *store.CompactedError
+	if !errors.As(err, &ce) || !errors.Is(err, store.ErrCompacted) || ce.Requested != 6 || ce.Compacted != 7 {
+		t.Fatalf("watch below compacted: %v", err)
+	}
+	// At the compacted revision: the changes after it, each with its previous state.
+	got := receive(t, MustWatch(t, db, store.WatchOptions{Resource: leases, After: 7}), 3)
+	for i, e := range got {
+		if e.Object.Revision != int64(8+i) || e.Prev == nil || e.Prev.Revision != int64(7+i) {
+			t.Fatalf("event %d: %+v prev %+v", i, e, e.Prev)
+		}
+	}
+}
+
+// TestWatchProgress checks that an idle watch's Progress follows changes of other resources,
+// and that it never runs ahead of the events sent.
+func TestWatchProgress(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t, testOptions())
+	MustCreate(t, db, leaseKey("ns", "a"), "")
+	w := MustWatch(t, db, store.WatchOptions{Resource: leases, After: 1})
+	waitProgress := func(rev int64) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for w.Progress() < rev {
+			if time.Now().After(deadline) {
+				t.Fatalf("progress %d, want %d", w.Progress(), rev)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	waitProgress(1)
+	for i := range 5 {
+		o := MustCreate(t, db, store.Key{Resource: candidates, Namespace: "ns", Name: name(i)}, "")
+		waitProgress(o.Revision)
+	}
+	// A change of the watched resource: Progress stays below it until the event is read.
+	o := MustCreate(t, db, leaseKey("ns", "b"), "")
+	MustCreate(t, db, store.Key{Resource: candidates, Namespace: "ns", Name: "later"}, "")
+	time.Sleep(20 * time.Millisecond)
+	if p := w.Progress(); p >= o.Revision {
+		t.Fatalf("progress %d before the event at %d was read", p, o.Revision)
+	}
+	if e := receive(t, w, 1)[0]; e.Object.Revision != o.Revision {
+		t.Fatalf("event %+v", e)
+	}
+	waitProgress(o.Revision + 1)
+}
