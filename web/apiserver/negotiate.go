@@ -3,6 +3,7 @@ package apiserver
 import (
 	"mime"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,7 +73,8 @@ func parseAccept(header string) []mediaRange {
 
 // negotiateOutput picks how to encode a response from the Accept header, as the real API server
 // does: JSON for a missing Accept or */*, conversions to Table or PartialObjectMetadata when
-// asked for and allowed, 406 when nothing acceptable is left.
+// asked for and allowed, 406 when nothing acceptable is left. A pretty=1 parameter of the chosen
+// media type asks for indented output too. The router's coarser check comes first (checkAccept).
 func (s *Server) negotiateOutput(r *http.Request, allowAs bool) (output, error) {
 	out := output{pretty: isPretty(r)}
 	accept := r.Header.Get("Accept")
@@ -115,17 +117,44 @@ func (s *Server) negotiateOutput(r *http.Request, allowAs bool) (output, error) 
 			out.as, out.asVersion = "", ""
 			continue
 		}
-		// Tables and metadata are served as JSON only, like the real server's default set-up
-		// for protobuf-less conversions.
+		// Conversions are not served as protobuf: the real server serves Tables as JSON and
+		// YAML only, and leaselab keeps PartialObjectMetadata to the same.
 		if out.as != asObject && media == mediaProtobuf {
 			out.as, out.asVersion = "", ""
 			continue
 		}
 		out.info = s.serializer(media)
+		if mr.params["pretty"] == "1" {
+			out.pretty = true
+		}
 		return out, nil
 	}
 	return out, statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
-		"406: Not Acceptable\n\nAvailable representations: "+strings.Join(supportedMediaTypes, ", "), &metav1.StatusDetails{})
+		"only the following media types are accepted: "+strings.Join(supportedMediaTypes, ", "), nil)
+}
+
+// checkAccept is the real server's router (go-restful) looking at the Accept header before any
+// handler runs: unless one of its entries, parameters stripped, is */* or exactly a media type
+// the route produces, the answer is a 406 worded by the router. List and watch routes (stream)
+// also produce the watch stream types. Finer negotiation is negotiateOutput's.
+func checkAccept(r *http.Request, stream bool) error {
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		return nil
+	}
+	for _, part := range strings.Split(accept, ",") {
+		mt, _, _ := strings.Cut(part, ";")
+		mt = strings.Trim(mt, " ")
+		if mt == "*/*" || slices.Contains(supportedMediaTypes, mt) {
+			return nil
+		}
+	}
+	produces := supportedMediaTypes
+	if stream {
+		produces = append(slices.Clip(produces), mediaJSON+";stream=watch", mediaProtobuf+";stream=watch")
+	}
+	return statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+		"406: Not Acceptable\n\nAvailable representations: "+strings.Join(produces, ", "), &metav1.StatusDetails{})
 }
 
 var supportedMediaTypes = []string{mediaJSON, mediaYAML, mediaProtobuf}
@@ -148,12 +177,11 @@ func (s *Server) negotiateInput(r *http.Request) (runtime.SerializerInfo, error)
 		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(supportedMediaTypes, ", "), nil)
 }
 
-// isPretty follows the real server: ?pretty=true, or no pretty parameter and a User-Agent of a
-// command-line tool or a browser.
+// isPretty follows the real server: ?pretty=true, or no (or an empty) pretty parameter and a
+// User-Agent of a command-line tool or a browser.
 func isPretty(r *http.Request) bool {
-	q := r.URL.Query()
-	if v, ok := q["pretty"]; ok && len(v) > 0 {
-		b, _ := strconv.ParseBool(v[0])
+	if v := r.URL.Query().Get("pretty"); v != "" {
+		b, _ := strconv.ParseBool(v)
 		return b
 	}
 	ua := r.UserAgent()

@@ -31,13 +31,21 @@ const maxJSONPatchOperations = 10000
 // GuaranteedUpdate loop.
 const patchAttempts = 8
 
-func (q *request) patch() error {
-	mt, _, _ := mime.ParseMediaType(q.r.Header.Get("Content-Type"))
-	pt := types.PatchType(mt)
-	switch pt {
+// patchType returns the patch type of a PATCH request's Content-Type. Any other type is refused
+// with the 415 of the real server's router, which words it differently from a create's.
+func patchType(r *http.Request) (types.PatchType, error) {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch pt := types.PatchType(mt); pt {
 	case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType:
-	default:
-		return statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type", &metav1.StatusDetails{})
+		return pt, nil
+	}
+	return "", statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type", &metav1.StatusDetails{})
+}
+
+func (q *request) patch() error {
+	pt, err := patchType(q.r)
+	if err != nil {
+		return err
 	}
 	var opts metav1.PatchOptions
 	if err := q.decodeParams(&opts); err != nil {

@@ -160,6 +160,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		q.fail(errNotFoundPath())
 		return
 	}
+	// What the real server's router checks before a handler runs: a PATCH's Content-Type, then
+	// the Accept header.
+	if ri.Verb == "patch" {
+		if _, err := patchType(r); err != nil {
+			q.fail(err)
+			return
+		}
+	}
+	if err := checkAccept(r, ri.Verb == "list" || ri.Verb == "watch"); err != nil {
+		q.fail(err)
+		return
+	}
 
 	var err error
 	switch ri.Verb {
@@ -196,11 +208,35 @@ func (q *request) fail(err error) {
 	if st.Code >= 500 && st.Code != http.StatusServiceUnavailable && st.Code != http.StatusGatewayTimeout {
 		q.s.log.Error("request failed", slog.String("method", q.r.Method), slog.String("path", q.r.URL.Path), slog.Any("error", err))
 	}
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		q.w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
+	}
 	out, nerr := q.s.negotiateOutput(q.r, false)
 	if nerr != nil {
-		out = output{info: q.s.serializer(mediaJSON), pretty: isPretty(q.r)}
+		// Nothing the client accepts can carry a Status (a 406, or an Accept that only takes a
+		// Table): the real server then writes it as indented JSON all the same.
+		q.writeRawJSON(int(st.Code), st)
+		return
 	}
 	q.writeObject(int(st.Code), out, st, schema.GroupVersion{Version: "v1"})
+}
+
+// writeRawJSON writes v as indented JSON without a trailing newline, as the real server's
+// responsewriters.WriteRawJSON does.
+func (q *request) writeRawJSON(code int, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		http.Error(q.w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	h := q.w.Header()
+	h.Set("Content-Type", mediaJSON)
+	h.Set("Cache-Control", "no-cache, private")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	q.w.WriteHeader(code)
+	if q.r.Method != http.MethodHead {
+		q.w.Write(b)
+	}
 }
 
 // writeObject encodes obj at version gv in the negotiated format.

@@ -39,8 +39,8 @@ func internalError(message string) *apierrors.StatusError {
 	return statusError(http.StatusInternalServerError, "", message, nil)
 }
 
-// preconditionConflict words a failed uid or resourceVersion precondition as the real server
-// does: a Conflict whose message embeds the storage error.
+// preconditionConflict words a failed storage precondition (the uid of an update) as the real
+// server does: a Conflict whose message embeds the storage error.
 func preconditionConflict(gr schema.GroupResource, ns, name, what, want, got string) *apierrors.StatusError {
 	key := "/registry/" + gr.Resource + "/"
 	if ns != "" {
@@ -80,16 +80,18 @@ func storeError(err error, gr schema.GroupResource, name string) error {
 
 const conflictMessage = "the object has been modified; please apply your changes to the latest version and try again"
 
-// toStatus turns any error into the Status the client receives.
+// toStatus turns any error into the Status the client receives, kind and apiVersion set.
 func toStatus(err error) *metav1.Status {
+	var st metav1.Status
 	var as apierrors.APIStatus
 	if errors.As(err, &as) {
-		st := as.Status()
+		st = as.Status()
 		if st.Status == "" {
 			st.Status = metav1.StatusFailure
 		}
-		return &st
+	} else {
+		st = apierrors.NewInternalError(err).ErrStatus
 	}
-	st := apierrors.NewInternalError(err).ErrStatus
+	st.Kind, st.APIVersion = "Status", "v1"
 	return &st
 }

@@ -6,23 +6,24 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 var metaGV = schema.GroupVersion{Group: metav1.GroupName, Version: "v1"}
 
-// includeObject reads the includeObject parameter of a Table request.
+// includeObject reads and checks the includeObject parameter of a Table request; a bad value is
+// a 400 worded as the real server words it.
 func (q *request) includeObject() (metav1.IncludeObjectPolicy, error) {
-	v := metav1.IncludeObjectPolicy(q.r.URL.Query().Get("includeObject"))
-	switch v {
-	case "":
-		return metav1.IncludeMetadata, nil
-	case metav1.IncludeNone, metav1.IncludeMetadata, metav1.IncludeObject:
-		return v, nil
+	opts := &metav1.TableOptions{IncludeObject: metav1.IncludeObjectPolicy(q.r.URL.Query().Get("includeObject"))}
+	if errs := metav1validation.ValidateTableOptions(opts); len(errs) > 0 {
+		return "", apierrors.NewBadRequest(fmt.Sprintf("Unable to convert to Table as requested: %v", errs[0].Error()))
 	}
-	return "", apierrors.NewBadRequest(fmt.Sprintf("unable to parse table options: includeObject: Unsupported value: %q: supported values: %q, %q, %q",
-		v, metav1.IncludeMetadata, metav1.IncludeNone, metav1.IncludeObject))
+	if opts.IncludeObject == "" {
+		return metav1.IncludeMetadata, nil
+	}
+	return opts.IncludeObject, nil
 }
 
 // table renders storage-version objects as a Table with the kind's columns.
@@ -59,13 +60,14 @@ func (q *request) table(items []runtime.Object, lm metav1.ListMeta, headers bool
 }
 
 func partialObjectMetadata(obj runtime.Object) (*metav1.PartialObjectMetadata, error) {
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return nil, err
-	}
-	om, ok := acc.(*metav1.ObjectMeta)
+	// The typed objects embed an ObjectMeta; meta.Accessor would return the object itself.
+	acc, ok := obj.(metav1.ObjectMetaAccessor)
 	if !ok {
-		return nil, fmt.Errorf("unexpected metadata type %T", acc)
+		return nil, fmt.Errorf("no object metadata in %T", obj)
+	}
+	om, ok := acc.GetObjectMeta().(*metav1.ObjectMeta)
+	if !ok {
+		return nil, fmt.Errorf("unexpected metadata type %T", acc.GetObjectMeta())
 	}
 	return &metav1.PartialObjectMetadata{
 		TypeMeta:   metav1.TypeMeta{APIVersion: metaGV.String(), Kind: "PartialObjectMetadata"},

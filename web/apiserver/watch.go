@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -108,7 +109,9 @@ func (q *request) watch() error {
 		return apierrors.NewBadRequest("unsupported watch conversion " + out.as)
 	}
 	if out.info.StreamSerializer == nil {
-		return apierrors.NewBadRequest("no stream serializer for " + out.info.MediaType)
+		// YAML has no stream form; the real server does not look further down the Accept list.
+		return statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+			"only the following media types are accepted: "+mediaJSON+";stream=watch, "+mediaProtobuf+";stream=watch", nil)
 	}
 	rv, err := strconv.ParseUint(orZero(opts.ResourceVersion), 10, 63)
 	if err != nil {
@@ -182,7 +185,10 @@ func (q *request) watch() error {
 	}
 
 	// From here on the request is accepted: errors travel as ERROR events.
-	sink, done, err := q.openSink(ctx, out)
+	sink, done, err := q.openSink(ctx, cancel, out)
+	if errors.Is(err, errAnswered) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -257,25 +263,48 @@ func orZero(rv string) string {
 	return rv
 }
 
+// errAnswered says that the client already has its answer: nothing more is to be written.
+var errAnswered = errors.New("response already written")
+
 // openSink starts the response: a WebSocket when the client asked for an upgrade, else a
-// chunked HTTP response whose header is flushed at once.
-func (q *request) openSink(ctx context.Context, out output) (eventSink, func(), error) {
+// chunked HTTP response whose header is flushed at once. cancel ends the watch; a WebSocket
+// calls it when the client closes. A refused WebSocket handshake returns
+// errAnswered (websocket.Accept has written the 403 or 400 itself) or, for more than one offered
+// subprotocol, a 400 the caller writes.
+func (q *request) openSink(ctx context.Context, cancel context.CancelFunc, out output) (eventSink, func(), error) {
 	if isWebSocketUpgrade(q.r) {
+		protocols := offeredSubprotocols(q.r)
+		if len(protocols) > 1 {
+			// The real server echoes the one subprotocol offered and cannot choose among several.
+			return nil, nil, apierrors.NewBadRequest("websocket: more than one subprotocol offered")
+		}
 		c, err := websocket.Accept(q.w, q.r, &websocket.AcceptOptions{
 			// Browsers always send Origin; it must be this server. Non-browser clients send none.
 			CompressionMode: websocket.CompressionDisabled,
-			Subprotocols:    offeredSubprotocols(q.r),
+			Subprotocols:    protocols,
 		})
 		if err != nil {
-			return nil, nil, apierrors.NewBadRequest("websocket: " + err.Error())
+			q.s.log.Debug("websocket refused", slog.String("path", q.r.URL.Path), slog.Any("error", err))
+			return nil, nil, errAnswered
 		}
 		c.SetReadLimit(64 << 10)
-		// Anything the client sends is read and dropped; the read side also notices a close.
-		readCtx := c.CloseRead(ctx)
+		// Anything the client sends is read and dropped, as the real server does; the reader also
+		// notices the client closing or going away, and that ends the watch. It reads under the
+		// server's lifetime, not the watch's timeout, so that a timeout ends the socket with a
+		// close frame (done) rather than by dropping the connection.
 		go func() {
-			<-readCtx.Done()
+			defer cancel()
+			for {
+				_, r, err := c.Reader(q.s.opts.Context)
+				if err != nil {
+					return
+				}
+				if _, err := io.Copy(io.Discard, r); err != nil {
+					return
+				}
+			}
 		}()
-		sink := &wsSink{ctx: readCtx, c: c, binary: !out.info.EncodesAsText}
+		sink := &wsSink{ctx: ctx, c: c, binary: !out.info.EncodesAsText}
 		return sink, func() { c.Close(websocket.StatusNormalClosure, "") }, nil
 	}
 	fl, ok := q.w.(http.Flusher)
@@ -300,8 +329,8 @@ func isWebSocketUpgrade(r *http.Request) bool {
 		strings.Contains(strings.ToLower(r.Header.Get("Connection")), "upgrade")
 }
 
-// offeredSubprotocols echoes a single offered subprotocol, as the real server does; the bearer
-// token subprotocol is never echoed.
+// offeredSubprotocols lists the offered subprotocols but the bearer token one, which the real
+// server's authenticator removes before the handshake: it echoes the one that is left.
 func offeredSubprotocols(r *http.Request) []string {
 	var out []string
 	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
@@ -311,9 +340,6 @@ func offeredSubprotocols(r *http.Request) []string {
 				out = append(out, p)
 			}
 		}
-	}
-	if len(out) > 1 {
-		return out[:1]
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -61,14 +62,8 @@ func (q *request) decodeBody(body []byte, validation string) (runtime.Object, er
 	}
 	obj, actual, err := dec.Decode(body, &gvk, into)
 	if err != nil {
-		if !runtime.IsStrictDecodingError(err) || obj == nil {
-			if actual != nil && actual.Kind != "" && actual.Kind != q.kind.Kind {
-				return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v", q.kind.Kind, err))
-			}
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", q.kind.Kind, q.gv.Version, q.kind.Kind, err))
-		}
-		if validation == metav1.FieldValidationStrict {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", q.kind.Kind, q.gv.Version, q.kind.Kind, err))
+		if !runtime.IsStrictDecodingError(err) || obj == nil || validation == metav1.FieldValidationStrict {
+			return nil, q.decodeError(err, actual, body)
 		}
 		q.warnStrict(err)
 	}
@@ -80,6 +75,33 @@ func (q *request) decodeBody(body []byte, validation string) (runtime.Object, er
 	}
 	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	return q.toStorage(obj)
+}
+
+// decodeError words a body that cannot be decoded as the real server's transformDecodeError
+// does: by the kind and version the body claims when it could be read that far, else with the
+// start of the body.
+func (q *request) decodeError(err error, actual *schema.GroupVersionKind, body []byte) error {
+	if actual != nil && actual.Kind != "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", actual.Kind, actual.Version, q.kind.Kind, err))
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", q.kind.Kind, err, summarizeBody(body, 30)))
+}
+
+// summarizeBody is the start of a body for an error message: as text when it looks like JSON,
+// else in hex.
+func summarizeBody(b []byte, limit int) string {
+	switch {
+	case len(b) == 0:
+		return "<empty>"
+	case b[0] == '{':
+		if len(b) > limit {
+			return string(b[:limit]) + " ..."
+		}
+		return string(b)
+	case len(b) > limit:
+		return hex.EncodeToString(b[:limit]) + " ..."
+	}
+	return hex.EncodeToString(b)
 }
 
 // warnStrict turns the problems of a strict decoding error into Warning headers.
@@ -390,13 +412,8 @@ func (q *request) delete() error {
 			return err
 		}
 		acc, _ := meta.Accessor(obj)
-		if p := opts.Preconditions; p != nil {
-			if p.UID != nil && *p.UID != acc.GetUID() {
-				return preconditionConflict(q.kind.GroupResource(), q.ri.Namespace, q.ri.Name, "UID", string(*p.UID), string(acc.GetUID()))
-			}
-			if p.ResourceVersion != nil && *p.ResourceVersion != acc.GetResourceVersion() {
-				return preconditionConflict(q.kind.GroupResource(), q.ri.Namespace, q.ri.Name, "ResourceVersion", *p.ResourceVersion, acc.GetResourceVersion())
-			}
+		if err := q.checkDeletePreconditions(opts.Preconditions, acc); err != nil {
+			return err
 		}
 		dryRun := len(opts.DryRun) > 0
 		if q.kind.Resource == "namespaces" && q.kind.Group == "" {
@@ -425,6 +442,24 @@ func (q *request) delete() error {
 		q.writeObject(http.StatusOK, out, st, schema.GroupVersion{Version: "v1"})
 		return nil
 	}
+}
+
+// checkDeletePreconditions fails a delete whose preconditions the object does not meet, with the
+// real server's words (rest.BeforeDelete): a Conflict on the kind, not the resource.
+func (q *request) checkDeletePreconditions(p *metav1.Preconditions, acc metav1.Object) error {
+	if p == nil {
+		return nil
+	}
+	byKind := schema.GroupResource{Group: q.kind.Group, Resource: q.kind.Kind}
+	if p.UID != nil && *p.UID != acc.GetUID() {
+		return apierrors.NewConflict(byKind, acc.GetName(), fmt.Errorf(
+			"the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, acc.GetUID()))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != acc.GetResourceVersion() {
+		return apierrors.NewConflict(byKind, acc.GetName(), fmt.Errorf(
+			"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, acc.GetResourceVersion()))
+	}
+	return nil
 }
 
 // deleteOptions reads DeleteOptions from the body (any format, meta.k8s.io/v1 or the group's
