@@ -2,12 +2,13 @@ package apiserver
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 )
 
-// requestInfo is what a request path and method say about an API request, in the terms the
+// RequestInfo is what a request path and method say about an API request, in the terms the
 // real API server uses (k8s.io/apiserver's RequestInfo): which resource, which object, which verb.
-type requestInfo struct {
+type RequestInfo struct {
 	Group, Version string
 	Namespace      string
 	Resource       string
@@ -21,8 +22,8 @@ type requestInfo struct {
 
 // parseRequestInfo splits an API path (/api/v1/... or /apis/group/version/...). It reports false
 // when the path is not a resource path at all; the caller answers 404 then.
-func parseRequestInfo(method, path string, watchParam bool) (requestInfo, bool) {
-	var ri requestInfo
+func parseRequestInfo(method, path string, watchParam bool) (RequestInfo, bool) {
+	var ri RequestInfo
 	parts := splitPath(path)
 	switch {
 	case len(parts) >= 2 && parts[0] == "api":
@@ -78,6 +79,16 @@ func parseRequestInfo(method, path string, watchParam bool) (requestInfo, bool) 
 		ri.Verb = ""
 	}
 	return ri, true
+}
+
+// NewRequestInfo parses an API request, for middleware that decides on it before the API
+// server answers it (authorization, limits). It reports false for paths outside the API.
+func NewRequestInfo(r *http.Request) (RequestInfo, bool) {
+	watch := false
+	if v := r.URL.Query().Get("watch"); v != "" {
+		watch, _ = strconv.ParseBool(v)
+	}
+	return parseRequestInfo(r.Method, r.URL.Path, watch)
 }
 
 func splitPath(path string) []string {

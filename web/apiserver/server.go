@@ -110,18 +110,14 @@ type request struct {
 	s    *Server
 	w    http.ResponseWriter
 	r    *http.Request
-	ri   requestInfo
+	ri   RequestInfo
 	kind *kinds.Kind
 	gv   schema.GroupVersion // the version of the URL
 }
 
 // ServeHTTP serves one API request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	watchParam := false
-	if v := r.URL.Query().Get("watch"); v != "" {
-		watchParam, _ = strconv.ParseBool(v)
-	}
-	ri, ok := parseRequestInfo(r.Method, r.URL.Path, watchParam)
+	ri, ok := NewRequestInfo(r)
 	q := &request{s: s, w: w, r: r, ri: ri}
 	if !ok {
 		q.fail(errNotFoundPath())
