@@ -6,6 +6,11 @@ BIN       := bin/leaselab
 ADDR      ?= 127.0.0.1:8080
 DB        ?= ./leaselab.db
 TESTFLAGS ?=
+WASM_DIR  := web/ui/static/wasm
+WASM      := $(WASM_DIR)/candidate.wasm
+WASM_SRC  := $(shell find wasm -name '*.go' 2>/dev/null) go.mod go.sum
+GOROOT    := $(shell $(GO) env GOROOT)
+TEMPL_SRC := $(wildcard templates/*.templ)
 
 export CGO_ENABLED = 0
 
@@ -13,29 +18,93 @@ export CGO_ENABLED = 0
 
 .PHONY: help
 help: ## list the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: run
 run: build ## start the playground on http://127.0.0.1:8080 with ./leaselab.db
 	$(BIN) serve --addr $(ADDR) --db $(DB)
 
 .PHONY: build
-build: ## build bin/leaselab, one static binary with everything embedded
+build: generate wasm ## build bin/leaselab, one static binary with everything embedded
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/leaselab
 
+.PHONY: generate
+generate: ## generate the Go code of the templ components (templates/*_templ.go)
+	$(GO) tool templ generate -path templates
+
+.PHONY: check-generated
+check-generated: generate ## fail when the committed templates/*_templ.go are not what generate writes
+	@git diff --exit-code -- templates || { echo "templates/*_templ.go are stale: run make generate and commit the result" >&2; exit 1; }
+
+.PHONY: wasm
+wasm: $(WASM).gz $(WASM_DIR)/wasm_exec.js ## build the browser candidate and wasm_exec.js from the same GOROOT into web/ui/static/wasm
+
+# The candidate and wasm_exec.js must come from the same Go: the JS glue and the runtime change
+# together between releases.
+$(WASM): $(WASM_SRC)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags '-s -w' -o $@ ./wasm/cmd/candidate
+
+$(WASM).gz: $(WASM)
+	gzip -9 -n -k -f $<
+
+$(WASM_DIR)/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
+	cp $< $@
+
+.PHONY: test-deps
+test-deps: ## install what the browser tests need: Debian's chromium, when none is on PATH
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+		exit 0; \
+	fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+		echo "chromium is not on PATH and apt-get is not available: install Chromium (a 'chromium' command) yourself" >&2; exit 1; \
+	fi; \
+	SUDO=; if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
+	echo "installing Debian's chromium for the browser tests"; \
+	$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends chromium \
+		|| { echo "could not install chromium: run 'sudo apt-get install chromium' and try again" >&2; exit 1; }
+
 .PHONY: test
-test: ## run every test
+test: check-generated wasm test-deps ## run every test, the browser tests included
 	$(GO) vet ./...
 	$(GO) test -count=1 $(TESTFLAGS) ./...
 
 .PHONY: race
-race: ## run every test with the race detector
+race: wasm test-deps ## run every test with the race detector
 	CGO_ENABLED=1 $(GO) test -race -count=1 ./...
 
+BENCH_PKGS ?= ./store/... ./web/apiserver/ ./cmd/leaselab/
+BENCH_TIME ?= 10s
+
 .PHONY: bench
-bench: ## run the Go benchmarks
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./...
+bench: build ## run the Go benchmarks of the hot paths, then a short leaselab bench round against a fresh server
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(BENCH_PKGS)
+	@dir=$$(mktemp -d); \
+	$(BIN) serve --addr 127.0.0.1:0 --db $$dir/bench.db --log-level warn >$$dir/serve.out 2>&1 & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null; rm -rf $$dir' EXIT INT TERM; \
+	for i in $$(seq 100); do grep -q 'serving on' $$dir/serve.out && break; sleep 0.1; done; \
+	url=$$(sed -n 's/.* serving on \([^ ]*\) .*/\1/p' $$dir/serve.out); \
+	test -n "$$url" || { cat $$dir/serve.out; exit 1; }; \
+	set -e; \
+	for w in "renew --clients 64" "renew --clients 64 --rate 1000" "watch --watchers 1000" "heartbeat --clients 256 --leases 10000 --interval 10s"; do \
+		echo "== leaselab bench $$w --duration $(BENCH_TIME)"; \
+		$(BIN) bench $$w --duration $(BENCH_TIME) --server $$url --db $$dir/bench.db --progress 0; \
+	done
+
+# Each fuzz target runs FUZZTIME on its own (go test -fuzz takes one target in one package);
+# make test runs their seed corpora (f.Add and testdata/fuzz) as ordinary tests.
+FUZZTIME ?= 1m
+FUZZ_TARGETS ?= ./web/apiserver:FuzzCreate ./web/apiserver:FuzzPatch ./web/apiserver:FuzzListQuery \
+	./web/apiserver:FuzzContinue ./web/apiserver:FuzzResourceVersion ./web:FuzzWebSocketMessages \
+	./web/auth:FuzzParseTokenFile ./web/auth:FuzzWebSocketToken ./web/auth:FuzzBearerToken
+
+.PHONY: fuzz
+fuzz: ## run every fuzz target for FUZZTIME (default 1m) each; new crashers land in testdata/fuzz
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 .PHONY: clean
 clean: ## remove build output
-	rm -rf bin
+	rm -rf bin $(WASM) $(WASM).gz $(WASM_DIR)/wasm_exec.js

@@ -18,6 +18,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/apiserver"
+	"github.com/leaselab/leaselab/web/auth"
 	"github.com/leaselab/leaselab/web/discovery"
 	"github.com/leaselab/leaselab/web/kinds"
 	"github.com/leaselab/leaselab/web/ui"
@@ -38,6 +39,9 @@ type Config struct {
 	BookmarkInterval time.Duration
 	// Profiling serves net/http/pprof under /debug/pprof/.
 	Profiling bool
+	// Auth authenticates, authorizes and limits every request and serves the join link and the
+	// workshop page; nil serves everyone everything (loopback only).
+	Auth *auth.Auth
 }
 
 // Server serves leaselab over HTTP.
@@ -86,6 +90,10 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.Use(s.logRequests)
+	if cfg.Auth != nil {
+		e.Use(cfg.Auth.Middleware)
+		cfg.Auth.Register(e)
+	}
 	e.GET("/healthz", s.health(false))
 	e.GET("/livez", s.health(false))
 	e.GET("/readyz", s.health(true))

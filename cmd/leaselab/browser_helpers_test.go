@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumNames are the commands tried for a Chromium, in order.
+var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+
+// mustFindChromium returns the path of a Chromium. A missing browser fails the test (it is
+// never skipped): `make test-deps` installs Debian's.
+func mustFindChromium(tb testing.TB) string {
+	tb.Helper()
+	for _, n := range chromiumNames {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	tb.Fatalf("no Chromium on PATH (tried %s): run `make test-deps` to install Debian's chromium", strings.Join(chromiumNames, ", "))
+	return ""
+}
+
+// mustHaveWasm fails the test when the server has no wasm candidate built in.
+func mustHaveWasm(tb testing.TB, base string) {
+	tb.Helper()
+	resp, err := http.Head(base + "/static/wasm/candidate.wasm")
+	if err != nil {
+		tb.Fatalf("HEAD candidate.wasm: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("candidate.wasm is not built into the server (status %d): run `make wasm` (make test does) before go test", resp.StatusCode)
+	}
+}
+
+// mustStartBrowser starts a headless Chromium for the test and returns a context of its first
+// tab; openBrowserTab opens more. The browser stops at cleanup.
+func mustStartBrowser(tb testing.TB) context.Context {
+	tb.Helper()
+	path := mustFindChromium(tb)
+	profile := tb.TempDir() // registered first, so removed after the browser has stopped
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1280, 720),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(tb.Logf))
+	tb.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	if err := chromedp.Do(ctx); err != nil {
+		tb.Fatalf("start chromium %s: %v", path, err)
+	}
+	return ctx
+}
+
+// openBrowserTab opens a tab in the browser of ctx at url and returns its context and a
+// function that closes it.
+func openBrowserTab(tb testing.TB, browser context.Context, url string) (context.Context, context.CancelFunc) {
+	tb.Helper()
+	ctx, cancel := chromedp.NewContext(browser)
+	tb.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(url)); err != nil {
+		tb.Fatalf("open %s: %v", url, err)
+	}
+	return ctx, cancel
+}
+
+// browserEval evaluates a JavaScript expression in a tab, with a short timeout.
+func browserEval(ctx context.Context, expr string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+}
+
+// browserCandidateState reads a candidate tab's data-state.
+func browserCandidateState(ctx context.Context) (string, error) {
+	return browserEval(ctx, `(document.getElementById('candidate') || {dataset: {}}).dataset.state || ''`)
+}
+
+// browserOutputDir is where a test writes files to look at afterwards:
+// $LEASELAB_TEST_OUTPUT/<test> when set, else the test's artifact directory (kept with
+// go test -artifacts).
+func browserOutputDir(tb testing.TB) string {
+	tb.Helper()
+	if base := os.Getenv("LEASELAB_TEST_OUTPUT"); base != "" {
+		dir := filepath.Join(base, strings.ReplaceAll(tb.Name(), "/", "_"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			tb.Fatalf("output dir: %v", err)
+		}
+		return dir
+	}
+	return tb.ArtifactDir()
+}
+
+// browserScreenshot saves a PNG of a tab's viewport and logs its path.
+func browserScreenshot(tb testing.TB, ctx context.Context, dir, name string) {
+	tb.Helper()
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(sctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		tb.Fatalf("screenshot %s: %v", name, err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		tb.Fatalf("write screenshot: %v", err)
+	}
+	tb.Logf("screenshot: %s", p)
+}
+
+// browserWait polls cond every 50 ms until it returns true or d passes; it returns how long
+// that took, or an error with the last state cond described.
+func browserWait(d time.Duration, cond func() (bool, string)) (time.Duration, error) {
+	start := time.Now()
+	last := ""
+	for {
+		ok, state := cond()
+		if ok {
+			return time.Since(start), nil
+		}
+		last = state
+		if time.Since(start) > d {
+			return time.Since(start), fmt.Errorf("not within %s; last: %s", d, last)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+)
+
+// The browser tests' timings: short, so that the scenarios run in seconds. Followers retry
+// every retryPeriod plus up to 1.2 × retryPeriod of jitter, as client-go's.
+const (
+	browserLeaseDuration = 3 * time.Second
+	browserRenewDeadline = 2 * time.Second
+	browserRetryPeriod   = 500 * time.Millisecond
+	// browserJitterFactor is client-go's (and the browser candidate's) JitterFactor.
+	browserJitterFactor = 1.2
+)
+
+// TestBrowser drives a real headless Chromium: three candidate tabs compete for one lease,
+// the leader's tab is closed, a leader is paused, and the dashboard follows along.
+func TestBrowser(t *testing.T) {
+	ts := mustStartServer(t, "")
+	mustHaveWasm(t, ts.URL)
+	out := browserOutputDir(t)
+	browser := mustStartBrowser(t)
+	const ns, lease = "default", "browser-demo"
+
+	dash, _ := openBrowserTab(t, browser, ts.URL+"/")
+	if err := chromedp.Do(dash, chromedp.WaitVisible(chromedp.CSS(`#lease-grid`))); err != nil {
+		t.Fatalf("dashboard: %v", err)
+	}
+
+	type tab struct {
+		identity string
+		ctx      context.Context
+		close    context.CancelFunc
+		closed   bool
+	}
+	var tabs []*tab
+	for _, id := range []string{"tab-a", "tab-b", "tab-c"} {
+		q := url.Values{
+			"namespace":     {ns},
+			"lease":         {lease},
+			"identity":      {id},
+			"leaseDuration": {browserSeconds(browserLeaseDuration)},
+			"renewDeadline": {browserSeconds(browserRenewDeadline)},
+			"retryPeriod":   {browserSeconds(browserRetryPeriod)},
+		}
+		ctx, cancel := openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+		tabs = append(tabs, &tab{identity: id, ctx: ctx, close: cancel})
+	}
+	states := func() map[string]string {
+		m := map[string]string{}
+		for _, tb := range tabs {
+			if tb.closed {
+				continue
+			}
+			s, err := browserCandidateState(tb.ctx)
+			if err != nil {
+				s = "error: " + err.Error()
+			}
+			m[tb.identity] = s
+		}
+		return m
+	}
+	leaders := func(m map[string]string) []string {
+		var out []string
+		for id, s := range m {
+			if s == "leader" {
+				out = append(out, id)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	holder := func() string {
+		l, err := ts.Client.CoordinationV1().Leases(ns).Get(context.Background(), lease, metav1.GetOptions{})
+		if err != nil || l.Spec.HolderIdentity == nil {
+			return ""
+		}
+		return *l.Spec.HolderIdentity
+	}
+	tabOf := func(id string) *tab {
+		for _, tb := range tabs {
+			if tb.identity == id {
+				return tb
+			}
+		}
+		t.Fatalf("no tab %s", id)
+		return nil
+	}
+
+	// 1. Exactly one of the three becomes leader, and the Lease names it.
+	var leader string
+	took, err := browserWait(20*time.Second, func() (bool, string) {
+		m := states()
+		ls := leaders(m)
+		h := holder()
+		if len(ls) == 1 && h == ls[0] {
+			for _, s := range m {
+				if s != "leader" && s != "follower" {
+					return false, fmt.Sprintf("states %v, holder %q", m, h)
+				}
+			}
+			leader = ls[0]
+			return true, ""
+		}
+		return false, fmt.Sprintf("states %v, holder %q", m, h)
+	})
+	if err != nil {
+		t.Fatalf("one leader: %v", err)
+	}
+	t.Logf("%s leads after %s", leader, took.Round(time.Millisecond))
+	browserScreenshot(t, tabOf(leader).ctx, out, "candidate-leader.png")
+
+	// 2. Close the leader's tab: another tab leads within the lease duration plus two retry
+	// periods, and the dashboard shows the new holder within a second of the change.
+	//
+	// The two retry periods are a follower's two waits: until its next attempt sees the
+	// leader's last renewal (the expiry counts from that observation, on its own clock), and
+	// from the expiry to its next attempt. A follower waits retryPeriod plus up to
+	// JitterFactor (1.2) × retryPeriod between attempts, as client-go's does, so each wait is at
+	// most 2.2 × retryPeriod. Without the jitter allowance the bound fails by chance in about
+	// one run in twenty-five.
+	changes := watchLeaseHolder(t, ts, ns, lease)
+	old := tabOf(leader)
+	retry := time.Duration(float64(browserRetryPeriod) * (1 + browserJitterFactor))
+	limit := browserLeaseDuration + 2*retry
+	closedAt := time.Now()
+	old.close()
+	old.closed = true
+	var next string
+	if _, err := browserWait(limit+5*time.Second, func() (bool, string) {
+		m := states()
+		ls := leaders(m)
+		if len(ls) == 1 && ls[0] != leader {
+			next = ls[0]
+			return true, ""
+		}
+		return false, fmt.Sprintf("states %v", m)
+	}); err != nil {
+		t.Fatalf("new leader after closing %s: %v", leader, err)
+	}
+	changedAt := changes.when(next, 5*time.Second)
+	if changedAt.IsZero() {
+		t.Fatalf("the Lease never named %s", next)
+	}
+	took = changedAt.Sub(closedAt)
+	t.Logf("%s took the lease %s after %s's tab closed (leaseDuration + 2 × retry periods of at most %s: %s)",
+		next, took.Round(time.Millisecond), leader, retry, limit)
+	if took > limit {
+		t.Errorf("%s took the lease %s after the leader's tab closed; want within %s", next, took.Round(time.Millisecond), limit)
+	}
+	card := fmt.Sprintf(`document.querySelector('[data-lease-card][data-namespace=%q][data-name=%q] [data-testid=holder]')`, ns, lease)
+	_, err = browserWait(5*time.Second, func() (bool, string) {
+		s, err := browserEval(dash, `(`+card+` || {}).textContent || ''`)
+		return err == nil && s == next, fmt.Sprintf("dashboard holder %q (err %v)", s, err)
+	})
+	if err != nil {
+		t.Fatalf("dashboard: %v", err)
+	}
+	if lag := time.Since(changedAt); lag > time.Second {
+		t.Errorf("the dashboard showed %s %s after the Lease changed; want within 1s", next, lag.Round(time.Millisecond))
+	} else {
+		t.Logf("the dashboard showed the new holder within %s of the change", lag.Round(time.Millisecond))
+	}
+
+	// 3. Pause the leader, from the dashboard (the command travels through the tab hub and
+	// the tab's WebSocket): it loses the lease meanwhile, and shows it after resuming.
+	paused := tabOf(next)
+	pauseButton := fmt.Sprintf(`#tabs [data-tab-row][data-identity=%q] [data-cmd=pause]`, next)
+	if err := chromedp.Do(dash, chromedp.Click(chromedp.CSS(pauseButton))); err != nil {
+		t.Fatalf("pause %s from the dashboard: %v", next, err)
+	}
+	if _, err := browserWait(3*time.Second, func() (bool, string) {
+		s, _ := browserCandidateState(paused.ctx)
+		return s == "paused", "state " + s
+	}); err != nil {
+		t.Fatalf("%s after pause: %v", next, err)
+	}
+	var third string
+	if _, err := browserWait(limit+5*time.Second, func() (bool, string) {
+		h := holder()
+		m := states()
+		if h != "" && h != next && m[h] == "leader" {
+			third = h
+			return true, ""
+		}
+		return false, fmt.Sprintf("holder %q, states %v", h, m)
+	}); err != nil {
+		t.Fatalf("nobody took the lease from paused %s: %v", next, err)
+	}
+	if s, _ := browserCandidateState(paused.ctx); s != "paused" {
+		t.Errorf("%s while paused: data-state %q, want paused", next, s)
+	}
+	// Resume with the tab's own key.
+	if err := chromedp.Do(paused.ctx, chromedp.KeyEvent("p")); err != nil {
+		t.Fatalf("resume %s: %v", next, err)
+	}
+	if _, err := browserWait(browserRenewDeadline+3*time.Second, func() (bool, string) {
+		s, _ := browserCandidateState(paused.ctx)
+		h, _ := browserEval(paused.ctx, `document.getElementById('holder').textContent`)
+		lost, _ := browserEval(paused.ctx, `String(document.querySelectorAll('#log li[data-kind=lost]').length)`)
+		return s == "follower" && h == third && lost != "0", fmt.Sprintf("state %q, holder shown %q, lost entries %s", s, h, lost)
+	}); err != nil {
+		t.Fatalf("%s after resuming: %v", next, err)
+	}
+	if s, _ := browserCandidateState(tabOf(third).ctx); s != "leader" {
+		t.Errorf("%s: data-state %q, want leader", third, s)
+	}
+
+	// Screenshots of the dashboard and of a candidate tab, to look at.
+	if _, err := browserWait(3*time.Second, func() (bool, string) {
+		n, _ := browserEval(dash, `String(document.querySelectorAll('#tabs [data-tab-row]').length)`)
+		return n == "2", "tab rows: " + n
+	}); err != nil {
+		t.Errorf("dashboard tab list: %v", err)
+	}
+	if _, err := browserEval(dash, `window.scrollTo(0, 0), ''`); err != nil {
+		t.Errorf("scroll: %v", err)
+	}
+	browserScreenshot(t, dash, out, "dashboard.png")
+	browserScreenshot(t, paused.ctx, out, "candidate-follower.png")
+
+	// The lease page draws the terms so far: tab-a's, the one after it, and the pause's.
+	page, _ := openBrowserTab(t, browser, ts.URL+"/leases/"+ns+"/"+lease)
+	if _, err := browserWait(3*time.Second, func() (bool, string) {
+		n, _ := browserEval(page, `String(document.querySelectorAll('[data-testid=timeline-bar]').length)`)
+		bars, _ := strconv.Atoi(n)
+		return bars >= 3, "timeline bars: " + n
+	}); err != nil {
+		t.Errorf("lease page: %v", err)
+	}
+	browserScreenshot(t, page, out, "lease.png")
+}
+
+// browserSeconds formats a duration as the /play query wants it.
+func browserSeconds(d time.Duration) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()), "0"), ".")
+}
+
+// leaseHolderWatch records when the Lease first named each holder.
+type leaseHolderWatch struct {
+	mu    sync.Mutex
+	first map[string]time.Time
+}
+
+// watchLeaseHolder starts watching one Lease with client-go until the test ends.
+func watchLeaseHolder(t *testing.T, ts *testServer, ns, name string) *leaseHolderWatch {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	w, err := ts.Client.CoordinationV1().Leases(ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
+	if err != nil {
+		t.Fatalf("watch lease: %v", err)
+	}
+	hw := &leaseHolderWatch{first: map[string]time.Time{}}
+	go func() {
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			l, ok := ev.Object.(*coordinationv1.Lease)
+			if !ok || ev.Type == watch.Deleted || l.Spec.HolderIdentity == nil {
+				continue
+			}
+			hw.mu.Lock()
+			if _, seen := hw.first[*l.Spec.HolderIdentity]; !seen {
+				hw.first[*l.Spec.HolderIdentity] = time.Now()
+			}
+			hw.mu.Unlock()
+		}
+	}()
+	return hw
+}
+
+// when returns when the Lease first named holder after the watch started, waiting up to d.
+func (hw *leaseHolderWatch) when(holder string, d time.Duration) time.Time {
+	deadline := time.Now().Add(d)
+	for {
+		hw.mu.Lock()
+		at, ok := hw.first[holder]
+		hw.mu.Unlock()
+		if ok || time.Now().After(deadline) {
+			return at
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,118 @@
+package templates
+
+import (
+	"math"
+	"strconv"
+)
+
+// The countdown ring's geometry (viewBox 0 0 100 100).
+const (
+	ringRadius        = 42
+	ringCircumference = 2 * math.Pi * ringRadius
+)
+
+func i(v int) string     { return strconv.Itoa(v) }
+func i32(v int32) string { return strconv.FormatInt(int64(v), 10) }
+func i64(v int64) string { return strconv.FormatInt(v, 10) }
+
+// f2 formats a coordinate with at most two decimals.
+func f2(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) }
+
+// States a candidate tab can be in (data-state), and what the page calls them.
+var stateWords = map[string]string{
+	"leader":      "LEADER",
+	"follower":    "FOLLOWER",
+	"paused":      "PAUSED",
+	"partitioned": "PARTITIONED",
+	"stopped":     "STOPPED",
+	"held":        "HELD",
+	"free":        "FREE",
+	"expired":     "EXPIRED",
+}
+
+// stateWord is the word shown for a state.
+func stateWord(state string) string {
+	if w, ok := stateWords[state]; ok {
+		return w
+	}
+	return "UNKNOWN"
+}
+
+// iconNames maps states and feed kinds to sprite symbols.
+var iconNames = map[string]string{
+	"leader": "leader", "follower": "follower", "paused": "paused", "partitioned": "partitioned",
+	"stopped": "stopped", "held": "leader", "free": "free", "expired": "expired",
+	"acquired": "acquired", "released": "released", "takeover": "takeover", "deleted": "deleted",
+	"created": "created", "conflict": "conflict", "renewed": "renewed",
+}
+
+func iconName(kind string) string {
+	if n, ok := iconNames[kind]; ok {
+		return n
+	}
+	return "free"
+}
+
+// holderText is what a holder chip says.
+func holderText(holder string) string {
+	if holder == "" {
+		return "no holder"
+	}
+	return holder
+}
+
+// endedWord labels how a term ended.
+func endedWord(ended string) string {
+	switch ended {
+	case "":
+		return "held"
+	case "takeover":
+		return "taken over"
+	}
+	return ended
+}
+
+// formNamespace is the namespace a form starts with.
+func formNamespace(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
+}
+
+func boolStr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func pick(b bool, yes, no string) string {
+	if b {
+		return yes
+	}
+	return no
+}
+
+// offsetText shows a clock offset ("in sync" when there is none).
+func offsetText(offset string) string {
+	if offset == "" {
+		return "clock in sync"
+	}
+	return "clock " + offset
+}
+
+// faultsText lists active faults in words.
+func faultsText(faults []string) string {
+	if len(faults) == 0 {
+		return "no faults"
+	}
+	s := ""
+	for i, f := range faults {
+		if i > 0 {
+			s += ", "
+		}
+		s += f
+	}
+	return s
+}

@@ -1,0 +1,265 @@
+// Package templates holds the templ components of every page and live fragment. Components
+// take the view models defined here and nothing else: they never read the store or the
+// request, so a handler decides everything a page shows and a test can render any state.
+package templates
+
+// Assets are the versioned URLs of the embedded static files (the hash of the content is in
+// the query, so a browser never runs a stale script or wasm).
+type Assets struct {
+	CSS       string
+	Icon      string
+	LiveJS    string // shared helpers: watch streams, countdown rings, clock offset
+	Dashboard string
+	LeaseJS   string
+	PlayJS    string
+	WorkerJS  string
+	WasmExec  string
+	Wasm      string
+	// WasmMissing is true when candidate.wasm was not built into the binary.
+	WasmMissing bool
+}
+
+// Page is what every page shares.
+type Page struct {
+	Title  string
+	Assets Assets
+	// ServerNowMs is the server's clock when the page was rendered (Unix ms): scripts take the
+	// offset between the browser's clock and the server's from it.
+	ServerNowMs int64
+	// Nav names the current section: "dashboard", "lease" or "play".
+	Nav string
+}
+
+// Dashboard is the view of /.
+type Dashboard struct {
+	Page Page
+	// The resourceVersions the page was rendered at; the live script watches from them.
+	LeasesRV     string
+	NamespacesRV string
+	CandidatesRV string
+	// Namespace is the namespace filter ("" for all); Namespaces are all known namespaces.
+	Namespace  string
+	Namespaces []string
+	Leases     []LeaseCard
+	Candidates []CandidateRow
+	Tabs       []Tab
+	Feed       []FeedItem
+	Form       LeaseForm
+}
+
+// LeaseForm is the "New lease" form, with the values typed and why they were refused.
+type LeaseForm struct {
+	Namespace string
+	Name      string
+	Errors    []string
+}
+
+// LeaseCard is one lease on the dashboard grid.
+type LeaseCard struct {
+	Namespace       string
+	Name            string
+	Holder          string
+	Transitions     int32
+	DurationSeconds int32
+	// RenewTimeMs and ExpiresAtMs (renewTime + leaseDurationSeconds) are Unix ms; 0 when unset.
+	RenewTimeMs int64
+	ExpiresAtMs int64
+	// Status is "held", "expired" or "free", judged on the server's clock at render time.
+	Status string
+	// RemainingFraction (0..1) and Remaining ("4.1 s") are the countdown at render time.
+	RemainingFraction float64
+	Remaining         string
+	Strategy          string
+	PreferredHolder   string
+	// Candidates counts LeaseCandidates naming this lease; Tabs the connected candidate tabs.
+	Candidates int
+	Tabs       int
+	URL        string
+	PlayURL    string
+	DeleteURL  string
+}
+
+// CandidateRow is one LeaseCandidate.
+type CandidateRow struct {
+	Namespace        string
+	Name             string
+	LeaseName        string
+	BinaryVersion    string
+	EmulationVersion string
+	Strategy         string
+	RenewTime        string // "14:02:11", or "" when never renewed
+	RenewAge         string // "3 s ago"
+	LeaseURL         string
+}
+
+// Tab is one connected browser candidate tab, as it last reported itself.
+type Tab struct {
+	ID           string
+	Identity     string
+	Namespace    string
+	Lease        string
+	State        string
+	Holder       string
+	Paused       bool
+	Partitioned  bool
+	Slow         bool
+	ClockOffset  string // "+2 s", "" when in sync
+	ActiveFaults []string
+	LastLog      string
+}
+
+// FeedItem is one line of the dashboard's event feed.
+type FeedItem struct {
+	AtMs      int64
+	At        string // "14:02:11"
+	Kind      string // acquired, released, expired, takeover, deleted, created, conflict
+	Text      string
+	Namespace string
+	Lease     string
+}
+
+// LeasePage is the view of /leases/{namespace}/{name}.
+type LeasePage struct {
+	Page      Page
+	Namespace string
+	Name      string
+	// Live is the part the page's script refreshes.
+	Live LeaseLive
+	// RV is the resourceVersion the page was rendered at.
+	RV        string
+	DeleteURL string
+	PlayURL   string
+	LiveURL   string
+}
+
+// LeaseLive is the live part of the lease page: the current state, the timeline, the events,
+// the candidates and the object.
+type LeaseLive struct {
+	Exists     bool
+	Card       LeaseCard
+	Timeline   Timeline
+	Events     []EventRow
+	Candidates []CandidateRow
+	Tabs       []Tab
+	YAML       string
+	// Revision is the store revision this view reflects.
+	Revision string
+}
+
+// EventRow is one core v1 Event about the lease.
+type EventRow struct {
+	Type    string // Normal, Warning
+	Reason  string
+	Message string
+	Count   int32
+	Last    string // "14:02:11"
+	Age     string // "12 s ago"
+	Source  string
+}
+
+// Timeline is the holder timeline, laid out for an SVG: x in [LabelWidth, Width], one lane per
+// identity.
+type Timeline struct {
+	Width      float64
+	Height     float64
+	LabelWidth float64
+	LaneHeight float64
+	// From and To label the window ("14:00:11", "14:03:11"); Span its length ("3 min").
+	From  string
+	To    string
+	Span  string
+	Lanes []TimelineLane
+	Ticks []TimelineTick
+	// Marks are the term ends (takeover, release, expiry, deleted), drawn over the lanes.
+	Marks []TimelineMark
+	// Terms are every term in the window, newest first, for the table beside the drawing.
+	Terms []TimelineTerm
+	// NowX is the x of the right edge (now).
+	NowX float64
+}
+
+// TimelineLane is one identity's row.
+type TimelineLane struct {
+	Identity string
+	Label    string  // the identity, shortened to fit the label column
+	Y        float64 // top of the lane
+	LabelY   float64 // text baseline
+	Bars     []TimelineBar
+}
+
+// TimelineBar is one term drawn in a lane.
+type TimelineBar struct {
+	X, Y, W, H float64
+	Open       bool   // still held at the right edge
+	Ended      string // "", released, takeover, expired, deleted
+	Title      string // the hover text: start, end, how it ended
+}
+
+// TimelineMark is a marker at the end of a term.
+type TimelineMark struct {
+	X, Y  float64 // centre
+	Kind  string  // takeover, released, expired, deleted
+	Title string
+}
+
+// TimelineTick is a time label on the axis.
+type TimelineTick struct {
+	X     float64
+	Label string
+}
+
+// TimelineTerm is one term as a table row.
+type TimelineTerm struct {
+	Holder      string
+	Start       string
+	End         string // "" while held
+	Duration    string
+	Ended       string // "", released, takeover, expired, deleted
+	EndedText   string // "held", "released", "taken over by tab-2", ...
+	Transitions int32
+	Renewals    int
+}
+
+// Play is the view of /play: one candidate tab.
+type Play struct {
+	Page      Page
+	Namespace string
+	Lease     string
+	Identity  string
+	// The timings as typed (for the settings form) and as used.
+	LeaseDuration string
+	RenewDeadline string
+	RetryPeriod   string
+	// Problems are why the configuration was refused; the candidate does not start then.
+	Problems []string
+	// Config is the worker's start configuration and the asset URLs, as JSON for play.js.
+	Config   PlayConfig
+	LeaseURL string
+}
+
+// PlayConfig is handed to play.js in a JSON script element.
+type PlayConfig struct {
+	Start       PlayStart `json:"start"`
+	WorkerURL   string    `json:"workerURL"`
+	WasmExecURL string    `json:"wasmExecURL"`
+	WasmURL     string    `json:"wasmURL"`
+	ServerNowMs int64     `json:"serverNow"`
+	Disabled    bool      `json:"disabled"`
+}
+
+// PlayStart is the "config" of the worker's start message (see wasm/candidate.Params).
+type PlayStart struct {
+	Namespace     string  `json:"namespace"`
+	Lease         string  `json:"lease"`
+	Identity      string  `json:"identity"`
+	LeaseDuration float64 `json:"leaseDuration"`
+	RenewDeadline float64 `json:"renewDeadline"`
+	RetryPeriod   float64 `json:"retryPeriod"`
+}
+
+// ErrorPage is shown for a missing page or a failure.
+type ErrorPage struct {
+	Page    Page
+	Code    int
+	Message string
+}

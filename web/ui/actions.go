@@ -1,0 +1,144 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/leaselab/leaselab/templates"
+)
+
+// dashboardUserAgent makes the API record the dashboard as the field manager of its writes.
+const dashboardUserAgent = "leaselab-dashboard"
+
+// createLease handles the "New lease" form. The lease is created by the API handler itself, so
+// the same validation, defaulting and namespace handling apply as to kubectl; refusals are
+// shown on the dashboard with the API's message.
+func (u *UI) createLease(c echo.Context) error {
+	ctx := c.Request().Context()
+	form := templates.LeaseForm{
+		Namespace: strings.TrimSpace(c.FormValue("namespace")),
+		Name:      strings.TrimSpace(c.FormValue("name")),
+	}
+	switch {
+	case form.Namespace == "":
+		form.Errors = append(form.Errors, "namespace is required")
+	default:
+		for _, msg := range validation.IsDNS1123Label(form.Namespace) {
+			form.Errors = append(form.Errors, fmt.Sprintf("namespace %q is not valid: %s", form.Namespace, msg))
+		}
+	}
+	if form.Name == "" {
+		form.Errors = append(form.Errors, "name is required")
+	}
+	if len(form.Errors) == 0 {
+		lease := coordinationv1.Lease{
+			TypeMeta:   metav1.TypeMeta{APIVersion: coordinationv1.SchemeGroupVersion.String(), Kind: "Lease"},
+			ObjectMeta: metav1.ObjectMeta{Name: form.Name, Namespace: form.Namespace},
+		}
+		body, err := json.Marshal(&lease)
+		if err != nil {
+			return err
+		}
+		if err := u.callAPI(ctx, http.MethodPost, leasesPath(form.Namespace), body); err != nil {
+			form.Errors = append(form.Errors, err.Error())
+		}
+	}
+	if len(form.Errors) > 0 {
+		v, err := u.dashboardView(ctx, "", form)
+		if err != nil {
+			return err
+		}
+		return u.render(c, http.StatusUnprocessableEntity, templates.DashboardView(v))
+	}
+	return c.Redirect(http.StatusSeeOther, "/")
+}
+
+// deleteLease handles a card's Delete button. A lease that is already gone is not an error.
+func (u *UI) deleteLease(c echo.Context) error {
+	ns, name := c.Param("namespace"), c.Param("name")
+	if len(validation.IsDNS1123Label(ns)) > 0 {
+		return u.fail(c, http.StatusBadRequest, "not a valid namespace: "+ns)
+	}
+	err := u.callAPI(c.Request().Context(), http.MethodDelete, leasesPath(ns)+"/"+url.PathEscape(name), nil)
+	var se *apiError
+	if err != nil && !(errors.As(err, &se) && se.code == http.StatusNotFound) {
+		return u.fail(c, http.StatusBadGateway, "The lease could not be deleted: "+err.Error())
+	}
+	return c.Redirect(http.StatusSeeOther, "/")
+}
+
+func leasesPath(ns string) string {
+	return "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases"
+}
+
+// apiError is a refusal by the API: its Status message.
+type apiError struct {
+	code int
+	msg  string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+// callAPI performs one request on the API handler in-process and returns an *apiError for a
+// refusal.
+func (u *UI) callAPI(ctx context.Context, method, path string, body []byte) error {
+	if u.opts.API == nil {
+		return &apiError{code: http.StatusServiceUnavailable, msg: "the API is not available"}
+	}
+	req, err := http.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("User-Agent", dashboardUserAgent)
+	rec := &responseBuffer{header: http.Header{}}
+	u.opts.API.ServeHTTP(rec, req)
+	if rec.code == 0 {
+		rec.code = http.StatusOK
+	}
+	if rec.code < 300 {
+		return nil
+	}
+	var st metav1.Status
+	msg := strings.TrimSpace(rec.body.String())
+	if json.Unmarshal(rec.body.Bytes(), &st) == nil && st.Message != "" {
+		msg = st.Message
+	}
+	return &apiError{code: rec.code, msg: msg}
+}
+
+// responseBuffer is an http.ResponseWriter that keeps the response in memory.
+type responseBuffer struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (r *responseBuffer) Header() http.Header { return r.header }
+
+func (r *responseBuffer) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+}
+
+func (r *responseBuffer) Write(b []byte) (int, error) {
+	if r.code == 0 {
+		r.code = http.StatusOK
+	}
+	return r.body.Write(b)
+}

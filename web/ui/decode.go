@@ -1,0 +1,123 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/kinds"
+)
+
+// decodeStored turns a stored object (JSON of the storage version, without resourceVersion)
+// into its typed storage-version object with the resourceVersion set from the revision.
+func decodeStored(reg *kinds.Registry, k *kinds.Kind, o store.Object) (runtime.Object, error) {
+	obj, err := reg.Scheme.New(k.StorageGVK())
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(o.Value, obj); err != nil {
+		return nil, fmt.Errorf("decode stored %s %s/%s: %w", k.Resource, o.Namespace, o.Name, err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
+	return obj, nil
+}
+
+// decodeLease decodes a stored Lease.
+func (u *UI) decodeLease(o store.Object) (*coordinationv1.Lease, error) {
+	obj, err := decodeStored(u.reg, u.leases, o)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := obj.(*coordinationv1.Lease)
+	if !ok {
+		return nil, fmt.Errorf("decode lease: got %T", obj)
+	}
+	return l, nil
+}
+
+// listLeases returns every lease (of one namespace when ns is set) and the list's revision.
+func (u *UI) listLeases(ctx context.Context, ns string) ([]*coordinationv1.Lease, int64, error) {
+	res, err := u.store.List(ctx, store.ListOptions{Resource: u.leases.StorageResource(), Namespace: ns})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list leases: %w", err)
+	}
+	out := make([]*coordinationv1.Lease, 0, len(res.Objects))
+	for _, o := range res.Objects {
+		l, err := u.decodeLease(o)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, l)
+	}
+	return out, res.Revision, nil
+}
+
+// listCandidates returns every LeaseCandidate (of one namespace when ns is set).
+func (u *UI) listCandidates(ctx context.Context, ns string) ([]*coordinationv1beta1.LeaseCandidate, int64, error) {
+	res, err := u.store.List(ctx, store.ListOptions{Resource: u.candidates.StorageResource(), Namespace: ns})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list lease candidates: %w", err)
+	}
+	out := make([]*coordinationv1beta1.LeaseCandidate, 0, len(res.Objects))
+	for _, o := range res.Objects {
+		obj, err := decodeStored(u.reg, u.candidates, o)
+		if err != nil {
+			return nil, 0, err
+		}
+		if lc, ok := obj.(*coordinationv1beta1.LeaseCandidate); ok {
+			out = append(out, lc)
+		}
+	}
+	return out, res.Revision, nil
+}
+
+// listNamespaces returns the names of every namespace.
+func (u *UI) listNamespaces(ctx context.Context) ([]string, int64, error) {
+	res, err := u.store.List(ctx, store.ListOptions{Resource: u.namespaces.StorageResource()})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list namespaces: %w", err)
+	}
+	out := make([]string, 0, len(res.Objects))
+	for _, o := range res.Objects {
+		out = append(out, o.Name)
+	}
+	return out, res.Revision, nil
+}
+
+// leaseEvents returns the core v1 Events of ns whose involvedObject is the lease name.
+func (u *UI) leaseEvents(ctx context.Context, ns, name string) ([]*corev1.Event, error) {
+	res, err := u.store.List(ctx, store.ListOptions{Resource: u.events.StorageResource(), Namespace: ns})
+	if err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	var out []*corev1.Event
+	for _, o := range res.Objects {
+		obj, err := decodeStored(u.reg, u.events, o)
+		if err != nil {
+			return nil, err
+		}
+		ev, ok := obj.(*corev1.Event)
+		if !ok {
+			continue
+		}
+		io := ev.InvolvedObject
+		if io.Kind == "Lease" && io.Name == name && (io.Namespace == "" || io.Namespace == ns) {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,66 @@
+package ui
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+func itoa(v int) string { return strconv.Itoa(v) }
+
+// clockTime is an instant as the screens show it: local wall-clock time to the second.
+func clockTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Local().Format("15:04:05")
+}
+
+// secsText is a duration in seconds with one decimal: "4.1 s".
+func secsText(d time.Duration) string {
+	s := d.Seconds()
+	if math.Abs(s) >= 100 {
+		return strconv.FormatFloat(math.Round(s), 'f', 0, 64) + " s"
+	}
+	return strconv.FormatFloat(s, 'f', 1, 64) + " s"
+}
+
+// spanText is a window length: "45 s", "3 min".
+func spanText(d time.Duration) string {
+	if d < time.Minute {
+		return strconv.Itoa(int(d.Round(time.Second)/time.Second)) + " s"
+	}
+	m := d.Minutes()
+	return strconv.FormatFloat(math.Round(m*10)/10, 'f', -1, 64) + " min"
+}
+
+// ageText says how long ago t was: "12 s ago", "3 min ago", "2 h ago".
+func ageText(t, now time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return "in the future"
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + " s ago"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + " min ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + " h ago"
+	}
+	return strconv.Itoa(int(d/(24*time.Hour))) + " d ago"
+}
+
+// offsetText is a clock offset in seconds with its sign, "" when in sync.
+func offsetText(ms int64) string {
+	if ms == 0 {
+		return ""
+	}
+	s := strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64)
+	if ms > 0 {
+		s = "+" + s
+	}
+	return s + " s"
+}

@@ -1,0 +1,330 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/leaselab/leaselab/store"
+)
+
+const evil = `<script>alert(1)</script>`
+
+func text(s *goquery.Selection) string { return strings.TrimSpace(s.Text()) }
+
+func TestDashboardListsLeasesWithHolders(t *testing.T) {
+	now := t0.Add(time.Hour)
+	tu := mustNewUI(t, now)
+	tu.putLease(t, lease("default", "demo", "tab-1", now.Add(-2*time.Second), 10, 3), now.Add(-2*time.Second))
+	tu.putLease(t, lease("team-a", "free", "", time.Time{}, 0, 0), now.Add(-time.Minute))
+	tu.putLease(t, lease("team-a", "stale", "tab-9", now.Add(-time.Minute), 10, 1), now.Add(-time.Minute))
+
+	doc := tu.mustGetDoc(t, "/", http.StatusOK)
+	cards := doc.Find(`[data-testid=lease-grid] [data-testid=lease-card]`)
+	if cards.Length() != 3 {
+		t.Fatalf("%d lease cards, want 3", cards.Length())
+	}
+	want := []struct{ ns, name, holder, status, transitions string }{
+		{"default", "demo", "tab-1", "HELD", "3"},
+		{"team-a", "free", "no holder", "FREE", "0"},
+		{"team-a", "stale", "tab-9", "EXPIRED", "1"},
+	}
+	cards.Each(func(i int, c *goquery.Selection) {
+		w := want[i]
+		if got := text(c.Find(`[data-testid=lease-name]`)); got != w.name {
+			t.Errorf("card %d: name %q, want %q", i, got, w.name)
+		}
+		if got, _ := c.Attr("data-namespace"); got != w.ns {
+			t.Errorf("card %d: namespace %q, want %q", i, got, w.ns)
+		}
+		if got := text(c.Find(`[data-testid=holder]`)); got != w.holder {
+			t.Errorf("card %s: holder %q, want %q", w.name, got, w.holder)
+		}
+		if got := text(c.Find(`[data-testid=lease-status]`)); got != w.status {
+			t.Errorf("card %s: status %q, want %q", w.name, got, w.status)
+		}
+		if got := text(c.Find(`[data-testid=transitions]`)); got != w.transitions {
+			t.Errorf("card %s: transitions %q, want %q", w.name, got, w.transitions)
+		}
+		href, _ := c.Find(`[data-testid=open-tab]`).Attr("href")
+		q := "/play?" + url.Values{"lease": {w.name}, "namespace": {w.ns}}.Encode()
+		if href != q {
+			t.Errorf("card %s: open-tab link %q, want %q", w.name, href, q)
+		}
+	})
+	if got := text(cards.First().Find(`[data-testid=remaining]`)); got != "8.0 s" {
+		t.Errorf("demo countdown %q, want 8.0 s", got)
+	}
+	// The page starts its watches where it was rendered.
+	rv, _ := doc.Find(`#dashboard`).Attr("data-leases-rv")
+	if rv != "3" {
+		t.Errorf("data-leases-rv %q, want 3", rv)
+	}
+	var namespaces []string
+	doc.Find(`[data-testid=ns-filter] option`).Each(func(_ int, o *goquery.Selection) { namespaces = append(namespaces, o.AttrOr("value", "?")) })
+	if got := strings.Join(namespaces, ","); got != ",default,team-a" {
+		t.Errorf("namespace filter options %q", got)
+	}
+	if n := doc.Find(`[data-testid=feed] [data-testid=feed-item]`).Length(); n == 0 {
+		t.Error("the feed is empty")
+	}
+
+	// A namespace filter hides the other namespaces' cards.
+	doc = tu.mustGetDoc(t, "/?namespace=team-a", http.StatusOK)
+	var shown []string
+	doc.Find(`[data-testid=lease-card]`).Each(func(_ int, c *goquery.Selection) {
+		if _, hidden := c.Attr("hidden"); !hidden && c.Closest("template").Length() == 0 {
+			shown = append(shown, c.AttrOr("data-name", ""))
+		}
+	})
+	if got := strings.Join(shown, ","); got != "free,stale" {
+		t.Errorf("shown with ?namespace=team-a: %q", got)
+	}
+}
+
+// TestEscaping puts markup wherever users type (a holder identity, a tab identity, query
+// parameters, path segments) and checks that it comes out as text.
+func TestEscaping(t *testing.T) {
+	now := t0.Add(time.Hour)
+	tu := mustNewUI(t, now)
+	tu.putLease(t, lease("default", "demo", evil, now.Add(-time.Second), 10, 0), now.Add(-time.Second))
+	tab := tu.hub.addTab(func() {})
+	if err := tu.hub.report(tab, TabInfo{Identity: evil, Namespace: "default", Lease: "demo", State: "leader", LastLog: TabLog{Text: evil}}); err != nil {
+		t.Fatal(err)
+	}
+
+	check := func(path string, status int, wantText ...string) *goquery.Document {
+		t.Helper()
+		w := tu.do(t, httptest.NewRequest(http.MethodGet, path, nil))
+		body := w.Body.String()
+		if w.Code != status {
+			t.Fatalf("GET %s: status %d, want %d", path, w.Code, status)
+		}
+		if strings.Contains(body, evil) || strings.Contains(body, "<script>alert") {
+			t.Errorf("GET %s: the response contains unescaped markup", path)
+		}
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sel := range wantText {
+			found := false
+			doc.Find(sel).Each(func(_ int, s *goquery.Selection) { found = found || strings.Contains(text(s), evil) })
+			if !found {
+				t.Errorf("GET %s: no %s with the text %q", path, sel, evil)
+			}
+		}
+		return doc
+	}
+
+	doc := check("/", http.StatusOK, `[data-testid=lease-card] [data-testid=holder]`, `[data-testid=tab-row] [data-field=identity]`, `[data-testid=tab-row] [data-field=log]`, `[data-testid=feed-item] [data-field=text]`)
+	if h := doc.Find(`[data-testid=lease-card]`).First().AttrOr("data-holder", ""); h != evil {
+		t.Errorf("data-holder %q", h)
+	}
+	check("/leases/default/demo", http.StatusOK, `[data-testid=holder]`, `[data-testid=term-holder]`, `[data-testid=lease-tab] .tab-identity`)
+	check("/play?"+url.Values{"lease": {"demo"}, "identity": {evil}}.Encode(), http.StatusOK, `[data-testid=identity]`)
+	doc = check("/play?"+url.Values{"lease": {evil}, "namespace": {evil}}.Encode(), http.StatusUnprocessableEntity)
+	if n := doc.Find(`[data-testid=problems] li`).Length(); n < 2 {
+		t.Errorf("a lease and namespace of markup: %d problems listed, want both refused", n)
+	}
+	check("/leases/"+url.PathEscape(evil)+"/x", http.StatusNotFound)
+
+	// The identity reaches play.js as JSON inside a script element: escaped there too.
+	w := tu.do(t, httptest.NewRequest(http.MethodGet, "/play?"+url.Values{"lease": {"demo"}, "identity": {"</script><b>x"}}.Encode(), nil))
+	if strings.Contains(w.Body.String(), "</script><b>") {
+		t.Error("an identity closed the config script element")
+	}
+}
+
+func TestLeasePageTimeline(t *testing.T) {
+	now := at(60)
+	tu := mustNewUI(t, now)
+	// tab-1 acquires and renews; tab-2 takes over before tab-1's lease ran out; tab-2 stops
+	// renewing and its lease expires; tab-3 takes the expired lease and later releases it.
+	tu.putLease(t, lease("default", "demo", "tab-1", at(0), 10, 0), at(0))
+	tu.putLease(t, lease("default", "demo", "tab-1", at(2), 10, 0), at(2))
+	tu.putLease(t, lease("default", "demo", "tab-2", at(5), 3, 1), at(5))
+	tu.putLease(t, lease("default", "demo", "tab-2", at(6), 3, 1), at(6))
+	tu.putLease(t, lease("default", "demo", "tab-3", at(15), 3, 2), at(15))
+	tu.putLease(t, lease("default", "demo", "", at(20), 1, 2), at(20))
+	ev := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Namespace: "default", Name: "demo.1"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Lease", Namespace: "default", Name: "demo"},
+		Reason:         "LeaderElection", Message: "tab-3 became leader", Type: "Normal",
+		LastTimestamp: metav1.NewTime(at(15)),
+	}
+	other := ev.DeepCopy()
+	other.Name, other.InvolvedObject.Name, other.Message = "other.1", "other", "not about demo"
+	for _, e := range []*corev1.Event{ev, other} {
+		e.APIVersion, e.Kind = "v1", "Event"
+		b, _ := json.Marshal(e)
+		tu.st.put(store.Key{Resource: "events", Namespace: "default", Name: e.Name}, b, at(15))
+	}
+
+	doc := tu.mustGetDoc(t, "/leases/default/demo", http.StatusOK)
+	var lanes []string
+	doc.Find(`[data-testid=timeline] [data-testid=timeline-lane]`).Each(func(_ int, l *goquery.Selection) {
+		lanes = append(lanes, l.AttrOr("data-identity", "")+":"+itoa(l.Find(`[data-testid=timeline-bar]`).Length()))
+	})
+	if got := strings.Join(lanes, " "); got != "tab-1:1 tab-2:1 tab-3:1" {
+		t.Errorf("lanes %q, want one bar for each of tab-1, tab-2, tab-3", got)
+	}
+	var marks []string
+	doc.Find(`[data-testid=timeline-mark]`).Each(func(_ int, m *goquery.Selection) { marks = append(marks, m.AttrOr("data-kind", "")) })
+	if got := strings.Join(marks, ","); got != "takeover,expired,released" {
+		t.Errorf("markers %q, want takeover,expired,released", got)
+	}
+	var terms []string
+	doc.Find(`[data-testid=terms] [data-testid=term]`).Each(func(_ int, r *goquery.Selection) {
+		terms = append(terms, text(r.Find(`[data-testid=term-holder]`))+": "+text(r.Find(`[data-testid=term-ended]`)))
+	})
+	want := "tab-3: released | tab-2: expired, then tab-3 took it | tab-1: taken over by tab-2"
+	if got := strings.Join(terms, " | "); got != want {
+		t.Errorf("terms %q, want %q", got, want)
+	}
+	if n := doc.Find(`[data-testid=events] [data-testid=event]`).Length(); n != 1 {
+		t.Errorf("%d events listed, want only the one about demo", n)
+	}
+	yaml := text(doc.Find(`[data-testid=yaml]`))
+	for _, s := range []string{"apiVersion: coordination.k8s.io/v1", "kind: Lease", `resourceVersion: "6"`, "leaseTransitions: 2"} {
+		if !strings.Contains(yaml, s) {
+			t.Errorf("YAML lacks %q:\n%s", s, yaml)
+		}
+	}
+	if got := text(doc.Find(`.lease-now [data-testid=holder]`)); got != "no holder" {
+		t.Errorf("holder %q, want no holder", got)
+	}
+
+	// The live fragment is the same part, alone.
+	frag := tu.mustGetDoc(t, "/leases/default/demo/live", http.StatusOK)
+	if frag.Find(`#lease-live [data-testid=timeline]`).Length() != 1 || frag.Find(`header`).Length() != 0 {
+		t.Error("the live fragment is not just the live part")
+	}
+
+	tu.mustGetDoc(t, "/leases/default/missing", http.StatusNotFound)
+}
+
+func TestCreateAndDeleteLease(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	post := func(path string, form url.Values, header map[string]string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range header {
+			r.Header.Set(k, v)
+		}
+		return tu.do(t, r)
+	}
+	w := post("/ui/leases", url.Values{"namespace": {"team-a"}, "name": {"demo"}}, map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": "http://example.com"})
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("create: status %d\n%s", w.Code, w.Body.String())
+	}
+	o, err := tu.st.Get(context.Background(), store.Key{Resource: "leases.coordination.k8s.io", Namespace: "team-a", Name: "demo"})
+	if err != nil {
+		t.Fatalf("the lease was not created: %v", err)
+	}
+	l, err := tu.decodeLease(o)
+	if err != nil || l.UID == "" || l.CreationTimestamp.IsZero() {
+		t.Errorf("not created through the API: uid %q, creationTimestamp %v, err %v", l.UID, l.CreationTimestamp, err)
+	}
+
+	// Refusals are shown on the dashboard with the form filled in.
+	for _, tc := range []struct {
+		form url.Values
+		want string
+	}{
+		{url.Values{"namespace": {"team-a"}, "name": {"demo"}}, "already exists"},
+		{url.Values{"namespace": {"team-a"}, "name": {"Not_Valid"}}, "Invalid value"},
+		{url.Values{"namespace": {"team-a"}, "name": {""}}, "name is required"},
+		{url.Values{"namespace": {"NS"}, "name": {"x"}}, "namespace \"NS\" is not valid"},
+	} {
+		w := post("/ui/leases", tc.form, nil)
+		if w.Code != http.StatusUnprocessableEntity {
+			t.Errorf("%v: status %d, want 422", tc.form, w.Code)
+			continue
+		}
+		doc, _ := goquery.NewDocumentFromReader(w.Body)
+		errs := text(doc.Find(`[data-testid=form-errors]`))
+		if !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: errors %q, want %q", tc.form, errs, tc.want)
+		}
+		if v := doc.Find(`[data-testid=new-lease-form] input[name=name]`).AttrOr("value", "?"); v != tc.form.Get("name") {
+			t.Errorf("%v: the form lost the name: %q", tc.form, v)
+		}
+	}
+
+	// A cross-site post is refused before anything happens.
+	w = post("/ui/leases/team-a/demo/delete", nil, map[string]string{"Sec-Fetch-Site": "cross-site"})
+	if w.Code != http.StatusForbidden {
+		t.Errorf("cross-site delete: status %d, want 403", w.Code)
+	}
+	w = post("/ui/leases/team-a/demo/delete", nil, map[string]string{"Origin": "http://evil.example"})
+	if w.Code != http.StatusForbidden {
+		t.Errorf("delete from another origin: status %d, want 403", w.Code)
+	}
+	if _, err := tu.st.Get(context.Background(), o.Key); err != nil {
+		t.Fatalf("the refused delete deleted: %v", err)
+	}
+	w = post("/ui/leases/team-a/demo/delete", nil, map[string]string{"Sec-Fetch-Site": "same-origin"})
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("delete: status %d\n%s", w.Code, w.Body.String())
+	}
+	if _, err := tu.st.Get(context.Background(), o.Key); err == nil {
+		t.Error("the lease is still there")
+	}
+	// Deleting what is gone is not an error.
+	if w := post("/ui/leases/team-a/demo/delete", nil, nil); w.Code != http.StatusSeeOther {
+		t.Errorf("delete again: status %d", w.Code)
+	}
+}
+
+func TestPlayPage(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	doc := tu.mustGetDoc(t, "/play?lease=demo&leaseDuration=3&renewDeadline=2&retryPeriod=0.5", http.StatusOK)
+	c := doc.Find(`#candidate`)
+	id := c.AttrOr("data-identity", "")
+	if !strings.HasPrefix(id, "tab-") || c.AttrOr("data-state", "") != "stopped" {
+		t.Errorf("candidate: data-identity %q, data-state %q", id, c.AttrOr("data-state", ""))
+	}
+	if text(doc.Find(`[data-testid=identity]`)) != id {
+		t.Error("the identity shown is not data-identity")
+	}
+	cfg := doc.Find(`script#play-config`).Text()
+	for _, s := range []string{`"retryPeriod":0.5`, `"leaseDuration":3`, `"namespace":"default"`, `"identity":"` + id + `"`} {
+		if !strings.Contains(cfg, s) {
+			t.Errorf("config %s lacks %s", cfg, s)
+		}
+	}
+	if n := doc.Find(`[data-testid=shortcuts] kbd`).Length(); n < 8 {
+		t.Errorf("%d shortcuts listed", n)
+	}
+	for _, cmd := range []string{"pause", "partition", "slow", "clock-", "clock+", "release", "crash", "rejoin"} {
+		if doc.Find(`[data-testid=faultbar] [data-cmd="`+cmd+`"] kbd`).Length() != 1 {
+			t.Errorf("no %s button with its key", cmd)
+		}
+	}
+
+	// Bad timings are refused on the page, with the reason.
+	doc = tu.mustGetDoc(t, "/play?lease=demo&leaseDuration=2&renewDeadline=3&retryPeriod=x", http.StatusUnprocessableEntity)
+	problems := text(doc.Find(`[data-testid=problems]`))
+	for _, s := range []string{"retryPeriod must be a number", "must be greater than renewDeadline"} {
+		if !strings.Contains(problems, s) {
+			t.Errorf("problems %q lack %q", problems, s)
+		}
+	}
+	if !strings.Contains(doc.Find(`script#play-config`).Text(), `"disabled":true`) {
+		t.Error("a refused configuration still starts the candidate")
+	}
+	doc = tu.mustGetDoc(t, "/play", http.StatusUnprocessableEntity)
+	if !strings.Contains(text(doc.Find(`[data-testid=problems]`)), "lease name must not be empty") {
+		t.Error("no lease: not refused")
+	}
+}

@@ -1,0 +1,153 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// mustDial opens a WebSocket to path on srv, as a page of origin would.
+func mustDial(tb testing.TB, ctx context.Context, srv *httptest.Server, path, origin string) *websocket.Conn {
+	tb.Helper()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+path, &websocket.DialOptions{
+		HTTPHeader: http.Header{"Origin": {origin}},
+	})
+	if err != nil {
+		tb.Fatalf("dial %s: %v", path, err)
+	}
+	tb.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+func readJSON(tb testing.TB, ctx context.Context, c *websocket.Conn) map[string]any {
+	tb.Helper()
+	_, b, err := c.Read(ctx)
+	if err != nil {
+		tb.Fatalf("read: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		tb.Fatalf("decode %s: %v", b, err)
+	}
+	return m
+}
+
+func writeJSON(tb testing.TB, ctx context.Context, c *websocket.Conn, v any) {
+	tb.Helper()
+	b, _ := json.Marshal(v)
+	if err := c.Write(ctx, websocket.MessageText, b); err != nil {
+		tb.Fatalf("write: %v", err)
+	}
+}
+
+// readTabs reads "tabs" messages until one satisfies ok.
+func readTabs(tb testing.TB, ctx context.Context, c *websocket.Conn, ok func([]TabInfo) bool) []TabInfo {
+	tb.Helper()
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			tb.Fatalf("read tabs: %v", err)
+		}
+		var m struct {
+			Type string    `json:"type"`
+			Tabs []TabInfo `json:"tabs"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			tb.Fatalf("decode %s: %v", b, err)
+		}
+		if m.Type == "tabs" && ok(m.Tabs) {
+			return m.Tabs
+		}
+	}
+}
+
+func TestTabHub(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	srv := httptest.NewServer(tu.echo)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	origin := srv.URL
+
+	tab := mustDial(t, ctx, srv, "/ui/tabs/connect", origin)
+	hello := readJSON(t, ctx, tab)
+	id, _ := hello["id"].(string)
+	if hello["type"] != "hello" || id == "" {
+		t.Fatalf("hello: %v", hello)
+	}
+	writeJSON(t, ctx, tab, map[string]any{"type": "report", "tab": map[string]any{
+		"identity": "tab-1", "namespace": "default", "lease": "demo", "state": "leader", "role": "leader",
+		"faults": map[string]any{"paused": false}, "activeFaults": []string{}, "lastLog": map[string]any{"at": 1, "kind": "acquired", "text": "acquired"},
+	}})
+
+	dash := mustDial(t, ctx, srv, "/ui/tabs/watch", origin)
+	tabs := readTabs(t, ctx, dash, func(ts []TabInfo) bool { return len(ts) == 1 })
+	if got := tabs[0]; got.ID != id || got.Identity != "tab-1" || got.State != "leader" || got.LastLog.Text != "acquired" {
+		t.Errorf("listed %+v", got)
+	}
+
+	// A command from the dashboard reaches the tab, as the worker message.
+	writeJSON(t, ctx, dash, map[string]any{"type": "command", "tab": id, "command": map[string]any{"type": "clockOffset", "seconds": -3}})
+	cmd := readJSON(t, ctx, tab)
+	inner, _ := cmd["command"].(map[string]any)
+	if cmd["type"] != "command" || inner["type"] != "clockOffset" || inner["seconds"] != -3.0 {
+		t.Errorf("the tab got %v", cmd)
+	}
+	// Anything but a fault command is refused, and so is an unknown tab.
+	writeJSON(t, ctx, dash, map[string]any{"type": "command", "tab": id, "command": map[string]any{"type": "start", "config": map[string]any{"baseURL": "http://evil.example"}}})
+	if m := readJSON(t, ctx, dash); m["type"] != "error" || !strings.Contains(m["error"].(string), "unknown command") {
+		t.Errorf("start command: %v", m)
+	}
+	writeJSON(t, ctx, dash, map[string]any{"type": "command", "tab": "nope", "command": map[string]any{"type": "pause"}})
+	if m := readJSON(t, ctx, dash); m["type"] != "error" || !strings.Contains(m["error"].(string), "no such tab") {
+		t.Errorf("unknown tab: %v", m)
+	}
+
+	// A report with an unknown state is dropped; a state change is listed.
+	writeJSON(t, ctx, tab, map[string]any{"type": "report", "tab": map[string]any{"identity": "tab-1", "namespace": "default", "lease": "demo", "state": "king"}})
+	writeJSON(t, ctx, tab, map[string]any{"type": "report", "tab": map[string]any{"identity": "tab-1", "namespace": "default", "lease": "demo", "state": "paused", "faults": map[string]any{"paused": true}}})
+	readTabs(t, ctx, dash, func(ts []TabInfo) bool { return len(ts) == 1 && ts[0].State == "paused" && ts[0].Faults.Paused })
+
+	// A closed tab leaves the list.
+	tab.Close(websocket.StatusNormalClosure, "")
+	readTabs(t, ctx, dash, func(ts []TabInfo) bool { return len(ts) == 0 })
+}
+
+func TestTabHubChecksOrigin(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	srv := httptest.NewServer(tu.echo)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, path := range []string{"/ui/tabs/connect", "/ui/tabs/watch"} {
+		_, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+path, &websocket.DialOptions{
+			HTTPHeader: http.Header{"Origin": {"http://evil.example"}},
+		})
+		if err == nil {
+			t.Errorf("%s: a page of another origin connected", path)
+			continue
+		}
+		if resp == nil || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %v, want 403", path, err)
+		}
+	}
+}
+
+func TestTabHubDisconnectsSlowTab(t *testing.T) {
+	h := NewHub(nil, nil)
+	kicked := false
+	tab := h.addTab(func() { kicked = true })
+	var err error
+	for range tabQueue + 1 {
+		err = h.Command(tab.id, TabCommand{Type: "pause"})
+	}
+	if err != ErrTabSlow || !kicked {
+		t.Errorf("a tab that takes no commands: err %v, kicked %v", err, kicked)
+	}
+}

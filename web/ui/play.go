@@ -1,0 +1,85 @@
+package ui
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/wasm/candidate"
+)
+
+// play serves /play: one candidate tab. The query is read and validated with the candidate's
+// own rules (wasm/candidate), so a refused configuration is explained on the page before any
+// wasm is loaded; the identity is chosen here when none is given, so that the page carries it
+// from the first paint.
+func (u *UI) play(c echo.Context) error {
+	q := c.QueryParams()
+	var problems []string
+	addProblems := func(err error) {
+		var ce *candidate.ConfigError
+		if errors.As(err, &ce) {
+			for _, p := range ce.Problems {
+				if !slices.Contains(problems, p) {
+					problems = append(problems, p)
+				}
+			}
+		} else if err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	params, err := candidate.ParamsFromQuery(q)
+	addProblems(err)
+	cfg, err := params.Config()
+	addProblems(err)
+	if cfg.LeaseName != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(cfg.LeaseName) {
+			problems = append(problems, "lease name "+strconv.Quote(cfg.LeaseName)+" is not valid: "+msg)
+		}
+	}
+	for _, msg := range validation.IsDNS1123Label(cfg.Namespace) {
+		problems = append(problems, "namespace "+strconv.Quote(cfg.Namespace)+" is not valid: "+msg)
+	}
+
+	typed := func(key string, def float64) string {
+		if s := q.Get(key); s != "" {
+			return s
+		}
+		return strconv.FormatFloat(def, 'f', -1, 64)
+	}
+	v := templates.Play{
+		Page:          u.page(cfg.Identity+" · "+cfg.Namespace+"/"+cfg.LeaseName, "play"),
+		Namespace:     cfg.Namespace,
+		Lease:         cfg.LeaseName,
+		Identity:      cfg.Identity,
+		LeaseDuration: typed("leaseDuration", candidate.DefaultLeaseDuration.Seconds()),
+		RenewDeadline: typed("renewDeadline", candidate.DefaultRenewDeadline.Seconds()),
+		RetryPeriod:   typed("retryPeriod", candidate.DefaultRetryPeriod.Seconds()),
+		Problems:      problems,
+		LeaseURL:      leaseURL(cfg.Namespace, cfg.LeaseName),
+	}
+	v.Config = templates.PlayConfig{
+		Start: templates.PlayStart{
+			Namespace:     cfg.Namespace,
+			Lease:         cfg.LeaseName,
+			Identity:      cfg.Identity,
+			LeaseDuration: cfg.LeaseDuration.Seconds(),
+			RenewDeadline: cfg.RenewDeadline.Seconds(),
+			RetryPeriod:   cfg.RetryPeriod.Seconds(),
+		},
+		WorkerURL:   v.Page.Assets.WorkerJS,
+		WasmExecURL: v.Page.Assets.WasmExec,
+		WasmURL:     v.Page.Assets.Wasm,
+		ServerNowMs: v.Page.ServerNowMs,
+		Disabled:    len(problems) > 0 || v.Page.Assets.WasmMissing,
+	}
+	status := http.StatusOK
+	if len(problems) > 0 {
+		status = http.StatusUnprocessableEntity
+	}
+	return u.render(c, status, templates.PlayView(v))
+}

@@ -1,0 +1,242 @@
+// live.js: what every leaselab page shares. Watch streams over WebSocket (the API server's own
+// watch URLs), countdown rings, the server/browser clock offset, small DOM helpers and the
+// fault commands. Plain script, no build step. User data only ever goes in via textContent
+// and setAttribute.
+'use strict';
+(function () {
+  // The server's clock when it rendered the page, against the browser's clock when the first
+  // byte of the page arrived: the offset between the two clocks, within the network latency.
+  const serverRendered = Number(document.body.dataset.serverNow) || 0;
+  let offset = 0;
+  if (serverRendered) {
+    let arrived = Date.now();
+    const nav = performance.getEntriesByType && performance.getEntriesByType('navigation')[0];
+    if (nav && nav.responseStart > 0) arrived = performance.timeOrigin + nav.responseStart;
+    offset = serverRendered - arrived;
+  }
+  /** The server's clock now, in Unix ms. */
+  function serverNow() { return Date.now() + offset; }
+
+  const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+
+  /** Formats milliseconds as seconds: "4.1 s". */
+  function secs(ms) {
+    const s = ms / 1000;
+    if (Math.abs(s) >= 100) return Math.round(s) + ' s';
+    return s.toFixed(1) + ' s';
+  }
+
+  /** Formats a Unix ms instant as wall-clock time: "14:02:11". */
+  function clock(ms) {
+    if (!ms) return '';
+    const d = new Date(ms);
+    const p = (n) => String(n).padStart(2, '0');
+    return p(d.getHours()) + ':' + p(d.getMinutes()) + ':' + p(d.getSeconds());
+  }
+
+  /** The element of root marked data-field=name. */
+  function field(root, name) { return root.querySelector('[data-field="' + name + '"]'); }
+
+  /** Sets the text of root's data-field=name, if there is one. */
+  function setText(root, name, text) {
+    const el = field(root, name);
+    if (el && el.textContent !== text) el.textContent = text;
+  }
+
+  /** A clone of the first element of a <template>. */
+  function fromTemplate(id) {
+    const t = document.getElementById(id);
+    return t.content.firstElementChild.cloneNode(true);
+  }
+
+  // --- connection indicator: "live" when every stream is up -------------------------------
+  const streams = new Map();
+  const conn = document.getElementById('conn');
+  function setStream(name, up) {
+    streams.set(name, up);
+    if (!conn) return;
+    let down = 0;
+    for (const v of streams.values()) if (!v) down++;
+    conn.textContent = down ? 'reconnecting…' : 'live';
+    conn.classList.toggle('down', down > 0);
+  }
+
+  function wsURL(path) {
+    const u = new URL(path, location.href);
+    u.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    return u;
+  }
+
+  /**
+   * Watches an API collection over a WebSocket, one watch event per message, from the
+   * resourceVersion rv; on a dropped connection it resumes from the last resourceVersion seen.
+   * onEvent(type, object) gets ADDED, MODIFIED and DELETED; onExpired() is called when the
+   * server no longer has the history to resume (410), and the watch stops.
+   */
+  function watch(name, path, rv, onEvent, onExpired) {
+    let last = rv || '';
+    let delay = 500;
+    let stopped = false;
+    function open() {
+      const u = wsURL(path);
+      u.searchParams.set('watch', 'true');
+      u.searchParams.set('allowWatchBookmarks', 'true');
+      if (last) u.searchParams.set('resourceVersion', last);
+      const ws = new WebSocket(u.href);
+      ws.onopen = () => { delay = 500; setStream(name, true); };
+      ws.onmessage = (m) => {
+        let ev;
+        try { ev = JSON.parse(m.data); } catch (e) { return; }
+        const o = ev.object || {};
+        if (ev.type === 'ERROR') {
+          if (o.code === 410) { stopped = true; ws.close(); if (onExpired) onExpired(); }
+          return;
+        }
+        if (o.metadata && o.metadata.resourceVersion) last = o.metadata.resourceVersion;
+        if (ev.type === 'BOOKMARK') return;
+        onEvent(ev.type, o);
+      };
+      ws.onclose = () => {
+        setStream(name, false);
+        if (stopped) return;
+        setTimeout(open, delay);
+        delay = Math.min(delay * 2, 10000);
+      };
+    }
+    setStream(name, false);
+    open();
+  }
+
+  /**
+   * A JSON WebSocket to the UI's own endpoints that reconnects. onMessage(msg) gets every
+   * message; onOpen() runs after each (re)connect. Returns send(obj), which drops messages
+   * while disconnected.
+   */
+  function socket(name, path, onMessage, onOpen) {
+    let ws = null;
+    let delay = 500;
+    function open() {
+      ws = new WebSocket(wsURL(path).href);
+      ws.onopen = () => { delay = 500; setStream(name, true); if (onOpen) onOpen(); };
+      ws.onmessage = (m) => {
+        let msg;
+        try { msg = JSON.parse(m.data); } catch (e) { return; }
+        onMessage(msg);
+      };
+      ws.onclose = () => {
+        setStream(name, false);
+        ws = null;
+        setTimeout(open, delay);
+        delay = Math.min(delay * 2, 10000);
+      };
+    }
+    setStream(name, false);
+    open();
+    return function send(obj) {
+      if (ws && ws.readyState === WebSocket.OPEN) { ws.send(JSON.stringify(obj)); return true; }
+      return false;
+    };
+  }
+
+  // --- countdown rings ----------------------------------------------------------------------
+  const C = 2 * Math.PI * 42;
+  /**
+   * Drains every [data-ring] to data-expires (server clock, Unix ms) over data-duration
+   * seconds. A held ring that reaches zero gets data-status="expired" and fires "ll:expired".
+   */
+  function updateRings() {
+    const now = serverNow();
+    for (const r of document.querySelectorAll('[data-ring]')) {
+      const exp = Number(r.dataset.expires) || 0;
+      const dur = Number(r.dataset.duration) || 0;
+      const status = r.dataset.status;
+      let frac = 0;
+      let label = '—';
+      if (status !== 'free') {
+        if (exp && dur) {
+          const left = exp - now;
+          frac = Math.max(0, Math.min(1, left / (dur * 1000)));
+          label = left > 0 ? secs(left) : '0 s';
+          if (left <= 0 && status === 'held' && r.dataset.firedFor !== String(exp)) {
+            r.dataset.firedFor = String(exp);
+            r.dataset.status = 'expired';
+            r.dispatchEvent(new CustomEvent('ll:expired', { bubbles: true, detail: { expires: exp } }));
+          }
+        } else {
+          frac = 1;
+        }
+      }
+      const fill = r.querySelector('.ring-fill');
+      if (fill) fill.setAttribute('stroke-dashoffset', (C * (1 - frac)).toFixed(2));
+      const text = r.querySelector('.ring-text');
+      if (text && text.textContent !== label) text.textContent = label;
+    }
+  }
+  function loop() {
+    if (!document.hidden) updateRings();
+    setTimeout(loop, reducedMotion.matches ? 1000 : 100);
+  }
+
+  // --- fault commands, shared by the candidate tab and the dashboard ------------------------
+  /**
+   * The worker message for a fault button or key, given the tab's current faults: the same
+   * button undoes what it did.
+   */
+  function faultCommand(name, faults) {
+    const f = faults || {};
+    switch (name) {
+      case 'pause': return { type: f.paused ? 'resume' : 'pause' };
+      case 'partition': return f.partition ? { type: 'heal' } : { type: 'partition', mode: 'hang' };
+      case 'slow': return f.latencyMs > 0 ? { type: 'slow', latencyMs: 0 } : { type: 'slow', latencyMs: 1500 };
+      case 'clock-': return { type: 'clockOffset', seconds: Math.round((f.clockOffsetMs || 0) / 1000) - 1 };
+      case 'clock+': return { type: 'clockOffset', seconds: Math.round((f.clockOffsetMs || 0) / 1000) + 1 };
+      case 'release': return { type: 'release' };
+      case 'crash': return { type: 'crash' };
+      case 'rejoin': return { type: 'rejoin' };
+    }
+    return null;
+  }
+
+  /** Shows a tab's faults on its fault buttons: pressed state and the label that undoes. */
+  function showFaults(root, f) {
+    f = f || {};
+    const set = (cmd, on, onLabel, offLabel) => {
+      const b = root.querySelector('[data-cmd="' + cmd + '"]');
+      if (!b) return;
+      b.setAttribute('aria-pressed', on ? 'true' : 'false');
+      const l = b.querySelector('[data-label]');
+      if (l) l.textContent = on ? onLabel : offLabel;
+    };
+    set('pause', !!f.paused, 'Resume', 'Pause');
+    set('partition', !!f.partition, 'Heal', 'Partition');
+    set('slow', f.latencyMs > 0, 'Slow network', 'Slow network');
+    const ms = f.clockOffsetMs || 0;
+    const s = ms / 1000;
+    setText(root, 'offset', ms ? 'clock ' + (s > 0 ? '+' : '') + s + ' s' : 'clock in sync');
+    const off = root.querySelector('[data-field="offset"]');
+    if (off) off.classList.toggle('active', ms !== 0);
+  }
+
+  const words = { leader: 'LEADER', follower: 'FOLLOWER', paused: 'PAUSED', partitioned: 'PARTITIONED', stopped: 'STOPPED', held: 'HELD', free: 'FREE', expired: 'EXPIRED' };
+  const icons = { held: 'leader' };
+  /** Shows a state on a badge made by the stateBadge template: class, icon and word. */
+  function showState(badge, state) {
+    if (!badge) return;
+    for (const c of Array.from(badge.classList)) if (c.startsWith('state-')) badge.classList.remove(c);
+    badge.classList.add('state-' + state);
+    const use = badge.querySelector('use');
+    if (use) use.setAttribute('href', '#i-' + (icons[state] || state));
+    const w = badge.querySelector('.state-word');
+    if (w) w.textContent = words[state] || state.toUpperCase();
+  }
+
+  // Forms that destroy something ask first.
+  document.addEventListener('submit', (e) => {
+    const f = e.target;
+    if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
+  });
+
+  window.LL = { serverNow, secs, clock, field, setText, fromTemplate, watch, socket, updateRings, faultCommand, showFaults, showState, words };
+  updateRings();
+  loop();
+})();

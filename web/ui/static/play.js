@@ -1,0 +1,250 @@
+// play.js: one candidate tab. Starts the wasm candidate in a dedicated Web Worker, shows every
+// snapshot it posts (role, countdown bars, faults, decision log), sends fault commands from the
+// buttons and keys, and reports the tab to the server's tab hub, from which the instructor's
+// fault commands arrive.
+'use strict';
+(function () {
+  const cfgEl = document.getElementById('play-config');
+  if (!cfgEl) return;
+  const LL = window.LL;
+  const cfg = JSON.parse(cfgEl.textContent);
+  const $ = (id) => document.getElementById(id);
+  const cand = $('candidate');
+  const faultbar = document.querySelector('[data-testid="faultbar"]');
+  const slider = $('offset-slider');
+
+  const explain = {
+    leader: (s) => 'I hold the lease and renew it every ' + LL.secs(s.timings.retryPeriodMs) + '.',
+    follower: (s) => (s.holder && s.holder !== s.identity ? s.holder + ' holds the lease; I wait for it to expire by my clock.' : 'Nobody holds the lease that I know of: trying to acquire it.'),
+    paused: () => 'Paused: I do nothing at all until resumed (P). The lease runs out meanwhile.',
+    partitioned: () => 'Partitioned: my requests to the API server do not get through (N heals).',
+    stopped: (s) => (s.stopReason ? s.stopReason + '. ' : 'Stopped. ') + 'Rejoin with J.',
+  };
+
+  function setDisabled(on) {
+    for (const b of faultbar.querySelectorAll('button')) b.disabled = on;
+    slider.disabled = on;
+  }
+
+  if (cfg.disabled) {
+    setDisabled(true);
+    return;
+  }
+
+  let snap = null;
+  let candOffset = 0; // the candidate's clock minus the browser's
+
+  // --- the worker ---------------------------------------------------------------------------
+  const worker = new Worker(cfg.workerURL);
+  worker.onmessage = (e) => {
+    const m = e.data || {};
+    switch (m.type) {
+      case 'ready':
+        worker.postMessage({ type: 'start', config: cfg.start });
+        break;
+      case 'snapshot':
+        snap = m.snapshot;
+        candOffset = snap.now - Date.now();
+        render();
+        report();
+        break;
+      case 'error':
+        showError(m.error + (m.problems && m.problems.length ? ': ' + m.problems.join('; ') : ''));
+        break;
+      case 'fatal':
+        showError(m.error);
+        setState('stopped', 'STOPPED', 'The candidate is not running: ' + m.error);
+        break;
+      case 'lag':
+        showLag(m.lateMs);
+        break;
+    }
+  };
+  worker.onerror = (e) => {
+    showError('The candidate worker failed: ' + (e.message || 'unknown error'));
+    setState('stopped', 'STOPPED', 'The candidate worker failed.');
+  };
+  worker.postMessage({ type: 'boot', wasmExec: cfg.wasmExecURL, wasm: cfg.wasmURL });
+  setDisabled(true);
+
+  function send(name) {
+    if (!snap) return;
+    const cmd = LL.faultCommand(name, snap.faults);
+    if (cmd) worker.postMessage(cmd);
+  }
+
+  // --- rendering ----------------------------------------------------------------------------
+  function setState(state, word, text) {
+    cand.dataset.state = state;
+    for (const c of Array.from(cand.classList)) if (c.startsWith('state-')) cand.classList.remove(c);
+    cand.classList.add('state-' + state);
+    $('role-icon').setAttribute('href', '#i-' + state);
+    $('role-word').textContent = word;
+    $('role-explain').textContent = text;
+  }
+
+  function render() {
+    const s = snap;
+    setDisabled(false);
+    setState(s.state, LL.words[s.state] || s.state.toUpperCase(), (explain[s.state] || (() => ''))(s));
+    document.title = (LL.words[s.state] || s.state) + ' · ' + s.identity + ' · leaselab';
+    $('holder').textContent = s.holder || 'nobody';
+    $('transitions').textContent = String(s.transitions);
+    LL.showFaults(faultbar.parentElement, s.faults);
+    slider.value = String(Math.round((s.faults.clockOffsetMs || 0) / 1000));
+    $('active-faults').textContent = s.activeFaults && s.activeFaults.length ? s.activeFaults.join(', ') : 'none';
+    renderLog(s.log || []);
+    drawBars();
+  }
+
+  const logList = $('log');
+  function renderLog(entries) {
+    const n = Math.min(entries.length, 60);
+    while (logList.children.length > n) logList.lastElementChild.remove();
+    for (let i = 0; i < n; i++) {
+      const e = entries[i];
+      let li = logList.children[i];
+      if (!li) {
+        li = document.createElement('li');
+        const t = document.createElement('time');
+        const k = document.createElement('span');
+        k.className = 'log-kind';
+        const x = document.createElement('span');
+        x.className = 'log-text';
+        const c = document.createElement('span');
+        c.className = 'log-count';
+        li.append(t, k, x, c);
+        logList.appendChild(li);
+      }
+      li.className = 'log-' + e.kind;
+      li.dataset.kind = e.kind;
+      const [t, k, x, c] = li.children;
+      t.textContent = LL.clock(e.at);
+      k.textContent = e.kind;
+      x.textContent = e.text;
+      c.textContent = e.count > 1 ? '×' + e.count : '';
+    }
+  }
+
+  /** Draws one bar: remaining ms out of full ms, and the next-retry notch. */
+  function bar(id, remaining, full, retryIn, visible) {
+    const el = $('bar-' + id);
+    el.hidden = !visible;
+    if (!visible) return;
+    const fill = LL.field(el, 'fill');
+    const tick = LL.field(el, 'tick');
+    const value = LL.field(el, 'value');
+    if (remaining === null || !full) {
+      fill.style.transform = 'scaleX(0)';
+      value.textContent = '—';
+      tick.hidden = true;
+      el.classList.remove('low', 'over');
+      return;
+    }
+    const f = Math.max(0, Math.min(1, remaining / full));
+    fill.style.transform = 'scaleX(' + f.toFixed(4) + ')';
+    value.textContent = remaining > 0 ? LL.secs(remaining) : 'expired ' + LL.secs(-remaining) + ' ago';
+    el.classList.toggle('over', remaining <= 0);
+    el.classList.toggle('low', remaining > 0 && f < 0.3);
+    if (retryIn !== null && retryIn >= 0 && retryIn <= full) {
+      tick.hidden = false;
+      tick.style.left = ((retryIn / full) * 100).toFixed(2) + '%';
+    } else {
+      tick.hidden = true;
+    }
+  }
+
+  function drawBars() {
+    if (!snap) return;
+    const s = snap;
+    const now = Date.now() + candOffset;
+    const L = s.timings.leaseDurationMs;
+    const retryIn = s.nextRetry ? s.nextRetry - now : null;
+    bar('observed', s.observedExpiry ? s.observedExpiry - now : null, L, retryIn, true);
+    bar('record', s.recordExpiry ? s.recordExpiry - now : null, L, retryIn, true);
+    const leading = s.role === 'leader' && s.renewDeadline > 0;
+    bar('deadline', leading ? s.renewDeadline - now : null, s.timings.renewDeadlineMs, retryIn, leading);
+    const nr = $('next-retry');
+    let text = '—';
+    if (s.state === 'stopped') text = 'none: stopped';
+    else if (s.state === 'paused') text = 'none while paused';
+    else if (retryIn !== null) text = retryIn > 0 ? 'in ' + LL.secs(retryIn) : 'now';
+    if (nr.textContent !== text) nr.textContent = text;
+  }
+
+  const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+  function frame() {
+    if (!document.hidden) drawBars();
+    setTimeout(frame, reducedMotion.matches ? 1000 : 100);
+  }
+  frame();
+
+  // --- warnings -----------------------------------------------------------------------------
+  function showError(text) {
+    const el = $('worker-error');
+    el.textContent = text;
+    el.hidden = false;
+  }
+
+  function showLag(ms) {
+    const el = $('lag-warning');
+    el.textContent = 'At ' + LL.clock(Date.now()) + ' the candidate\u2019s loop fell behind by ' + LL.secs(ms) +
+      ': the browser or the machine was too busy to run it on time, so renewals may have been late.';
+    el.hidden = false;
+  }
+
+  // --- buttons and keys ---------------------------------------------------------------------
+  faultbar.addEventListener('click', (e) => {
+    const b = e.target.closest('[data-cmd]');
+    if (b) send(b.dataset.cmd);
+  });
+  slider.addEventListener('change', () => {
+    worker.postMessage({ type: 'clockOffset', seconds: Number(slider.value) });
+  });
+  const keys = { p: 'pause', n: 'partition', s: 'slow', '[': 'clock-', ']': 'clock+', r: 'release', c: 'crash', j: 'rejoin' };
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target;
+    if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+    const name = keys[e.key.toLowerCase()];
+    if (!name) return;
+    e.preventDefault();
+    send(name);
+  });
+
+  // --- the tab hub --------------------------------------------------------------------------
+  const remoteTypes = ['pause', 'resume', 'partition', 'heal', 'slow', 'clockOffset', 'release', 'crash', 'rejoin', 'snapshot'];
+  const hubSend = LL.socket('hub', '/ui/tabs/connect', (msg) => {
+    if (msg.type === 'hello') cand.dataset.tabId = msg.id;
+    if (msg.type === 'command' && msg.command && remoteTypes.includes(msg.command.type)) {
+      worker.postMessage(msg.command);
+      const note = $('remote-note');
+      note.textContent = 'At ' + LL.clock(Date.now()) + ' the dashboard sent: ' + msg.command.type;
+      note.hidden = false;
+    }
+  }, () => { lastSent = 0; report(); });
+
+  let lastSent = 0;
+  let pending = 0;
+  /** Reports the tab to the hub: at most four times a second, always the latest state. */
+  function report() {
+    if (!snap) return;
+    const wait = 250 - (Date.now() - lastSent);
+    if (wait > 0) {
+      if (!pending) pending = setTimeout(() => { pending = 0; report(); }, wait);
+      return;
+    }
+    lastSent = Date.now();
+    const s = snap;
+    const log = (s.log && s.log[0]) || { at: 0, kind: '', text: '' };
+    hubSend({
+      type: 'report',
+      tab: {
+        identity: s.identity, namespace: s.namespace, lease: s.lease, state: s.state, role: s.role, holder: s.holder,
+        faults: { paused: !!s.faults.paused, partition: s.faults.partition || '', latencyMs: s.faults.latencyMs || 0, clockOffsetMs: s.faults.clockOffsetMs || 0 },
+        activeFaults: s.activeFaults || [],
+        lastLog: { at: log.at, kind: log.kind, text: log.text },
+      },
+    });
+  }
+})();

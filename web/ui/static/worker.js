@@ -1,0 +1,38 @@
+// worker.js: the dedicated Web Worker that runs the wasm candidate, so that a hidden tab keeps
+// renewing (timers on a hidden page are throttled; a worker's are not). The page sends
+// {"type":"boot"} with the URLs of wasm_exec.js and candidate.wasm; the Go program then speaks
+// the candidate's own message protocol with the page (see wasm/candidate/worker.go) on this
+// worker's message channel. A heartbeat reports when the worker's loop falls behind.
+'use strict';
+let booted = false;
+
+self.addEventListener('message', (e) => {
+  const m = e.data;
+  if (!m || m.type !== 'boot' || booted) return;
+  booted = true;
+  boot(m).catch((err) => {
+    self.postMessage({ type: 'fatal', error: 'could not start the candidate: ' + (err && err.message ? err.message : String(err)) });
+  });
+});
+
+async function boot(m) {
+  importScripts(m.wasmExec);
+  const go = new Go();
+  const { instance } = await WebAssembly.instantiateStreaming(fetch(m.wasm), go.importObject);
+  heartbeat();
+  await go.run(instance);
+  self.postMessage({ type: 'fatal', error: 'the candidate program exited' });
+}
+
+// heartbeat ticks every 250 ms and tells the page when a tick came more than a second late:
+// then the candidate's own timers were late too, and it may have missed a renewal.
+function heartbeat() {
+  const period = 250;
+  let last = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    const late = now - last - period;
+    last = now;
+    if (late > 1000) self.postMessage({ type: 'lag', lateMs: Math.round(late) });
+  }, period);
+}

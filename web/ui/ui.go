@@ -1,0 +1,213 @@
+// Package ui serves leaselab's browser screens: the dashboard (/), the per-lease page
+// (/leases/{namespace}/{name}) and the candidate tab (/play), their live updates, the lease
+// actions, the hub that connects candidate tabs with the dashboard, and the embedded static
+// assets (scripts, styles, the wasm candidate).
+//
+// Pages are rendered on the server with the components of package templates from view models
+// built here; the scripts then keep them current from the API server's own watch streams
+// (WebSocket upgrades of the real watch URLs) and from the tab hub.
+package ui
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/web/kinds"
+)
+
+// Options configure a UI.
+type Options struct {
+	// Now is the server's clock; default time.Now.
+	Now func() time.Time
+	// Context is the server's lifetime: WebSocket streams end when it is done. Default: never.
+	Context context.Context
+	// API is the Kubernetes API handler. Lease creates and deletes from the dashboard go
+	// through it, in-process, so that they follow exactly the API's rules (validation,
+	// defaulting, namespaces, managed fields). Without it those actions answer 503.
+	API http.Handler
+}
+
+// UI serves the browser screens.
+type UI struct {
+	log    *slog.Logger
+	reg    *kinds.Registry
+	store  store.Interface
+	opts   Options
+	assets *assets
+	hub    *Hub
+	hist   *historyCache
+
+	leases, candidates, events, namespaces *kinds.Kind
+}
+
+// New returns a UI reading objects from st and decoding them with reg. It fails when reg does
+// not serve a kind the screens show, or when the embedded assets cannot be read.
+func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Options) (*UI, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	u := &UI{log: logger, reg: reg, store: st, opts: opts}
+	for _, k := range []struct {
+		dst                      **kinds.Kind
+		group, version, resource string
+	}{
+		{&u.leases, "coordination.k8s.io", "v1", "leases"},
+		{&u.candidates, "coordination.k8s.io", "v1beta1", "leasecandidates"},
+		{&u.events, "", "v1", "events"},
+		{&u.namespaces, "", "v1", "namespaces"},
+	} {
+		if *k.dst = reg.Lookup(k.group, k.version, k.resource); *k.dst == nil {
+			return nil, fmt.Errorf("registry does not serve %s/%s %s", k.group, k.version, k.resource)
+		}
+	}
+	a, err := loadAssets(staticFS)
+	if err != nil {
+		return nil, fmt.Errorf("static assets: %w", err)
+	}
+	u.assets = a
+	u.hub = NewHub(logger, opts.Now)
+	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease)
+	return u, nil
+}
+
+// Register adds the UI's routes to e:
+//
+//	GET  /                                  dashboard
+//	GET  /leases/:namespace/:name           lease page
+//	GET  /leases/:namespace/:name/live      the lease page's live part (HTML fragment)
+//	GET  /play                              candidate tab
+//	POST /ui/leases                         create a lease (form)
+//	POST /ui/leases/:namespace/:name/delete delete a lease (form)
+//	GET  /ui/tabs/connect                   WebSocket: a candidate tab reports to the hub
+//	GET  /ui/tabs/watch                     WebSocket: the dashboard follows the tabs
+//	GET  /static/*                          embedded assets
+func (u *UI) Register(e *echo.Echo) {
+	e.GET("/", u.dashboard)
+	e.GET("/leases/:namespace/:name", u.leasePage)
+	e.GET("/leases/:namespace/:name/live", u.leaseLive)
+	e.GET("/play", u.play)
+	e.POST("/ui/leases", u.createLease, sameOrigin)
+	e.POST("/ui/leases/:namespace/:name/delete", u.deleteLease, sameOrigin)
+	e.GET("/ui/tabs/connect", u.tabConnect)
+	e.GET("/ui/tabs/watch", u.tabWatch)
+	e.GET("/static/*", u.static)
+	e.HEAD("/static/*", u.static)
+}
+
+// page returns what every page shares.
+func (u *UI) page(title, nav string) templates.Page {
+	return templates.Page{
+		Title:       title,
+		Assets:      u.assets.urls,
+		ServerNowMs: u.opts.Now().UnixMilli(),
+		Nav:         nav,
+	}
+}
+
+// contentSecurityPolicy lets pages run only the embedded scripts and the wasm candidate, and
+// talk only to this server.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
+	"img-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; " +
+	"form-action 'self'; frame-ancestors 'none'"
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// render writes a component as an HTML response, gzip-compressed when the client accepts it.
+// Every page and fragment goes through here.
+func (u *UI) render(c echo.Context, status int, comp templ.Component) error {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+	r := c.Request()
+	if err := comp.Render(r.Context(), buf); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	h := c.Response().Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Add("Vary", "Accept-Encoding")
+	body := buf.Bytes()
+	if len(body) > 1024 && acceptsGzip(r) {
+		zbuf := bufPool.Get().(*bytes.Buffer)
+		zbuf.Reset()
+		defer bufPool.Put(zbuf)
+		zw := gzipPool.Get().(*gzip.Writer)
+		zw.Reset(zbuf)
+		zw.Write(body)
+		zw.Close()
+		gzipPool.Put(zw)
+		body = zbuf.Bytes()
+		h.Set("Content-Encoding", "gzip")
+	}
+	return c.Blob(status, "text/html; charset=utf-8", body)
+}
+
+var gzipPool = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression)
+	return zw
+}}
+
+// acceptsGzip reports whether the request's Accept-Encoding allows gzip.
+func acceptsGzip(r *http.Request) bool {
+	for _, h := range r.Header.Values("Accept-Encoding") {
+		for _, part := range strings.Split(h, ",") {
+			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			name = strings.ToLower(strings.TrimSpace(name))
+			if name != "gzip" && name != "*" {
+				continue
+			}
+			q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+			if q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000" {
+				return false
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// fail renders an error page.
+func (u *UI) fail(c echo.Context, code int, msg string) error {
+	return u.render(c, code, templates.ErrorView(templates.ErrorPage{
+		Page: u.page(http.StatusText(code), ""), Code: code, Message: msg,
+	}))
+}
+
+// crossOrigin refuses cross-site form posts (Sec-Fetch-Site, then Origin against Host); requests
+// from non-browser clients, which send neither, pass.
+var crossOrigin = http.NewCrossOriginProtection()
+
+// sameOrigin is the CSRF guard of the UI's POST routes.
+func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := crossOrigin.Check(c.Request()); err != nil {
+			return c.String(http.StatusForbidden, "cross-origin request refused: "+err.Error()+"\n")
+		}
+		return next(c)
+	}
+}
+
+// notFound says whether err is the store's "not found".
+func notFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
