@@ -1,0 +1,417 @@
+package election_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/web/apiserver"
+	"github.com/leaselab/leaselab/web/election"
+	"github.com/leaselab/leaselab/web/kinds"
+)
+
+// env is the controller on a fake clock against a real leaselab API (SQLite in a temporary
+// directory, served on 127.0.0.1), with candidates that answer pings on the same fake clock as
+// client-go's candidate helper does, unless muted.
+type env struct {
+	client kubernetes.Interface
+	clock  *clocktesting.FakeClock
+	ctrl   *election.Controller
+
+	mu    sync.Mutex
+	muted map[string]bool
+}
+
+const ns = "default"
+
+func testLogger() *slog.Logger {
+	var w io.Writer = io.Discard
+	if os.Getenv("LEASELAB_TEST_LOG") != "" {
+		w = os.Stderr
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// mustStartEnv starts the API server, the ping responder and the controller; configure may
+// change the controller's options, and seed may write objects before the controller starts, so
+// that it sees them all at once.
+func mustStartEnv(tb testing.TB, configure func(*election.Options), seed func(*env)) *env {
+	tb.Helper()
+	logger := testLogger()
+	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
+	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "leaselab.db"), sqlite.Options{CompactInterval: -1}, logger)
+	if err != nil {
+		tb.Fatalf("open store: %v", err)
+	}
+	apiCtx, apiCancel := context.WithCancel(context.Background())
+	api, err := apiserver.New(logger, kinds.NewRegistry(kinds.DefaultOptions()), db, apiserver.Options{Context: apiCtx, Now: clk.Now})
+	if err != nil {
+		tb.Fatalf("api server: %v", err)
+	}
+	e := echo.New()
+	api.Register(e)
+	srv := httptest.NewServer(e)
+	client := kubernetes.NewForConfigOrDie(&rest.Config{Host: srv.URL, QPS: -1, UserAgent: "election-test/v0"})
+
+	opts := election.Options{Clock: clk, Logger: logger}
+	if configure != nil {
+		configure(&opts)
+	}
+	ctrl, err := election.New(client, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	en := &env{client: client, clock: clk, ctrl: ctrl, muted: map[string]bool{}}
+	wg.Go(func() { en.answerPings(ctx) })
+	if seed != nil {
+		seed(en)
+	}
+	wg.Go(func() { ctrl.Run(ctx) })
+	tb.Cleanup(func() {
+		cancel()
+		wg.Wait()
+		apiCancel()
+		srv.Close()
+		if err := db.Close(); err != nil {
+			tb.Errorf("close store: %v", err)
+		}
+	})
+	return en
+}
+
+func (en *env) mute(name string) {
+	en.mu.Lock()
+	defer en.mu.Unlock()
+	en.muted[name] = true
+}
+
+func (en *env) isMuted(name string) bool {
+	en.mu.Lock()
+	defer en.mu.Unlock()
+	return en.muted[name]
+}
+
+// answerPings renews every candidate whose pingTime is after its renewTime, with the fake
+// clock's time, as client-go's LeaseCandidate helper does.
+func (en *env) answerPings(ctx context.Context) {
+	cands := en.client.CoordinationV1beta1().LeaseCandidates(ns)
+	for ctx.Err() == nil {
+		w, err := cands.Watch(ctx, metav1.ListOptions{})
+		if err != nil {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		for ev := range w.ResultChan() {
+			c, ok := ev.Object.(*coordinationv1beta1.LeaseCandidate)
+			if !ok || ev.Type == watch.Deleted || en.isMuted(c.Name) {
+				continue
+			}
+			if c.Spec.PingTime != nil && c.Spec.RenewTime != nil && c.Spec.PingTime.After(c.Spec.RenewTime.Time) {
+				c.Spec.RenewTime = &metav1.MicroTime{Time: en.clock.Now()}
+				_, _ = cands.Update(ctx, c, metav1.UpdateOptions{}) // a conflict means a newer event is coming
+			}
+		}
+		w.Stop()
+	}
+}
+
+// createCandidate declares a candidate for lease "demo" that renewed renewedAgo before now.
+func (en *env) createCandidate(tb testing.TB, name, binary, emulation string, renewedAgo time.Duration, s coordinationv1.CoordinatedLeaseStrategy) {
+	tb.Helper()
+	c := &coordinationv1beta1.LeaseCandidate{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: coordinationv1beta1.LeaseCandidateSpec{
+			LeaseName: "demo", BinaryVersion: binary, EmulationVersion: emulation, Strategy: s,
+			RenewTime: &metav1.MicroTime{Time: en.clock.Now().Add(-renewedAgo)},
+		},
+	}
+	if _, err := en.client.CoordinationV1beta1().LeaseCandidates(ns).Create(context.Background(), c, metav1.CreateOptions{}); err != nil {
+		tb.Fatalf("create candidate %s: %v", name, err)
+	}
+}
+
+func (en *env) lease(tb testing.TB) *coordinationv1.Lease {
+	tb.Helper()
+	l, err := en.client.CoordinationV1().Leases(ns).Get(context.Background(), "demo", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return l
+}
+
+func (en *env) candidate(tb testing.TB, name string) *coordinationv1beta1.LeaseCandidate {
+	tb.Helper()
+	c, err := en.client.CoordinationV1beta1().LeaseCandidates(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// stepUntil advances the fake clock by step, giving the controller a moment of real time after
+// each step, until cond holds; it fails after max of fake time. A zero step waits for cond
+// without moving the clock.
+func (en *env) stepUntil(tb testing.TB, step, max time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	start := en.clock.Now()
+	settle := 300 * time.Millisecond
+	if step == 0 {
+		settle = 10 * time.Second
+	}
+	for {
+		// Real time for the watches and the worker to catch up with the last step.
+		deadline := time.Now().Add(settle)
+		for time.Now().Before(deadline) {
+			if cond() {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if en.clock.Since(start) >= max {
+			tb.Fatalf("%s: not after %s of fake time; decisions:\n%s", what, max, en.decisionText())
+		}
+		en.clock.Step(step)
+	}
+}
+
+func (en *env) decisionText() string {
+	var b strings.Builder
+	for _, d := range en.ctrl.Decisions(ns, "demo") {
+		b.WriteString("  " + d.Time.Format("15:04:05.000") + " " + string(d.Kind) + " [" + d.Candidate + "] " + d.Message + "\n")
+	}
+	return b.String()
+}
+
+// findDecision returns the first decision about default/demo of the kind whose message
+// contains text.
+func (en *env) findDecision(kind election.Kind, text string) (election.Decision, bool) {
+	for _, d := range en.ctrl.Decisions(ns, "demo") {
+		if d.Kind == kind && strings.Contains(d.Message, text) {
+			return d, true
+		}
+	}
+	return election.Decision{}, false
+}
+
+// stepUntilDecision steps the fake clock until a decision of the kind whose message contains
+// text is recorded, and returns it.
+func (en *env) stepUntilDecision(tb testing.TB, step, max time.Duration, kind election.Kind, text string) election.Decision {
+	tb.Helper()
+	var d election.Decision
+	en.stepUntil(tb, step, max, string(kind)+" decision "+text, func() bool {
+		var ok bool
+		d, ok = en.findDecision(kind, text)
+		return ok
+	})
+	return d
+}
+
+func holder(l *coordinationv1.Lease) string {
+	if l == nil || l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
+}
+
+func TestControllerPingsAndElects(t *testing.T) {
+	en := mustStartEnv(t, nil, func(en *env) {
+		en.mute("cand-c")
+		en.createCandidate(t, "cand-a", "1.36.0", "1.36.0", time.Minute, coordinationv1.OldestEmulationVersion)
+		en.createCandidate(t, "cand-b", "1.36.0", "1.35.0", time.Minute, coordinationv1.OldestEmulationVersion)
+		en.createCandidate(t, "cand-c", "1.36.0", "1.34.0", time.Minute, coordinationv1.OldestEmulationVersion)
+		// A candidate that never renewed is neither a voter nor pinged.
+		if _, err := en.client.CoordinationV1beta1().LeaseCandidates(ns).Create(context.Background(), &coordinationv1beta1.LeaseCandidate{
+			ObjectMeta: metav1.ObjectMeta{Name: "cand-new"},
+			Spec:       coordinationv1beta1.LeaseCandidateSpec{LeaseName: "demo", BinaryVersion: "1.30.0", EmulationVersion: "1.30.0", Strategy: coordinationv1.OldestEmulationVersion},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	sub, cancel := en.ctrl.Subscribe()
+	defer cancel()
+
+	// The stale candidates are pinged at once, on the fake clock's time.
+	start := en.clock.Now()
+	if d := en.stepUntilDecision(t, 0, 0, election.KindPing, "pinged cand-a, cand-b, cand-c: election needed because the lease does not exist"); !d.Time.Equal(start) {
+		t.Errorf("ping decision at %v, want %v", d.Time, start)
+	}
+	for _, n := range []string{"cand-a", "cand-b", "cand-c"} {
+		if c := en.candidate(t, n); c.Spec.PingTime == nil || !c.Spec.PingTime.Time.Equal(start) {
+			t.Errorf("%s: pingTime = %v, want %v", n, c.Spec.PingTime, start)
+		}
+	}
+	// cand-c does not answer: the election waits for it, up to the election duration.
+	en.stepUntil(t, 0, 0, "waiting", func() bool {
+		_, ok := en.findDecision(election.KindWait, "waiting up to 5s for cand-c to answer the ping")
+		return ok
+	})
+	if l := en.lease(t); l != nil {
+		t.Fatalf("lease written while a ping is unanswered: %+v", l.Spec)
+	}
+	// Then it goes on without it: cand-b, not the better but silent cand-c.
+	d := en.stepUntilDecision(t, 700*time.Millisecond, 20*time.Second, election.KindElect,
+		"created the lease with holder cand-b: picked cand-b: emulation 1.35.0 < 1.36.0 of cand-a; no answer from cand-c")
+	if d.Candidate != "cand-b" {
+		t.Errorf("elect decision = %+v", d)
+	}
+	l := en.lease(t)
+	if holder(l) != "cand-b" || *l.Spec.Strategy != coordinationv1.OldestEmulationVersion || *l.Spec.LeaseDurationSeconds != 5 ||
+		l.Spec.AcquireTime != nil || l.Spec.PreferredHolder != nil {
+		t.Fatalf("lease = %+v", l.Spec)
+	}
+	if len(l.ManagedFields) == 0 || l.ManagedFields[0].Manager != election.DefaultFieldManager {
+		t.Errorf("managedFields = %+v, want the controller's field manager", l.ManagedFields)
+	}
+	if c := en.candidate(t, "cand-new"); c.Spec.PingTime != nil {
+		t.Errorf("a candidate without renewTime was pinged: %+v", c.Spec)
+	}
+	// Subscribers saw the same decisions.
+	var kinds []election.Kind
+	for len(sub) > 0 {
+		kinds = append(kinds, (<-sub).Kind)
+	}
+	if !slices.Contains(kinds, election.KindElect) {
+		t.Errorf("subscriber got %v", kinds)
+	}
+}
+
+func TestControllerPreferredHolder(t *testing.T) {
+	en := mustStartEnv(t, nil, nil)
+	ctx := context.Background()
+	leases := en.client.CoordinationV1().Leases(ns)
+	// cand-a holds the lease, as its elector would after an earlier election.
+	if _, err := leases.Create(ctx, &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: "demo"},
+		Spec: coordinationv1.LeaseSpec{
+			HolderIdentity: ptr.To("cand-a"), LeaseDurationSeconds: ptr.To[int32](60),
+			RenewTime: &metav1.MicroTime{Time: en.clock.Now()}, Strategy: ptr.To(coordinationv1.OldestEmulationVersion),
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	en.createCandidate(t, "cand-a", "1.36.0", "1.36.0", 0, coordinationv1.OldestEmulationVersion)
+	en.stepUntil(t, 0, 0, "keep", func() bool {
+		_, ok := en.findDecision(election.KindKeep, "holder cand-a is already the best candidate")
+		return ok
+	})
+
+	// A better candidate joins: the holder is asked to step down, not replaced.
+	en.clock.Step(10 * time.Second) // cand-a's renewTime is stale now: it gets pinged and answers
+	en.createCandidate(t, "cand-b", "1.36.0", "1.35.0", 0, coordinationv1.OldestEmulationVersion)
+	d := en.stepUntilDecision(t, 700*time.Millisecond, 20*time.Second, election.KindPrefer,
+		"set preferredHolder cand-b (holder cand-a must step down): picked cand-b: emulation 1.35.0 < 1.36.0 of cand-a")
+	if d.Candidate != "cand-b" {
+		t.Errorf("prefer decision = %+v", d)
+	}
+	l := en.lease(t)
+	if holder(l) != "cand-a" || l.Spec.PreferredHolder == nil || *l.Spec.PreferredHolder != "cand-b" {
+		t.Fatalf("lease = %+v", l.Spec)
+	}
+	if _, ok := en.findDecision(election.KindPing, "pinged cand-a: election needed because holder cand-a is not the best candidate"); !ok {
+		t.Errorf("no ping of the stale holder; decisions:\n%s", en.decisionText())
+	}
+
+	// cand-a steps down and releases the lease as client-go does; cand-b gets it directly.
+	l.Spec = coordinationv1.LeaseSpec{
+		HolderIdentity: ptr.To(""), LeaseDurationSeconds: ptr.To[int32](1), LeaseTransitions: ptr.To[int32](0),
+		RenewTime: &metav1.MicroTime{Time: en.clock.Now()}, AcquireTime: &metav1.MicroTime{Time: en.clock.Now()},
+	}
+	if _, err := leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	en.stepUntilDecision(t, 700*time.Millisecond, 20*time.Second, election.KindElect,
+		"strategy OldestEmulationVersion (was none), assigned cand-b (the lease had no holder): picked cand-b")
+	l = en.lease(t)
+	if holder(l) != "cand-b" || l.Spec.PreferredHolder != nil || l.Spec.AcquireTime != nil || *l.Spec.LeaseDurationSeconds != 5 || *l.Spec.Strategy != coordinationv1.OldestEmulationVersion {
+		t.Errorf("lease after the handover = %+v", l.Spec)
+	}
+}
+
+func TestControllerExpiredLease(t *testing.T) {
+	en := mustStartEnv(t, nil, nil)
+	if _, err := en.client.CoordinationV1().Leases(ns).Create(context.Background(), &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: "demo"},
+		Spec: coordinationv1.LeaseSpec{
+			HolderIdentity: ptr.To("gone"), LeaseDurationSeconds: ptr.To[int32](10),
+			RenewTime: &metav1.MicroTime{Time: en.clock.Now().Add(-time.Minute)},
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	en.createCandidate(t, "cand-a", "1.36.0", "1.36.0", 0, coordinationv1.OldestEmulationVersion)
+	en.stepUntilDecision(t, 700*time.Millisecond, 10*time.Second, election.KindElect,
+		"strategy OldestEmulationVersion (was none), assigned cand-a (the lease of gone expired): picked cand-a: the only candidate")
+	if h := holder(en.lease(t)); h != "cand-a" {
+		t.Errorf("holder = %q", h)
+	}
+}
+
+func TestControllerStrategies(t *testing.T) {
+	const custom = coordinationv1.CoordinatedLeaseStrategy("example.com/custom")
+	en := mustStartEnv(t, nil, func(en *env) {
+		en.createCandidate(t, "cand-a", "1.36.0", "1.36.0", 0, coordinationv1.OldestEmulationVersion)
+		en.createCandidate(t, "cand-b", "1.36.0", "1.35.0", 0, custom)
+	})
+	en.stepUntilDecision(t, 700*time.Millisecond, 10*time.Second, election.KindConflict,
+		`strategy conflict: candidates "cand-a", "cand-b" at same binary version but received differing strategies OldestEmulationVersion, example.com/custom; the lease is left alone until the candidates agree`)
+	en.clock.Step(2 * time.Second)
+	time.Sleep(100 * time.Millisecond)
+	if l := en.lease(t); l != nil {
+		t.Fatalf("lease written despite the conflict: %+v", l.Spec)
+	}
+
+	// A newer binary settles it: its strategy, a custom one, gets a lease without holder.
+	en.createCandidate(t, "cand-c", "1.37.0", "1.37.0", 0, custom)
+	en.stepUntilDecision(t, 700*time.Millisecond, 20*time.Second, election.KindStrategy, "created the lease with strategy example.com/custom and no holder")
+	l := en.lease(t)
+	if *l.Spec.Strategy != custom || l.Spec.HolderIdentity != nil {
+		t.Errorf("lease = %+v, want strategy %s and no holder", l.Spec, custom)
+	}
+}
+
+func TestControllerGarbageCollects(t *testing.T) {
+	en := mustStartEnv(t, func(o *election.Options) { o.GCPeriod = time.Minute }, nil)
+	en.mute("old")
+	en.mute("alive")
+	en.createCandidate(t, "old", "1.36.0", "1.36.0", 29*time.Minute+30*time.Second, coordinationv1.OldestEmulationVersion)
+	en.createCandidate(t, "alive", "1.36.0", "1.36.0", 0, coordinationv1.OldestEmulationVersion)
+	en.stepUntilDecision(t, time.Minute, 5*time.Minute, election.KindGC, "")
+	if en.candidate(t, "old") != nil {
+		t.Error("the stale candidate is still there")
+	}
+	if en.candidate(t, "alive") == nil {
+		t.Error("a live candidate was deleted")
+	}
+	d, ok := en.findDecision(election.KindGC, "deleted candidate old: it last renewed 30m30s ago (more than 30m0s)")
+	if !ok || d.Candidate != "old" {
+		t.Errorf("gc decision = %+v, %v; decisions:\n%s", d, ok, en.decisionText())
+	}
+}

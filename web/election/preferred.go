@@ -1,0 +1,122 @@
+package election
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+)
+
+// PreferredStrategies is one candidate's ordered strategy list, as LeaseCandidate v1alpha1
+// (Kubernetes 1.31) declared it in spec.preferredStrategies.
+type PreferredStrategies struct {
+	Candidate  string
+	Strategies []coordinationv1.CoordinatedLeaseStrategy
+}
+
+// StrategyDisagreementError reports v1alpha1 candidates whose preference lists cannot be merged
+// into one order: the Lease is left alone until they are fixed.
+type StrategyDisagreementError struct {
+	Lists []PreferredStrategies
+	// Roots are the strategies no list puts below another, when there are several; empty for a
+	// cycle.
+	Roots []coordinationv1.CoordinatedLeaseStrategy
+}
+
+func (e *StrategyDisagreementError) Error() string {
+	var lists []string
+	for _, l := range e.Lists {
+		lists = append(lists, fmt.Sprintf("%s prefers %s", l.Candidate, formatStrategies(l.Strategies)))
+	}
+	why := "their preferences contradict each other"
+	if len(e.Roots) > 0 {
+		why = "no strategy supersedes all others (" + formatStrategies(e.Roots) + ")"
+	}
+	return fmt.Sprintf("candidates disagree on the strategy: %s; %s", strings.Join(lists, ", "), why)
+}
+
+func formatStrategies(s []coordinationv1.CoordinatedLeaseStrategy) string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = string(x)
+	}
+	return "[" + strings.Join(out, ", ") + "]"
+}
+
+// ResolvePreferredStrategies settles the strategy of v1alpha1 candidates by the rules of that
+// version: each list orders strategies by preference, every earlier entry superseding the later
+// ones, and the lists are merged into one order, whose first strategy is used. So when every list
+// starts with X, X is used; [Y, X] against [X] gives Y; [X, Y] against [Y, X] is a user error,
+// as are lists with no common first strategy ([X] against [Y]): it returns a
+// *StrategyDisagreementError and the Lease is left alone. Empty lists take no part; with no
+// strategy at all it returns an error.
+func ResolvePreferredStrategies(lists []PreferredStrategies) (StrategyChoice, error) {
+	// below[a] holds the strategies some list puts right after a.
+	below := map[coordinationv1.CoordinatedLeaseStrategy][]coordinationv1.CoordinatedLeaseStrategy{}
+	var used []PreferredStrategies
+	for _, l := range lists {
+		if len(l.Strategies) == 0 {
+			continue
+		}
+		used = append(used, l)
+		for i, s := range l.Strategies {
+			if _, ok := below[s]; !ok {
+				below[s] = nil
+			}
+			if i+1 < len(l.Strategies) && l.Strategies[i+1] != s && !slices.Contains(below[s], l.Strategies[i+1]) {
+				below[s] = append(below[s], l.Strategies[i+1])
+			}
+		}
+	}
+	if len(below) == 0 {
+		return StrategyChoice{}, fmt.Errorf("no candidate prefers any strategy")
+	}
+	slices.SortFunc(used, func(a, b PreferredStrategies) int { return strings.Compare(a.Candidate, b.Candidate) })
+
+	// Kahn's topological sort: a valid order has exactly one root, and reaches every strategy.
+	indegree := map[coordinationv1.CoordinatedLeaseStrategy]int{}
+	for s, next := range below {
+		indegree[s] += 0
+		for _, n := range next {
+			indegree[n]++
+		}
+	}
+	var roots []coordinationv1.CoordinatedLeaseStrategy
+	for s, d := range indegree {
+		if d == 0 {
+			roots = append(roots, s)
+		}
+	}
+	slices.Sort(roots)
+	if len(roots) != 1 {
+		err := &StrategyDisagreementError{Lists: used}
+		if len(roots) > 1 {
+			err.Roots = roots
+		}
+		return StrategyChoice{}, err
+	}
+	queue, seen := []coordinationv1.CoordinatedLeaseStrategy{roots[0]}, 0
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		seen++
+		for _, n := range below[s] {
+			if indegree[n]--; indegree[n] == 0 {
+				queue = append(queue, n)
+			}
+		}
+	}
+	if seen != len(indegree) {
+		return StrategyChoice{}, &StrategyDisagreementError{Lists: used}
+	}
+	s := roots[0]
+	firsts := true
+	for _, l := range used {
+		firsts = firsts && l.Strategies[0] == s
+	}
+	if firsts {
+		return StrategyChoice{s, fmt.Sprintf("strategy %s: first choice of every candidate", s)}, nil
+	}
+	return StrategyChoice{s, fmt.Sprintf("strategy %s: it supersedes every other preferred strategy", s)}, nil
+}
