@@ -4,16 +4,19 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	_ "net/http/pprof" // served only with Config.Profiling
+	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/leaselab/leaselab/store"
@@ -90,6 +93,7 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.Use(s.logRequests)
+	e.Use(s.recoverPanics)
 	if cfg.Auth != nil {
 		e.Use(cfg.Auth.Middleware)
 		cfg.Auth.Register(e)
@@ -107,7 +111,11 @@ func New(cfg Config) (*Server, error) {
 	s.http = &http.Server{
 		Handler:           e,
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		// Idle keep-alive connections are closed: a crowd of stuck clients cannot pile them up.
+		IdleTimeout: 2 * time.Minute,
+		BaseContext: func(net.Listener) context.Context { return ctx },
+		// Connection-level noise (TLS handshakes of clients without the CA, port scans) at Debug.
+		ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
 	}
 	return s, nil
 }
@@ -197,5 +205,35 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			slog.String("user_agent", r.UserAgent()),
 		)
 		return nil
+	}
+}
+
+// recoverPanics turns a handler's panic into a 500 Status, as the real server's panic filter
+// does, instead of a dropped connection; the server goes on serving everyone else.
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			r := c.Request()
+			s.log.Error("panic serving a request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+			err = nil
+			if c.Response().Committed {
+				return
+			}
+			b, _ := json.Marshal(metav1.Status{
+				TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+				Status:   metav1.StatusFailure, Reason: metav1.StatusReasonInternalError, Code: http.StatusInternalServerError,
+				Message: fmt.Sprintf("Internal error occurred: %v", v),
+			})
+			err = c.Blob(http.StatusInternalServerError, "application/json", b)
+		}()
+		return next(c)
 	}
 }

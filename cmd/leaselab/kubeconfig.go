@@ -2,23 +2,66 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/web/auth"
 )
 
 func runKubeconfig(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("kubeconfig", "print a kubeconfig for this server", "", stderr)
 	server := fs.String("server", "http://127.0.0.1:8080", "URL of the leaselab server")
-	namespace := fs.String("namespace", "default", "namespace of the context")
+	namespace := fs.String("namespace", "", "namespace of the context (default: the participant's own with --db, else default)")
 	token := fs.String("token", "", "bearer token to put in the kubeconfig (workshop mode)")
 	name := fs.String("name", "leaselab", "name of the cluster, user and context")
+	caFile := fs.String("certificate-authority", "", "PEM certificate authority to embed (default with --db: the self-signed certificate kept beside the database, if any)")
+	db := fs.String("db", "", "the server's database: finds the token's namespace and the self-signed certificate")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	b, err := kubeconfig(*server, *namespace, *token, *name)
+	var ca []byte
+	if *caFile != "" {
+		b, err := os.ReadFile(*caFile)
+		if err != nil {
+			return fmt.Errorf("--certificate-authority: %w", err)
+		}
+		ca = b
+	}
+	if *db != "" {
+		if ca == nil {
+			certFile, _ := certPaths(*db)
+			if b, err := os.ReadFile(certFile); err == nil {
+				ca = b
+			} else if !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+		if *namespace == "" && *token != "" {
+			objs, err := sqlite.ReadObjects(ctx, *db, auth.IdentityResource)
+			if err != nil {
+				return err
+			}
+			for _, o := range objs {
+				if t, err := auth.DecodeIdentity(o.Value); err == nil && t.Token == *token {
+					*namespace = t.User.Namespace
+				}
+			}
+		}
+	}
+	if *namespace == "" {
+		*namespace = "default"
+	}
+	serverSet := false
+	fs.Visit(func(f *flag.Flag) { serverSet = serverSet || f.Name == "server" })
+	if ca != nil && !serverSet && os.Getenv("LEASELAB_SERVER") == "" {
+		// A certificate beside the database means the server speaks HTTPS.
+		*server = "https://127.0.0.1:8080"
+	}
+	b, err := auth.Kubeconfig(*server, *namespace, *token, *name, ca)
 	if err != nil {
 		return err
 	}
@@ -28,14 +71,5 @@ func runKubeconfig(ctx context.Context, args []string, stdout, stderr io.Writer)
 
 // kubeconfig renders a kubeconfig with one cluster, user and context.
 func kubeconfig(server, namespace, token, name string) ([]byte, error) {
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: server}
-	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name, Namespace: namespace}
-	cfg.CurrentContext = name
-	b, err := clientcmd.Write(*cfg)
-	if err != nil {
-		return nil, fmt.Errorf("write kubeconfig: %w", err)
-	}
-	return b, nil
+	return auth.Kubeconfig(server, namespace, token, name, nil)
 }

@@ -12,8 +12,11 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
+	"github.com/leaselab/leaselab/web/election"
 )
 
 // serveConfig is everything `leaselab serve` is configured with.
@@ -28,6 +31,17 @@ type serveConfig struct {
 	coordinated     bool
 	shutdownTimeout time.Duration
 	profiling       bool
+
+	// The Coordinated Leader Election controller: on when coordinated and cleController are.
+	// Zero durations take kube-apiserver's constants.
+	cleController       bool
+	cleElectionDuration time.Duration
+	cleRequeueInterval  time.Duration
+	cleLeaseDuration    time.Duration
+	cleCandidateTTL     time.Duration
+	cleGCPeriod         time.Duration
+
+	access accessConfig
 }
 
 func (c *serveConfig) register(fs *flag.FlagSet) {
@@ -41,6 +55,28 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.coordinated, "coordinated-leader-election", true, "keep Lease strategy and preferredHolder (Coordinated Leader Election)")
 	fs.BoolVar(&c.profiling, "profiling", false, "serve Go profiles under /debug/pprof/ (go tool pprof http://ADDR/debug/pprof/profile)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long shutdown waits for requests in flight")
+	c.access.register(fs)
+	fs.BoolVar(&c.cleController, "cle-controller", true, "run the Coordinated Leader Election controller, which picks Lease holders among LeaseCandidates (needs --coordinated-leader-election)")
+	fs.DurationVar(&c.cleElectionDuration, "cle-election-duration", 5*time.Second, "how long the election controller waits for candidates to answer a ping")
+	fs.DurationVar(&c.cleRequeueInterval, "cle-requeue-interval", 5*time.Second, "how soon the election controller looks at a Lease again")
+	fs.DurationVar(&c.cleLeaseDuration, "cle-lease-duration", 5*time.Second, "leaseDurationSeconds the election controller writes with a new holder (whole seconds)")
+	fs.DurationVar(&c.cleCandidateTTL, "cle-candidate-ttl", 30*time.Minute, "how long a LeaseCandidate counts without renewing before it is ignored and deleted")
+	fs.DurationVar(&c.cleGCPeriod, "cle-gc-period", 30*time.Minute, "how often LeaseCandidates that stopped renewing are deleted")
+}
+
+// electionOptions are the election controller's options from the flags.
+func (c *serveConfig) electionOptions(logger *slog.Logger) (election.Options, error) {
+	if c.cleLeaseDuration != 0 && (c.cleLeaseDuration < time.Second || c.cleLeaseDuration%time.Second != 0) {
+		return election.Options{}, fmt.Errorf("--cle-lease-duration: %v is not a whole number of seconds", c.cleLeaseDuration)
+	}
+	return election.Options{
+		Logger:                 logger,
+		ElectionDuration:       c.cleElectionDuration,
+		RequeueInterval:        c.cleRequeueInterval,
+		LeaseDurationSeconds:   int32(c.cleLeaseDuration / time.Second),
+		CandidateValidDuration: c.cleCandidateTTL,
+		GCPeriod:               c.cleGCPeriod,
+	}, nil
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -59,7 +95,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintf(stdout, "leaselab %s serving on %s (database %s)\n", leaselabVersion(), srv.URL, cfg.db)
-	fmt.Fprintf(stdout, "  dashboard:  %s/\n  kubectl:    leaselab kubeconfig --server %s > leaselab.kubeconfig; kubectl --kubeconfig leaselab.kubeconfig get leases -A\n", srv.URL, srv.URL)
+	if srv.access.auth == nil {
+		fmt.Fprintf(stdout, "  dashboard:  %s/\n  kubectl:    leaselab kubeconfig --server %s > leaselab.kubeconfig; kubectl --kubeconfig leaselab.kubeconfig get leases -A\n", srv.URL, srv.URL)
+	} else {
+		srv.access.printAccess(stdout, srv.URL, cfg.db)
+	}
 	<-ctx.Done()
 	logger.Info("shutting down")
 	return srv.Close()
@@ -90,6 +130,13 @@ type runningServer struct {
 	web     *web.Server
 	served  chan error
 	timeout time.Duration
+	access  *access
+
+	// election is the Coordinated Leader Election controller, nil when it is off; the UI reads
+	// its decisions.
+	election     *election.Controller
+	stopElection context.CancelFunc
+	electionDone chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -103,14 +150,24 @@ func startServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*ru
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	acc, err := setupAccess(ctx, cfg.access, cfg.addr, cfg.db, db, logger)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	w, err := web.New(web.Config{
 		Logger:                    logger,
 		Store:                     db,
 		Version:                   serverVersion(),
 		CoordinatedLeaderElection: cfg.coordinated,
 		Profiling:                 cfg.profiling,
+		Auth:                      acc.auth,
 	})
 	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := acc.createNamespaces(w.Handler()); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -119,20 +176,52 @@ func startServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*ru
 		db.Close()
 		return nil, fmt.Errorf("listen: %w", err)
 	}
+	ln = acc.wrap(ln)
 	rs := &runningServer{
-		URL:     "http://" + ln.Addr().String(),
+		URL:     acc.scheme() + "://" + ln.Addr().String(),
 		log:     logger,
 		db:      db,
 		web:     w,
 		served:  make(chan error, 1),
 		timeout: cfg.shutdownTimeout,
+		access:  acc,
 	}
 	go func() { rs.served <- w.Serve(ln) }()
+	if cfg.coordinated && cfg.cleController {
+		if err := rs.startElection(cfg); err != nil {
+			rs.Close()
+			return nil, err
+		}
+	}
 	logger.Info("serving", slog.String("url", rs.URL), slog.String("db", cfg.db), slog.Duration("startup", time.Since(start)))
 	return rs, nil
 }
 
-// Close ends every watch, waits for requests in flight (up to the shutdown timeout) and closes
+// startElection runs the election controller as a client of this server over loopback, like
+// any other client, with its own field manager.
+func (rs *runningServer) startElection(cfg serveConfig) error {
+	opts, err := cfg.electionOptions(rs.log)
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(rs.access.restConfig(rs.URL, election.DefaultFieldManager, 100, 200))
+	if err != nil {
+		return fmt.Errorf("election client: %w", err)
+	}
+	ctrl, err := election.New(client, opts)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rs.election, rs.stopElection, rs.electionDone = ctrl, cancel, make(chan struct{})
+	go func() {
+		defer close(rs.electionDone)
+		ctrl.Run(ctx)
+	}()
+	return nil
+}
+
+// Close stops the election controller, ends every watch, waits for requests in flight (up to the shutdown timeout) and closes
 // the database.
 func (rs *runningServer) Close() error {
 	rs.closeOnce.Do(func() { rs.closeErr = rs.close() })
@@ -143,6 +232,10 @@ func (rs *runningServer) close() error {
 	timeout := rs.timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
+	}
+	if rs.stopElection != nil {
+		rs.stopElection()
+		<-rs.electionDone
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()

@@ -38,9 +38,10 @@ const (
 // testAPI is the API server on a SQLite store in a temporary directory, served by an
 // httptest server on 127.0.0.1 through Echo, as cmd/leaselab wires it.
 type testAPI struct {
-	URL string
-	DB  *sqlite.DB
-	Reg *kinds.Registry
+	URL     string
+	Handler http.Handler // the Echo router, to serve requests in process
+	DB      *sqlite.DB
+	Reg     *kinds.Registry
 }
 
 // MustStartAPI starts a test API server and stops it at cleanup. Background compaction is
@@ -78,7 +79,7 @@ func MustStartAPI(tb testing.TB, opts sqlite.Options) *testAPI {
 			tb.Errorf("close store: %v", err)
 		}
 	})
-	return &testAPI{URL: srv.URL, DB: db, Reg: reg}
+	return &testAPI{URL: srv.URL, Handler: e, DB: db, Reg: reg}
 }
 
 // response is one complete HTTP response.

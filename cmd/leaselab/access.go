@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/auth"
+)
+
+// accessConfig is who may reach `leaselab serve` and how: tokens, the workshop, TLS and the
+// limits that keep a shared room alive.
+type accessConfig struct {
+	tokenFile   string
+	workshop    int
+	tls         string
+	tlsCertFile string
+	tlsKeyFile  string
+	publicURL   string
+	rateQPS     float64
+	rateBurst   int
+	maxWatchers int
+	maxObjects  int
+}
+
+func (c *accessConfig) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.tokenFile, "token-file", "", `static bearer tokens, as kube-apiserver's --token-file: CSV lines token,user,uid,"group1,group2"; users in group leaselab:instructors or system:masters are instructors, others participants writing in the namespace named as them and in "arena"`)
+	fs.IntVar(&c.workshop, "workshop", 0, "workshop mode: create N participants (and an instructor) with tokens and namespaces, kept in the database; the instructor's page is /workshop")
+	fs.StringVar(&c.tls, "tls", "auto", "serve HTTPS: on, off, or auto (on with --workshop or --tls-cert-file)")
+	fs.StringVar(&c.tlsCertFile, "tls-cert-file", "", "PEM certificate (chain) for HTTPS; without it a self-signed certificate is generated beside the database")
+	fs.StringVar(&c.tlsKeyFile, "tls-private-key-file", "", "PEM private key of --tls-cert-file")
+	fs.StringVar(&c.publicURL, "public-url", "", "URL participants reach this server at, for join links and kubeconfigs (default: the URL the instructor's browser uses)")
+	fs.Float64Var(&c.rateQPS, "rate-limit-qps", 20, "requests per second each identity may make when tokens are on (429 beyond); 0 for no limit")
+	fs.IntVar(&c.rateBurst, "rate-limit-burst", 100, "burst of requests each identity may make above --rate-limit-qps")
+	fs.IntVar(&c.maxWatchers, "max-watches-per-user", 50, "watches and WebSockets each identity may hold open when tokens are on; 0 for no limit")
+	fs.IntVar(&c.maxObjects, "max-objects-per-namespace", 500, "objects of each resource a participant may create in a namespace (403 beyond); 0 for no limit")
+}
+
+// access is the set-up of authentication and TLS for one server.
+type access struct {
+	auth *auth.Auth // nil: open, loopback only
+	// tokens are every identity, the internal one included.
+	tokens []auth.Token
+	// internalToken is the server's own instructor identity, for its in-process clients (the
+	// namespaces of the workshop, the election controller); never printed.
+	internalToken string
+	tlsConfig     *tls.Config
+	caData        []byte // PEM, when the certificate is self-signed
+	certFile      string
+}
+
+// setupAccess reads the token file, creates or loads the workshop identities, refuses an open
+// server on a non-loopback address, and prepares TLS.
+func setupAccess(ctx context.Context, c accessConfig, addr, dbPath string, st store.Interface, logger *slog.Logger) (*access, error) {
+	a := &access{}
+	if c.tokenFile != "" {
+		f, err := os.Open(c.tokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("--token-file: %w", err)
+		}
+		toks, err := auth.ParseTokenFile(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--token-file %s: %w", c.tokenFile, err)
+		}
+		a.tokens = append(a.tokens, toks...)
+	}
+	var (
+		ws  []auth.Token
+		err error
+	)
+	if c.workshop > 0 {
+		ws, err = auth.EnsureWorkshop(ctx, st, c.workshop)
+	} else {
+		// A database that ran a workshop keeps its identities: a restart never opens the room.
+		ws, err = auth.LoadWorkshop(ctx, st)
+	}
+	if err != nil {
+		return nil, err
+	}
+	a.tokens = append(a.tokens, ws...)
+
+	if len(a.tokens) == 0 {
+		if !loopbackAddr(addr) {
+			return nil, fmt.Errorf("refusing to serve on %s without authentication: anyone on the network could read and write every lease. "+
+				"Enable tokens with --workshop N (participants, namespaces and join links) or --token-file FILE (CSV token,user,uid,\"group1,group2\"), "+
+				"or listen on a loopback address such as --addr 127.0.0.1:8080", addr)
+		}
+	} else {
+		internal, err := randomToken()
+		if err != nil {
+			return nil, err
+		}
+		a.internalToken = internal
+		a.tokens = append(a.tokens, auth.Token{Token: internal, User: auth.User{Name: "system:leaselab", Role: auth.RoleInstructor, Groups: []string{"system:masters"}}})
+	}
+
+	tlsOn := false
+	switch strings.ToLower(c.tls) {
+	case "on", "true":
+		tlsOn = true
+	case "off", "false":
+		if c.tlsCertFile != "" {
+			return nil, fmt.Errorf("--tls=off contradicts --tls-cert-file")
+		}
+	case "auto", "":
+		tlsOn = c.workshop > 0 || c.tlsCertFile != ""
+	default:
+		return nil, fmt.Errorf("--tls: %q is none of on, off, auto", c.tls)
+	}
+	if tlsOn {
+		var cert tls.Certificate
+		switch {
+		case c.tlsCertFile != "" || c.tlsKeyFile != "":
+			if c.tlsCertFile == "" || c.tlsKeyFile == "" {
+				return nil, fmt.Errorf("--tls-cert-file and --tls-private-key-file go together")
+			}
+			cert, err = tls.LoadX509KeyPair(c.tlsCertFile, c.tlsKeyFile)
+			if err != nil {
+				return nil, fmt.Errorf("load TLS certificate: %w", err)
+			}
+			a.certFile = c.tlsCertFile
+			// Kubeconfigs and the server's own clients trust the certificate file itself: a
+			// certificate in the trust pool verifies even without its issuer.
+			if a.caData, err = os.ReadFile(c.tlsCertFile); err != nil {
+				return nil, fmt.Errorf("read TLS certificate: %w", err)
+			}
+		default:
+			a.certFile, a.caData, cert, err = selfSignedCert(dbPath, addr, logger)
+			if err != nil {
+				return nil, err
+			}
+		}
+		// HTTP/1.1 only: watches over WebSocket need a connection they can take over.
+		a.tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
+	} else if len(a.tokens) > 0 && !loopbackAddr(addr) {
+		logger.Warn("bearer tokens over plain HTTP can be read by anyone on the network: use --tls=on")
+	}
+
+	if len(a.tokens) > 0 {
+		a.auth = auth.New(logger, st, auth.Options{
+			Tokens:                 a.tokens,
+			RateQPS:                c.rateQPS,
+			RateBurst:              c.rateBurst,
+			MaxWatchers:            c.maxWatchers,
+			MaxObjectsPerNamespace: c.maxObjects,
+			PublicURL:              c.publicURL,
+			CAData:                 a.caData,
+		})
+	}
+	return a, nil
+}
+
+// wrap serves TLS on ln when it is on.
+func (a *access) wrap(ln net.Listener) net.Listener {
+	if a.tlsConfig == nil {
+		return ln
+	}
+	return tls.NewListener(ln, a.tlsConfig)
+}
+
+func (a *access) scheme() string {
+	if a.tlsConfig != nil {
+		return "https"
+	}
+	return "http"
+}
+
+// createNamespaces makes sure every participant's namespace and the arena exist, through the
+// API itself (as the server's own identity) so that they are ordinary Namespace objects.
+func (a *access) createNamespaces(h http.Handler) error {
+	if a.auth == nil {
+		return nil
+	}
+	names := map[string]bool{}
+	for _, t := range a.tokens {
+		if t.User.Role == auth.RoleParticipant && t.User.Namespace != "" {
+			names[t.User.Namespace] = true
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	names[auth.ArenaNamespace] = true
+	for ns := range names {
+		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns)
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+a.internalToken)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusCreated && rec.Code != http.StatusConflict {
+			return fmt.Errorf("create namespace %s: %d %s", ns, rec.Code, strings.TrimSpace(rec.Body.String()))
+		}
+	}
+	return nil
+}
+
+// printAccess tells the instructor how to get in.
+func (a *access) printAccess(w io.Writer, url, db string) {
+	n := 0
+	for _, t := range a.tokens {
+		if t.User.Role == auth.RoleParticipant {
+			n++
+		}
+	}
+	fmt.Fprintf(w, "  dashboard:  %s/ (browsers sign in with a join link: %s/join?token=TOKEN)\n", url, url)
+	fmt.Fprintf(w, "  tokens on:  %d participants; participants write in their own namespace and in %q\n", n, auth.ArenaNamespace)
+	if a.tlsConfig != nil && a.caData != nil {
+		fmt.Fprintf(w, "  TLS:        certificate %s (kubeconfigs carry it)\n", a.certFile)
+	}
+	for _, t := range a.tokens {
+		if t.User.Role == auth.RoleInstructor && t.User.Name == auth.InstructorName {
+			fmt.Fprintf(w, "  instructor: open %s/join?token=%s then %s/workshop (join links, QR codes, kubeconfigs)\n", url, t.Token, url)
+			fmt.Fprintf(w, "  kubectl:    leaselab kubeconfig --server %s --db %s --token %s > instructor.kubeconfig\n", url, db, t.Token)
+		}
+	}
+}
+
+// loopbackAddr says whether a listen address only accepts connections from this machine.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// restConfig is a client configuration for the server's own in-process clients: its internal
+// identity and, over TLS, its certificate authority.
+func (a *access) restConfig(url, userAgent string, qps float32, burst int) *rest.Config {
+	return &rest.Config{
+		Host:            url,
+		UserAgent:       userAgent,
+		QPS:             qps,
+		Burst:           burst,
+		BearerToken:     a.internalToken,
+		TLSClientConfig: rest.TLSClientConfig{CAData: a.caData},
+	}
+}

@@ -1,0 +1,399 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/web/auth"
+)
+
+// apiGet performs one GET as user with a raw HTTP client (client-go would retry a 429).
+func (w *workshop) apiGet(tb testing.TB, hc *http.Client, user, path string) (*http.Response, []byte) {
+	tb.Helper()
+	req, _ := http.NewRequest(http.MethodGet, w.URL+path, nil)
+	req.Header.Set("Authorization", "Bearer "+w.tokens[user])
+	resp, err := hc.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, b
+}
+
+// TestRateLimitIsolation: a participant flooding the server gets 429 with Retry-After, while
+// another participant's lease renewals keep their latency.
+func TestRateLimitIsolation(t *testing.T) {
+	w := mustStartWorkshop(t, 2, "", func(c *serveConfig) { c.access.rateQPS, c.access.rateBurst = 20, 20 })
+	ctx := ctxT(t, 60*time.Second)
+	p2 := w.client(t, "participant-02")
+	lease, err := p2.CoordinationV1().Leases("participant-02").Create(ctx, namedLease("renewed"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	renew := func(n int) []time.Duration {
+		var lat []time.Duration
+		for i := 0; i < n; i++ {
+			lease.Spec.HolderIdentity = ptr.To("p2")
+			lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+			start := time.Now()
+			l, err := p2.CoordinationV1().Leases("participant-02").Update(ctx, lease, metav1.UpdateOptions{})
+			if err != nil {
+				t.Fatalf("renewal %d: %v", i, err)
+			}
+			lat = append(lat, time.Since(start))
+			lease = l
+			time.Sleep(40 * time.Millisecond)
+		}
+		slices.Sort(lat)
+		return lat
+	}
+	base := renew(15) // 15 renewals in ~0.6 s stay within participant-02's own bucket
+
+	hc := w.httpClient(t)
+	var ok, limited atomic.Int64
+	var badRetry atomic.Value
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				resp, body := w.apiGet(t, hc, "participant-01", "/apis/coordination.k8s.io/v1/namespaces/participant-01/leases")
+				switch resp.StatusCode {
+				case 200:
+					ok.Add(1)
+				case 429:
+					limited.Add(1)
+					st := statusOf(body)
+					if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || secs < 1 || st.Reason != metav1.StatusReasonTooManyRequests {
+						badRetry.Store(fmt.Sprintf("Retry-After %q, body %s", resp.Header.Get("Retry-After"), body))
+					}
+				default:
+					badRetry.Store(fmt.Sprintf("flood got %d %s", resp.StatusCode, body))
+				}
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond) // the flooder's bucket is empty by now
+	flood := renew(15)
+	close(stop)
+	wg.Wait()
+
+	if limited.Load() == 0 {
+		t.Fatalf("the flood (%d requests served) got no 429", ok.Load())
+	}
+	if v := badRetry.Load(); v != nil {
+		t.Error(v)
+	}
+	median := func(d []time.Duration) time.Duration { return d[len(d)/2] }
+	t.Logf("flood: %d served, %d refused; renewal latency median %v → %v, max %v → %v",
+		ok.Load(), limited.Load(), median(base), median(flood), base[len(base)-1], flood[len(flood)-1])
+	// Generous bounds: the point is that participant-02 is never throttled or queued behind
+	// participant-01's flood.
+	if m := median(flood); m > 10*median(base)+50*time.Millisecond {
+		t.Errorf("renewal median under flood %v, before %v", m, median(base))
+	}
+	if mx := flood[len(flood)-1]; mx > 2*time.Second {
+		t.Errorf("slowest renewal under flood %v", mx)
+	}
+	// 20 qps for ~1 s of flood (+ burst 20): far fewer served than refused.
+	if ok.Load() > 200 {
+		t.Errorf("%d flood requests served at 20 qps", ok.Load())
+	}
+}
+
+// TestWatchAndObjectLimits: watches per identity (429) and objects per namespace (403 with a
+// quota message); the instructor is not held by the quota.
+func TestWatchAndObjectLimits(t *testing.T) {
+	w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.maxWatchers, c.access.maxObjects = 2, 3 })
+	ctx := ctxT(t, 30*time.Second)
+	hc := w.httpClient(t)
+	var open []io.Closer
+	defer func() {
+		for _, c := range open {
+			c.Close()
+		}
+	}()
+	watch := func() int {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, w.URL+"/apis/coordination.k8s.io/v1/namespaces/arena/leases?watch=true", nil)
+		req.Header.Set("Authorization", "Bearer "+w.tokens["participant-01"])
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, resp.Body)
+		return resp.StatusCode
+	}
+	if a, b := watch(), watch(); a != 200 || b != 200 {
+		t.Fatalf("first watches: %d %d", a, b)
+	}
+	if c := watch(); c != http.StatusTooManyRequests {
+		t.Errorf("third watch: %d, want 429", c)
+	}
+	open[0].Close()
+	open = open[1:]
+	deadline := time.Now().Add(5 * time.Second)
+	for watch() != 200 {
+		if time.Now().After(deadline) {
+			t.Fatal("a closed watch was never released")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	p1 := w.client(t, "participant-01")
+	for i := 0; i < 3; i++ {
+		if _, err := p1.CoordinationV1().Leases("participant-01").Create(ctx, namedLease(fmt.Sprint("q", i)), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := p1.CoordinationV1().Leases("participant-01").Create(ctx, namedLease("q3"), metav1.CreateOptions{})
+	want := `leases.coordination.k8s.io is forbidden: exceeded quota: leaselab-objects, requested: count/leases.coordination.k8s.io=1, used: count/leases.coordination.k8s.io=3, limited: count/leases.coordination.k8s.io=3`
+	if !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Errorf("create over quota: %v\nwant %s", err, want)
+	}
+	if _, err := w.client(t, "instructor").CoordinationV1().Leases("participant-01").Create(ctx, namedLease("q3"), metav1.CreateOptions{}); err != nil {
+		t.Errorf("instructor over quota: %v", err)
+	}
+	// A body over the API's limit is 413, not a crash.
+	req, _ := http.NewRequest(http.MethodPost, w.URL+"/apis/coordination.k8s.io/v1/namespaces/arena/leases", bytes.NewReader(make([]byte, 4<<20)))
+	req.Header.Set("Authorization", "Bearer "+w.tokens["participant-01"])
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("4 MiB body: %d, want 413", resp.StatusCode)
+	}
+}
+
+// TestWebSocketOrigin: a watch WebSocket authenticated with the bearer-token subprotocol works
+// from this server's origin and is refused from a foreign one; a bad token is 401.
+func TestWebSocketOrigin(t *testing.T) {
+	w := mustStartWorkshop(t, 1, "", nil)
+	hc := w.httpClient(t)
+	hc.Timeout = 0
+	const watchPath = "/apis/coordination.k8s.io/v1/namespaces/arena/leases?watch=true"
+	dial := func(path, origin, token string) (*websocket.Conn, *http.Response, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		h := http.Header{}
+		if origin != "" {
+			h.Set("Origin", origin)
+		}
+		return websocket.Dial(ctx, "wss"+strings.TrimPrefix(w.URL, "https")+path,
+			&websocket.DialOptions{HTTPClient: hc, HTTPHeader: h, Subprotocols: []string{auth.EncodeWebSocketToken(token), "leaselab.watch"}})
+	}
+	c, _, err := dial(watchPath, w.URL, w.tokens["participant-01"])
+	if err != nil {
+		t.Fatalf("same-origin WebSocket: %v", err)
+	}
+	if c.Subprotocol() != "leaselab.watch" {
+		t.Errorf("echoed subprotocol %q", c.Subprotocol())
+	}
+	c.Close(websocket.StatusNormalClosure, "")
+	_, resp, err := dial(watchPath, "https://evil.example", w.tokens["participant-01"])
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("foreign-origin WebSocket: %v %v, want 403", err, resp)
+	}
+	_, resp, err = dial(watchPath, w.URL, "wrong")
+	if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("WebSocket with a bad token: %v, want 401", err)
+	}
+	// The dashboard's tab stream (fault commands for every tab) is the instructor's only.
+	_, resp, err = dial("/ui/tabs/watch", w.URL, w.tokens["participant-01"])
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("participant's tab stream: %v, want 403", err)
+	}
+	c, _, err = dial("/ui/tabs/watch", w.URL, w.tokens["instructor"])
+	if err != nil {
+		t.Fatalf("instructor's tab stream: %v", err)
+	}
+	c.Close(websocket.StatusNormalClosure, "")
+	_, resp, err = dial("/ui/tabs/watch", "https://evil.example", w.tokens["instructor"])
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("foreign-origin tab stream: %v, want 403", err)
+	}
+}
+
+// TestBackupDuringWrites: a backup taken during a burst of writes opens and holds every write
+// acknowledged before it began.
+func TestBackupDuringWrites(t *testing.T) {
+	ts := mustStartServer(t, "")
+	ctx := ctxT(t, 60*time.Second)
+	var (
+		mu    sync.Mutex
+		acked []string
+	)
+	stop := make(chan struct{})
+	done := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					done <- nil
+					return
+				default:
+				}
+				name := fmt.Sprintf("w%d-%d", g, i)
+				if _, err := ts.Client.CoordinationV1().Leases("default").Create(ctx, namedLease(name), metav1.CreateOptions{}); err != nil {
+					done <- err
+					return
+				}
+				mu.Lock()
+				acked = append(acked, name)
+				mu.Unlock()
+			}
+		}()
+	}
+	for {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 200 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	before := slices.Clone(acked)
+	mu.Unlock()
+	dst := filepath.Join(t.TempDir(), "backup.db")
+	var out, errOut bytes.Buffer
+	if err := runBackup(ctx, []string{dst, "--db", ts.DB}, &out, &errOut); err != nil {
+		t.Fatal(err, errOut.String())
+	}
+	close(stop)
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	objs, err := sqlite.ReadObjects(ctx, dst, "leases.coordination.k8s.io")
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, o := range objs {
+		have[o.Name] = true
+	}
+	for _, name := range before {
+		if !have[name] {
+			t.Fatalf("backup lacks %s, acknowledged before the backup began (%d of %d acknowledged in it)", name, len(have), len(before))
+		}
+	}
+	t.Logf("%d writes acknowledged before the backup, %d in it, %d in all", len(before), len(have), len(acked))
+	// The copy is a database leaselab opens.
+	b := mustStartServer(t, dst)
+	l, err := b.Client.CoordinationV1().Leases("default").List(ctx, metav1.ListOptions{})
+	if err != nil || len(l.Items) != len(have) {
+		t.Fatalf("serving the backup: %v, %d leases", err, len(l.Items))
+	}
+	if err := runBackup(ctx, []string{"--db", ts.DB, dst}, &out, &errOut); err == nil {
+		t.Error("a backup overwrote an existing file")
+	}
+}
+
+// TestExport: the change log as JSON lines, without the workshop's tokens.
+func TestExport(t *testing.T) {
+	w := mustStartWorkshop(t, 1, "", nil)
+	ctx := ctxT(t, 30*time.Second)
+	p1 := w.client(t, "participant-01")
+	if _, err := p1.CoordinationV1().Leases("arena").Create(ctx, namedLease("exported"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p1.CoordinationV1().Leases("arena").Delete(ctx, "exported", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := runExport(ctx, []string{"--db", w.DB}, &out, &errOut); err != nil {
+		t.Fatal(err, errOut.String())
+	}
+	var types []string
+	last := int64(0)
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		var c sqlite.ExportedChange
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		if c.Revision <= last {
+			t.Errorf("revision %d after %d", c.Revision, last)
+		}
+		last = c.Revision
+		if c.Resource == auth.IdentityResource || bytes.Contains(sc.Bytes(), []byte(w.tokens["participant-01"])) {
+			t.Fatalf("the export holds a workshop identity: %s", sc.Text())
+		}
+		if c.Name == "exported" {
+			types = append(types, c.Type)
+			var obj map[string]any
+			if err := json.Unmarshal(c.Object, &obj); err != nil {
+				t.Errorf("object of %s: %v", sc.Text(), err)
+			}
+		}
+	}
+	if fmt.Sprint(types) != "[ADDED DELETED]" {
+		t.Errorf("changes of the lease: %v", types)
+	}
+}
+
+// TestMalformedInputKeepsServing: inputs the fuzz targets found to break a handler get an
+// answer (a Status, never a dropped connection) and the server goes on serving.
+func TestMalformedInputKeepsServing(t *testing.T) {
+	ts := mustStartServer(t, "")
+	ctx := ctxT(t, 20*time.Second)
+	if _, err := ts.Client.CoordinationV1().Leases("default").Create(ctx, namedLease("p"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ method, path, ctype, body string }{
+		{http.MethodPatch, "/apis/coordination.k8s.io/v1/namespaces/default/leases/p", "application/json-patch+json", `[{"op":"replace","path":""}]`},
+		{http.MethodGet, "/apis/coordination.k8s.io/v1/namespaces/default/leases?limit=-95", "", ""},
+		{http.MethodGet, "/apis/coordination.k8s.io/v1/namespaces/default/leases?limit=1&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTEsInN0YXJ0IjoiIn0", "", ""},
+	} {
+		req, _ := http.NewRequestWithContext(ctx, c.method, ts.URL+c.path, strings.NewReader(c.body))
+		if c.ctype != "" {
+			req.Header.Set("Content-Type", c.ctype)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.method, c.path, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if st := statusOf(b); resp.StatusCode >= 300 && (st.Kind != "Status" || int(st.Code) != resp.StatusCode) {
+			t.Errorf("%s %s: %d %s", c.method, c.path, resp.StatusCode, b)
+		}
+		t.Logf("%s %s %s: %d", c.method, c.path, c.body, resp.StatusCode)
+	}
+	if _, err := ts.Client.CoordinationV1().Leases("default").Get(ctx, "p", metav1.GetOptions{}); err != nil {
+		t.Errorf("after the malformed requests: %v", err)
+	}
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"os"
+	"slices"
+	"time"
+)
+
+// certPaths are where the self-signed certificate of a database is kept: beside it, so that a
+// restart serves the same certificate and printed kubeconfigs stay valid.
+func certPaths(dbPath string) (cert, key string) {
+	return dbPath + ".tls.crt", dbPath + ".tls.key"
+}
+
+// selfSignedCert loads the certificate kept beside the database, or generates one (ECDSA P-256,
+// a year) when there is none, it expires within a day, or it does not name every host the
+// server is reached at: localhost, 127.0.0.1, ::1, the listen host, and for a wildcard address
+// this machine's name and addresses. The certificate is its own CA: kubeconfigs carry it.
+func selfSignedCert(dbPath, addr string, logger *slog.Logger) (certFile string, caPEM []byte, cert tls.Certificate, err error) {
+	certFile, keyFile := certPaths(dbPath)
+	dnsNames, ips := certHosts(addr)
+	if certPEM, err := os.ReadFile(certFile); err == nil {
+		if c, err := tls.LoadX509KeyPair(certFile, keyFile); err == nil && certCovers(c, dnsNames, ips) {
+			return certFile, certPEM, c, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", nil, tls.Certificate{}, fmt.Errorf("read TLS certificate: %w", err)
+	}
+
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", nil, tls.Certificate{}, fmt.Errorf("generate TLS key: %w", err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return "", nil, tls.Certificate{}, fmt.Errorf("certificate serial: %w", err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{Organization: []string{"leaselab"}, CommonName: "leaselab self-signed"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.AddDate(1, 0, 0),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		DNSNames:              dnsNames,
+		IPAddresses:           ips,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return "", nil, tls.Certificate{}, fmt.Errorf("create TLS certificate: %w", err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return "", nil, tls.Certificate{}, fmt.Errorf("encode TLS key: %w", err)
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+		return "", nil, tls.Certificate{}, fmt.Errorf("write TLS key: %w", err)
+	}
+	if err := os.WriteFile(certFile, certPEM, 0o644); err != nil {
+		return "", nil, tls.Certificate{}, fmt.Errorf("write TLS certificate: %w", err)
+	}
+	cert, err = tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return "", nil, tls.Certificate{}, fmt.Errorf("load TLS certificate: %w", err)
+	}
+	logger.Info("generated a self-signed TLS certificate", slog.String("file", certFile), slog.Any("dns", dnsNames), slog.Any("ips", ips))
+	return certFile, certPEM, cert, nil
+}
+
+// certHosts lists the names and addresses the certificate must be valid for.
+func certHosts(addr string) ([]string, []net.IP) {
+	dns := []string{"localhost"}
+	ips := []net.IP{net.IPv4(127, 0, 0, 1).To4(), net.IPv6loopback}
+	addIP := func(ip net.IP) {
+		if v4 := ip.To4(); v4 != nil {
+			ip = v4
+		}
+		if !slices.ContainsFunc(ips, ip.Equal) {
+			ips = append(ips, ip)
+		}
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	ip := net.ParseIP(host)
+	switch {
+	case host == "" || ip != nil && ip.IsUnspecified():
+		if name, err := os.Hostname(); err == nil && name != "" && !slices.Contains(dns, name) {
+			dns = append(dns, name)
+		}
+		if addrs, err := net.InterfaceAddrs(); err == nil {
+			for _, a := range addrs {
+				if n, ok := a.(*net.IPNet); ok && !n.IP.IsLinkLocalUnicast() {
+					addIP(n.IP)
+				}
+			}
+		}
+	case ip != nil:
+		addIP(ip)
+	case !slices.Contains(dns, host):
+		dns = append(dns, host)
+	}
+	return dns, ips
+}
+
+// certCovers says whether a certificate is valid for another day and names every host.
+func certCovers(c tls.Certificate, dnsNames []string, ips []net.IP) bool {
+	if len(c.Certificate) == 0 {
+		return false
+	}
+	x, err := x509.ParseCertificate(c.Certificate[0])
+	if err != nil || time.Until(x.NotAfter) < 24*time.Hour {
+		return false
+	}
+	for _, d := range dnsNames {
+		if !slices.Contains(x.DNSNames, d) {
+			return false
+		}
+	}
+	for _, ip := range ips {
+		if !slices.ContainsFunc(x.IPAddresses, ip.Equal) {
+			return false
+		}
+	}
+	return true
+}
+
+// randomToken returns 32 random bytes, base64url.
+func randomToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("random token: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}

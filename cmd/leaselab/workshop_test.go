@@ -1,0 +1,440 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	kubectlcmd "k8s.io/kubectl/pkg/cmd"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	"github.com/leaselab/leaselab/web/auth"
+)
+
+// workshop is a test server in workshop mode and the tokens of its identities by user name.
+type workshop struct {
+	*testServer
+	tokens map[string]string
+}
+
+// mustStartWorkshop starts leaselab with --workshop n (TLS on, self-signed) and reads the
+// identities it stored.
+func mustStartWorkshop(tb testing.TB, n int, db string, configure func(*serveConfig)) *workshop {
+	tb.Helper()
+	ts := mustStartServerWith(tb, db, func(c *serveConfig) {
+		c.access = accessConfig{workshop: n, tls: "auto", rateQPS: 1000, rateBurst: 1000, maxWatchers: 50, maxObjects: 500}
+		if configure != nil {
+			configure(c)
+		}
+	})
+	toks, err := auth.LoadWorkshop(context.Background(), ts.db)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := &workshop{testServer: ts, tokens: map[string]string{}}
+	for _, t := range toks {
+		w.tokens[t.User.Name] = t.Token
+	}
+	return w
+}
+
+// restConfig is a client configuration for one identity, verifying the server's certificate.
+func (w *workshop) restConfig(user string) *rest.Config {
+	return &rest.Config{
+		Host:            w.URL,
+		BearerToken:     w.tokens[user],
+		QPS:             -1,
+		UserAgent:       "leaselab-test/" + user,
+		TLSClientConfig: rest.TLSClientConfig{CAData: w.access.caData},
+	}
+}
+
+func (w *workshop) client(tb testing.TB, user string) kubernetes.Interface {
+	tb.Helper()
+	c, err := kubernetes.NewForConfig(w.restConfig(user))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// httpClient is an HTTP client that trusts the server's certificate, keeps cookies and does
+// not follow redirects.
+func (w *workshop) httpClient(tb testing.TB) *http.Client {
+	tb.Helper()
+	tr, err := rest.TransportFor(&rest.Config{Host: w.URL, TLSClientConfig: rest.TLSClientConfig{CAData: w.access.caData}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Transport: tr, Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func namedLease(name string) *coordinationv1.Lease {
+	return &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name}}
+}
+
+// TestWorkshopAuthorization: a participant writes in its own namespace and in arena, reads
+// everywhere, and gets the RBAC-worded 403 elsewhere; the instructor does everything.
+func TestWorkshopAuthorization(t *testing.T) {
+	w := mustStartWorkshop(t, 2, "", nil)
+	ctx := ctxT(t, 30*time.Second)
+	p1, p2, inst := w.client(t, "participant-01"), w.client(t, "participant-02"), w.client(t, "instructor")
+
+	for _, ns := range []string{"participant-01", "arena"} {
+		if _, err := p1.CoordinationV1().Leases(ns).Create(ctx, namedLease("mine"), metav1.CreateOptions{}); err != nil {
+			t.Fatalf("participant-01 create in %s: %v", ns, err)
+		}
+	}
+	_, err := p1.CoordinationV1().Leases("participant-02").Create(ctx, namedLease("theirs"), metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Fatalf("participant-01 create in participant-02: got %v, want 403", err)
+	}
+	want := `leases.coordination.k8s.io is forbidden: User "participant-01" cannot create resource "leases" in API group "coordination.k8s.io" in the namespace "participant-02": participants write only in their namespace "participant-01" and in "arena"`
+	if err.Error() != want {
+		t.Errorf("403 message:\n got %s\nwant %s", err, want)
+	}
+	// Writes of every kind are refused there, reads are not.
+	if _, err := p2.CoordinationV1().Leases("participant-02").Create(ctx, namedLease("theirs"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p1.CoordinationV1().Leases("participant-02").Delete(ctx, "theirs", metav1.DeleteOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("delete in another's namespace: %v, want 403", err)
+	}
+	if _, err := p1.CoordinationV1().Leases("participant-02").Get(ctx, "theirs", metav1.GetOptions{}); err != nil {
+		t.Errorf("participant reads another namespace: %v", err)
+	}
+	if l, err := p1.CoordinationV1().Leases("").List(ctx, metav1.ListOptions{}); err != nil || len(l.Items) != 3 {
+		t.Errorf("participant lists all namespaces: %v, %d items", err, len(l.Items))
+	}
+	if err := p1.CoreV1().Namespaces().Delete(ctx, "participant-01", metav1.DeleteOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("participant deletes a namespace: %v, want 403", err)
+	}
+	if _, err := p1.CoreV1().Events("participant-01").Create(ctx, leaseEvent("participant-01", "mine"), metav1.CreateOptions{}); err != nil {
+		t.Errorf("participant records an event in its namespace: %v", err)
+	}
+	// The instructor writes everywhere.
+	if _, err := inst.CoordinationV1().Leases("participant-02").Create(ctx, namedLease("by-instructor"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := inst.CoordinationV1().Leases("participant-01").Delete(ctx, "mine", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inst.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "extra"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUnauthenticated: no token or a bad one is 401 with the real server's exact body.
+func TestUnauthenticated(t *testing.T) {
+	w := mustStartWorkshop(t, 1, "", nil)
+	hc := w.httpClient(t)
+	const want = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`
+	for _, authz := range []string{"", "Bearer not-a-valid-token", "Basic Zm9vOmJhcg=="} {
+		req, _ := http.NewRequest(http.MethodGet, w.URL+"/apis/coordination.k8s.io/v1/namespaces/default/leases", nil)
+		if authz != "" {
+			req.Header.Set("Authorization", authz)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || string(b) != want || resp.Header.Get("WWW-Authenticate") != "" {
+			t.Errorf("Authorization %q: %d %s", authz, resp.StatusCode, b)
+		}
+	}
+	// Health checks and static assets stay public; the dashboard asks for a join link.
+	for path, code := range map[string]int{"/healthz": 200, "/readyz": 200, "/": 401, "/workshop": 401} {
+		resp, err := hc.Get(w.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != code {
+			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, code)
+		}
+	}
+	// client-go reports it as kubectl would.
+	c, _ := kubernetes.NewForConfig(&rest.Config{Host: w.URL, BearerToken: "wrong", TLSClientConfig: rest.TLSClientConfig{CAData: w.access.caData}})
+	if _, err := c.CoordinationV1().Leases("arena").List(context.Background(), metav1.ListOptions{}); !apierrors.IsUnauthorized(err) {
+		t.Errorf("client-go with a bad token: %v", err)
+	}
+}
+
+// TestJoinLinkSession: the join link sets an HttpOnly, SameSite=Strict, Secure cookie; the
+// browser then uses the dashboard, the API and its forms as the participant; cross-site form
+// posts are refused; only the instructor sees the workshop page.
+func TestJoinLinkSession(t *testing.T) {
+	w := mustStartWorkshop(t, 2, "", nil)
+	hc := w.httpClient(t)
+	resp, err := hc.Get(w.URL + "/join?token=" + url.QueryEscape(w.tokens["participant-01"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/?namespace=participant-01" {
+		t.Fatalf("join: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	sc := resp.Header.Get("Set-Cookie")
+	for _, attr := range []string{auth.SessionCookie + "=", "HttpOnly", "SameSite=Strict", "Secure", "Path=/"} {
+		if !strings.Contains(sc, attr) {
+			t.Errorf("session cookie %q lacks %s", sc, attr)
+		}
+	}
+	get := func(path string) int {
+		t.Helper()
+		resp, err := hc.Get(w.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get("/?namespace=participant-01"); code != 200 {
+		t.Errorf("dashboard with the session: %d", code)
+	}
+	if code := get("/apis/coordination.k8s.io/v1/namespaces/participant-02/leases"); code != 200 {
+		t.Errorf("API read with the session: %d", code)
+	}
+	if code := get("/workshop"); code != http.StatusForbidden {
+		t.Errorf("participant opens /workshop: %d", code)
+	}
+
+	post := func(path string, form url.Values, header map[string]string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, w.URL+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(b)
+	}
+	same := map[string]string{"Origin": w.URL, "Sec-Fetch-Site": "same-origin"}
+	if code, body := post("/ui/leases", url.Values{"namespace": {"participant-01"}, "name": {"from-form"}}, same); code != http.StatusSeeOther {
+		t.Errorf("form post in own namespace: %d %s", code, body)
+	}
+	if code, body := post("/ui/leases", url.Values{"namespace": {"participant-02"}, "name": {"from-form"}}, same); code != http.StatusForbidden || !strings.Contains(body, "cannot create") {
+		t.Errorf("form post in another's namespace: %d %s", code, body)
+	}
+	// A form another site makes the browser post (CSRF): refused, with or without Origin.
+	for _, h := range []map[string]string{
+		{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"},
+		{"Sec-Fetch-Site": "cross-site"},
+		{"Origin": "https://evil.example"},
+	} {
+		if code, _ := post("/ui/leases", url.Values{"namespace": {"participant-01"}, "name": {"csrf"}}, h); code != http.StatusForbidden {
+			t.Errorf("cross-site form post %v: %d, want 403", h, code)
+		}
+		if code, _ := post("/apis/coordination.k8s.io/v1/namespaces/participant-01/leases", nil, h); code != http.StatusForbidden {
+			t.Errorf("cross-site API post riding the cookie %v: %d, want 403", h, code)
+		}
+	}
+	if _, err := w.client(t, "instructor").CoordinationV1().Leases("participant-01").Get(context.Background(), "csrf", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the CSRF lease exists: %v", err)
+	}
+
+	// The instructor's page lists every join link, QR code and kubeconfig.
+	ic := w.httpClient(t)
+	resp, err = ic.Get(w.URL + "/join?token=" + url.QueryEscape(w.tokens["instructor"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	resp, err = ic.Get(w.URL + "/workshop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Fatalf("/workshop: %d %v", resp.StatusCode, resp.Header)
+	}
+	for _, name := range []string{"instructor", "participant-01", "participant-02"} {
+		link := w.URL + "/join?token=" + w.tokens[name]
+		if !bytes.Contains(page, []byte(`href="`+link+`"`)) {
+			t.Errorf("/workshop lacks the join link of %s", name)
+		}
+		resp, err := ic.Get(w.URL + "/workshop/qr/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		png, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+			t.Errorf("QR code of %s: %d", name, resp.StatusCode)
+		}
+	}
+	if n := bytes.Count(page, []byte(`data-testid="identity"`)); n != 3 || bytes.Contains(page, []byte("system:leaselab")) {
+		t.Errorf("/workshop lists %d identities (want 3, the server's own not among them)", n)
+	}
+	resp, err = ic.Get(w.URL + "/workshop/kubeconfig/participant-02")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := kubernetes.NewForConfig(cfg)
+	if _, err := c.CoordinationV1().Leases("participant-02").Create(context.Background(), namedLease("via-download"), metav1.CreateOptions{}); err != nil {
+		t.Errorf("downloaded kubeconfig: %v", err)
+	}
+}
+
+// TestOpenServerRefusedOffLoopback: without tokens, only a loopback address is served.
+func TestOpenServerRefusedOffLoopback(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0"} {
+		cfg := serveConfig{addr: addr, db: filepath.Join(t.TempDir(), "db"), compactKeep: 10, compactMaxAge: time.Hour}
+		rs, err := startServer(context.Background(), cfg, discardLogger())
+		if err == nil {
+			rs.Close()
+			t.Fatalf("%s: served without tokens", addr)
+		}
+		for _, hint := range []string{"--workshop", "--token-file", "127.0.0.1"} {
+			if !strings.Contains(err.Error(), hint) {
+				t.Errorf("%s: the refusal %q does not mention %s", addr, err, hint)
+			}
+		}
+	}
+	// With a token file, the same address is served.
+	tf := filepath.Join(t.TempDir(), "tokens.csv")
+	os.WriteFile(tf, []byte("t0ken,alice,1,\"leaselab:instructors\"\n"), 0o600)
+	rs, err := startServer(context.Background(), serveConfig{addr: "0.0.0.0:0", db: filepath.Join(t.TempDir(), "db"), compactKeep: 10, compactMaxAge: time.Hour,
+		access: accessConfig{tokenFile: tf, tls: "on"}}, discardLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.Close()
+}
+
+// TestTLSKubeconfig: with TLS on, the kubeconfig `leaselab kubeconfig --token` prints carries
+// the CA; client-go and kubectl verify the server with it; a restart keeps the identities, the
+// namespaces and the certificate, so the kubeconfig still works.
+func TestTLSKubeconfig(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "leaselab.db")
+	w := mustStartWorkshop(t, 1, db, nil)
+	if !strings.HasPrefix(w.URL, "https://") {
+		t.Fatalf("workshop URL %s is not https", w.URL)
+	}
+	var out, errOut bytes.Buffer
+	if err := runKubeconfig(context.Background(), []string{"--server", w.URL, "--db", db, "--token", w.tokens["participant-01"]}, &out, &errOut); err != nil {
+		t.Fatal(err, errOut.String())
+	}
+	kc := out.Bytes()
+	raw, err := clientcmd.Load(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := raw.Clusters[raw.Contexts[raw.CurrentContext].Cluster]
+	if len(cl.CertificateAuthorityData) == 0 || cl.InsecureSkipTLSVerify || raw.Contexts[raw.CurrentContext].Namespace != "participant-01" {
+		t.Fatalf("kubeconfig: %s", kc)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := kubernetes.NewForConfig(cfg)
+	ctx := ctxT(t, 30*time.Second)
+	if _, err := c.CoordinationV1().Leases("participant-01").Create(ctx, namedLease("tls"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Without the CA, the client refuses the server.
+	bare, _ := kubernetes.NewForConfig(&rest.Config{Host: w.URL, BearerToken: w.tokens["participant-01"]})
+	if _, err := bare.CoordinationV1().Leases("participant-01").List(ctx, metav1.ListOptions{}); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("client without the CA: %v, want a certificate error", err)
+	}
+	kpath := filepath.Join(t.TempDir(), "kubeconfig")
+	os.WriteFile(kpath, kc, 0o600)
+	if o, e, err := kubectlWith(t, kpath, "get", "leases"); err != nil || !strings.Contains(o, "tls") {
+		t.Errorf("kubectl get leases: %v\n%s\n%s", err, o, e)
+	}
+	if _, e, err := kubectlWith(t, kpath, "-n", "default", "delete", "lease", "tls"); err == nil || !strings.Contains(err.Error()+e, `User "participant-01" cannot delete resource "leases"`) {
+		t.Errorf("kubectl delete in another namespace: %v %s", err, e)
+	}
+	if _, e, err := kubectlWith(t, kpath, "-n", "participant-01", "delete", "lease", "tls"); err != nil {
+		t.Errorf("kubectl delete: %v %s", err, e)
+	}
+
+	// Restart on the same database: same tokens, same certificate.
+	tokens, caData := w.tokens, w.access.caData
+	w.Close()
+	w2 := mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.addr = strings.TrimPrefix(w.URL, "https://") })
+	if fmt.Sprint(w2.tokens) != fmt.Sprint(tokens) || !bytes.Equal(w2.access.caData, caData) {
+		t.Fatal("a restart changed the identities or the certificate")
+	}
+	if _, err := c.CoordinationV1().Leases("participant-01").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("the kubeconfig after a restart: %v", err)
+	}
+}
+
+// kubectlWith runs kubectl in-process with a kubeconfig file.
+func kubectlWith(t *testing.T, kubeconfigPath string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	kubectlMu.Lock()
+	defer kubectlMu.Unlock()
+	var out, errOut bytes.Buffer
+	cmdutil.BehaviorOnFatal(func(msg string, code int) { panic(kubectlFatal{msg, code}) })
+	defer cmdutil.DefaultBehaviorOnFatal()
+	full := append([]string{"--kubeconfig", kubeconfigPath, "--cache-dir", filepath.Join(t.TempDir(), "cache")}, args...)
+	cmd := kubectlcmd.NewKubectlCommand(kubectlcmd.KubectlOptions{
+		Arguments:   append([]string{"kubectl"}, full...),
+		ConfigFlags: genericclioptions.NewConfigFlags(true),
+		IOStreams:   genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+	})
+	cmd.SetArgs(full)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				f, ok := r.(kubectlFatal)
+				if !ok {
+					panic(r)
+				}
+				err = fmt.Errorf("kubectl exited %d: %s", f.code, f.msg)
+			}
+		}()
+		if e := cmd.Execute(); e != nil {
+			err = e
+		}
+	}()
+	return out.String(), errOut.String(), err
+}
+
+// statusOf decodes a Status response body.
+func statusOf(b []byte) metav1.Status {
+	var st metav1.Status
+	_ = json.Unmarshal(b, &st)
+	return st
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

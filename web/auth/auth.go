@@ -1,0 +1,266 @@
+package auth
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/apiserver"
+)
+
+// Options configure an Auth.
+type Options struct {
+	// Tokens are every identity: the token file's and the workshop's.
+	Tokens []Token
+	// RateQPS and RateBurst size each identity's token bucket; RateQPS <= 0 means no limit.
+	RateQPS   float64
+	RateBurst int
+	// MaxWatchers bounds the watches and WebSockets one identity holds open; 0 means no limit.
+	MaxWatchers int
+	// MaxObjectsPerNamespace bounds the objects of one resource a participant can create in a
+	// namespace; 0 means no limit. Instructors are not limited.
+	MaxObjectsPerNamespace int
+	// MaxFormBytes bounds a UI form post; default 64 KiB.
+	MaxFormBytes int64
+	// PublicURL, when set, is the base of join links and kubeconfigs (e.g. https://10.0.0.5:8443);
+	// otherwise the URL the instructor's browser used.
+	PublicURL string
+	// CAData is the PEM certificate authority kubeconfigs carry (TLS with a self-signed or
+	// private certificate).
+	CAData []byte
+	// Now is the clock of the rate limiter; default time.Now.
+	Now func() time.Time
+}
+
+// Auth authenticates, authorizes and limits every request but the public ones, and serves the
+// join link and the instructor's workshop page.
+type Auth struct {
+	log     *slog.Logger
+	st      store.Interface
+	opts    Options
+	authn   *Authenticator
+	rate    *rateLimiter
+	watches *watchCounter
+	byName  map[string]Token
+	order   []string // identity names, instructors first
+}
+
+// New returns an Auth for opts.Tokens, counting objects for the quota in st.
+func New(logger *slog.Logger, st store.Interface, opts Options) *Auth {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxFormBytes <= 0 {
+		opts.MaxFormBytes = 64 << 10
+	}
+	a := &Auth{
+		log:     logger,
+		st:      st,
+		opts:    opts,
+		authn:   NewAuthenticator(opts.Tokens),
+		watches: &watchCounter{max: opts.MaxWatchers},
+		byName:  map[string]Token{},
+	}
+	if opts.RateQPS > 0 {
+		a.rate = newRateLimiter(opts.RateQPS, opts.RateBurst)
+	}
+	for _, role := range []Role{RoleInstructor, RoleParticipant} {
+		for _, t := range opts.Tokens {
+			if t.User.Role == role && !internalUser(t.User) {
+				if _, dup := a.byName[t.User.Name]; !dup {
+					a.order = append(a.order, t.User.Name)
+				}
+				a.byName[t.User.Name] = t
+			}
+		}
+	}
+	return a
+}
+
+// publicPath says whether a path is served to anyone: health checks, static assets (scripts,
+// styles, the wasm: no secrets) and the join link.
+func publicPath(p string) bool {
+	switch p {
+	case "/healthz", "/livez", "/readyz", "/join", "/favicon.ico":
+		return true
+	}
+	return strings.HasPrefix(p, "/static/")
+}
+
+// apiPath says whether a path belongs to the Kubernetes API (answered with Status JSON).
+func apiPath(p string) bool {
+	return p == "/api" || p == "/apis" || p == "/version" || p == "/openapi" ||
+		strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/apis/") ||
+		strings.HasPrefix(p, "/version/") || strings.HasPrefix(p, "/openapi/")
+}
+
+// crossOrigin refuses cross-site unsafe requests (Sec-Fetch-Site, then Origin against Host).
+var crossOrigin = http.NewCrossOriginProtection()
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// Middleware is the Echo middleware that guards every route.
+func (a *Auth) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		p := r.URL.Path
+		if publicPath(p) {
+			return next(c)
+		}
+		api := apiPath(p)
+		u, via, found, err := a.authn.Authenticate(r)
+		if err != nil || !found {
+			if err != nil {
+				a.log.Debug("authentication failed", slog.String("path", p), slog.String("via", via), slog.Any("error", err))
+			}
+			if api {
+				// As kube-apiserver: "Unauthorized", no details, no WWW-Authenticate.
+				return WriteStatus(c, errUnauthorized())
+			}
+			return a.signInPage(c)
+		}
+		// A session cookie is sent by the browser on its own: an unsafe request riding on it
+		// must come from this site (SameSite=Strict already keeps it off cross-site requests).
+		if via == viaCookie && !safeMethod(r.Method) {
+			if err := crossOrigin.Check(r); err != nil {
+				if api {
+					return WriteStatus(c, apierrors.NewForbidden(schema.GroupResource{}, "", err))
+				}
+				return c.String(http.StatusForbidden, "cross-origin request refused: "+err.Error()+"\n")
+			}
+		}
+		r = r.WithContext(WithUser(r.Context(), u))
+		c.SetRequest(r)
+		// The server's own clients (system:leaselab: the election controller) are not limited.
+		if a.rate != nil && !internalUser(u) {
+			if ok, wait := a.rate.allow(u.Name, a.opts.Now()); !ok {
+				se := tooManyRequests("too many requests from user \""+u.Name+"\", please try again later", wait)
+				return WriteStatus(c, se)
+			}
+		}
+		if api {
+			return a.serveAPI(c, next, u)
+		}
+		return a.serveUI(c, next, u)
+	}
+}
+
+// errUnauthorized is kube-apiserver's 401.
+func errUnauthorized() *apierrors.StatusError { return apierrors.NewUnauthorized("Unauthorized") }
+
+// gr is the group and resource a request addresses.
+func gr(ri apiserver.RequestInfo) schema.GroupResource {
+	return schema.GroupResource{Group: ri.Group, Resource: ri.Resource}
+}
+
+func (a *Auth) serveAPI(c echo.Context, next echo.HandlerFunc, u User) error {
+	r := c.Request()
+	ri, ok := apiserver.NewRequestInfo(r)
+	if !ok || ri.Verb == "" {
+		// Discovery, OpenAPI, /version: readable by anyone signed in; no writes there.
+		if !safeMethod(r.Method) && u.Role != RoleInstructor {
+			return WriteStatus(c, ForbiddenPath(u, strings.ToLower(r.Method), r.URL.Path))
+		}
+		return next(c)
+	}
+	if err := Authorize(u, ri); err != nil {
+		return writeErr(c, err)
+	}
+	if ri.Verb == "create" && u.Role != RoleInstructor {
+		if err := checkQuota(r.Context(), a.st, a.opts.MaxObjectsPerNamespace, gr(ri), ri.Namespace, ri.Name); err != nil {
+			return writeErr(c, err)
+		}
+	}
+	if ri.Verb == "watch" && !internalUser(u) {
+		return a.stream(c, next, u)
+	}
+	return next(c)
+}
+
+// internalUser says whether u is one of the server's own clients.
+func internalUser(u User) bool { return strings.HasPrefix(u.Name, "system:leaselab") }
+
+// stream serves a long-lived request (watch, WebSocket) counted against u's watches.
+func (a *Auth) stream(c echo.Context, next echo.HandlerFunc, u User) error {
+	if !a.watches.acquire(u.Name) {
+		return WriteStatus(c, tooManyRequests("too many open watches for user \""+u.Name+"\": close some before opening more", time.Second))
+	}
+	defer a.watches.release(u.Name)
+	return next(c)
+}
+
+func (a *Auth) serveUI(c echo.Context, next echo.HandlerFunc, u User) error {
+	r := c.Request()
+	p := r.URL.Path
+	switch {
+	case strings.HasPrefix(p, "/workshop") || strings.HasPrefix(p, "/debug/"):
+		if u.Role != RoleInstructor {
+			return c.String(http.StatusForbidden, "only the instructor may open "+p+"\n")
+		}
+	case p == "/ui/tabs/watch":
+		// The dashboard's tab list carries fault commands for every tab: the instructor's.
+		if u.Role != RoleInstructor {
+			return c.String(http.StatusForbidden, "only the instructor may command candidate tabs\n")
+		}
+		return a.stream(c, next, u)
+	case p == "/ui/tabs/connect":
+		return a.stream(c, next, u)
+	case r.Method == http.MethodPost && strings.HasPrefix(p, "/ui/"):
+		r.Body = http.MaxBytesReader(c.Response(), r.Body, a.opts.MaxFormBytes)
+		ri := apiserver.RequestInfo{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
+		if c.Path() == "/ui/leases" {
+			ri.Verb, ri.Namespace, ri.Name = "create", strings.TrimSpace(c.FormValue("namespace")), strings.TrimSpace(c.FormValue("name"))
+		} else {
+			ri.Verb, ri.Namespace, ri.Name = "delete", c.Param("namespace"), c.Param("name")
+		}
+		if err := Authorize(u, ri); err != nil {
+			return c.String(http.StatusForbidden, err.Error()+"\n")
+		}
+		if ri.Verb == "create" && u.Role != RoleInstructor {
+			if err := checkQuota(r.Context(), a.st, a.opts.MaxObjectsPerNamespace, gr(ri), ri.Namespace, ri.Name); err != nil {
+				return c.String(http.StatusForbidden, err.Error()+"\n")
+			}
+		}
+	}
+	return next(c)
+}
+
+// WriteStatus answers with a Status as the real server writes it; 429 also gets Retry-After.
+func WriteStatus(c echo.Context, se *apierrors.StatusError) error {
+	st := se.ErrStatus
+	st.Kind, st.APIVersion = "Status", "v1"
+	b, err := json.Marshal(&st)
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("Cache-Control", "no-cache, private")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		h.Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
+	}
+	return c.Blob(int(st.Code), "application/json", b)
+}
+
+// writeErr answers a StatusError as such and anything else as a 500 Status.
+func writeErr(c echo.Context, err error) error {
+	var se *apierrors.StatusError
+	if errors.As(err, &se) {
+		return WriteStatus(c, se)
+	}
+	return WriteStatus(c, apierrors.NewInternalError(err))
+}

@@ -1,0 +1,184 @@
+package auth
+
+import (
+	"bytes"
+	"html/template"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"rsc.io/qr"
+)
+
+// pageCSP is the policy of the pages served here: no scripts at all, images from this server.
+const pageCSP = "default-src 'none'; img-src 'self'; style-src 'self'; form-action 'self'; " +
+	"frame-ancestors 'none'; base-uri 'none'"
+
+// Register adds the join link and the instructor's workshop page:
+//
+//	GET /join?token=T                    sets the session cookie, redirects to the dashboard
+//	GET /workshop                        join links, QR codes and kubeconfigs (instructor)
+//	GET /workshop/qr/:name               the QR code of a join link (PNG)
+//	GET /workshop/kubeconfig/:name       a kubeconfig (download)
+func (a *Auth) Register(e *echo.Echo) {
+	e.GET("/join", a.join)
+	e.GET("/workshop", a.workshopPage)
+	e.GET("/workshop/qr/:name", a.qrCode)
+	e.GET("/workshop/kubeconfig/:name", a.kubeconfig)
+}
+
+// join turns a token into a browser session. The cookie is HttpOnly (scripts never see the
+// token), SameSite=Strict (no cross-site request carries it) and Secure over TLS.
+func (a *Auth) join(c echo.Context) error {
+	r := c.Request()
+	u, ok := a.authn.Lookup(r.URL.Query().Get("token"))
+	if !ok {
+		return a.renderPage(c, http.StatusUnauthorized, signInTmpl, signInView{Message: "This join link is not valid. Ask the instructor for yours."})
+	}
+	c.SetCookie(&http.Cookie{
+		Name:     SessionCookie,
+		Value:    r.URL.Query().Get("token"),
+		Path:     "/",
+		HttpOnly: true,
+		Secure:   r.TLS != nil,
+		SameSite: http.SameSiteStrictMode,
+		MaxAge:   7 * 24 * 3600,
+	})
+	c.Response().Header().Set("Referrer-Policy", "no-referrer")
+	dest := "/"
+	if u.Role == RoleParticipant && u.Namespace != "" {
+		dest = "/?" + url.Values{"namespace": {u.Namespace}}.Encode()
+	}
+	return c.Redirect(http.StatusSeeOther, dest)
+}
+
+func (a *Auth) signInPage(c echo.Context) error {
+	return a.renderPage(c, http.StatusUnauthorized, signInTmpl, signInView{
+		Message: "This leaselab needs a sign-in: open the join link the instructor gave you.",
+	})
+}
+
+// baseURL is the URL participants reach this server at.
+func (a *Auth) baseURL(r *http.Request) string {
+	if a.opts.PublicURL != "" {
+		return strings.TrimRight(a.opts.PublicURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+type identityView struct {
+	Name, Namespace, Role string
+	JoinURL               string
+	QRURL, KubeconfigURL  string
+}
+
+type workshopView struct {
+	BaseURL    string
+	Loopback   bool
+	Identities []identityView
+}
+
+func (a *Auth) workshopPage(c echo.Context) error {
+	base := a.baseURL(c.Request())
+	v := workshopView{BaseURL: base}
+	if u, err := url.Parse(base); err == nil {
+		host := u.Hostname()
+		ip := net.ParseIP(host)
+		v.Loopback = host == "localhost" || ip != nil && ip.IsLoopback()
+	}
+	for _, name := range a.order {
+		t := a.byName[name]
+		v.Identities = append(v.Identities, identityView{
+			Name:          name,
+			Namespace:     t.User.Namespace,
+			Role:          string(t.User.Role),
+			JoinURL:       base + "/join?" + url.Values{"token": {t.Token}}.Encode(),
+			QRURL:         "/workshop/qr/" + url.PathEscape(name),
+			KubeconfigURL: "/workshop/kubeconfig/" + url.PathEscape(name),
+		})
+	}
+	c.Response().Header().Set("Referrer-Policy", "no-referrer")
+	return a.renderPage(c, http.StatusOK, workshopTmpl, v)
+}
+
+func (a *Auth) qrCode(c echo.Context) error {
+	t, ok := a.byName[c.Param("name")]
+	if !ok {
+		return c.String(http.StatusNotFound, "no such identity\n")
+	}
+	code, err := qr.Encode(a.baseURL(c.Request())+"/join?"+url.Values{"token": {t.Token}}.Encode(), qr.M)
+	if err != nil {
+		return err
+	}
+	code.Scale = 6
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.Blob(http.StatusOK, "image/png", code.PNG())
+}
+
+func (a *Auth) kubeconfig(c echo.Context) error {
+	t, ok := a.byName[c.Param("name")]
+	if !ok {
+		return c.String(http.StatusNotFound, "no such identity\n")
+	}
+	ns := t.User.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	b, err := Kubeconfig(a.baseURL(c.Request()), ns, t.Token, "leaselab", a.opts.CAData)
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Disposition", `attachment; filename="leaselab-`+t.User.Name+`.kubeconfig"`)
+	return c.Blob(http.StatusOK, "application/yaml", b)
+}
+
+func (a *Auth) renderPage(c echo.Context, code int, t *template.Template, v any) error {
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, v); err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("Content-Security-Policy", pageCSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	return c.HTMLBlob(code, buf.Bytes())
+}
+
+type signInView struct{ Message string }
+
+var signInTmpl = template.Must(template.New("signin").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in — leaselab</title></head>
+<body><main><h1>leaselab</h1><p data-testid="signin-message">{{.Message}}</p></main></body></html>
+`))
+
+var workshopTmpl = template.Must(template.New("workshop").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Workshop — leaselab</title></head>
+<body><main>
+<h1>Workshop</h1>
+<p>Participants join at <code data-testid="base-url">{{.BaseURL}}</code>: each scans their QR code or opens their join link; kubectl users download their kubeconfig.
+Participants read everything and write in their own namespace and in <code>arena</code>.</p>
+{{if .Loopback}}<p data-testid="loopback-warning"><strong>These links use a loopback address: participants cannot reach it. Open this page through the address they use (or start with --public-url).</strong></p>{{end}}
+<table>
+<thead><tr><th>identity</th><th>role</th><th>namespace</th><th>join link</th><th>QR code</th><th>kubectl</th></tr></thead>
+<tbody>
+{{range .Identities}}<tr data-testid="identity" data-name="{{.Name}}" data-role="{{.Role}}">
+<td>{{.Name}}</td>
+<td>{{.Role}}</td>
+<td>{{if .Namespace}}{{.Namespace}}{{else}}all (writes everywhere){{end}}</td>
+<td><a href="{{.JoinURL}}" data-testid="join-link">{{.JoinURL}}</a></td>
+<td><img src="{{.QRURL}}" alt="QR code of the join link of {{.Name}}" width="200" height="200" data-testid="qr"></td>
+<td><a href="{{.KubeconfigURL}}" download data-testid="kubeconfig-link">kubeconfig</a></td>
+</tr>
+{{end}}</tbody></table>
+</main></body></html>
+`))
