@@ -77,7 +77,14 @@ func New(cfg Config) (*Server, error) {
 		cancel()
 		return nil, fmt.Errorf("api server: %w", err)
 	}
-	screens, err := ui.New(cfg.Logger, reg, cfg.Store, ui.Options{Now: cfg.Now, Context: ctx, API: api})
+	uiOpts := ui.Options{Now: cfg.Now, Context: ctx, API: api}
+	if cfg.Auth != nil {
+		uiOpts.MayCommandTabs = func(r *http.Request) bool {
+			u, ok := auth.UserFrom(r.Context())
+			return ok && u.Role == auth.RoleInstructor
+		}
+	}
+	screens, err := ui.New(cfg.Logger, reg, cfg.Store, uiOpts)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("ui: %w", err)

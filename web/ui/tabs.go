@@ -100,6 +100,9 @@ func (u *UI) tabConnect(c echo.Context) error {
 	return nil
 }
 
+// errOnlyInstructor answers fault commands from a dashboard that may only watch.
+var errOnlyInstructor = errors.New("only the instructor may inject faults into other tabs")
+
 // watchMessage is what a dashboard sends: {"type":"command","tab":"id","command":{...}}.
 type watchMessage struct {
 	Type    string     `json:"type"`
@@ -119,6 +122,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 	defer cancel()
 	w := u.hub.addWatcher()
 	defer u.hub.removeWatcher(w)
+	mayCommand := u.opts.MayCommandTabs == nil || u.opts.MayCommandTabs(c.Request())
 
 	// Replies to commands (errors only); bounded, dropped when the dashboard is not reading.
 	replies := make(chan []byte, 8)
@@ -136,8 +140,12 @@ func (u *UI) tabWatch(c echo.Context) error {
 			if err := json.Unmarshal(data, &m); err != nil || m.Type != "command" {
 				continue
 			}
-			if err := u.hub.Command(m.Tab, m.Command); err != nil {
-				reply, _ := json.Marshal(map[string]string{"type": "error", "tab": m.Tab, "error": err.Error()})
+			cmdErr := errOnlyInstructor
+			if mayCommand {
+				cmdErr = u.hub.Command(m.Tab, m.Command)
+			}
+			if cmdErr != nil {
+				reply, _ := json.Marshal(map[string]string{"type": "error", "tab": m.Tab, "error": cmdErr.Error()})
 				select {
 				case replies <- reply:
 				default:

@@ -38,6 +38,10 @@ type Options struct {
 	// through it, in-process, so that they follow exactly the API's rules (validation,
 	// defaulting, namespaces, managed fields). Without it those actions answer 503.
 	API http.Handler
+	// MayCommandTabs reports whether the caller of a dashboard may inject faults into other
+	// people's candidate tabs (in workshop mode: the instructor). Nil lets everyone, as on an
+	// open loopback server; others still see the tabs live.
+	MayCommandTabs func(r *http.Request) bool
 }
 
 // UI serves the browser screens.
