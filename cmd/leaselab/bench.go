@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -121,6 +122,51 @@ type benchRun struct {
 
 	mu        sync.Mutex
 	latencies []time.Duration
+
+	stderr    io.Writer
+	serverPID string
+	local     bool // serverPID is the server's process
+
+	// Set by begin and end: the measured part of the run and the CPU the server and this
+	// process used in it.
+	start                time.Time
+	elapsed              time.Duration
+	serverCPU, clientCPU time.Duration
+	stopProgress         func()
+	endOnce              sync.Once
+}
+
+// begin starts the measured part of a run, after the workload's setup: the clock, the CPU
+// accounting and the progress line. It returns the context of the measured part, which ends
+// after --duration.
+func (b *benchRun) begin(ctx context.Context) (context.Context, context.CancelFunc) {
+	b.start = time.Now()
+	if b.local {
+		b.serverCPU, _ = processCPU(b.serverPID)
+	}
+	b.clientCPU, _ = processCPU("self")
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.duration)
+	b.stopProgress = startProgress(ctx, b, b.start, b.stderr)
+	return ctx, cancel
+}
+
+// end ends the measured part of the run; later calls do nothing.
+func (b *benchRun) end() {
+	b.endOnce.Do(func() {
+		if b.start.IsZero() {
+			return
+		}
+		b.elapsed = time.Since(b.start)
+		if cpu, ok := processCPU(b.serverPID); b.local && ok {
+			b.serverCPU = cpu - b.serverCPU
+		} else {
+			b.serverCPU = 0
+		}
+		if cpu, ok := processCPU("self"); ok {
+			b.clientCPU = cpu - b.clientCPU
+		}
+		b.stopProgress()
+	})
 }
 
 func (b *benchRun) record(d time.Duration) {
@@ -134,6 +180,7 @@ type benchResult struct {
 	Workload     string  `json:"workload"`
 	Server       string  `json:"server"`
 	Clients      int     `json:"clients"`
+	Watchers     int     `json:"watchers,omitempty"`
 	DurationSec  float64 `json:"durationSeconds"`
 	Ops          int64   `json:"operations"`
 	OpsPerSec    float64 `json:"operationsPerSecond"`
@@ -145,13 +192,24 @@ type benchResult struct {
 	P99Ms        float64 `json:"p99Ms"`
 	MaxMs        float64 `json:"maxMs"`
 	ServerRSSMiB float64 `json:"serverRSSMiB,omitempty"`
-	DBSizeMiB    float64 `json:"dbSizeMiB,omitempty"`
-	opName       string
+	// ServerPeakRSSMiB is the server's peak resident memory since it started (VmHWM).
+	ServerPeakRSSMiB float64 `json:"serverPeakRSSMiB,omitempty"`
+	// ServerCPUPerOpMs and ClientCPUPerOpMs are the CPU time (user and system) the server
+	// and this load generator spent per operation during the run: unlike throughput, they
+	// do not depend on how the two share the machine's cores.
+	ServerCPUPerOpMs float64 `json:"serverCPUPerOpMs,omitempty"`
+	ClientCPUPerOpMs float64 `json:"clientCPUPerOpMs,omitempty"`
+	DBSizeMiB        float64 `json:"dbSizeMiB,omitempty"`
+	opName           string
 }
 
 func (r *benchResult) print(w io.Writer) {
 	fmt.Fprintf(w, "workload    %s against %s\n", r.Workload, r.Server)
-	fmt.Fprintf(w, "clients     %d for %.1f s\n", r.Clients, r.DurationSec)
+	if r.Workload == "watch" {
+		fmt.Fprintf(w, "watchers    %d for %.1f s\n", r.Watchers, r.DurationSec)
+	} else {
+		fmt.Fprintf(w, "clients     %d for %.1f s\n", r.Clients, r.DurationSec)
+	}
 	fmt.Fprintf(w, "%-11s %d (%.0f/s)\n", r.opName, r.Ops, r.OpsPerSec)
 	if r.Events > 0 || r.Workload == "watch" {
 		fmt.Fprintf(w, "events      %d received, %d lost\n", r.Events, r.EventsLost)
@@ -162,7 +220,10 @@ func (r *benchResult) print(w io.Writer) {
 	fmt.Fprintf(w, "errors      %d\n", r.Errors)
 	fmt.Fprintf(w, "latency     p50 %.2f ms  p99 %.2f ms  max %.2f ms\n", r.P50Ms, r.P99Ms, r.MaxMs)
 	if r.ServerRSSMiB > 0 {
-		fmt.Fprintf(w, "server RSS  %.1f MiB\n", r.ServerRSSMiB)
+		fmt.Fprintf(w, "server RSS  %.1f MiB (peak %.1f MiB)\n", r.ServerRSSMiB, r.ServerPeakRSSMiB)
+	}
+	if r.ServerCPUPerOpMs > 0 {
+		fmt.Fprintf(w, "CPU per op  server %.3f ms  client %.3f ms\n", r.ServerCPUPerOpMs, r.ClientCPUPerOpMs)
 	}
 	if r.DBSizeMiB > 0 {
 		fmt.Fprintf(w, "database    %.1f MiB\n", r.DBSizeMiB)
@@ -190,16 +251,23 @@ func runBenchmark(ctx context.Context, c benchConfig, cfg *rest.Config, workload
 	}
 	b := &benchRun{cfg: c, rest: cfg, client: client}
 
-	runCtx, cancel := context.WithTimeout(ctx, c.duration)
+	b.serverPID, b.local = localServerPID(cfg.Host)
+	b.stderr = stderr
+
+	// The workload's setup (creating leases, connecting watchers) is not measured; it calls
+	// b.begin when the measured part starts. The bound on the whole keeps a dead server from
+	// hanging the setup.
+	wctx, cancel := context.WithTimeout(ctx, c.duration+2*time.Minute)
 	defer cancel()
-	start := time.Now()
-	stopProgress := startProgress(runCtx, b, start, stderr)
-	werr := workload(runCtx, b)
-	elapsed := time.Since(start)
-	stopProgress()
+	werr := workload(wctx, b)
+	b.end()
 	if werr != nil && !errors.Is(werr, context.DeadlineExceeded) && !errors.Is(werr, context.Canceled) {
 		return nil, werr
 	}
+	if b.start.IsZero() {
+		return nil, fmt.Errorf("setup did not finish: %w", cmp.Or(werr, ctx.Err(), context.DeadlineExceeded))
+	}
+	elapsed := b.elapsed
 	res := &benchResult{
 		Workload:    c.workload,
 		Server:      cfg.Host,
@@ -213,11 +281,19 @@ func runBenchmark(ctx context.Context, c benchConfig, cfg *rest.Config, workload
 		EventsLost:  b.lost.Load(),
 		opName:      map[string]string{"renew": "renewals", "contend": "attempts", "heartbeat": "heartbeats", "watch": "writes"}[c.workload],
 	}
+	if c.workload == "watch" {
+		res.Watchers = c.watchers
+	}
 	b.mu.Lock()
 	res.P50Ms, res.P99Ms, res.MaxMs = percentiles(b.latencies)
 	b.mu.Unlock()
-	if rss, ok := localServerRSS(cfg.Host); ok {
-		res.ServerRSSMiB = float64(rss) / (1 << 20)
+	if ops := float64(b.ops.Load()); ops > 0 {
+		res.ClientCPUPerOpMs = float64(b.clientCPU) / float64(time.Millisecond) / ops
+		res.ServerCPUPerOpMs = float64(b.serverCPU) / float64(time.Millisecond) / ops
+	}
+	if b.local {
+		rss, peak := processRSS(b.serverPID)
+		res.ServerRSSMiB, res.ServerPeakRSSMiB = float64(rss)/(1<<20), float64(peak)/(1<<20)
 	}
 	if c.db != "" {
 		var size int64
@@ -289,39 +365,53 @@ func (b *benchRun) ensureLease(ctx context.Context, name string) (*coordinationv
 	return l, err
 }
 
-// pacer spaces a client's operations to reach a total rate over all clients.
-func pacer(rate float64, clients int) func(ctx context.Context) bool {
+// pacer spaces client i's operations (of clients) to reach a total rate over all clients, the
+// clients staggered over one period. It returns when each operation is due, so that latency
+// is measured from then: an operation that starts late because the previous one was slow
+// counts its wait (no coordinated omission). Without a rate, operations are due when called.
+func pacer(rate float64, clients, i int) func(ctx context.Context) (time.Time, bool) {
 	if rate <= 0 {
-		return func(ctx context.Context) bool { return ctx.Err() == nil }
+		return func(ctx context.Context) (time.Time, bool) { return time.Now(), ctx.Err() == nil }
 	}
 	every := time.Duration(float64(time.Second) * float64(clients) / rate)
-	next := time.Now()
-	return func(ctx context.Context) bool {
+	next := time.Now().Add(every * time.Duration(i) / time.Duration(max(clients, 1)))
+	return func(ctx context.Context) (time.Time, bool) {
+		due := next
 		next = next.Add(every)
-		if d := time.Until(next); d > 0 {
+		if d := time.Until(due); d > 0 {
+			t := time.NewTimer(d)
+			defer t.Stop()
 			select {
 			case <-ctx.Done():
-				return false
-			case <-time.After(d):
+				return due, false
+			case <-t.C:
 			}
 		}
-		return ctx.Err() == nil
+		return due, ctx.Err() == nil
 	}
 }
 
 // benchRenew: each client renews its own lease as client-go's LeaseLock does, GET then PUT
 // with the resourceVersion the GET returned.
 func benchRenew(ctx context.Context, b *benchRun) error {
+	if err := b.eachClient(ctx, func(ctx context.Context, i int) {
+		if _, err := b.ensureLease(ctx, fmt.Sprintf("renew-%d", i)); err != nil {
+			b.errs.Add(1)
+		}
+	}); err != nil {
+		return err
+	}
+	ctx, cancel := b.begin(ctx)
+	defer cancel()
 	return b.eachClient(ctx, func(ctx context.Context, i int) {
 		name := fmt.Sprintf("renew-%d", i)
-		if _, err := b.ensureLease(ctx, name); err != nil {
-			b.errs.Add(1)
-			return
-		}
 		leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
-		wait := pacer(b.cfg.rate, b.cfg.clients)
-		for wait(ctx) {
-			start := time.Now()
+		wait := pacer(b.cfg.rate, b.cfg.clients, i)
+		for {
+			start, ok := wait(ctx)
+			if !ok {
+				return
+			}
 			l, err := leases.Get(ctx, name, metav1.GetOptions{})
 			if err == nil {
 				now := metav1.NewMicroTime(time.Now())
@@ -346,6 +436,8 @@ func benchContend(ctx context.Context, b *benchRun) error {
 	if _, err := b.ensureLease(ctx, "contended"); err != nil {
 		return err
 	}
+	ctx, cancel := b.begin(ctx)
+	defer cancel()
 	return b.eachClient(ctx, func(ctx context.Context, i int) {
 		me := fmt.Sprintf("contender-%d", i)
 		leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
@@ -401,25 +493,31 @@ func benchHeartbeat(ctx context.Context, b *benchRun) error {
 		return setup
 	}
 	leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
-	start := time.Now()
+	ctx, cancel := b.begin(ctx)
+	defer cancel()
+	start := b.start
 	return b.eachClient(ctx, func(ctx context.Context, c int) {
 		// Client c owns leases c, c+clients, ...; lease i beats at start + (i/n)*interval + k*interval.
 		for k := 0; ; k++ {
 			for i := c; i < n; i += b.cfg.clients {
 				due := start.Add(time.Duration(k)*b.cfg.interval + time.Duration(float64(b.cfg.interval)*float64(i)/float64(n)))
 				if d := time.Until(due); d > 0 {
+					t := time.NewTimer(d)
 					select {
 					case <-ctx.Done():
+						t.Stop()
 						return
-					case <-time.After(d):
+					case <-t.C:
 					}
 				}
 				l := cached[i]
 				if l == nil {
 					continue
 				}
-				t0 := time.Now()
-				now := metav1.NewMicroTime(t0)
+				// Latency counts from when the beat was due: a late start is the server's
+				// doing when the senders are all waiting for it.
+				t0 := due
+				now := metav1.NewMicroTime(time.Now())
 				l.Spec.RenewTime = &now
 				upd, err := leases.Update(ctx, l, metav1.UpdateOptions{})
 				if apierrors.IsConflict(err) {
@@ -510,27 +608,48 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 	if rate <= 0 {
 		rate = 100
 	}
-	var acked []string
+	writeCtx, cancel := b.begin(ctx)
+	defer cancel()
+	// One writer per lease, together at --rate: a write waits for its commit, so a single
+	// writer could not keep the rate when commits are slow.
+	var (
+		ackedMu sync.Mutex
+		acked   []string
+	)
 	leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
-	wait := pacer(rate, 1)
-	for i := 0; wait(ctx); i++ {
-		name := fmt.Sprintf("watched-%d", i%writeLeases)
-		l, err := leases.Get(ctx, name, metav1.GetOptions{})
-		if err == nil {
-			now := metav1.NewMicroTime(time.Now())
-			l.Spec.RenewTime = &now
-			l, err = leases.Update(ctx, l, metav1.UpdateOptions{})
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		if err != nil {
-			b.errs.Add(1)
-			continue
-		}
-		acked = append(acked, l.ResourceVersion)
-		b.ops.Add(1)
+	var writers sync.WaitGroup
+	for w := 0; w < writeLeases; w++ {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			name := fmt.Sprintf("watched-%d", w)
+			wait := pacer(rate, writeLeases, w)
+			for {
+				if _, ok := wait(writeCtx); !ok {
+					return
+				}
+				l, err := leases.Get(writeCtx, name, metav1.GetOptions{})
+				if err == nil {
+					now := metav1.NewMicroTime(time.Now())
+					l.Spec.RenewTime = &now
+					l, err = leases.Update(writeCtx, l, metav1.UpdateOptions{})
+				}
+				if writeCtx.Err() != nil {
+					return
+				}
+				if err != nil {
+					b.errs.Add(1)
+					continue
+				}
+				ackedMu.Lock()
+				acked = append(acked, l.ResourceVersion)
+				ackedMu.Unlock()
+				b.ops.Add(1)
+			}
+		}()
 	}
+	writers.Wait()
+	b.end()
 	// Give the last events a moment to arrive, then count what each watcher missed.
 	grace := time.Now().Add(5 * time.Second)
 	for {
@@ -624,20 +743,20 @@ func (b *benchRun) eachClient(ctx context.Context, f func(ctx context.Context, i
 	return nil
 }
 
-// localServerRSS finds the process listening on a loopback server's port through /proc and
-// returns its resident memory. It reports false for remote servers or where /proc is missing.
-func localServerRSS(host string) (int64, bool) {
+// localServerPID finds the process listening on a loopback server's port through /proc. It
+// reports false for remote servers or where /proc is missing.
+func localServerPID(host string) (string, bool) {
 	u, err := url.Parse(host)
 	if err != nil {
-		return 0, false
+		return "", false
 	}
 	h, p := u.Hostname(), u.Port()
 	if ip := net.ParseIP(h); !(h == "localhost" || ip != nil && ip.IsLoopback()) || p == "" {
-		return 0, false
+		return "", false
 	}
 	port, err := strconv.Atoi(p)
 	if err != nil {
-		return 0, false
+		return "", false
 	}
 	inodes := map[string]bool{}
 	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
@@ -658,27 +777,60 @@ func localServerRSS(host string) (int64, bool) {
 		}
 	}
 	if len(inodes) == 0 {
-		return 0, false
+		return "", false
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/fd/*")
 	for _, fd := range procs {
 		target, err := os.Readlink(fd)
-		if err != nil || !inodes[target] {
-			continue
-		}
-		pid := strings.Split(fd, "/")[2]
-		status, err := os.ReadFile("/proc/" + pid + "/status")
-		if err != nil {
-			return 0, false
-		}
-		for _, line := range strings.Split(string(status), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-				if err == nil {
-					return kb << 10, true
-				}
-			}
+		if err == nil && inodes[target] {
+			return strings.Split(fd, "/")[2], true
 		}
 	}
-	return 0, false
+	return "", false
+}
+
+// processRSS returns the resident memory of a process and its peak, from /proc/PID/status.
+func processRSS(pid string) (rss, peak int64) {
+	status, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return 0, 0
+	}
+	kb := func(v string) int64 {
+		n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		return n << 10
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			rss = kb(v)
+		}
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			peak = kb(v)
+		}
+	}
+	return rss, peak
+}
+
+// processCPU returns the user and system CPU time a process ("self" for this one) has used,
+// from /proc/PID/stat.
+func processCPU(pid string) (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command name, in parentheses, may hold spaces: fields are counted after it.
+	_, rest, ok := strings.Cut(string(b), ") ")
+	if !ok {
+		return 0, false
+	}
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	// Clock ticks: USER_HZ is 100 on every Linux architecture Go supports.
+	return time.Duration(utime+stime) * (time.Second / 100), true
 }

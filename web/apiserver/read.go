@@ -177,7 +177,8 @@ func (m *matcher) everything() bool { return m.label.Empty() && m.field.Empty() 
 
 // matches decodes o and tests it against the selectors.
 func (m *matcher) matches(o store.Object) bool {
-	obj, err := m.q.decodeStored(o)
+	// Not through the cache of decoded objects: a list would flush it.
+	obj, err := m.q.s.decodeStored(m.q.kind, o)
 	if err != nil {
 		m.err = err
 		return false
@@ -204,7 +205,7 @@ func (m *matcher) object(o store.Object) (runtime.Object, error) {
 	if obj, ok := m.decoded[o.Revision]; ok {
 		return obj, nil
 	}
-	return m.q.decodeStored(o)
+	return m.q.s.decodeStored(m.q.kind, o)
 }
 
 func (q *request) list() error {

@@ -31,6 +31,14 @@ import (
 // MaxBodyBytes is the largest request body accepted, as the real server's 3 MiB limit.
 const MaxBodyBytes = 3 << 20
 
+// watchFrameCacheSize is how many encoded watch frames the server keeps: enough for every
+// format and version of the changes a burst of writes produces while watchers catch up.
+const watchFrameCacheSize = 4096
+
+// decodedCacheSize is how many decoded objects the server keeps for the writes that follow
+// reads of the same revision.
+const decodedCacheSize = 4096
+
 // Options configure a Server.
 type Options struct {
 	// Now is the clock for creationTimestamp and managedFields times; default time.Now.
@@ -50,13 +58,21 @@ type Server struct {
 
 	params        runtime.ParameterCodec
 	serializers   map[string]runtime.SerializerInfo
-	fieldManagers map[schema.GroupVersionKind]*managedfields.FieldManager
+	fieldManagers map[schema.GroupVersionKind]*managedfields.FieldManager // complete when fieldManagersReady is closed
+	// fieldManagersReady is closed when fieldManagers is built, or fieldManagersErr set.
+	fieldManagersReady chan struct{}
+	fieldManagersErr   error
+
+	frames  *ring[frameKey, []byte]           // encoded watch frames of the latest changes
+	decoded *ring[decodedKey, runtime.Object] // decoded stored objects, never handed out
 
 	nsMu    sync.Mutex
 	knownNS map[string]bool // namespaces known to exist, to skip a lookup on every create
 }
 
-// New returns a Server. It fails only when a field manager cannot be built for a kind.
+// New returns a Server. The field managers are built in the background: should that fail,
+// which only a kind without a schema can cause, writes answer 500 with the reason. The error
+// is always nil.
 func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -76,23 +92,55 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 		serializers:   map[string]runtime.SerializerInfo{},
 		fieldManagers: map[schema.GroupVersionKind]*managedfields.FieldManager{},
 		knownNS:       map[string]bool{},
+		frames:        newRing[frameKey, []byte](watchFrameCacheSize),
+		decoded:       newRing[decodedKey, runtime.Object](decodedCacheSize),
 	}
 	for _, info := range reg.Codecs.SupportedMediaTypes() {
 		s.serializers[info.MediaType] = info
 	}
-	typeConverter := applyconfigurations.NewTypeConverter(reg.Scheme)
-	for _, k := range reg.Kinds() {
+	// The type converter parses the OpenAPI schema of every built-in type, which takes
+	// longer than the rest of the start-up: it is built in the background, and the first
+	// write waits for it (fieldManager).
+	s.fieldManagersReady = make(chan struct{})
+	go func() {
+		defer close(s.fieldManagersReady)
+		s.fieldManagersErr = s.buildFieldManagers()
+		if s.fieldManagersErr != nil {
+			logger.Error("field managers", slog.Any("error", s.fieldManagersErr))
+		}
+	}()
+	return s, nil
+}
+
+// buildFieldManagers builds the field manager of every served version of every kind.
+func (s *Server) buildFieldManagers() error {
+	typeConverter := applyconfigurations.NewTypeConverter(s.reg.Scheme)
+	for _, k := range s.reg.Kinds() {
 		hub := schema.GroupVersion{Group: k.Group, Version: k.StorageVersion}
 		for _, v := range k.Versions {
 			gvk := schema.GroupVersionKind{Group: k.Group, Version: v, Kind: k.Kind}
-			fm, err := managedfields.NewDefaultFieldManager(typeConverter, reg.Scheme, reg.Scheme, reg.Scheme, gvk, hub, "", nil)
+			fm, err := managedfields.NewDefaultFieldManager(typeConverter, s.reg.Scheme, s.reg.Scheme, s.reg.Scheme, gvk, hub, "", nil)
 			if err != nil {
-				return nil, fmt.Errorf("field manager for %s: %w", gvk, err)
+				return fmt.Errorf("field manager for %s: %w", gvk, err)
 			}
 			s.fieldManagers[gvk] = fm
 		}
 	}
-	return s, nil
+	return nil
+}
+
+// waitFieldManagers waits until the field managers are built; it returns an internal error
+// when they could not be.
+func (s *Server) waitFieldManagers(ctx context.Context) error {
+	select {
+	case <-s.fieldManagersReady:
+	case <-ctx.Done():
+		return apierrors.NewTimeoutError("the server is starting", 1)
+	}
+	if s.fieldManagersErr != nil {
+		return internalError(s.fieldManagersErr.Error())
+	}
+	return nil
 }
 
 func (s *Server) serializer(media string) runtime.SerializerInfo { return s.serializers[media] }
@@ -170,6 +218,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	var err error
+	switch ri.Verb {
+	case "create", "update", "patch":
+		if err := s.waitFieldManagers(r.Context()); err != nil {
+			q.fail(err)
+			return
+		}
+	}
 	switch ri.Verb {
 	case "get":
 		err = q.get()
@@ -283,8 +338,66 @@ func (q *request) readBody() ([]byte, error) {
 
 // decodeStored turns a stored object into its storage-version Go object with the
 // resourceVersion set from the revision.
+//
+// A GET and the PUT that follows it (how clients renew leases) read the same revision: the
+// decoded object is kept by key and revision, and each caller gets its own deep copy, which
+// costs a fraction of decoding the JSON again.
 func (q *request) decodeStored(o store.Object) (runtime.Object, error) {
-	return q.s.decodeStored(q.kind, o)
+	key := decodedKey{Key: o.Key, rev: o.Revision}
+	if obj, ok := q.s.decoded.get(key); ok {
+		return obj.DeepCopyObject(), nil
+	}
+	obj, err := q.s.decodeStored(q.kind, o)
+	if err != nil {
+		return nil, err
+	}
+	q.s.decoded.add(key, obj.DeepCopyObject())
+	return obj, nil
+}
+
+// decodedKey identifies one state of one object.
+type decodedKey struct {
+	store.Key
+	rev int64
+}
+
+// ring is a map of at most size entries that forgets the oldest entry first. It is safe for
+// concurrent use.
+type ring[K comparable, V any] struct {
+	mu    sync.Mutex
+	size  int
+	m     map[K]V
+	order []K
+	next  int
+}
+
+func newRing[K comparable, V any](size int) *ring[K, V] {
+	return &ring[K, V]{size: size, m: make(map[K]V, size), order: make([]K, 0, size)}
+}
+
+func (r *ring[K, V]) get(k K) (V, bool) {
+	r.mu.Lock()
+	v, ok := r.m[k]
+	r.mu.Unlock()
+	return v, ok
+}
+
+// add stores v under k unless k is present, and returns the value now stored.
+func (r *ring[K, V]) add(k K, v V) V {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if prev, ok := r.m[k]; ok {
+		return prev
+	}
+	if len(r.order) < r.size {
+		r.order = append(r.order, k)
+	} else {
+		delete(r.m, r.order[r.next])
+		r.order[r.next] = k
+		r.next = (r.next + 1) % r.size
+	}
+	r.m[k] = v
+	return v
 }
 
 func (s *Server) decodeStored(k *kinds.Kind, o store.Object) (runtime.Object, error) {
@@ -380,7 +493,16 @@ func (q *request) managerName() string {
 	return string(b)
 }
 
+// servesAPIVersion reports whether apiVersion is a group/version the request's kind is served at.
+func (q *request) servesAPIVersion(apiVersion string) bool {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	return err == nil && apiVersion != "" && gv.Group == q.kind.Group && q.kind.Serves(gv.Version)
+}
+
+// fieldManager is the field manager of the request's kind and version. ServeHTTP has waited
+// for them to be built before a create, update or patch runs.
 func (q *request) fieldManager() *managedfields.FieldManager {
+	<-q.s.fieldManagersReady
 	return q.s.fieldManagers[q.gv.WithKind(q.kind.Kind)]
 }
 

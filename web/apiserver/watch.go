@@ -82,7 +82,6 @@ type watcher struct {
 	enc     runtime.Encoder // the object encoder (request version, negotiated format)
 	framer  runtime.Framer
 	stream  runtime.Serializer
-	buf     bytes.Buffer
 	headers bool // table columns still to be sent
 }
 
@@ -347,6 +346,28 @@ func offeredSubprotocols(r *http.Request) []string {
 // sendEvent filters one store event through the selectors, turning moves into and out of the
 // selection into ADDED and DELETED as the real server does, and sends it.
 func (wr *watcher) sendEvent(sink eventSink, ev store.Event) error {
+	if wr.m.everything() && wr.out.as == asObject {
+		// Without selectors or conversions the frame depends only on the event, the format and
+		// the version: it is encoded once and its bytes go to every such watcher.
+		key := frameKey{rev: ev.Object.Revision, resource: ev.Object.Resource, typ: ev.Type, media: wr.out.info.MediaType, gv: wr.q.gv}
+		frame, ok := wr.q.s.frames.get(key)
+		if !ok {
+			// Two watchers may encode the same frame at once; the first one stored wins.
+			obj, err := wr.q.s.decodeStored(wr.q.kind, ev.Object)
+			if err != nil {
+				return err
+			}
+			v, err := wr.q.toVersion(obj)
+			if err != nil {
+				return err
+			}
+			if frame, err = wr.encodeFrame(eventTypes[ev.Type], v, wr.q.gv); err != nil {
+				return err
+			}
+			frame = wr.q.s.frames.add(key, frame)
+		}
+		return sink.send(frame)
+	}
 	obj, err := wr.q.decodeStored(ev.Object)
 	if err != nil {
 		return err
@@ -443,17 +464,42 @@ func (wr *watcher) sendError(sink eventSink, err error) error {
 // write frames one event: the object encoded once in the negotiated format, wrapped in a
 // metav1.WatchEvent by the stream serializer of the same format.
 func (wr *watcher) write(sink eventSink, typ watch.EventType, obj runtime.Object, gv schema.GroupVersion) error {
+	frame, err := wr.encodeFrame(typ, obj, gv)
+	if err != nil {
+		return err
+	}
+	return sink.send(frame)
+}
+
+// encodeFrame encodes one event frame into a new slice, which may be shared.
+func (wr *watcher) encodeFrame(typ watch.EventType, obj runtime.Object, gv schema.GroupVersion) ([]byte, error) {
 	var objBuf bytes.Buffer
 	if err := wr.q.s.reg.Codecs.EncoderForVersion(wr.out.info.Serializer, gv).Encode(obj, &objBuf); err != nil {
 		wr.q.s.log.Error("encode watch event", slog.Any("error", err))
-		return err
+		return nil, err
 	}
-	wr.buf.Reset()
-	fw := wr.framer.NewFrameWriter(&wr.buf)
+	var buf bytes.Buffer
+	buf.Grow(objBuf.Len() + 64)
+	fw := wr.framer.NewFrameWriter(&buf)
 	enc := streaming.NewEncoder(fw, wr.stream)
 	ev := &metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: objBuf.Bytes()}}
 	if err := enc.Encode(ev); err != nil {
-		return err
+		return nil, err
 	}
-	return sink.send(wr.buf.Bytes())
+	return buf.Bytes(), nil
+}
+
+var eventTypes = map[store.EventType]watch.EventType{
+	store.Added:    watch.Added,
+	store.Modified: watch.Modified,
+	store.Deleted:  watch.Deleted,
+}
+
+// frameKey identifies an encoded watch frame: one change, in one format and version.
+type frameKey struct {
+	rev      int64
+	resource string
+	typ      store.EventType
+	media    string
+	gv       schema.GroupVersion
 }
