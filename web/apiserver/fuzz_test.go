@@ -85,7 +85,7 @@ func (a *fzAPI) do(method, target, contentType string, body []byte) *httptest.Re
 		defer func() {
 			if v := recover(); v != nil {
 				// Reported as a 500 whose message carries the panic and its stack, so that the
-				// property decides (knownFinding) instead of the fuzzer stopping here.
+				// property fails it with the input that caused it.
 				rec = httptest.NewRecorder()
 				rec.Code = http.StatusInternalServerError
 				b, _ := json.Marshal(metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Code: 500,
@@ -122,7 +122,7 @@ func fzCheck(t *testing.T, method, target string, body []byte, rec *httptest.Res
 	}
 	// A watch whose context ended before it started streaming is a 504 (the harness's doing).
 	watchTimeout := rec.Code == http.StatusGatewayTimeout && st.Reason == metav1.StatusReasonTimeout && strings.Contains(target, "watch=")
-	if rec.Code >= 500 && !documented500(st.Message) && !watchTimeout && !knownFinding(st.Message) {
+	if rec.Code >= 500 && !documented500(st.Message) && !watchTimeout {
 		t.Fatalf("%s %s %q: %d %s", method, target, body, rec.Code, rec.Body)
 	}
 	return st
@@ -138,25 +138,6 @@ func documented500(msg string) bool {
 		// An apply patch with a field the schema lacks: the real server's structured-merge
 		// manager returns a plain error, which it answers as a 500 as well.
 		strings.HasPrefix(msg, "Internal error occurred: failed to create typed patch object")
-}
-
-// knownFinding says whether a 500 is one the fuzz targets found and web/apiserver has yet to
-// fix; each is listed with the input that shows it, and is removed here once fixed.
-func knownFinding(msg string) bool {
-	switch {
-	case strings.HasPrefix(msg, "panic: ") && strings.Contains(msg, "evanphx/json-patch"):
-		// FuzzPatch: the JSON patches [{"op":"replace","path":""}] and [{"op":"test","path":""}]
-		// (no "value") panic in gopkg.in/evanphx/json-patch.v4 (a nil value dereferenced in
-		// Patch.replace and lazyNode.equal). patch.go should refuse add, replace and test
-		// operations without a "value" before Patch.Apply (and recover around it), answering
-		// as for any patch that does not apply.
-		return true
-	case strings.Contains(msg, "negative limit"):
-		// FuzzListQuery: ?limit=-95 reaches the store, which answers "negative limit" (500).
-		// The real server treats a limit <= 0 as no limit.
-		return true
-	}
-	return false
 }
 
 // FuzzCreate decodes and validates any body as a Lease, a LeaseCandidate, an Event or a

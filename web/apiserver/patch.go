@@ -110,7 +110,7 @@ func (q *request) patch() error {
 		var patched []byte
 		switch pt {
 		case types.JSONPatchType:
-			patched, err = jp.Apply(original)
+			patched, err = applyJSONPatch(jp, original)
 			if err != nil {
 				return statusError(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the server rejected our request due to an error in our request", &metav1.StatusDetails{})
 			}
@@ -150,6 +150,26 @@ func (q *request) patch() error {
 		}
 		return q.respond(http.StatusOK, out, result)
 	}
+}
+
+// applyJSONPatch applies a JSON patch. The library dereferences the value of add, replace and
+// test operations without checking that there is one, so those are refused first; the recover
+// keeps any other malformed patch from taking the request down with a panic.
+func applyJSONPatch(jp jsonpatch.Patch, doc []byte) (out []byte, err error) {
+	for _, op := range jp {
+		switch op.Kind() {
+		case "add", "replace", "test":
+			if _, ok := op["value"]; !ok {
+				return nil, fmt.Errorf("%s operation without a value", op.Kind())
+			}
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("apply JSON patch: %v", r)
+		}
+	}()
+	return jp.Apply(doc)
 }
 
 // patchSetsResourceVersion reports whether a merge-style patch pins metadata.resourceVersion,

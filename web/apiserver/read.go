@@ -245,7 +245,7 @@ func (q *request) listObjects(opts *metainternalversion.ListOptions) ([]runtime.
 	so := store.ListOptions{
 		Resource:  q.kind.StorageResource(),
 		Namespace: q.ri.Namespace,
-		Limit:     int(opts.Limit),
+		Limit:     int(max(opts.Limit, 0)), // the real server reads a limit <= 0 as none
 	}
 	rv, err := parseRV(opts.ResourceVersion)
 	if err != nil {
