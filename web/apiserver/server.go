@@ -18,7 +18,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -401,36 +400,16 @@ func (r *ring[K, V]) add(k K, v V) V {
 }
 
 func (s *Server) decodeStored(k *kinds.Kind, o store.Object) (runtime.Object, error) {
-	obj, err := s.reg.Scheme.New(k.StorageGVK())
+	obj, err := s.reg.DecodeStored(k, o.Value, o.Revision)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s/%s: %w", o.Namespace, o.Name, err)
 	}
-	if err := json.Unmarshal(o.Value, obj); err != nil {
-		return nil, fmt.Errorf("decode stored %s %s/%s: %w", k.Resource, o.Namespace, o.Name, err)
-	}
-	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return nil, err
-	}
-	acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
 	return obj, nil
 }
 
-// encodeStored is the stored form of a storage-version object: JSON, without resourceVersion
-// (the store's revision is the resourceVersion), readable with any SQLite shell.
+// encodeStored is the stored form of a storage-version object (kinds.Registry.EncodeStored).
 func (s *Server) encodeStored(k *kinds.Kind, obj runtime.Object) ([]byte, error) {
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return nil, err
-	}
-	rv := acc.GetResourceVersion()
-	acc.SetResourceVersion("")
-	obj.GetObjectKind().SetGroupVersionKind(k.StorageGVK())
-	b, err := json.Marshal(obj)
-	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-	acc.SetResourceVersion(rv)
-	return b, err
+	return s.reg.EncodeStored(k, obj)
 }
 
 // toVersion converts a storage-version object to the version of the request.

@@ -2,37 +2,23 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strconv"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/kinds"
 )
 
-// decodeStored turns a stored object (JSON of the storage version, without resourceVersion)
-// into its typed storage-version object with the resourceVersion set from the revision.
+// decodeStored decodes a stored object of kind k (kinds.Registry.DecodeStored).
 func decodeStored(reg *kinds.Registry, k *kinds.Kind, o store.Object) (runtime.Object, error) {
-	obj, err := reg.Scheme.New(k.StorageGVK())
+	obj, err := reg.DecodeStored(k, o.Value, o.Revision)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s/%s: %w", o.Namespace, o.Name, err)
 	}
-	if err := json.Unmarshal(o.Value, obj); err != nil {
-		return nil, fmt.Errorf("decode stored %s %s/%s: %w", k.Resource, o.Namespace, o.Name, err)
-	}
-	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return nil, err
-	}
-	acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
 	return obj, nil
 }
 
