@@ -251,5 +251,8 @@ func (a *access) restConfig(url, userAgent string, qps float32, burst int) *rest
 		Burst:           burst,
 		BearerToken:     a.internalToken,
 		TLSClientConfig: rest.TLSClientConfig{CAData: a.caData},
+		// The server's own clients use LeaseCandidate v1beta1 on purpose (as kube-apiserver's
+		// controller does); its deprecation warning would only fill the log.
+		WarningHandler: rest.NoWarnings{},
 	}
 }

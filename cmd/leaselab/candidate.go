@@ -82,6 +82,7 @@ func runElector(ctx context.Context, c candidateConfig, cfg *rest.Config, stdout
 	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.UserAgent = "leaselab-candidate/" + leaselabVersion()
+	cfg.WarningHandler = rest.NewWarningWriter(os.Stderr, rest.WarningWriterOptions{Deduplicate: true})
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err

@@ -773,3 +773,19 @@ func TestSampleWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestDeprecationWarnings: requests to a deprecated version carry the real server's Warning;
+// requests to v1 do not.
+func TestDeprecationWarnings(t *testing.T) {
+	a := MustStartAPI(t, sqlite.Options{})
+	for path, want := range map[string]string{
+		"/apis/coordination.k8s.io/v1beta1/namespaces/default/leasecandidates":  `299 - "coordination.k8s.io/v1beta1 LeaseCandidate is deprecated in v1.36+, unavailable in v1.39+"`,
+		"/apis/coordination.k8s.io/v1alpha2/namespaces/default/leasecandidates": `299 - "coordination.k8s.io/v1alpha2 LeaseCandidate is deprecated in v1.35+, unavailable in v1.38+"`,
+		"/apis/coordination.k8s.io/v1/namespaces/default/leases":                "",
+	} {
+		r := a.Do(t, "GET", path, "")
+		if r.Code != 200 || r.Header.Get("Warning") != want {
+			t.Errorf("GET %s: %d, Warning %q; want %q", path, r.Code, r.Header.Get("Warning"), want)
+		}
+	}
+}

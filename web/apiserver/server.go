@@ -216,6 +216,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if msg, ok := q.kind.Deprecated[ri.Version]; ok {
+		q.warn(msg)
+	}
 	var err error
 	switch ri.Verb {
 	case "create", "update", "patch":

@@ -27,6 +27,9 @@ type Kind struct {
 	// objects are converted to before they are validated and stored.
 	Versions       []string
 	StorageVersion string
+	// Deprecated holds, for each deprecated served version, the warning the real server sends
+	// with every request at that version.
+	Deprecated map[string]string
 	// Verbs are the discovery verbs, sorted.
 	Verbs []string
 

@@ -20,14 +20,18 @@ import (
 
 func leaseCandidateKind() *Kind {
 	return &Kind{
-		Group:                    coordinationv1beta1.GroupName,
-		Resource:                 "leasecandidates",
-		Singular:                 "leasecandidate",
-		Kind:                     "LeaseCandidate",
-		ListKind:                 "LeaseCandidateList",
-		Namespaced:               true,
-		Versions:                 []string{"v1beta1", "v1alpha2"},
-		StorageVersion:           "v1beta1",
+		Group:          coordinationv1beta1.GroupName,
+		Resource:       "leasecandidates",
+		Singular:       "leasecandidate",
+		Kind:           "LeaseCandidate",
+		ListKind:       "LeaseCandidateList",
+		Namespaced:     true,
+		Versions:       []string{"v1beta1", "v1alpha2"},
+		StorageVersion: "v1beta1",
+		Deprecated: map[string]string{
+			"v1beta1":  "coordination.k8s.io/v1beta1 LeaseCandidate is deprecated in v1.36+, unavailable in v1.39+",
+			"v1alpha2": "coordination.k8s.io/v1alpha2 LeaseCandidate is deprecated in v1.35+, unavailable in v1.38+",
+		},
 		Verbs:                    slices.Clone(verbs),
 		AllowCreateOnUpdate:      true,
 		AllowUnconditionalUpdate: false,
