@@ -3,6 +3,8 @@
 // request, so a handler decides everything a page shows and a test can render any state.
 package templates
 
+import "time"
+
 // Assets are the versioned URLs of the embedded static files (the hash of the content is in
 // the query, so a browser never runs a stale script or wasm).
 type Assets struct {
@@ -141,7 +143,11 @@ type LeaseLive struct {
 	Events     []EventRow
 	Candidates []CandidateRow
 	Tabs       []Tab
-	YAML       string
+	// Election is true when the server runs the Coordinated Leader Election controller;
+	// Decisions are its decisions about this lease, newest first.
+	Election  bool
+	Decisions []DecisionView
+	YAML      string
 	// Revision is the store revision this view reflects.
 	Revision string
 }
@@ -230,6 +236,10 @@ type Play struct {
 	LeaseDuration string
 	RenewDeadline string
 	RetryPeriod   string
+	// Coordinated mode and its versions, as typed (for the settings form and the mode line).
+	Coordinated      bool
+	BinaryVersion    string
+	EmulationVersion string
 	// Problems are why the configuration was refused; the candidate does not start then.
 	Problems []string
 	// Config is the worker's start configuration and the asset URLs, as JSON for play.js.
@@ -255,6 +265,22 @@ type PlayStart struct {
 	LeaseDuration float64 `json:"leaseDuration"`
 	RenewDeadline float64 `json:"renewDeadline"`
 	RetryPeriod   float64 `json:"retryPeriod"`
+	// Coordinated mode (Coordinated Leader Election) and the candidate's versions.
+	Coordinated      bool   `json:"coordinated,omitempty"`
+	BinaryVersion    string `json:"binaryVersion,omitempty"`
+	EmulationVersion string `json:"emulationVersion,omitempty"`
+}
+
+// DecisionView is one decision of the Coordinated Leader Election controller about a lease.
+type DecisionView struct {
+	// At is when the controller decided; Time ("14:02:11") and Age ("3 s ago") are filled by
+	// the UI from it.
+	At        time.Time
+	Time      string
+	Age       string
+	Kind      string // elect, prefer, ping, wait, keep, ...
+	Candidate string // the candidate the decision names, if any
+	Message   string
 }
 
 // ErrorPage is shown for a missing page or a failure.

@@ -53,6 +53,7 @@ type Server struct {
 	echo *echo.Echo
 	http *http.Server
 	st   store.Interface
+	UI   *ui.UI // the browser screens
 
 	// ctx ends long-lived streams (watches, WebSockets) at shutdown.
 	ctx    context.Context
@@ -114,6 +115,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	api.Register(e)
 	screens.Register(e)
+	s.UI = screens
 	s.echo = e
 	s.http = &http.Server{
 		Handler:           e,

@@ -298,3 +298,76 @@ func (hw *leaseHolderWatch) when(holder string, d time.Duration) time.Time {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestBrowserCoordinated opens two coordinated candidate tabs of different emulation versions
+// (same binary) against a server running the Coordinated Leader Election controller: the server
+// picks the tab with the older emulation version, which leads and holds the Lease, while the
+// other follows.
+func TestBrowserCoordinated(t *testing.T) {
+	ts := mustStartCLEServer(t)
+	mustHaveWasm(t, ts.URL)
+	out := browserOutputDir(t)
+	browser := mustStartBrowser(t)
+
+	tabs := map[string]context.Context{}
+	for _, tc := range []struct{ id, emulation string }{{"tab-new", "1.36.0"}, {"tab-old", "1.35.0"}} {
+		q := url.Values{
+			"namespace":        {cleNamespace},
+			"lease":            {cleLease},
+			"identity":         {tc.id},
+			"leaseDuration":    {browserSeconds(cleLeaseDuration)},
+			"renewDeadline":    {browserSeconds(cleRenewDeadline)},
+			"retryPeriod":      {browserSeconds(cleRetryPeriod)},
+			"coordinated":      {"1"},
+			"binaryVersion":    {"1.36.0"},
+			"emulationVersion": {tc.emulation},
+		}
+		ctx, _ := openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+		tabs[tc.id] = ctx
+	}
+	eval := func(id, expr string) string {
+		s, err := browserEval(tabs[id], expr)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return s
+	}
+	took, err := browserWait(15*time.Second, func() (bool, string) {
+		oldState, _ := browserCandidateState(tabs["tab-old"])
+		newState, _ := browserCandidateState(tabs["tab-new"])
+		h := leaseHolder(t, ts)
+		seen := eval("tab-new", `document.querySelector('[data-testid=holder]').textContent`)
+		return oldState == "leader" && newState == "follower" && h == "tab-old" && seen == "tab-old",
+			fmt.Sprintf("tab-old %s, tab-new %s (sees %q), holder %q", oldState, newState, seen, h)
+	})
+	if err != nil {
+		t.Logf("controller decisions:\n%s", decisionsText(cleDecisions(ts)))
+		for id := range tabs {
+			t.Logf("%s log: %s", id, eval(id, `document.getElementById('log').innerText`))
+		}
+		t.Fatalf("the older emulation version leads: %v", err)
+	}
+	t.Logf("tab-old leads after %s", took.Round(time.Millisecond))
+	browserScreenshot(t, tabs["tab-old"], out, "candidate-coordinated-leader.png")
+
+	if got := eval("tab-old", `document.querySelector('[data-testid=coordinated]').textContent`); got != "coordinated: binary 1.36.0, emulation 1.35.0" {
+		t.Errorf("tab-old mode line %q", got)
+	}
+	if got := eval("tab-old", `document.querySelector('[data-testid=preferred-holder]').textContent`); got != "nobody" {
+		t.Errorf("tab-old shows preferredHolder %q", got)
+	}
+	if got := eval("tab-old", `document.getElementById('log').innerText`); !strings.Contains(got, "the server picked me") {
+		t.Errorf("tab-old log: %s", got)
+	}
+
+	// The lease page lists the controller's decisions, among them the election of tab-old.
+	page, _ := openBrowserTab(t, browser, ts.URL+"/leases/"+cleNamespace+"/"+cleLease)
+	if _, err := browserWait(3*time.Second, func() (bool, string) {
+		n, _ := browserEval(page, `String(document.querySelectorAll('[data-testid=decision][data-kind=elect][data-candidate=tab-old]').length)`)
+		return n != "0" && n != "", "elect decisions for tab-old: " + n
+	}); err != nil {
+		t.Errorf("lease page: %v", err)
+	}
+	_, _ = browserEval(page, `document.querySelector('[data-testid=lease-decisions]').scrollIntoView(), ''`)
+	browserScreenshot(t, page, out, "lease-coordinated.png")
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
 	"github.com/leaselab/leaselab/web/election"
+	"github.com/leaselab/leaselab/web/ui"
 )
 
 // serveConfig is everything `leaselab serve` is configured with.
@@ -214,6 +215,7 @@ func (rs *runningServer) startElection(cfg serveConfig) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	rs.election, rs.stopElection, rs.electionDone = ctrl, cancel, make(chan struct{})
+	rs.web.UI.SetDecisions(ui.ElectionDecisions(ctrl.Decisions))
 	go func() {
 		defer close(rs.electionDone)
 		ctrl.Run(ctx)

@@ -77,6 +77,10 @@ type Candidate struct {
 	lastErr       string
 	stopReason    string
 
+	// The LeaseCandidate keeper (coordinated mode only).
+	candNext    time.Time // when to look at the LeaseCandidate next (real clock)
+	candRenewed time.Time // last successful create or renew (real clock); zero: none yet in this run
+
 	// Faults and pending commands.
 	paused      bool
 	pausedAt    time.Time
@@ -122,8 +126,13 @@ func New(cfg Config, opts Options) (*Candidate, error) {
 	c.net = NewNetwork(opts.Transport, c.clock)
 	c.client = &Client{BaseURL: cfg.BaseURL, Token: cfg.Token, Transport: c.net}
 	c.next = c.clock.Now()
+	c.candNext = c.next
 	c.logLocked(LogJoined, "", fmt.Sprintf("joined: competing for %s/%s as %s (lease %s, renew deadline %s, retry every %s)",
 		cfg.Namespace, cfg.LeaseName, cfg.Identity, secs(cfg.LeaseDuration), secs(cfg.RenewDeadline), secs(cfg.RetryPeriod)))
+	if cfg.Coordinated {
+		c.logLocked(LogJoined, "", fmt.Sprintf("coordinated mode: binary %s, emulation %s; the server picks the leader among the candidates",
+			cfg.BinaryVersion, cfg.EmulationVersion))
+	}
 	return c, nil
 }
 
@@ -138,7 +147,16 @@ func (c *Candidate) Config() Config { return c.cfg }
 func (c *Candidate) Next() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.next
+	return c.nextLocked()
+}
+
+// nextLocked is the elector's next attempt or, in coordinated mode, the
+// LeaseCandidate keeper's next look, whichever comes first.
+func (c *Candidate) nextLocked() time.Time {
+	if !c.cfg.Coordinated || c.next.IsZero() || c.next.Before(c.candNext) {
+		return c.next
+	}
+	return c.candNext
 }
 
 // ownNow is the candidate's own clock: the real clock plus the offset fault.
@@ -167,7 +185,7 @@ func (c *Candidate) waitDue(ctx context.Context) error {
 	for {
 		c.mu.Lock()
 		pending := c.crashReq || c.releaseReq || c.rejoinReq
-		paused, next := c.paused, c.next
+		paused, next := c.paused, c.nextLocked()
 		c.mu.Unlock()
 		if pending {
 			return nil
@@ -237,12 +255,44 @@ func (c *Candidate) Step(ctx context.Context) time.Time {
 		c.mu.Unlock()
 		return time.Time{}
 	}
+	if c.cfg.Coordinated {
+		// The keeper's look, unless leadership is to end now: then that comes first.
+		ending := c.phase == phaseLeading && !c.roundDeadline.IsZero() && !c.clock.Now().Before(c.roundDeadline)
+		if !ending && !c.clock.Now().Before(c.candNext) {
+			cut := c.clock.Now().Add(c.cfg.RetryPeriod)
+			if c.phase == phaseLeading && !c.roundDeadline.IsZero() && c.roundDeadline.Before(cut) {
+				cut = c.roundDeadline
+			}
+			c.mu.Unlock()
+			c.withStep(ctx, func(ctx context.Context) { c.keepCandidate(ctx, cut) })
+			c.mu.Lock()
+			if c.phase == phaseStopped {
+				c.mu.Unlock()
+				return time.Time{}
+			}
+			c.candNext = c.clock.Now().Add(c.cfg.RetryPeriod)
+		}
+		if c.clock.Now().Before(c.next) || c.stopReqLocked() {
+			n := c.nextLocked()
+			if c.stopReqLocked() {
+				n = c.clock.Now()
+			}
+			c.mu.Unlock()
+			return n
+		}
+	}
 	leading := c.phase == phaseLeading
 	start := c.clock.Now()
 	if leading {
 		if c.roundDeadline.IsZero() {
 			// A renew round: PollUntilContextTimeout(RetryPeriod, RenewDeadline).
-			c.roundDeadline = start.Add(c.cfg.RenewDeadline)
+			roundStart := start
+			if c.cfg.Coordinated && c.next.Before(start) {
+				// In client-go the LeaseCandidate helper runs on its own goroutine: a
+				// round that fell due during the keeper's look started then.
+				roundStart = c.next
+			}
+			c.roundDeadline = roundStart.Add(c.cfg.RenewDeadline)
 		}
 		if !start.Before(c.roundDeadline) {
 			c.mu.Unlock()
@@ -295,7 +345,7 @@ func (c *Candidate) Step(ctx context.Context) time.Time {
 		}
 	}
 	c.changedLocked()
-	return c.next
+	return c.nextLocked()
 }
 
 // withStep runs f with a context that Crash and Release cancel.
@@ -338,7 +388,7 @@ func (c *Candidate) loseLeadership(ctx context.Context) time.Time {
 	}
 	c.restartLocked("starting over as a fresh candidate, as a restarted process would: nothing observed yet")
 	c.changedLocked()
-	return c.next
+	return c.nextLocked()
 }
 
 // restartLocked forgets everything the previous run knew and starts the
@@ -355,6 +405,8 @@ func (c *Candidate) restartLocked(why string) {
 	c.lastErr = ""
 	c.stopReason = ""
 	c.next = c.clock.Now()
+	c.candNext = c.next
+	c.candRenewed = time.Time{}
 	c.logLocked(LogJoined, "", why)
 }
 
@@ -613,6 +665,9 @@ func (c *Candidate) Snapshot() Snapshot {
 		NextRetry:            own(c.next),
 		LastError:            c.lastErr,
 		StopReason:           c.stopReason,
+		Coordinated:          c.cfg.Coordinated,
+		BinaryVersion:        c.cfg.BinaryVersion,
+		EmulationVersion:     c.cfg.EmulationVersion,
 		Timings: Timings{
 			LeaseDuration:   c.cfg.LeaseDuration,
 			RenewDeadline:   c.cfg.RenewDeadline,
@@ -640,6 +695,7 @@ func (c *Candidate) Snapshot() Snapshot {
 			s.RecordExpiry = r.RenewTime.Add(r.duration())
 		}
 		s.ResourceVersion = c.cached.Metadata.ResourceVersion
+		s.PreferredHolder = r.PreferredHolder
 	}
 	switch c.phase {
 	case phaseLeading:

@@ -55,6 +55,16 @@ type Config struct {
 	// By default it starts over as a fresh candidate, as a process restarted
 	// by its supervisor would.
 	StopAfterLoss bool
+	// Coordinated joins Coordinated Leader Election, as client-go's
+	// coordinated elector with its LeaseCandidate helper: the candidate keeps
+	// a LeaseCandidate with BinaryVersion and EmulationVersion, answers the
+	// server's pings, never takes the lease itself (the server assigns it) and
+	// steps down when the server names a preferredHolder.
+	Coordinated bool
+	// BinaryVersion and EmulationVersion are MAJOR.MINOR.PATCH, emulation at
+	// most binary; used only when Coordinated.
+	BinaryVersion    string
+	EmulationVersion string
 }
 
 // ConfigError lists why a Config was refused, in plain language.
@@ -106,10 +116,72 @@ func (c Config) Validate() error {
 			p = append(p, fmt.Sprintf("leaseDuration (%s) must be at most %s", secs(c.LeaseDuration), secs(MaxDuration)))
 		}
 	}
+	if c.Coordinated {
+		p = append(p, validateVersions(c.BinaryVersion, c.EmulationVersion)...)
+	}
 	if len(p) > 0 {
 		return &ConfigError{Problems: p}
 	}
 	return nil
+}
+
+// validateVersions checks the coordinated mode's versions.
+func validateVersions(binary, emulation string) []string {
+	var p []string
+	b, bok := parseSemver(binary)
+	e, eok := parseSemver(emulation)
+	for _, v := range []struct {
+		name, s string
+		ok      bool
+	}{{"binaryVersion", binary, bok}, {"emulationVersion", emulation, eok}} {
+		if v.name == "emulationVersion" && emulation == binary && !bok {
+			continue // the same value, refused once
+		}
+		switch {
+		case v.s == "":
+			p = append(p, v.name+" is required in coordinated mode: the server elects by version")
+		case !v.ok:
+			p = append(p, fmt.Sprintf("%s (%q) must be a version MAJOR.MINOR.PATCH such as 1.36.0", v.name, v.s))
+		}
+	}
+	if bok && eok && compareSemver(e, b) > 0 {
+		p = append(p, fmt.Sprintf("emulationVersion (%s) must not be newer than binaryVersion (%s): a binary can only emulate its own or older versions", emulation, binary))
+	}
+	return p
+}
+
+// parseSemver parses a strict MAJOR.MINOR.PATCH (no leading zeros, no "v",
+// no pre-release or build suffix).
+func parseSemver(s string) ([3]int, bool) {
+	var v [3]int
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return v, false
+	}
+	for i, part := range parts {
+		if part == "" || len(part) > 9 || (len(part) > 1 && part[0] == '0') {
+			return v, false
+		}
+		for _, r := range part {
+			if r < '0' || r > '9' {
+				return v, false
+			}
+		}
+		v[i], _ = strconv.Atoi(part)
+	}
+	return v, true
+}
+
+func compareSemver(a, b [3]int) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
 }
 
 // leaseDurationSeconds is the value written to the Lease.
@@ -128,14 +200,20 @@ type Params struct {
 	RetryPeriod     *float64 `json:"retryPeriod,omitempty"`
 	ReleaseOnCancel bool     `json:"releaseOnCancel,omitempty"`
 	StopAfterLoss   bool     `json:"stopAfterLoss,omitempty"`
+	// Coordinated mode and its versions (see Config).
+	Coordinated      bool   `json:"coordinated,omitempty"`
+	BinaryVersion    string `json:"binaryVersion,omitempty"`
+	EmulationVersion string `json:"emulationVersion,omitempty"`
 }
 
 // ParamsFromQuery reads the /play query: namespace, lease, identity,
-// leaseDuration, renewDeadline, retryPeriod (seconds), releaseOnCancel and
-// stopAfterLoss (true/false). It returns a *ConfigError for values that are
+// leaseDuration, renewDeadline, retryPeriod (seconds), releaseOnCancel,
+// stopAfterLoss and coordinated (true/false or 1/0), binaryVersion and
+// emulationVersion. It returns a *ConfigError for values that are
 // not numbers or booleans.
 func ParamsFromQuery(q url.Values) (Params, error) {
-	p := Params{Namespace: q.Get("namespace"), Lease: q.Get("lease"), Identity: q.Get("identity")}
+	p := Params{Namespace: q.Get("namespace"), Lease: q.Get("lease"), Identity: q.Get("identity"),
+		BinaryVersion: q.Get("binaryVersion"), EmulationVersion: q.Get("emulationVersion")}
 	var problems []string
 	for _, f := range []struct {
 		key string
@@ -155,7 +233,7 @@ func ParamsFromQuery(q url.Values) (Params, error) {
 	for _, f := range []struct {
 		key string
 		dst *bool
-	}{{"releaseOnCancel", &p.ReleaseOnCancel}, {"stopAfterLoss", &p.StopAfterLoss}} {
+	}{{"releaseOnCancel", &p.ReleaseOnCancel}, {"stopAfterLoss", &p.StopAfterLoss}, {"coordinated", &p.Coordinated}} {
 		s := q.Get(f.key)
 		if s == "" {
 			continue
@@ -174,7 +252,8 @@ func ParamsFromQuery(q url.Values) (Params, error) {
 }
 
 // Config applies the defaults (namespace "default", 10/7/2 seconds, a random
-// "tab-xxxx" identity) and validates the result. It returns a *ConfigError.
+// "tab-xxxx" identity, emulationVersion = binaryVersion) and validates the
+// result. It returns a *ConfigError.
 func (p Params) Config() (Config, error) {
 	c := Config{
 		BaseURL:         p.BaseURL,
@@ -187,6 +266,14 @@ func (p Params) Config() (Config, error) {
 		RetryPeriod:     seconds(p.RetryPeriod, DefaultRetryPeriod),
 		ReleaseOnCancel: p.ReleaseOnCancel,
 		StopAfterLoss:   p.StopAfterLoss,
+		Coordinated:     p.Coordinated,
+	}
+	if c.Coordinated {
+		c.BinaryVersion = strings.TrimSpace(p.BinaryVersion)
+		c.EmulationVersion = strings.TrimSpace(p.EmulationVersion)
+		if c.EmulationVersion == "" {
+			c.EmulationVersion = c.BinaryVersion
+		}
 	}
 	if c.Namespace == "" {
 		c.Namespace = DefaultNamespace

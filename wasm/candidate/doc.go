@@ -16,6 +16,15 @@
 //   - a takeover increments leaseTransitions and sets acquireTime;
 //   - an optional release writes holderIdentity "" and leaseDurationSeconds 1.
 //
+// In coordinated mode (Config.Coordinated) it joins Coordinated Leader
+// Election instead, as client-go's coordinated elector with its LeaseCandidate
+// helper: it keeps a coordination.k8s.io/v1beta1 LeaseCandidate with its
+// binary and emulation versions (created at start, renewed when the server
+// pings it and every 5 minutes), never creates or takes the Lease (the
+// server's controller assigns the holder), renews only a lease that names it
+// without a preferredHolder, and so ends its term at its renew deadline when
+// the server prefers another candidate.
+//
 // On top of the algorithm it models the faults a workshop wants to show
 // (pause, network partition, slow network, clock offset, release, crash) and
 // keeps a plain-language decision log. The wire types are its own: the

@@ -12,6 +12,9 @@ import (
 // while following); it only shapes the log. It reports whether the candidate
 // holds the lease afterwards.
 func (c *Candidate) tryAcquireOrRenew(ctx context.Context, deadline time.Time) bool {
+	if c.cfg.Coordinated {
+		return c.tryCoordinatedRenew(ctx, deadline)
+	}
 	now := c.clock.Now()
 	stamp := c.ownNow()
 	desired := record{

@@ -3,7 +3,7 @@
 package candidate_test
 
 // This file is a test fixture: a minimal in-memory stand-in for the Lease
-// endpoints of a Kubernetes API server (GET 200/404, POST 201/409
+// (and v1beta1 LeaseCandidate) endpoints of a Kubernetes API server (GET 200/404, POST 201/409
 // AlreadyExists, PUT 200/409 Conflict/422, resourceVersion as a global
 // counter). Integration tests against the real leaselab server live with the
 // server.
@@ -62,6 +62,9 @@ func (s *leaseServer) handler() http.Handler {
 	mux.HandleFunc("GET /apis/coordination.k8s.io/v1/namespaces/{ns}/leases/{name}", s.get)
 	mux.HandleFunc("POST /apis/coordination.k8s.io/v1/namespaces/{ns}/leases", s.create)
 	mux.HandleFunc("PUT /apis/coordination.k8s.io/v1/namespaces/{ns}/leases/{name}", s.update)
+	mux.HandleFunc("GET /apis/coordination.k8s.io/v1beta1/namespaces/{ns}/leasecandidates/{name}", s.get)
+	mux.HandleFunc("POST /apis/coordination.k8s.io/v1beta1/namespaces/{ns}/leasecandidates", s.create)
+	mux.HandleFunc("PUT /apis/coordination.k8s.io/v1beta1/namespaces/{ns}/leasecandidates/{name}", s.update)
 	return mux
 }
 
@@ -83,12 +86,27 @@ func writeObject(w http.ResponseWriter, code int, obj map[string]any) {
 	_ = json.NewEncoder(w).Encode(obj)
 }
 
+// candidateKey is where a LeaseCandidate is stored in objects.
+func candidateKey(ns, name string) string { return "leasecandidates:" + ns + "/" + name }
+
+var candidateResource = schema.GroupResource{Group: "coordination.k8s.io", Resource: "leasecandidates"}
+
+// kindOf tells from the request path which resource is asked for: its kind,
+// apiVersion, key prefix and GroupResource.
+func kindOf(r *http.Request) (kind, apiVersion, prefix string, gr schema.GroupResource) {
+	if bytes.Contains([]byte(r.URL.Path), []byte("/leasecandidates")) {
+		return "LeaseCandidate", "coordination.k8s.io/v1beta1", "leasecandidates:", candidateResource
+	}
+	return "Lease", "coordination.k8s.io/v1", "", leaseResource
+}
+
 func (s *leaseServer) get(w http.ResponseWriter, r *http.Request) {
+	_, _, prefix, gr := kindOf(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	obj, ok := s.objects[r.PathValue("ns")+"/"+r.PathValue("name")]
+	obj, ok := s.objects[prefix+r.PathValue("ns")+"/"+r.PathValue("name")]
 	if !ok {
-		writeStatus(w, apierrors.NewNotFound(leaseResource, r.PathValue("name")))
+		writeStatus(w, apierrors.NewNotFound(gr, r.PathValue("name")))
 		return
 	}
 	writeObject(w, http.StatusOK, obj)
@@ -105,11 +123,11 @@ func decodeBody(r *http.Request) (map[string]any, []byte, *apierrors.StatusError
 	if err := dec.Decode(&obj); err != nil {
 		return nil, nil, apierrors.NewBadRequest("decode: " + err.Error())
 	}
-	if obj["kind"] != "Lease" || obj["apiVersion"] != "coordination.k8s.io/v1" {
+	if kind, apiVersion, _, _ := kindOf(r); obj["kind"] != kind || obj["apiVersion"] != apiVersion {
 		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("kind %v apiVersion %v", obj["kind"], obj["apiVersion"]))
 	}
 	spec, _ := obj["spec"].(map[string]any)
-	for _, k := range []string{"acquireTime", "renewTime"} {
+	for _, k := range []string{"acquireTime", "renewTime", "pingTime"} {
 		if v, ok := spec[k].(string); ok {
 			if _, err := time.Parse(candidate.RFC3339Micro, v); err != nil {
 				return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("spec.%s: %v", k, err))
@@ -144,11 +162,12 @@ func (s *leaseServer) create(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, apierrors.NewInternalError(fmt.Errorf("resourceVersion should not be set on objects to be created")))
 		return
 	}
+	_, _, prefix, gr := kindOf(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := r.PathValue("ns") + "/" + name
+	key := prefix + r.PathValue("ns") + "/" + name
 	if _, ok := s.objects[key]; ok {
-		writeStatus(w, apierrors.NewAlreadyExists(leaseResource, name))
+		writeStatus(w, apierrors.NewAlreadyExists(gr, name))
 		return
 	}
 	s.rev++
@@ -157,7 +176,9 @@ func (s *leaseServer) create(w http.ResponseWriter, r *http.Request) {
 	m["resourceVersion"] = strconv.FormatInt(s.rev, 10)
 	m["creationTimestamp"] = s.now().UTC().Format(time.RFC3339)
 	s.objects[key] = obj
-	s.record("POST", obj, body)
+	if prefix == "" {
+		s.record("POST", obj, body)
+	}
 	writeObject(w, http.StatusCreated, obj)
 }
 
@@ -173,15 +194,16 @@ func (s *leaseServer) update(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%v) does not match the name on the URL (%s)", m["name"], name)))
 		return
 	}
+	_, _, prefix, gr := kindOf(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := r.PathValue("ns") + "/" + name
+	key := prefix + r.PathValue("ns") + "/" + name
 	if s.beforePut != nil {
 		s.beforePut(s, key, obj)
 	}
 	old, ok := s.objects[key]
 	if !ok {
-		writeStatus(w, apierrors.NewNotFound(leaseResource, name))
+		writeStatus(w, apierrors.NewNotFound(gr, name))
 		return
 	}
 	rv, _ := m["resourceVersion"].(string)
@@ -190,7 +212,7 @@ func (s *leaseServer) update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rv != meta(old)["resourceVersion"] {
-		writeStatus(w, apierrors.NewConflict(leaseResource, name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again")))
+		writeStatus(w, apierrors.NewConflict(gr, name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again")))
 		return
 	}
 	s.rev++
@@ -198,7 +220,9 @@ func (s *leaseServer) update(w http.ResponseWriter, r *http.Request) {
 	m["creationTimestamp"] = meta(old)["creationTimestamp"]
 	m["resourceVersion"] = strconv.FormatInt(s.rev, 10)
 	s.objects[key] = obj
-	s.record("PUT", obj, body)
+	if prefix == "" {
+		s.record("PUT", obj, body)
+	}
 	writeObject(w, http.StatusOK, obj)
 }
 

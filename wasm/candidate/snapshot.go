@@ -36,17 +36,19 @@ type LogKind string
 
 // Log kinds.
 const (
-	LogJoined   LogKind = "joined"   // started or rejoined
-	LogWaiting  LogKind = "waiting"  // lease held by someone else and valid
-	LogTrying   LogKind = "trying"   // lease expired by my clock or free: going for it
-	LogAcquired LogKind = "acquired" // took or created the lease
-	LogRenewed  LogKind = "renewed"  // renewed while leading
-	LogConflict LogKind = "conflict" // a write lost a race (409)
-	LogError    LogKind = "error"    // a request failed
-	LogLost     LogKind = "lost"     // renew deadline passed: stopped leading
-	LogReleased LogKind = "released" // wrote holderIdentity ""
-	LogStopped  LogKind = "stopped"  // crashed or stopped
-	LogFault    LogKind = "fault"    // a fault was switched on or off
+	LogJoined    LogKind = "joined"    // started or rejoined
+	LogWaiting   LogKind = "waiting"   // lease held by someone else and valid
+	LogTrying    LogKind = "trying"    // lease expired by my clock or free: going for it
+	LogAcquired  LogKind = "acquired"  // took or created the lease
+	LogRenewed   LogKind = "renewed"   // renewed while leading
+	LogConflict  LogKind = "conflict"  // a write lost a race (409)
+	LogError     LogKind = "error"     // a request failed
+	LogLost      LogKind = "lost"      // renew deadline passed: stopped leading
+	LogReleased  LogKind = "released"  // wrote holderIdentity ""
+	LogStopped   LogKind = "stopped"   // crashed or stopped
+	LogFault     LogKind = "fault"     // a fault was switched on or off
+	LogPinged    LogKind = "pinged"    // coordinated: the server pinged; answered
+	LogCandidate LogKind = "candidate" // coordinated: declared or renewed the LeaseCandidate
 )
 
 // LogEntry is one plain-language decision. Repeated decisions (renewals,
@@ -148,15 +150,24 @@ type Snapshot struct {
 	NextRetry  time.Time
 	LastError  string
 	StopReason string
-	Timings    Timings
-	Faults     Faults
+	// Coordinated, BinaryVersion and EmulationVersion are the coordinated
+	// mode's configuration; PreferredHolder is the server's request, in the
+	// record last read, that the holder step down for that candidate.
+	Coordinated      bool
+	BinaryVersion    string
+	EmulationVersion string
+	PreferredHolder  string
+	Timings          Timings
+	Faults           Faults
 	// Log is the decision log, newest first.
 	Log []LogEntry
 }
 
 // snapshotJSON is the wire form posted to the page: instants as Unix
 // milliseconds on the candidate's clock (0 when unknown), durations in
-// milliseconds.
+// milliseconds. Coordinated mode: "coordinated" (bool), "binaryVersion",
+// "emulationVersion" (as configured) and "preferredHolder" (the server's
+// spec.preferredHolder in the last record read; "" when none).
 type snapshotJSON struct {
 	Version              uint64         `json:"version"`
 	Identity             string         `json:"identity"`
@@ -178,6 +189,10 @@ type snapshotJSON struct {
 	NextRetry            int64          `json:"nextRetry"`
 	LastError            string         `json:"lastError"`
 	StopReason           string         `json:"stopReason"`
+	Coordinated          bool           `json:"coordinated"`
+	BinaryVersion        string         `json:"binaryVersion"`
+	EmulationVersion     string         `json:"emulationVersion"`
+	PreferredHolder      string         `json:"preferredHolder"`
 	Timings              timingsJSON    `json:"timings"`
 	Faults               faultsJSON     `json:"faults"`
 	ActiveFaults         []string       `json:"activeFaults"`
@@ -238,6 +253,10 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 		NextRetry:            unixMs(s.NextRetry),
 		LastError:            s.LastError,
 		StopReason:           s.StopReason,
+		Coordinated:          s.Coordinated,
+		BinaryVersion:        s.BinaryVersion,
+		EmulationVersion:     s.EmulationVersion,
+		PreferredHolder:      s.PreferredHolder,
 		Timings: timingsJSON{
 			LeaseDurationMs: s.Timings.LeaseDuration.Milliseconds(),
 			RenewDeadlineMs: s.Timings.RenewDeadline.Milliseconds(),

@@ -21,7 +21,10 @@ const DefaultSlowLatency = 1500 * time.Millisecond
 //
 //	{"type":"start","config":{"lease":"demo","namespace":"default","identity":"tab-1",
 //	  "leaseDuration":10,"renewDeadline":7,"retryPeriod":2,"releaseOnCancel":false,
-//	  "stopAfterLoss":false,"baseURL":"","token":""}}      only "lease" is required
+//	  "stopAfterLoss":false,"baseURL":"","token":"",
+//	  "coordinated":false,"binaryVersion":"1.36.0","emulationVersion":"1.35.0"}}
+//	                                                      only "lease" is required; the versions
+//	                                                      only with "coordinated" (then required)
 //	{"type":"pause"}  {"type":"resume"}
 //	{"type":"partition","mode":"hang"|"fail"}             mode defaults to "hang"
 //	{"type":"heal"}
@@ -33,7 +36,10 @@ const DefaultSlowLatency = 1500 * time.Millisecond
 // Worker to page:
 //
 //	{"type":"ready"}                                      posted by Ready; send "start" after it
-//	{"type":"snapshot","snapshot":{...}}                  after every change (see Snapshot.MarshalJSON)
+//	{"type":"snapshot","snapshot":{...}}                  after every change (see Snapshot.MarshalJSON);
+//	                                                      coordinated mode adds nothing but values:
+//	                                                      "coordinated", "binaryVersion",
+//	                                                      "emulationVersion", "preferredHolder"
 //	{"type":"error","error":"...","problems":["..."]}     refused config or message
 type Worker struct {
 	opts   WorkerOptions

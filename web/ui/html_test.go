@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/election"
 )
 
 const evil = `<script>alert(1)</script>`
@@ -326,5 +328,97 @@ func TestPlayPage(t *testing.T) {
 	doc = tu.mustGetDoc(t, "/play", http.StatusUnprocessableEntity)
 	if !strings.Contains(text(doc.Find(`[data-testid=problems]`)), "lease name must not be empty") {
 		t.Error("no lease: not refused")
+	}
+}
+
+func TestPlayPageCoordinated(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	doc := tu.mustGetDoc(t, "/play?lease=demo&coordinated=1&binaryVersion=1.36.0&emulationVersion=1.35.0", http.StatusOK)
+	if got := text(doc.Find(`[data-testid=coordinated]`)); got != "coordinated: binary 1.36.0, emulation 1.35.0" {
+		t.Errorf("mode line %q", got)
+	}
+	if doc.Find(`[data-testid=preferred-holder]`).Length() != 1 {
+		t.Error("no preferredHolder on the page")
+	}
+	cfg := doc.Find(`script#play-config`).Text()
+	for _, s := range []string{`"coordinated":true`, `"binaryVersion":"1.36.0"`, `"emulationVersion":"1.35.0"`} {
+		if !strings.Contains(cfg, s) {
+			t.Errorf("config %s lacks %s", cfg, s)
+		}
+	}
+	form := doc.Find(`[data-testid=settings] form`)
+	if _, ok := form.Find(`input[name=coordinated]`).Attr("checked"); !ok {
+		t.Error("coordinated not checked in the settings")
+	}
+	if v := form.Find(`input[name=emulationVersion]`).AttrOr("value", ""); v != "1.35.0" {
+		t.Errorf("emulationVersion in the settings: %q", v)
+	}
+
+	// Not coordinated: no mode line, nothing coordinated in the config.
+	doc = tu.mustGetDoc(t, "/play?lease=demo", http.StatusOK)
+	if doc.Find(`[data-testid=coordinated]`).Length() != 0 || strings.Contains(doc.Find(`script#play-config`).Text(), "coordinated") {
+		t.Error("coordinated mode shown without coordinated=1")
+	}
+
+	// Bad versions are refused on the page, with the reason.
+	doc = tu.mustGetDoc(t, "/play?lease=demo&coordinated=1&binaryVersion=1.35.0&emulationVersion=1.36", http.StatusUnprocessableEntity)
+	problems := text(doc.Find(`[data-testid=problems]`))
+	if !strings.Contains(problems, `emulationVersion ("1.36") must be a version MAJOR.MINOR.PATCH`) {
+		t.Errorf("problems %q", problems)
+	}
+	doc = tu.mustGetDoc(t, "/play?lease=demo&coordinated=1&binaryVersion=1.35.0&emulationVersion=1.36.0", http.StatusUnprocessableEntity)
+	problems = text(doc.Find(`[data-testid=problems]`))
+	if !strings.Contains(problems, "emulationVersion (1.36.0) must not be newer than binaryVersion (1.35.0)") {
+		t.Errorf("problems %q", problems)
+	}
+	if !strings.Contains(doc.Find(`script#play-config`).Text(), `"disabled":true`) {
+		t.Error("a refused configuration still starts the candidate")
+	}
+}
+
+func TestLeasePageElectionDecisions(t *testing.T) {
+	now := at(60)
+	tu := mustNewUI(t, now)
+	tu.putLease(t, lease("default", "demo", "tab-1", at(0), 10, 0), at(0))
+
+	// Without the controller: no section.
+	doc := tu.mustGetDoc(t, "/leases/default/demo", http.StatusOK)
+	if doc.Find(`[data-testid=lease-decisions]`).Length() != 0 {
+		t.Error("decisions shown without the controller")
+	}
+
+	var asked []string
+	tu.SetDecisions(ElectionDecisions(func(ns, l string) []election.Decision {
+		asked = append(asked, ns+"/"+l)
+		return []election.Decision{
+			{Time: at(1), Namespace: ns, Lease: l, Kind: election.KindElect, Candidate: "tab-1", Message: "created the lease with holder tab-1"},
+			{Time: at(30), Namespace: ns, Lease: l, Kind: election.KindPrefer, Candidate: "tab-2", Message: "set preferredHolder tab-2 (holder tab-1 must step down)"},
+		}
+	}))
+	doc = tu.mustGetDoc(t, "/leases/default/demo", http.StatusOK)
+	var got []string
+	doc.Find(`[data-testid=lease-decisions] [data-testid=decision]`).Each(func(_ int, s *goquery.Selection) {
+		got = append(got, s.AttrOr("data-kind", "")+" "+s.AttrOr("data-candidate", "")+": "+text(s.Find(".decision-text")))
+	})
+	want := []string{
+		"prefer tab-2: set preferredHolder tab-2 (holder tab-1 must step down)",
+		"elect tab-1: created the lease with holder tab-1",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("decisions %q, want %q (newest first)", got, want)
+	}
+	if !slices.Contains(asked, "default/demo") {
+		t.Errorf("asked for %v", asked)
+	}
+	// The live part carries them too.
+	live := tu.mustGetDoc(t, "/leases/default/demo/live", http.StatusOK)
+	if live.Find(`[data-testid=decision]`).Length() != 2 {
+		t.Error("live part lacks the decisions")
+	}
+	// Without decisions yet: the section says why.
+	tu.SetDecisions(ElectionDecisions(func(string, string) []election.Decision { return nil }))
+	doc = tu.mustGetDoc(t, "/leases/default/demo", http.StatusOK)
+	if !strings.Contains(text(doc.Find(`[aria-label="election decisions"]`)), "No decisions about this lease yet") {
+		t.Error("empty decisions not explained")
 	}
 }

@@ -104,6 +104,10 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string) (templates.Leas
 			live.Tabs = append(live.Tabs, tabView(t))
 		}
 	}
+	if f := u.decisions.Load(); f != nil && *f != nil {
+		live.Election = true
+		live.Decisions = decisionViews((*f)(ns, name), now)
+	}
 	return live, live.Exists || len(changes) > 0, nil
 }
 

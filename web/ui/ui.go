@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -42,6 +43,9 @@ type Options struct {
 	// people's candidate tabs (in workshop mode: the instructor). Nil lets everyone, as on an
 	// open loopback server; others still see the tabs live.
 	MayCommandTabs func(r *http.Request) bool
+	// Decisions lists the Coordinated Leader Election controller's decisions about a lease,
+	// in the order taken; nil when the controller does not run. SetDecisions sets it later.
+	Decisions func(namespace, lease string) []templates.DecisionView
 }
 
 // UI serves the browser screens.
@@ -53,6 +57,8 @@ type UI struct {
 	assets *assets
 	hub    *Hub
 	hist   *historyCache
+	// decisions is Options.Decisions, replaceable by SetDecisions while serving.
+	decisions atomic.Pointer[func(namespace, lease string) []templates.DecisionView]
 
 	leases, candidates, events, namespaces *kinds.Kind
 }
@@ -70,6 +76,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 		opts.Context = context.Background()
 	}
 	u := &UI{log: logger, reg: reg, store: st, opts: opts}
+	u.decisions.Store(&opts.Decisions)
 	for _, k := range []struct {
 		dst                      **kinds.Kind
 		group, version, resource string

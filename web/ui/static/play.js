@@ -14,8 +14,12 @@
   const slider = $('offset-slider');
 
   const explain = {
-    leader: (s) => 'I hold the lease and renew it every ' + LL.secs(s.timings.retryPeriodMs) + '.',
-    follower: (s) => (s.holder && s.holder !== s.identity ? s.holder + ' holds the lease; I wait for it to expire by my clock.' : 'Nobody holds the lease that I know of: trying to acquire it.'),
+    leader: (s) => (s.coordinated && s.preferredHolder && s.preferredHolder !== s.identity
+      ? 'The server prefers ' + s.preferredHolder + ': I no longer renew, and step down at my renew deadline.'
+      : 'I hold the lease and renew it every ' + LL.secs(s.timings.retryPeriodMs) + '.'),
+    follower: (s) => (s.coordinated
+      ? (s.holder && s.holder !== s.identity ? s.holder + ' holds the lease; the server picks the next leader, I only answer its pings.' : 'Waiting for the server to pick a leader; I only answer its pings.')
+      : (s.holder && s.holder !== s.identity ? s.holder + ' holds the lease; I wait for it to expire by my clock.' : 'Nobody holds the lease that I know of: trying to acquire it.')),
     paused: () => 'Paused: I do nothing at all until resumed (P). The lease runs out meanwhile.',
     partitioned: () => 'Partitioned: my requests to the API server do not get through (N heals).',
     stopped: (s) => (s.stopReason ? s.stopReason + '. ' : 'Stopped. ') + 'Rejoin with J.',
@@ -90,6 +94,8 @@
     document.title = (LL.words[s.state] || s.state) + ' · ' + s.identity + ' · leaselab';
     $('holder').textContent = s.holder || 'nobody';
     $('transitions').textContent = String(s.transitions);
+    const pref = $('preferred-holder');
+    if (pref) pref.textContent = s.preferredHolder || 'nobody';
     LL.showFaults(faultbar.parentElement, s.faults);
     slider.value = String(Math.round((s.faults.clockOffsetMs || 0) / 1000));
     $('active-faults').textContent = s.activeFaults && s.activeFaults.length ? s.activeFaults.join(', ') : 'none';
