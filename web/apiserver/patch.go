@@ -130,10 +130,7 @@ func (q *request) patch() error {
 			return err
 		}
 		acc, _ := meta.Accessor(obj)
-		if acc.GetName() != q.ri.Name {
-			return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", acc.GetName(), q.ri.Name))
-		}
-		if err := q.checkNamespace(acc); err != nil {
+		if err := q.checkNameAndNamespace(acc); err != nil {
 			return err
 		}
 		// A resourceVersion in the patched object is a precondition; none means last writer wins.

@@ -139,6 +139,34 @@ func (q *request) checkNamespace(acc metav1.Object) error {
 	return nil
 }
 
+// readObject negotiates the response format, then reads and decodes the request body (see
+// decodeBody).
+func (q *request) readObject(validation string) (output, runtime.Object, metav1.Object, error) {
+	out, err := q.s.negotiateOutput(q.r, false)
+	if err != nil {
+		return output{}, nil, nil, err
+	}
+	body, err := q.readBody()
+	if err != nil {
+		return output{}, nil, nil, err
+	}
+	obj, err := q.decodeBody(body, validation)
+	if err != nil {
+		return output{}, nil, nil, err
+	}
+	acc, err := meta.Accessor(obj)
+	return out, obj, acc, err
+}
+
+// checkNameAndNamespace refuses an object written to a URL that names another object, and
+// fills or checks its namespace (checkNamespace).
+func (q *request) checkNameAndNamespace(acc metav1.Object) error {
+	if acc.GetName() != q.ri.Name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", acc.GetName(), q.ri.Name))
+	}
+	return q.checkNamespace(acc)
+}
+
 func (q *request) create() error {
 	var opts metav1.CreateOptions
 	if err := q.decodeParams(&opts); err != nil {
@@ -147,19 +175,10 @@ func (q *request) create() error {
 	if errs := metav1validation.ValidateCreateOptions(&opts); len(errs) > 0 {
 		return optionsInvalid("CreateOptions", errs)
 	}
-	out, err := q.s.negotiateOutput(q.r, false)
+	out, obj, acc, err := q.readObject(opts.FieldValidation)
 	if err != nil {
 		return err
 	}
-	body, err := q.readBody()
-	if err != nil {
-		return err
-	}
-	obj, err := q.decodeBody(body, opts.FieldValidation)
-	if err != nil {
-		return err
-	}
-	acc, _ := meta.Accessor(obj)
 	if err := q.checkNamespace(acc); err != nil {
 		return err
 	}
@@ -263,23 +282,11 @@ func (q *request) update() error {
 	if errs := metav1validation.ValidateUpdateOptions(&opts); len(errs) > 0 {
 		return optionsInvalid("UpdateOptions", errs)
 	}
-	out, err := q.s.negotiateOutput(q.r, false)
+	out, obj, acc, err := q.readObject(opts.FieldValidation)
 	if err != nil {
 		return err
 	}
-	body, err := q.readBody()
-	if err != nil {
-		return err
-	}
-	obj, err := q.decodeBody(body, opts.FieldValidation)
-	if err != nil {
-		return err
-	}
-	acc, _ := meta.Accessor(obj)
-	if acc.GetName() != q.ri.Name {
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", acc.GetName(), q.ri.Name))
-	}
-	if err := q.checkNamespace(acc); err != nil {
+	if err := q.checkNameAndNamespace(acc); err != nil {
 		return err
 	}
 	wo := writeOptions{dryRun: len(opts.DryRun) > 0, manager: q.managerNameFrom(opts.FieldManager)}
