@@ -29,10 +29,7 @@ type kubectlFatal struct {
 // `leaselab kubeconfig`, and returns its output and error output.
 func kubectl(t *testing.T, ts *testServer, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	kubectlMu.Lock()
-	defer kubectlMu.Unlock()
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "kubeconfig")
+	cfgPath := filepath.Join(t.TempDir(), "kubeconfig")
 	b, kerr := kubeconfig(ts.URL, "default", "", "leaselab")
 	if kerr != nil {
 		t.Fatal(kerr)
@@ -40,10 +37,18 @@ func kubectl(t *testing.T, ts *testServer, args ...string) (stdout, stderr strin
 	if err := os.WriteFile(cfgPath, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return kubectlWith(t, cfgPath, args...)
+}
+
+// kubectlWith runs kubectl in-process with a kubeconfig file.
+func kubectlWith(t *testing.T, kubeconfigPath string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	kubectlMu.Lock()
+	defer kubectlMu.Unlock()
 	var out, errOut bytes.Buffer
 	cmdutil.BehaviorOnFatal(func(msg string, code int) { panic(kubectlFatal{msg, code}) })
 	defer cmdutil.DefaultBehaviorOnFatal()
-	full := append([]string{"--kubeconfig", cfgPath, "--cache-dir", filepath.Join(dir, "cache")}, args...)
+	full := append([]string{"--kubeconfig", kubeconfigPath, "--cache-dir", filepath.Join(t.TempDir(), "cache")}, args...)
 	cmd := kubectlcmd.NewKubectlCommand(kubectlcmd.KubectlOptions{
 		Arguments:   append([]string{"kubectl"}, full...),
 		ConfigFlags: genericclioptions.NewConfigFlags(true),

@@ -20,13 +20,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	kubectlcmd "k8s.io/kubectl/pkg/cmd"
-	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/leaselab/leaselab/web/auth"
 )
@@ -396,38 +392,6 @@ func TestTLSKubeconfig(t *testing.T) {
 	if _, err := c.CoordinationV1().Leases("participant-01").List(ctx, metav1.ListOptions{}); err != nil {
 		t.Errorf("the kubeconfig after a restart: %v", err)
 	}
-}
-
-// kubectlWith runs kubectl in-process with a kubeconfig file.
-func kubectlWith(t *testing.T, kubeconfigPath string, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	kubectlMu.Lock()
-	defer kubectlMu.Unlock()
-	var out, errOut bytes.Buffer
-	cmdutil.BehaviorOnFatal(func(msg string, code int) { panic(kubectlFatal{msg, code}) })
-	defer cmdutil.DefaultBehaviorOnFatal()
-	full := append([]string{"--kubeconfig", kubeconfigPath, "--cache-dir", filepath.Join(t.TempDir(), "cache")}, args...)
-	cmd := kubectlcmd.NewKubectlCommand(kubectlcmd.KubectlOptions{
-		Arguments:   append([]string{"kubectl"}, full...),
-		ConfigFlags: genericclioptions.NewConfigFlags(true),
-		IOStreams:   genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-	})
-	cmd.SetArgs(full)
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				f, ok := r.(kubectlFatal)
-				if !ok {
-					panic(r)
-				}
-				err = fmt.Errorf("kubectl exited %d: %s", f.code, f.msg)
-			}
-		}()
-		if e := cmd.Execute(); e != nil {
-			err = e
-		}
-	}()
-	return out.String(), errOut.String(), err
 }
 
 // statusOf decodes a Status response body.
