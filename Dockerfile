@@ -9,7 +9,10 @@ RUN make build
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /src/bin/leaselab /usr/local/bin/leaselab
 VOLUME /data
-EXPOSE 8080
+EXPOSE 8443
 USER nonroot:nonroot
 ENTRYPOINT ["/usr/local/bin/leaselab"]
-CMD ["serve", "--addr", "0.0.0.0:8080", "--db", "/data/leaselab.db"]
+# Beyond loopback leaselab needs tokens: the image starts in workshop mode over HTTPS and prints
+# the instructor's join link (docker logs). Add --public-url https://HOST:8443 so that join links
+# and kubeconfigs name the address participants use.
+CMD ["serve", "--addr", "0.0.0.0:8443", "--db", "/data/leaselab.db", "--workshop", "30"]
