@@ -91,6 +91,7 @@ type CandidateRow struct {
 	Strategy         string
 	RenewTime        string // "14:02:11", or "" when never renewed
 	RenewAge         string // "3 s ago"
+	PingTime         string // when the election controller last pinged it; "" when never
 	LeaseURL         string
 }
 

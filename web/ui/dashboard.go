@@ -175,6 +175,9 @@ func candidateRow(lc *coordinationv1beta1.LeaseCandidate, now time.Time) templat
 		r.RenewTime = clockTime(lc.Spec.RenewTime.Time)
 		r.RenewAge = ageText(lc.Spec.RenewTime.Time, now)
 	}
+	if lc.Spec.PingTime != nil {
+		r.PingTime = clockTime(lc.Spec.PingTime.Time)
+	}
 	return r
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -420,5 +421,34 @@ func TestLeasePageElectionDecisions(t *testing.T) {
 	doc = tu.mustGetDoc(t, "/leases/default/demo", http.StatusOK)
 	if !strings.Contains(text(doc.Find(`[aria-label="election decisions"]`)), "No decisions about this lease yet") {
 		t.Error("empty decisions not explained")
+	}
+}
+
+// TestDashboardCandidatePingAndRenew shows when the election controller last pinged a
+// LeaseCandidate and when it last renewed, as the coordinated election turns on both.
+func TestDashboardCandidatePingAndRenew(t *testing.T) {
+	now := t0.Add(time.Hour)
+	tu := mustNewUI(t, now)
+	ping := metav1.NewMicroTime(now.Add(-3 * time.Second))
+	renew := metav1.NewMicroTime(now.Add(-2 * time.Second))
+	lc := &coordinationv1beta1.LeaseCandidate{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "coordination.k8s.io/v1beta1", Kind: "LeaseCandidate"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "cand-a"},
+		Spec: coordinationv1beta1.LeaseCandidateSpec{LeaseName: "sched", PingTime: &ping, RenewTime: &renew,
+			BinaryVersion: "1.36.0", EmulationVersion: "1.35.0", Strategy: "OldestEmulationVersion"},
+	}
+	b, err := json.Marshal(lc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tu.st.put(store.Key{Resource: "leasecandidates.coordination.k8s.io", Namespace: "kube-system", Name: "cand-a"}, b, now)
+
+	row := tu.mustGetDoc(t, "/", http.StatusOK).Find(`[data-testid=lease-candidates] [data-testid=candidate-row]`).First()
+	for field, want := range map[string]string{
+		"name": "kube-system/cand-a", "emulation": "1.35.0", "ping": clockTime(ping.Time), "renew": clockTime(renew.Time),
+	} {
+		if got := text(row.Find(`[data-field=` + field + `]`)); got != want {
+			t.Errorf("candidate row %s = %q, want %q", field, got, want)
+		}
 	}
 }

@@ -250,6 +250,7 @@
     LL.setText(row, 'binary', s.binaryVersion || '');
     LL.setText(row, 'emulation', s.emulationVersion || '');
     LL.setText(row, 'strategy', s.strategy || '');
+    LL.setText(row, 'ping', s.pingTime ? LL.clock(Date.parse(s.pingTime)) : '');
     LL.setText(row, 'renew', s.renewTime ? LL.clock(Date.parse(s.renewTime)) : '');
     row.hidden = !!nsFilter && row.dataset.namespace !== nsFilter;
     updateCounts();
