@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"slices"
-	"strings"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -20,146 +20,66 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web/apiserver"
 	"github.com/leaselab/leaselab/web/kinds"
 )
 
-// memStore is a small in-memory store.Interface for the UI's tests: objects, a change log with
-// times the test chooses, and no watches.
-type memStore struct {
-	mu      sync.Mutex
-	rev     int64
-	objects map[store.Key]store.Object
-	log     []store.Event
-	now     func() time.Time
+// testStore is the real SQLite store in a temporary directory, with a clock the test sets so
+// that changes carry the times the timeline is drawn from.
+type testStore struct {
+	*sqlite.DB
+	mu  sync.Mutex
+	now time.Time
 }
 
-var _ store.Interface = (*memStore)(nil)
-
-func newMemStore(now func() time.Time) *memStore {
-	return &memStore{objects: map[store.Key]store.Object{}, now: now}
-}
-
-func (m *memStore) Get(_ context.Context, key store.Key) (store.Object, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	o, ok := m.objects[key]
-	if !ok {
-		return store.Object{}, store.ErrNotFound
+func newTestStore(tb testing.TB, now time.Time) *testStore {
+	tb.Helper()
+	ts := &testStore{now: now}
+	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "ui.db"), sqlite.Options{CompactInterval: -1, Now: ts.clock}, nil)
+	if err != nil {
+		tb.Fatalf("open store: %v", err)
 	}
-	return o, nil
+	tb.Cleanup(func() { db.Close() })
+	ts.DB = db
+	return ts
 }
 
-func (m *memStore) List(_ context.Context, opts store.ListOptions) (store.ListResult, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []store.Object
-	for k, o := range m.objects {
-		if k.Resource != opts.Resource || (opts.Namespace != "" && k.Namespace != opts.Namespace) {
-			continue
-		}
-		if opts.Match != nil && !opts.Match(o) {
-			continue
-		}
-		out = append(out, o)
-	}
-	slices.SortFunc(out, func(a, b store.Object) int {
-		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
-	return store.ListResult{Objects: out, Revision: m.rev}, nil
+func (s *testStore) clock() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.now
 }
 
-// put writes an object at time at, as a create or an update.
-func (m *memStore) put(key store.Key, value []byte, at time.Time) store.Object {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.rev++
-	prev, exists := m.objects[key]
-	o := store.Object{Key: key, Revision: m.rev, CreateRevision: m.rev, Value: value}
-	ev := store.Event{Type: store.Added, Object: o, Time: at}
-	if exists {
-		o.CreateRevision = prev.CreateRevision
-		ev = store.Event{Type: store.Modified, Object: o, Prev: &prev, Time: at}
+// put writes value under key as a change made at time at (creating or replacing the object).
+func (s *testStore) put(key store.Key, value []byte, at time.Time) store.Object {
+	s.mu.Lock()
+	saved := s.now
+	s.now = at
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.now = saved
+		s.mu.Unlock()
+	}()
+	ctx := context.Background()
+	cur, err := s.Get(ctx, key)
+	var o store.Object
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		o, err = s.Create(ctx, key, value)
+	case err == nil:
+		o, err = s.Update(ctx, key, cur.Revision, value)
 	}
-	m.objects[key] = o
-	m.log = append(m.log, ev)
+	if err != nil {
+		panic(fmt.Sprintf("put %v: %v", key, err))
+	}
 	return o
 }
 
-func (m *memStore) Create(_ context.Context, key store.Key, value []byte) (store.Object, error) {
-	m.mu.Lock()
-	_, exists := m.objects[key]
-	m.mu.Unlock()
-	if exists {
-		return store.Object{}, store.ErrExists
-	}
-	return m.put(key, value, m.now()), nil
-}
-
-func (m *memStore) Update(_ context.Context, key store.Key, expect int64, value []byte) (store.Object, error) {
-	m.mu.Lock()
-	cur, exists := m.objects[key]
-	m.mu.Unlock()
-	if !exists {
-		return store.Object{}, store.ErrNotFound
-	}
-	if cur.Revision != expect {
-		return store.Object{}, &store.ConflictError{Expected: expect, Actual: cur.Revision}
-	}
-	return m.put(key, value, m.now()), nil
-}
-
-func (m *memStore) Delete(_ context.Context, key store.Key, expect int64) (store.Object, error) {
-	return m.deleteAt(key, expect, m.now())
-}
-
-func (m *memStore) deleteAt(key store.Key, expect int64, at time.Time) (store.Object, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	cur, exists := m.objects[key]
-	if !exists {
-		return store.Object{}, store.ErrNotFound
-	}
-	if expect != 0 && cur.Revision != expect {
-		return store.Object{}, &store.ConflictError{Expected: expect, Actual: cur.Revision}
-	}
-	m.rev++
-	delete(m.objects, key)
-	o := cur
-	o.Revision = m.rev
-	m.log = append(m.log, store.Event{Type: store.Deleted, Object: o, Prev: &cur, Time: at})
-	return o, nil
-}
-
-func (m *memStore) Watch(context.Context, store.WatchOptions) (store.Watch, error) {
-	return nil, errors.New("memStore does not watch")
-}
-
-func (m *memStore) History(_ context.Context, key store.Key, after int64) ([]store.Event, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []store.Event
-	for _, ev := range m.log {
-		if ev.Object.Key == key && ev.Object.Revision > after {
-			out = append(out, ev)
-		}
-	}
-	return out, nil
-}
-
-func (m *memStore) Revision(context.Context) (int64, int64, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.rev, 0, nil
-}
-
-// testUI is a UI on a memStore with the real API handler behind its lease actions.
 type testUI struct {
 	*UI
-	st   *memStore
+	st   *testStore
 	echo *echo.Echo
 	now  time.Time
 }
@@ -168,7 +88,7 @@ type testUI struct {
 func mustNewUI(tb testing.TB, now time.Time) *testUI {
 	tb.Helper()
 	clock := func() time.Time { return now }
-	st := newMemStore(clock)
+	st := newTestStore(tb, now)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	reg := kinds.NewRegistry(kinds.DefaultOptions())
 	api, err := apiserver.New(logger, reg, st, apiserver.Options{Now: clock})
