@@ -35,12 +35,7 @@ func (c *Candidate) tryCoordinatedRenew(ctx context.Context, deadline time.Time)
 
 	rec := recordFromSpec(lease.Spec)
 	c.mu.Lock()
-	if key := rec.key(); !c.haveKey || key != c.observedKey {
-		c.observed = rec
-		c.observedTime = c.clock.Now()
-		c.observedKey = key
-		c.haveKey = true
-	}
+	c.observeLocked(rec)
 	expired := c.observedTime.Add(c.observed.duration()).Before(now)
 	c.mu.Unlock()
 	c.setErr("")

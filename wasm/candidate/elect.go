@@ -84,12 +84,7 @@ func (c *Candidate) tryAcquireOrRenew(ctx context.Context, deadline time.Time) b
 	// own clock.
 	rec := recordFromSpec(lease.Spec)
 	c.mu.Lock()
-	if key := rec.key(); !c.haveKey || key != c.observedKey {
-		c.observed = rec
-		c.observedTime = c.clock.Now()
-		c.observedKey = key
-		c.haveKey = true
-	}
+	c.observeLocked(rec)
 	leader := c.observed.Holder == c.cfg.Identity
 	valid := c.isLeaseValidLocked(now)
 	expiresIn := c.observedTime.Add(c.observed.duration()).Sub(c.clock.Now())
