@@ -78,30 +78,20 @@ var (
 
 // MarshalJSON encodes the Lease as k8s.io/api does, including its unknown keys.
 func (l Lease) MarshalJSON() ([]byte, error) {
-	o := newObjectWriter(l.Unknown)
-	o.str("kind", l.Kind)
-	o.str("apiVersion", l.APIVersion)
-	o.value("metadata", l.Metadata)
-	o.value("spec", l.Spec)
-	return o.encode(leaseKeyOrder)
+	return marshalTopLevel(l.Kind, l.APIVersion, l.Metadata, l.Spec, l.Unknown)
 }
 
 // UnmarshalJSON decodes a Lease, keeping unknown keys in Unknown.
 func (l *Lease) UnmarshalJSON(data []byte) error {
-	r, err := newObjectReader(data)
-	if err != nil || r == nil {
-		return err
-	}
 	var out Lease
-	r.field("kind", &out.Kind)
-	r.field("apiVersion", &out.APIVersion)
-	r.field("metadata", &out.Metadata)
-	r.field("spec", &out.Spec)
-	out.Unknown = r.rest()
-	if r.err != nil {
-		return fmt.Errorf("decode lease: %w", r.err)
+	unknown, ok, err := unmarshalTopLevel(data, &out.Kind, &out.APIVersion, &out.Metadata, &out.Spec)
+	if err != nil {
+		return fmt.Errorf("decode lease: %w", err)
 	}
-	*l = out
+	if ok {
+		out.Unknown = unknown
+		*l = out
+	}
 	return nil
 }
 
@@ -266,6 +256,32 @@ const (
 type objectWriter struct {
 	keys map[string]json.RawMessage
 	err  error
+}
+
+// marshalTopLevel encodes what every object shares at its top level (kind, apiVersion,
+// metadata, spec) with its unknown keys, in k8s.io/api's key order.
+func marshalTopLevel(kind, apiVersion string, meta ObjectMeta, spec any, unknown map[string]json.RawMessage) ([]byte, error) {
+	o := newObjectWriter(unknown)
+	o.str("kind", kind)
+	o.str("apiVersion", apiVersion)
+	o.value("metadata", meta)
+	o.value("spec", spec)
+	return o.encode(leaseKeyOrder)
+}
+
+// unmarshalTopLevel decodes the top level of an object into the given fields and returns the
+// keys it did not know. It reports false for JSON null, which leaves the object as it was.
+func unmarshalTopLevel(data []byte, kind, apiVersion *string, meta *ObjectMeta, spec any) (map[string]json.RawMessage, bool, error) {
+	r, err := newObjectReader(data)
+	if err != nil || r == nil {
+		return nil, false, err
+	}
+	r.field("kind", kind)
+	r.field("apiVersion", apiVersion)
+	r.field("metadata", meta)
+	r.field("spec", spec)
+	unknown := r.rest()
+	return unknown, true, r.err
 }
 
 func newObjectWriter(unknown map[string]json.RawMessage) *objectWriter {

@@ -42,30 +42,20 @@ var candidateSpecKeyOrder = []string{"leaseName", "pingTime", "renewTime", "bina
 
 // MarshalJSON encodes the LeaseCandidate, including its unknown keys.
 func (l LeaseCandidate) MarshalJSON() ([]byte, error) {
-	o := newObjectWriter(l.Unknown)
-	o.str("kind", l.Kind)
-	o.str("apiVersion", l.APIVersion)
-	o.value("metadata", l.Metadata)
-	o.value("spec", l.Spec)
-	return o.encode(leaseKeyOrder)
+	return marshalTopLevel(l.Kind, l.APIVersion, l.Metadata, l.Spec, l.Unknown)
 }
 
 // UnmarshalJSON decodes a LeaseCandidate, keeping unknown keys in Unknown.
 func (l *LeaseCandidate) UnmarshalJSON(data []byte) error {
-	r, err := newObjectReader(data)
-	if err != nil || r == nil {
-		return err
-	}
 	var out LeaseCandidate
-	r.field("kind", &out.Kind)
-	r.field("apiVersion", &out.APIVersion)
-	r.field("metadata", &out.Metadata)
-	r.field("spec", &out.Spec)
-	out.Unknown = r.rest()
-	if r.err != nil {
-		return fmt.Errorf("decode lease candidate: %w", r.err)
+	unknown, ok, err := unmarshalTopLevel(data, &out.Kind, &out.APIVersion, &out.Metadata, &out.Spec)
+	if err != nil {
+		return fmt.Errorf("decode lease candidate: %w", err)
 	}
-	*l = out
+	if ok {
+		out.Unknown = unknown
+		*l = out
+	}
 	return nil
 }
 
