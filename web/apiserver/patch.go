@@ -62,7 +62,7 @@ func (q *request) patch() error {
 	if err != nil {
 		return err
 	}
-	wo := writeOptions{dryRun: len(opts.DryRun) > 0, manager: q.managerNameFrom(opts.FieldManager), fieldValidation: opts.FieldValidation}
+	wo := writeOptions{dryRun: len(opts.DryRun) > 0, manager: q.managerName(opts.FieldManager), fieldValidation: opts.FieldValidation}
 	force := opts.Force != nil && *opts.Force
 
 	var jp jsonpatch.Patch

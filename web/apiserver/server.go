@@ -450,11 +450,11 @@ func (q *request) respond(code int, out output, obj runtime.Object) error {
 	return nil
 }
 
-// managerName is the field manager of a write: the fieldManager parameter, or the User-Agent
-// up to its first "/", as the real server derives it.
-func (q *request) managerName() string {
-	if m := q.r.URL.Query().Get("fieldManager"); m != "" {
-		return m
+// managerName is the field manager of a write: the fieldManager option, or the User-Agent up
+// to its first "/", as the real server derives it.
+func (q *request) managerName(fieldManager string) string {
+	if fieldManager != "" {
+		return fieldManager
 	}
 	ua := q.r.UserAgent()
 	for i, c := range ua {

@@ -182,19 +182,12 @@ func (q *request) create() error {
 	if err := q.checkNamespace(acc); err != nil {
 		return err
 	}
-	wo := writeOptions{dryRun: len(opts.DryRun) > 0, manager: q.managerNameFrom(opts.FieldManager)}
+	wo := writeOptions{dryRun: len(opts.DryRun) > 0, manager: q.managerName(opts.FieldManager)}
 	created, err := q.createObject(obj, wo, true)
 	if err != nil {
 		return err
 	}
 	return q.respond(http.StatusCreated, out, created)
-}
-
-func (q *request) managerNameFrom(param string) string {
-	if param != "" {
-		return param
-	}
-	return q.managerName()
 }
 
 // createObject runs the create path for a storage-version object: server-set metadata,
@@ -289,7 +282,7 @@ func (q *request) update() error {
 	if err := q.checkNameAndNamespace(acc); err != nil {
 		return err
 	}
-	wo := writeOptions{dryRun: len(opts.DryRun) > 0, manager: q.managerNameFrom(opts.FieldManager)}
+	wo := writeOptions{dryRun: len(opts.DryRun) > 0, manager: q.managerName(opts.FieldManager)}
 	if result, ok := q.updateFromCache(obj, wo); ok {
 		return q.respond(http.StatusOK, out, result)
 	}
