@@ -91,7 +91,12 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("ui: %w", err)
 	}
 
-	disc, err := discovery.New(reg.Kinds(), reg.Scheme, cfg.Version)
+	structural, err := reg.StructuralSchema()
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	disc, err := discovery.New(reg.Kinds(), reg.Scheme, structural, cfg.Version)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("discovery: %w", err)

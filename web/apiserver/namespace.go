@@ -118,7 +118,7 @@ func (q *request) deleteCollection() error {
 	if err != nil {
 		return err
 	}
-	out, err := q.s.negotiateOutput(q.r, false)
+	out, err := q.negotiateOutput(false)
 	if err != nil {
 		return err
 	}

@@ -71,11 +71,21 @@ func parseAccept(header string) []mediaRange {
 	return out
 }
 
+// mediaTypes returns the media types the request's kind and version are served as: all of
+// supportedMediaTypes, or JSON and YAML for a version without protobuf.
+func (q *request) mediaTypes() []string {
+	if q.kind != nil && !q.kind.ServesProtobuf(q.ri.Version) {
+		return jsonYAMLMediaTypes
+	}
+	return supportedMediaTypes
+}
+
 // negotiateOutput picks how to encode a response from the Accept header, as the real API server
 // does: JSON for a missing Accept or */*, conversions to Table or PartialObjectMetadata when
 // asked for and allowed, 406 when nothing acceptable is left. A pretty=1 parameter of the chosen
 // media type asks for indented output too. The router's coarser check comes first (checkAccept).
-func (s *Server) negotiateOutput(r *http.Request, allowAs bool) (output, error) {
+func (q *request) negotiateOutput(allowAs bool) (output, error) {
+	s, r, media := q.s, q.r, q.mediaTypes()
 	out := output{pretty: isPretty(r)}
 	accept := r.Header.Get("Accept")
 	if strings.TrimSpace(accept) == "" {
@@ -103,34 +113,34 @@ func (s *Server) negotiateOutput(r *http.Request, allowAs bool) (output, error) 
 			}
 			out.as, out.asVersion = as, v
 		}
-		var media string
+		var mt string
 		switch {
 		case mr.typ == "*" && mr.sub == "*", mr.typ == "application" && mr.sub == "*":
-			media = mediaJSON
+			mt = mediaJSON
 		case mr.typ == "application" && mr.sub == "json":
-			media = mediaJSON
+			mt = mediaJSON
 		case mr.typ == "application" && mr.sub == "yaml":
-			media = mediaYAML
-		case mr.typ == "application" && mr.sub == "vnd.kubernetes.protobuf":
-			media = mediaProtobuf
+			mt = mediaYAML
+		case mr.typ == "application" && mr.sub == "vnd.kubernetes.protobuf" && slices.Contains(media, mediaProtobuf):
+			mt = mediaProtobuf
 		default:
 			out.as, out.asVersion = "", ""
 			continue
 		}
 		// Conversions are not served as protobuf: the real server serves Tables as JSON and
 		// YAML only, and leaselab keeps PartialObjectMetadata to the same.
-		if out.as != asObject && media == mediaProtobuf {
+		if out.as != asObject && mt == mediaProtobuf {
 			out.as, out.asVersion = "", ""
 			continue
 		}
-		out.info = s.serializer(media)
+		out.info = s.serializer(mt)
 		if mr.params["pretty"] == "1" {
 			out.pretty = true
 		}
 		return out, nil
 	}
 	return out, statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
-		"only the following media types are accepted: "+strings.Join(supportedMediaTypes, ", "), nil)
+		"only the following media types are accepted: "+strings.Join(media, ", "), nil)
 }
 
 // checkAccept is the real server's router (go-restful) looking at the Accept header before any
@@ -157,24 +167,25 @@ func checkAccept(r *http.Request, stream bool) error {
 		"406: Not Acceptable\n\nAvailable representations: "+strings.Join(produces, ", "), &metav1.StatusDetails{})
 }
 
-var supportedMediaTypes = []string{mediaJSON, mediaYAML, mediaProtobuf}
+var (
+	supportedMediaTypes = []string{mediaJSON, mediaYAML, mediaProtobuf}
+	jsonYAMLMediaTypes  = []string{mediaJSON, mediaYAML}
+)
 
 // negotiateInput picks the decoder for a request body from its Content-Type; a missing one is
-// JSON. Anything else is 415.
-func (s *Server) negotiateInput(r *http.Request) (runtime.SerializerInfo, error) {
-	ct := r.Header.Get("Content-Type")
+// JSON. Anything else, protobuf for a version without it included, is 415.
+func (q *request) negotiateInput() (runtime.SerializerInfo, error) {
+	ct := q.r.Header.Get("Content-Type")
 	if ct == "" {
-		return s.serializer(mediaJSON), nil
+		return q.s.serializer(mediaJSON), nil
 	}
+	media := q.mediaTypes()
 	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil {
-		switch mt {
-		case mediaJSON, mediaYAML, mediaProtobuf:
-			return s.serializer(mt), nil
-		}
+	if err == nil && slices.Contains(media, mt) {
+		return q.s.serializer(mt), nil
 	}
 	return runtime.SerializerInfo{}, statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(supportedMediaTypes, ", "), nil)
+		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(media, ", "), nil)
 }
 
 // isPretty follows the real server: ?pretty=true, or no (or an empty) pretty parameter and a

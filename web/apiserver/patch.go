@@ -54,7 +54,7 @@ func (q *request) patch() error {
 	if errs := metav1validation.ValidatePatchOptions(&opts, pt); len(errs) > 0 {
 		return optionsInvalid("PatchOptions", errs)
 	}
-	out, err := q.s.negotiateOutput(q.r, false)
+	out, err := q.negotiateOutput(false)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func (s *Server) waitForRevision(ctx context.Context, gr schema.GroupResource, r
 }
 
 func (q *request) get() error {
-	out, err := q.s.negotiateOutput(q.r, true)
+	out, err := q.negotiateOutput(true)
 	if err != nil {
 		return err
 	}
@@ -209,7 +209,7 @@ func (m *matcher) object(o store.Object) (runtime.Object, error) {
 }
 
 func (q *request) list() error {
-	out, err := q.s.negotiateOutput(q.r, true)
+	out, err := q.negotiateOutput(true)
 	if err != nil {
 		return err
 	}

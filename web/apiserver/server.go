@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
-	"k8s.io/client-go/applyconfigurations"
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/kinds"
@@ -113,7 +112,10 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 
 // buildFieldManagers builds the field manager of every served version of every kind.
 func (s *Server) buildFieldManagers() error {
-	typeConverter := applyconfigurations.NewTypeConverter(s.reg.Scheme)
+	typeConverter, err := s.reg.TypeConverter()
+	if err != nil {
+		return err
+	}
 	for _, k := range s.reg.Kinds() {
 		hub := schema.GroupVersion{Group: k.Group, Version: k.StorageVersion}
 		for _, v := range k.Versions {
@@ -264,7 +266,7 @@ func (q *request) fail(err error) {
 	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 		q.w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
-	out, nerr := q.s.negotiateOutput(q.r, false)
+	out, nerr := q.negotiateOutput(false)
 	if nerr != nil {
 		// Nothing the client accepts can carry a Status (a 406, or an Accept that only takes a
 		// Table): the real server then writes it as indented JSON all the same.

@@ -97,7 +97,7 @@ func (q *request) watch() error {
 		}
 		opts.FieldSelector = fields.AndSelectors(opts.FieldSelector, fields.OneTermEqualSelector("metadata.name", q.ri.Name))
 	}
-	out, err := q.s.negotiateOutput(q.r, true)
+	out, err := q.negotiateOutput(true)
 	if err != nil {
 		return err
 	}

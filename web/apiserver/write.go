@@ -50,7 +50,7 @@ func (q *request) decodeParams(into runtime.Object) error {
 // and duplicate fields fail the request (Strict), become Warning headers (Warn, the default)
 // or are dropped (Ignore). The result is converted to the storage version.
 func (q *request) decodeBody(body []byte, validation string) (runtime.Object, error) {
-	info, err := q.s.negotiateInput(q.r)
+	info, err := q.negotiateInput()
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (q *request) checkNamespace(acc metav1.Object) error {
 // readObject negotiates the response format, then reads and decodes the request body (see
 // decodeBody).
 func (q *request) readObject(validation string) (output, runtime.Object, metav1.Object, error) {
-	out, err := q.s.negotiateOutput(q.r, false)
+	out, err := q.negotiateOutput(false)
 	if err != nil {
 		return output{}, nil, nil, err
 	}
@@ -445,7 +445,7 @@ func (q *request) delete() error {
 	if err != nil {
 		return err
 	}
-	out, err := q.s.negotiateOutput(q.r, false)
+	out, err := q.negotiateOutput(false)
 	if err != nil {
 		return err
 	}
@@ -523,7 +523,7 @@ func (q *request) deleteOptions() (*metav1.DeleteOptions, error) {
 		return nil, err
 	}
 	if len(strings.TrimSpace(string(body))) > 0 {
-		info, err := q.s.negotiateInput(q.r)
+		info, err := q.negotiateInput()
 		if err != nil {
 			return nil, err
 		}

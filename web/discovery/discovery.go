@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/version"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/leaselab/leaselab/web/kinds"
@@ -74,10 +75,12 @@ type Handler struct {
 }
 
 // New builds every document for the served kinds. scheme must know the Go types of every
-// served kind and list kind in every served version; info is what /version reports.
+// served kind and list kind in every served version; structural is the structured-merge-diff
+// schema of those types (list and map semantics), nil for the one client-go ships for the
+// built-in types; info is what /version reports.
 // It returns an error when the kinds are inconsistent (a resource served twice in a group
 // version, a kind without versions) or a type is missing from the scheme.
-func New(ks []*kinds.Kind, scheme *runtime.Scheme, info version.Info) (*Handler, error) {
+func New(ks []*kinds.Kind, scheme *runtime.Scheme, structural *smdschema.Schema, info version.Info) (*Handler, error) {
 	core, named, err := groupKinds(ks)
 	if err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
@@ -125,7 +128,7 @@ func New(ks []*kinds.Kind, scheme *runtime.Scheme, info version.Info) (*Handler,
 		h.aggregated[p] = r
 	}
 
-	if err := h.buildOpenAPI(scheme, ks, info, append(coreGroups, named...)); err != nil {
+	if err := h.buildOpenAPI(scheme, ks, structural, info, append(coreGroups, named...)); err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
 	return h, nil
@@ -142,8 +145,11 @@ func (h *Handler) addLegacy(p string, doc runtime.Object) error {
 
 // buildOpenAPI builds the OpenAPI v2 document, one v3 document per group version and the
 // v3 index.
-func (h *Handler) buildOpenAPI(scheme *runtime.Scheme, ks []*kinds.Kind, info version.Info, groups []*apiGroup) error {
-	b := &openAPIBuilder{scheme: scheme, smd: structuralSchema(scheme, ks), infoVersion: openAPIInfoVersion(info)}
+func (h *Handler) buildOpenAPI(scheme *runtime.Scheme, ks []*kinds.Kind, structural *smdschema.Schema, info version.Info, groups []*apiGroup) error {
+	if structural == nil {
+		structural = structuralSchema(scheme, ks)
+	}
+	b := &openAPIBuilder{scheme: scheme, smd: structural, infoVersion: openAPIInfoVersion(info)}
 	swagger, err := b.v2(groups)
 	if err != nil {
 		return fmt.Errorf("openapi v2: %w", err)

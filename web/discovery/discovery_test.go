@@ -301,7 +301,7 @@ func TestNewRejectsInconsistentKinds(t *testing.T) {
 		"no versions":  {{Group: "x", Resource: "xs", Kind: "X"}},
 		"unknown type": {{Group: "example.com", Resource: "widgets", Singular: "widget", Kind: "Widget", Versions: []string{"v1"}, Verbs: allVerbs}},
 	} {
-		if _, err := New(ks, testScheme(), testVersion); err == nil {
+		if _, err := New(ks, testScheme(), nil, testVersion); err == nil {
 			t.Errorf("%s: New succeeded", name)
 		}
 	}

@@ -60,7 +60,7 @@ var (
 // MustHandler returns the Handler for the test kinds, built once for the whole package.
 func MustHandler(tb testing.TB) *Handler {
 	tb.Helper()
-	handlerOnce.Do(func() { handler, handlerErr = New(testKinds(), testScheme(), testVersion) })
+	handlerOnce.Do(func() { handler, handlerErr = New(testKinds(), testScheme(), nil, testVersion) })
 	if handlerErr != nil {
 		tb.Fatalf("New: %v", handlerErr)
 	}

@@ -81,6 +81,7 @@ var requiredOverrides = map[string]map[string]bool{
 	"io.k8s.api.coordination.v1beta1.LeaseCandidateSpec":  {"strategy": true},
 	"io.k8s.api.coordination.v1alpha2.LeaseCandidate":     {"spec": true},
 	"io.k8s.api.coordination.v1alpha2.LeaseCandidateSpec": {"strategy": true},
+	"io.k8s.api.coordination.v1alpha1.LeaseCandidateSpec": {"preferredStrategies": true},
 	"io.k8s.api.core.v1.Event":                            {"reportingComponent": false, "reportingInstance": false},
 }
 

@@ -328,9 +328,8 @@ func (c *Controller) reconcile(ctx context.Context, key types.NamespacedName) (t
 		return 0, errNoCandidates
 	}
 	desired, err := DesiredLease(acked, c.timing)
-	var conflict *ConflictError
 	switch {
-	case errors.As(err, &conflict):
+	case IsStrategyConflict(err):
 		c.decide(key, KindConflict, "", "strategy conflict: "+err.Error()+"; the lease is left alone until the candidates agree")
 		return 0, err
 	case err != nil:

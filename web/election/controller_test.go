@@ -18,7 +18,10 @@ import (
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -35,6 +38,7 @@ import (
 // client-go's candidate helper does, unless muted.
 type env struct {
 	client kubernetes.Interface
+	dyn    dynamic.Interface
 	clock  *clocktesting.FakeClock
 	ctrl   *election.Controller
 
@@ -83,7 +87,8 @@ func mustStartEnv(tb testing.TB, configure func(*election.Options), seed func(*e
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	en := &env{client: client, clock: clk, ctrl: ctrl, muted: map[string]bool{}}
+	dyn := dynamic.NewForConfigOrDie(&rest.Config{Host: srv.URL, QPS: -1, UserAgent: "election-test/v0"})
+	en := &env{client: client, dyn: dyn, clock: clk, ctrl: ctrl, muted: map[string]bool{}}
 	wg.Go(func() { en.answerPings(ctx) })
 	if seed != nil {
 		seed(en)
@@ -149,6 +154,30 @@ func (en *env) createCandidate(tb testing.TB, name, binary, emulation string, re
 	}
 	if _, err := en.client.CoordinationV1beta1().LeaseCandidates(ns).Create(context.Background(), c, metav1.CreateOptions{}); err != nil {
 		tb.Fatalf("create candidate %s: %v", name, err)
+	}
+}
+
+var candidatesV1alpha1 = schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1alpha1", Resource: "leasecandidates"}
+
+// applyAlpha1Candidate creates or updates a candidate through LeaseCandidate v1alpha1 with
+// these preferred strategies, by server-side apply.
+func (en *env) applyAlpha1Candidate(tb testing.TB, name string, strategies ...coordinationv1.CoordinatedLeaseStrategy) {
+	tb.Helper()
+	list := make([]any, len(strategies))
+	for i, s := range strategies {
+		list[i] = string(s)
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "coordination.k8s.io/v1alpha1", "kind": "LeaseCandidate",
+		"metadata": map[string]any{"name": name, "namespace": ns},
+		"spec": map[string]any{
+			"leaseName": "demo", "binaryVersion": "1.31.0", "emulationVersion": "1.31.0",
+			"renewTime":           en.clock.Now().UTC().Format(metav1.RFC3339Micro),
+			"preferredStrategies": list,
+		},
+	}}
+	if _, err := en.dyn.Resource(candidatesV1alpha1).Namespace(ns).Apply(context.Background(), name, u, metav1.ApplyOptions{FieldManager: "candidate-" + name, Force: true}); err != nil {
+		tb.Fatalf("apply v1alpha1 candidate %s: %v", name, err)
 	}
 }
 
@@ -394,6 +423,32 @@ func TestControllerStrategies(t *testing.T) {
 	l := en.lease(t)
 	if *l.Spec.Strategy != custom || l.Spec.HolderIdentity != nil {
 		t.Errorf("lease = %+v, want strategy %s and no holder", l.Spec, custom)
+	}
+}
+
+// v1alpha1 candidates whose preferences contradict each other leave the Lease alone, with the
+// reason in the decisions; once one of them changes its list, the election runs.
+func TestControllerV1alpha1Preferences(t *testing.T) {
+	const custom = coordinationv1.CoordinatedLeaseStrategy("example.com/custom")
+	en := mustStartEnv(t, nil, func(en *env) {
+		en.applyAlpha1Candidate(t, "cand-a", coordinationv1.OldestEmulationVersion, custom)
+		en.clock.Step(time.Second) // cand-a is the older candidate
+		en.applyAlpha1Candidate(t, "cand-b", custom, coordinationv1.OldestEmulationVersion)
+	})
+	en.stepUntilDecision(t, 700*time.Millisecond, 10*time.Second, election.KindConflict,
+		"strategy conflict: candidates disagree on the strategy: cand-a prefers [OldestEmulationVersion, example.com/custom], cand-b prefers [example.com/custom, OldestEmulationVersion]; their preferences contradict each other; the lease is left alone until the candidates agree")
+	en.clock.Step(2 * time.Second)
+	time.Sleep(100 * time.Millisecond)
+	if l := en.lease(t); l != nil {
+		t.Fatalf("lease written despite the contradiction: %+v", l.Spec)
+	}
+
+	// cand-b gives in: every list now starts with OldestEmulationVersion, and the older
+	// candidate at the same versions leads.
+	en.applyAlpha1Candidate(t, "cand-b", coordinationv1.OldestEmulationVersion)
+	en.stepUntilDecision(t, 700*time.Millisecond, 20*time.Second, election.KindElect, "picked cand-a")
+	if l := en.lease(t); holder(l) != "cand-a" || *l.Spec.Strategy != coordinationv1.OldestEmulationVersion {
+		t.Errorf("lease = %+v, want cand-a under OldestEmulationVersion", l.Spec)
 	}
 }
 

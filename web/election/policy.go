@@ -4,6 +4,7 @@ package election
 // read nothing and write nothing; each returns a human reason with its answer.
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/leaselab/leaselab/web/kinds/coordinationv1alpha1"
 )
 
 // Candidate is a LeaseCandidate as the controller reads it (the v1beta1 schema, which v1alpha2
@@ -138,11 +141,18 @@ type StrategyChoice struct {
 // counts, which is the rule the API documents ("the strategy provided by the candidate with the
 // latest BinaryVersion will be used; if there is still conflict, this is a user error"), and the
 // answer does not depend on order. It returns an error for an empty list.
+//
+// When any candidate was written through v1alpha1, the v1alpha1 rules decide instead
+// (ResolvePreferredStrategies, over every candidate's list; a newer candidate's list is its one
+// strategy), and a disagreement is a *StrategyDisagreementError.
 func ResolveStrategy(cands []*Candidate) (StrategyChoice, error) {
 	if len(cands) == 0 {
 		return StrategyChoice{}, fmt.Errorf("no candidates")
 	}
 	sorted := byName(cands)
+	if lists, alpha1 := preferredLists(sorted); alpha1 {
+		return ResolvePreferredStrategies(lists)
+	}
 	top := versionOrZero(sorted[0].Spec.BinaryVersion)
 	for _, c := range sorted[1:] {
 		if v := versionOrZero(c.Spec.BinaryVersion); v.GT(top) {
@@ -175,6 +185,28 @@ func ResolveStrategy(cands []*Candidate) (StrategyChoice, error) {
 		return StrategyChoice{s, fmt.Sprintf("strategy %s: asked by every candidate", s)}, nil
 	}
 	return StrategyChoice{s, fmt.Sprintf("strategy %s: asked by %s, at the highest binary version %s", s, names(atTop), top)}, nil
+}
+
+// preferredLists returns every candidate's preferred strategies as v1alpha1 sees them, and
+// whether any candidate was written through v1alpha1.
+func preferredLists(cands []*Candidate) ([]PreferredStrategies, bool) {
+	lists := make([]PreferredStrategies, len(cands))
+	any := false
+	for i, c := range cands {
+		list, alpha1 := coordinationv1alpha1.PreferredStrategies(c)
+		lists[i] = PreferredStrategies{Candidate: c.Name, Strategies: list}
+		any = any || alpha1
+	}
+	return lists, any
+}
+
+// IsStrategyConflict reports whether err says the candidates disagree on the strategy, by the
+// rules of either version (*ConflictError or *StrategyDisagreementError): the Lease is then
+// left alone until they agree.
+func IsStrategyConflict(err error) bool {
+	var conflict *ConflictError
+	var disagreement *StrategyDisagreementError
+	return errors.As(err, &conflict) || errors.As(err, &disagreement)
 }
 
 // Pick is the winner of an election and why it won.
@@ -269,8 +301,8 @@ type Need struct {
 // a Lease (nil when it does not exist). An election is needed when the Lease is missing, expired
 // by now, or has no holder; when a candidate has not renewed for half of
 // t.CandidateValidDuration (a periodic election refreshes every candidate); or when the
-// OldestEmulationVersion winner is not the holder. It returns a *ConflictError, and no election,
-// when the candidates disagree on the strategy.
+// OldestEmulationVersion winner is not the holder. When the candidates disagree on the
+// strategy it returns the conflict (IsStrategyConflict), and no election.
 func ElectionNeeded(cands []*Candidate, lease *coordinationv1.Lease, now time.Time, t Timing) (Need, error) {
 	switch {
 	case lease == nil:
@@ -411,9 +443,9 @@ type Desired struct {
 	Reason               string
 }
 
-// DesiredLease runs the election among the acked candidates (steps 6 to 8). It returns a
-// *ConflictError when they disagree on the strategy, and an error when none is acked or, for
-// OldestEmulationVersion, none has parsable versions.
+// DesiredLease runs the election among the acked candidates (steps 6 to 8). It returns the
+// strategy conflict (IsStrategyConflict) when they disagree, and an error when none is acked
+// or, for OldestEmulationVersion, none has parsable versions.
 func DesiredLease(acked []*Candidate, t Timing) (Desired, error) {
 	if len(acked) == 0 {
 		return Desired{}, fmt.Errorf("no available candidates")

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/leaselab/leaselab/web/election"
+	"github.com/leaselab/leaselab/web/kinds/coordinationv1alpha1"
 )
 
 // t0 is the test's "now".
@@ -59,6 +60,16 @@ func pinged(d time.Duration) candOpt {
 
 func strategy(s coordinationv1.CoordinatedLeaseStrategy) candOpt {
 	return func(c *election.Candidate) { c.Spec.Strategy = s }
+}
+
+// prefers makes the candidate one written through LeaseCandidate v1alpha1 with these
+// preferredStrategies, as leaselab stores it.
+func prefers(list ...coordinationv1.CoordinatedLeaseStrategy) candOpt {
+	return func(c *election.Candidate) {
+		a := coordinationv1alpha1.FromV1beta1(c)
+		a.Spec.PreferredStrategies = list
+		*c = coordinationv1alpha1.ToV1beta1(&a)
+	}
 }
 
 func forLease(name string) candOpt { return func(c *election.Candidate) { c.Spec.LeaseName = name } }
@@ -151,6 +162,35 @@ func TestResolveStrategy(t *testing.T) {
 			name:    "no candidates",
 			wantErr: "no candidates",
 		},
+		// With a v1alpha1 candidate among them, v1alpha1's rules decide, over every list.
+		{
+			name:   "v1alpha1: every list starts with the same strategy",
+			cands:  []*election.Candidate{cand("a", "1.31.0", "1.31.0", prefers(oev, custom)), cand("b", "1.31.0", "1.31.0", prefers(oev))},
+			want:   oev,
+			reason: "strategy OldestEmulationVersion: first choice of every candidate",
+		},
+		{
+			name:   "v1alpha1: [Y, X] against [X] gives Y",
+			cands:  []*election.Candidate{cand("a", "1.31.0", "1.31.0", prefers(custom, oev)), cand("b", "1.31.0", "1.31.0", prefers(oev))},
+			want:   custom,
+			reason: "strategy example.com/custom: it supersedes every other preferred strategy",
+		},
+		{
+			name:   "v1alpha1 [Y, X] against a v1beta1 candidate with X, at a higher binary version",
+			cands:  []*election.Candidate{cand("a", "1.31.0", "1.31.0", prefers(custom, oev)), cand("b", "1.36.0", "1.36.0")},
+			want:   custom,
+			reason: "strategy example.com/custom: it supersedes every other preferred strategy",
+		},
+		{
+			name:    "v1alpha1: [X, Y] against [Y, X] is a user error",
+			cands:   []*election.Candidate{cand("a", "1.31.0", "1.31.0", prefers(oev, custom)), cand("b", "1.31.0", "1.31.0", prefers(custom, oev))},
+			wantErr: "candidates disagree on the strategy: a prefers [OldestEmulationVersion, example.com/custom], b prefers [example.com/custom, OldestEmulationVersion]; their preferences contradict each other",
+		},
+		{
+			name:    "v1alpha1: [X] against [Y] has no first strategy",
+			cands:   []*election.Candidate{cand("a", "1.31.0", "1.31.0", prefers(oev)), cand("b", "1.36.0", "1.36.0", strategy(custom))},
+			wantErr: "candidates disagree on the strategy: a prefers [OldestEmulationVersion], b prefers [example.com/custom]; no strategy supersedes all others ([OldestEmulationVersion, example.com/custom])",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,11 +199,16 @@ func TestResolveStrategy(t *testing.T) {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
 				}
-				if strings.HasPrefix(tt.wantErr, "candidates") {
-					var ce *election.ConflictError
-					if !errors.As(err, &ce) {
-						t.Errorf("err is %T, want *ConflictError", err)
-					}
+				var ce *election.ConflictError
+				var de *election.StrategyDisagreementError
+				switch {
+				case strings.HasPrefix(tt.wantErr, "candidates disagree") && !errors.As(err, &de):
+					t.Errorf("err is %T, want *StrategyDisagreementError", err)
+				case strings.HasPrefix(tt.wantErr, "candidates \"") && !errors.As(err, &ce):
+					t.Errorf("err is %T, want *ConflictError", err)
+				}
+				if strings.HasPrefix(tt.wantErr, "candidates") != election.IsStrategyConflict(err) {
+					t.Errorf("IsStrategyConflict(%v) = %v", err, election.IsStrategyConflict(err))
 				}
 				return
 			}

@@ -27,6 +27,9 @@ type Kind struct {
 	// objects are converted to before they are validated and stored.
 	Versions       []string
 	StorageVersion string
+	// NoProtobuf lists the served versions that have no protobuf encoding; they are served as
+	// JSON and YAML only (406 and 415 for protobuf, as for a custom resource).
+	NoProtobuf []string
 	// Deprecated holds, for each deprecated served version, the warning the real server sends
 	// with every request at that version.
 	Deprecated map[string]string
@@ -80,6 +83,16 @@ func (k *Kind) StorageResource() string {
 // StorageGVK is the group, version and kind objects are stored as.
 func (k *Kind) StorageGVK() schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: k.Group, Version: k.StorageVersion, Kind: k.Kind}
+}
+
+// ServesProtobuf reports whether objects of version have a protobuf encoding.
+func (k *Kind) ServesProtobuf(version string) bool {
+	for _, v := range k.NoProtobuf {
+		if v == version {
+			return false
+		}
+	}
+	return true
 }
 
 // Serves reports whether version is one of the kind's served versions.

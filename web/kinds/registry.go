@@ -7,6 +7,8 @@ import (
 	coordinationv1alpha2 "k8s.io/api/coordination/v1alpha2"
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/leaselab/leaselab/web/kinds/coordinationv1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -37,6 +39,7 @@ type Registry struct {
 	Codecs serializer.CodecFactory
 
 	kinds []*Kind
+	types typeSchema
 }
 
 // NewRegistry builds the scheme, the codecs and the kinds. It panics if the scheme cannot be
@@ -150,8 +153,14 @@ func newScheme() (*runtime.Scheme, error) {
 		&coordinationv1alpha2.LeaseCandidate{}, &coordinationv1alpha2.LeaseCandidateList{})
 	metav1.AddToGroupVersion(s, coordinationv1alpha2.SchemeGroupVersion)
 
+	if err := coordinationv1alpha1.AddToScheme(s); err != nil {
+		return nil, err
+	}
 	if err := addLeaseCandidateConversions(s); err != nil {
 		return nil, err
+	}
+	if err := coordinationv1alpha1.RegisterConversions(s); err != nil {
+		return nil, fmt.Errorf("add leasecandidate v1alpha1 conversions: %w", err)
 	}
 
 	// Core v1 registers its own field-label conversions; the coordination kinds register none and

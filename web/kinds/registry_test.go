@@ -58,6 +58,7 @@ func TestLookup(t *testing.T) {
 		{"coordination.k8s.io", "v1", "leases", "Lease"},
 		{"coordination.k8s.io", "v1beta1", "leasecandidates", "LeaseCandidate"},
 		{"coordination.k8s.io", "v1alpha2", "leasecandidates", "LeaseCandidate"},
+		{"coordination.k8s.io", "v1alpha1", "leasecandidates", "LeaseCandidate"},
 		{"", "v1", "namespaces", "Namespace"},
 		{"", "v1", "events", "Event"},
 	}
@@ -70,7 +71,7 @@ func TestLookup(t *testing.T) {
 	notServed := []struct{ group, version, resource string }{
 		{"coordination.k8s.io", "v1beta1", "leases"},
 		{"coordination.k8s.io", "v1", "leasecandidates"},
-		{"coordination.k8s.io", "v1alpha1", "leasecandidates"},
+		{"coordination.k8s.io", "v1alpha3", "leasecandidates"},
 		{"", "v1", "leases"},
 		{"coordination.k8s.io", "v1", "events"},
 		{"events.k8s.io", "v1", "events"},
@@ -192,7 +193,7 @@ func TestConvertRejectsUnservedVersions(t *testing.T) {
 		{"lease to v1beta1", lease, coordinationv1beta1.SchemeGroupVersion},
 		{"lease to core", lease, corev1.SchemeGroupVersion},
 		{"namespace to coordination", &corev1.Namespace{}, coordinationv1.SchemeGroupVersion},
-		{"candidate to v1alpha1", &coordinationv1beta1.LeaseCandidate{}, schema.GroupVersion{Group: "coordination.k8s.io", Version: "v1alpha1"}},
+		{"candidate to v1alpha3", &coordinationv1beta1.LeaseCandidate{}, schema.GroupVersion{Group: "coordination.k8s.io", Version: "v1alpha3"}},
 		{"unserved type", &corev1.Pod{}, corev1.SchemeGroupVersion},
 		{"v1beta1 lease type", &coordinationv1beta1.Lease{}, coordinationv1.SchemeGroupVersion},
 	}
