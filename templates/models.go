@@ -109,6 +109,16 @@ type Tab struct {
 	ClockOffset  string // "+2 s", "" when in sync
 	ActiveFaults []string
 	LastLog      string
+	// Coordinated is the tab's mode (Coordinated Leader Election, or plain: it races for the
+	// lease itself); the versions and the strategy are its LeaseCandidate's, reported by the tab.
+	Coordinated      bool
+	BinaryVersion    string
+	EmulationVersion string
+	Strategy         string
+	// PreferredHolder is the candidate the server prefers; SteppingDown is true when that is
+	// another candidate while this tab leads or holds the lease.
+	PreferredHolder string
+	SteppingDown    bool
 }
 
 // FeedItem is one line of the dashboard's event feed.

@@ -229,6 +229,11 @@ func TestBrowser(t *testing.T) {
 	}); err != nil {
 		t.Errorf("dashboard tab list: %v", err)
 	}
+	if modes, _ := browserEval(dash, `Array.from(document.querySelectorAll('#tabs [data-tab-row]'), (r) =>
+		r.querySelector('[data-testid=tab-mode]').dataset.mode + (r.querySelector('[data-field=mode-plain]').hidden ? '' : ' shown') +
+		(r.querySelector('[data-field=versions]').hidden ? '' : ' versions')).join(',')`); modes != "plain shown,plain shown" {
+		t.Errorf("dashboard tab modes %q, want both plain, without versions", modes)
+	}
 	if _, err := browserEval(dash, `window.scrollTo(0, 0), ''`); err != nil {
 		t.Errorf("scroll: %v", err)
 	}
@@ -302,12 +307,18 @@ func (hw *leaseHolderWatch) when(holder string, d time.Duration) time.Time {
 // TestBrowserCoordinated opens two coordinated candidate tabs of different emulation versions
 // (same binary) against a server running the Coordinated Leader Election controller: the server
 // picks the tab with the older emulation version, which leads and holds the Lease, while the
-// other follows.
+// other follows. The dashboard, open before the tabs, lists them live as coordinated, with the
+// versions and the strategy they report.
 func TestBrowserCoordinated(t *testing.T) {
 	ts := mustStartCLEServer(t)
 	mustHaveWasm(t, ts.URL)
 	out := browserOutputDir(t)
 	browser := mustStartBrowser(t)
+
+	dash, _ := openBrowserTab(t, browser, ts.URL+"/")
+	if err := chromedp.Do(dash, chromedp.WaitVisible(chromedp.CSS(`#lease-grid`))); err != nil {
+		t.Fatalf("dashboard: %v", err)
+	}
 
 	tabs := map[string]context.Context{}
 	for _, tc := range []struct{ id, emulation string }{{"tab-new", "1.36.0"}, {"tab-old", "1.35.0"}} {
@@ -359,6 +370,46 @@ func TestBrowserCoordinated(t *testing.T) {
 	if got := eval("tab-old", `document.getElementById('log').innerText`); !strings.Contains(got, "the server picked me") {
 		t.Errorf("tab-old log: %s", got)
 	}
+
+	// The dashboard's tab list got both tabs over the tab hub, after it was rendered: each
+	// coordinated, with the versions and the strategy its worker reports.
+	tabRow := func(id, expr string) string {
+		s, err := browserEval(dash, `(function () {
+			const r = document.querySelector('#tabs [data-tab-row][data-identity="`+id+`"]');
+			if (!r) return 'no row';
+			const shown = (sel) => { const e = r.querySelector(sel); return e && !e.hidden && e.getClientRects().length > 0; };
+			const text = (sel) => { const e = r.querySelector(sel); return e ? e.textContent.trim() : ''; };
+			return `+expr+`;
+		})()`)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return s
+	}
+	const modeExpr = `r.querySelector('[data-testid=tab-mode]').dataset.mode + ' ' + (shown('[data-field=mode-coordinated]') ? 'coordinated' : '') +
+		(shown('[data-field=mode-plain]') ? 'plain' : '') + ' ' + (shown('[data-field=versions]') ? 'versions' : 'no versions') + ' ' +
+		text('[data-testid=tab-binary]') + ' ' + text('[data-testid=tab-emulation]') + ' ' + text('[data-testid=tab-strategy]') + ' ' +
+		(shown('[data-testid=tab-stepdown]') ? 'stepping down' : 'steady')`
+	want := map[string]string{
+		"tab-old": "coordinated coordinated versions 1.36.0 1.35.0 OldestEmulationVersion steady",
+		"tab-new": "coordinated coordinated versions 1.36.0 1.36.0 OldestEmulationVersion steady",
+	}
+	if _, err := browserWait(5*time.Second, func() (bool, string) {
+		got := map[string]string{}
+		for id, w := range want {
+			if got[id] = tabRow(id, modeExpr); got[id] != w {
+				return false, fmt.Sprintf("%v", got)
+			}
+		}
+		return true, ""
+	}); err != nil {
+		t.Errorf("the dashboard's tab list, want %v: %v", want, err)
+	}
+	if n, _ := browserEval(dash, `String(document.querySelectorAll('#tabs [data-tab-row]').length)`); n != "2" {
+		t.Errorf("dashboard tab rows: %s", n)
+	}
+	_, _ = browserEval(dash, `document.getElementById('tabs').scrollIntoView(), ''`)
+	browserScreenshot(t, dash, out, "dashboard-coordinated.png")
 
 	// The lease page lists the controller's decisions, among them the election of tab-old.
 	page, _ := openBrowserTab(t, browser, ts.URL+"/leases/"+cleNamespace+"/"+cleLease)

@@ -668,6 +668,7 @@ func (c *Candidate) Snapshot() Snapshot {
 		Coordinated:          c.cfg.Coordinated,
 		BinaryVersion:        c.cfg.BinaryVersion,
 		EmulationVersion:     c.cfg.EmulationVersion,
+		Strategy:             c.cfg.strategy(),
 		Timings: Timings{
 			LeaseDuration:   c.cfg.LeaseDuration,
 			RenewDeadline:   c.cfg.RenewDeadline,

@@ -184,6 +184,15 @@ func compareSemver(a, b [3]int) int {
 	return 0
 }
 
+// strategy is the strategy the candidate's LeaseCandidate declares: the one
+// the server's controller implements in coordinated mode, "" otherwise.
+func (c Config) strategy() string {
+	if !c.Coordinated {
+		return ""
+	}
+	return StrategyOldestEmulationVersion
+}
+
 // leaseDurationSeconds is the value written to the Lease.
 func (c Config) leaseDurationSeconds() int32 { return int32(c.LeaseDuration / time.Second) }
 

@@ -117,7 +117,7 @@ func (c *Candidate) keepCandidate(ctx context.Context, cut time.Time) {
 				RenewTime:        &MicroTime{Time: stamp},
 				BinaryVersion:    c.cfg.BinaryVersion,
 				EmulationVersion: c.cfg.EmulationVersion,
-				Strategy:         StrategyOldestEmulationVersion,
+				Strategy:         c.cfg.strategy(),
 			},
 		}
 		if _, err := gate(c, ctx, func(ctx context.Context) (*LeaseCandidate, error) {

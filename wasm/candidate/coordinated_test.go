@@ -224,7 +224,7 @@ func TestCoordinatedAnswersPings(t *testing.T) {
 	if spec["renewTime"] == micro(renew) {
 		t.Error("not renewed after 5 minutes")
 	}
-	if b, _ := json.Marshal(c.Snapshot()); !strings.Contains(string(b), `"coordinated":true,"binaryVersion":"1.36.0","emulationVersion":"1.35.0","preferredHolder":""`) {
+	if b, _ := json.Marshal(c.Snapshot()); !strings.Contains(string(b), `"coordinated":true,"binaryVersion":"1.36.0","emulationVersion":"1.35.0","strategy":"OldestEmulationVersion","preferredHolder":""`) {
 		t.Errorf("snapshot JSON: %s", b)
 	}
 }

@@ -151,11 +151,14 @@ type Snapshot struct {
 	LastError  string
 	StopReason string
 	// Coordinated, BinaryVersion and EmulationVersion are the coordinated
-	// mode's configuration; PreferredHolder is the server's request, in the
-	// record last read, that the holder step down for that candidate.
+	// mode's configuration; Strategy is the strategy its LeaseCandidate
+	// declares ("" when not coordinated); PreferredHolder is the server's
+	// request, in the record last read, that the holder step down for that
+	// candidate.
 	Coordinated      bool
 	BinaryVersion    string
 	EmulationVersion string
+	Strategy         string
 	PreferredHolder  string
 	Timings          Timings
 	Faults           Faults
@@ -166,8 +169,9 @@ type Snapshot struct {
 // snapshotJSON is the wire form posted to the page: instants as Unix
 // milliseconds on the candidate's clock (0 when unknown), durations in
 // milliseconds. Coordinated mode: "coordinated" (bool), "binaryVersion",
-// "emulationVersion" (as configured) and "preferredHolder" (the server's
-// spec.preferredHolder in the last record read; "" when none).
+// "emulationVersion" (as configured), "strategy" (as its LeaseCandidate
+// declares it) and "preferredHolder" (the server's spec.preferredHolder in
+// the last record read; "" when none).
 type snapshotJSON struct {
 	Version              uint64         `json:"version"`
 	Identity             string         `json:"identity"`
@@ -192,6 +196,7 @@ type snapshotJSON struct {
 	Coordinated          bool           `json:"coordinated"`
 	BinaryVersion        string         `json:"binaryVersion"`
 	EmulationVersion     string         `json:"emulationVersion"`
+	Strategy             string         `json:"strategy"`
 	PreferredHolder      string         `json:"preferredHolder"`
 	Timings              timingsJSON    `json:"timings"`
 	Faults               faultsJSON     `json:"faults"`
@@ -256,6 +261,7 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 		Coordinated:          s.Coordinated,
 		BinaryVersion:        s.BinaryVersion,
 		EmulationVersion:     s.EmulationVersion,
+		Strategy:             s.Strategy,
 		PreferredHolder:      s.PreferredHolder,
 		Timings: timingsJSON{
 			LeaseDurationMs: s.Timings.LeaseDuration.Milliseconds(),

@@ -39,7 +39,8 @@ const DefaultSlowLatency = 1500 * time.Millisecond
 //	{"type":"snapshot","snapshot":{...}}                  after every change (see Snapshot.MarshalJSON);
 //	                                                      coordinated mode adds nothing but values:
 //	                                                      "coordinated", "binaryVersion",
-//	                                                      "emulationVersion", "preferredHolder"
+//	                                                      "emulationVersion", "strategy",
+//	                                                      "preferredHolder"
 //	{"type":"error","error":"...","problems":["..."]}     refused config or message
 type Worker struct {
 	opts   WorkerOptions

@@ -96,6 +96,10 @@ func TestWorkerProtocol(t *testing.T) {
 		if s["observedExpiry"].(float64)-s["observedAt"].(float64) != 15000 {
 			t.Errorf("observedExpiry - observedAt = %v", s["observedExpiry"].(float64)-s["observedAt"].(float64))
 		}
+		if s["coordinated"] != false || s["binaryVersion"] != "" || s["emulationVersion"] != "" || s["strategy"] != "" {
+			t.Errorf("a plain candidate reports coordinated mode: coordinated %v, versions %q %q, strategy %q",
+				s["coordinated"], s["binaryVersion"], s["emulationVersion"], s["strategy"])
+		}
 		if log := s["log"].([]any); len(log) < 2 || log[len(log)-1].(map[string]any)["kind"] != "joined" {
 			t.Errorf("log %v", log)
 		}
@@ -144,6 +148,35 @@ func TestWorkerProtocol(t *testing.T) {
 			if e := p.last("error"); e == nil || p.count() == n {
 				t.Errorf("%s: no error", bad)
 			}
+		}
+	})
+}
+
+// TestWorkerCoordinatedSnapshot: in coordinated mode the snapshot tells the mode, the versions
+// and the strategy the LeaseCandidate declares, which the page reports to the dashboard.
+func TestWorkerCoordinatedSnapshot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newLeaseServer(time.Now)
+		p := &page{}
+		w := candidate.NewWorker(candidate.WorkerOptions{Post: p.post, BaseURL: "http://leaselab.test", Transport: srv.transport()})
+		defer w.Close()
+		w.Handle([]byte(`{"type":"start","config":{"lease":"demo","identity":"tab-1","coordinated":true,"binaryVersion":"1.36.0","emulationVersion":"1.35.0"}}`))
+		time.Sleep(time.Second)
+		s := p.snapshot()
+		if s == nil {
+			t.Fatalf("no snapshot; error %v", p.last("error"))
+		}
+		if s["coordinated"] != true || s["binaryVersion"] != "1.36.0" || s["emulationVersion"] != "1.35.0" ||
+			s["strategy"] != candidate.StrategyOldestEmulationVersion || s["preferredHolder"] != "" {
+			t.Errorf("coordinated %v, binary %q, emulation %q, strategy %q, preferredHolder %q",
+				s["coordinated"], s["binaryVersion"], s["emulationVersion"], s["strategy"], s["preferredHolder"])
+		}
+		lc := srv.candidateObject("tab-1")
+		if lc == nil {
+			t.Fatal("no LeaseCandidate")
+		}
+		if got := lc["spec"].(map[string]any)["strategy"]; got != s["strategy"] {
+			t.Errorf("the LeaseCandidate declares strategy %v, the snapshot says %v", got, s["strategy"])
 		}
 	})
 }

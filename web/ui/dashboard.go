@@ -196,6 +196,13 @@ func tabView(t TabInfo) templates.Tab {
 		ClockOffset:  offsetText(t.Faults.ClockOffsetMs),
 		ActiveFaults: t.ActiveFaults,
 		LastLog:      t.LastLog.Text,
+
+		Coordinated:      t.Coordinated,
+		BinaryVersion:    t.BinaryVersion,
+		EmulationVersion: t.EmulationVersion,
+		Strategy:         t.Strategy,
+		PreferredHolder:  t.PreferredHolder,
+		SteppingDown:     t.SteppingDown,
 	}
 }
 

@@ -101,7 +101,8 @@ func TestEscaping(t *testing.T) {
 	tu := mustNewUI(t, now)
 	tu.putLease(t, lease("default", "demo", evil, now.Add(-time.Second), 10, 0), now.Add(-time.Second))
 	tab := tu.hub.addTab(func() {})
-	if err := tu.hub.report(tab, TabInfo{Identity: evil, Namespace: "default", Lease: "demo", State: "leader", LastLog: TabLog{Text: evil}}); err != nil {
+	if err := tu.hub.report(tab, TabInfo{Identity: evil, Namespace: "default", Lease: "demo", State: "leader", Role: "leader", LastLog: TabLog{Text: evil},
+		Coordinated: true, BinaryVersion: evil, EmulationVersion: evil, Strategy: evil, PreferredHolder: "x" + evil}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -129,11 +130,14 @@ func TestEscaping(t *testing.T) {
 		return doc
 	}
 
-	doc := check("/", http.StatusOK, `[data-testid=lease-card] [data-testid=holder]`, `[data-testid=tab-row] [data-field=identity]`, `[data-testid=tab-row] [data-field=log]`, `[data-testid=feed-item] [data-field=text]`)
+	doc := check("/", http.StatusOK, `[data-testid=lease-card] [data-testid=holder]`, `[data-testid=tab-row] [data-field=identity]`, `[data-testid=tab-row] [data-field=log]`, `[data-testid=feed-item] [data-field=text]`,
+		`[data-testid=tab-row] [data-testid=tab-binary]`, `[data-testid=tab-row] [data-testid=tab-emulation]`, `[data-testid=tab-row] [data-testid=tab-strategy]`,
+		`[data-testid=tab-row] [data-testid=tab-stepdown]:not([hidden]) [data-field=preferred]`)
 	if h := doc.Find(`[data-testid=lease-card]`).First().AttrOr("data-holder", ""); h != evil {
 		t.Errorf("data-holder %q", h)
 	}
-	check("/leases/default/demo", http.StatusOK, `[data-testid=holder]`, `[data-testid=term-holder]`, `[data-testid=lease-tab] .tab-identity`)
+	check("/leases/default/demo", http.StatusOK, `[data-testid=holder]`, `[data-testid=term-holder]`, `[data-testid=lease-tab] .tab-identity`,
+		`[data-testid=lease-tab] [data-testid=tab-emulation]`)
 	check("/play?"+url.Values{"lease": {"demo"}, "identity": {evil}}.Encode(), http.StatusOK, `[data-testid=identity]`)
 	doc = check("/play?"+url.Values{"lease": {evil}, "namespace": {evil}}.Encode(), http.StatusUnprocessableEntity)
 	if n := doc.Find(`[data-testid=problems] li`).Length(); n < 2 {
@@ -450,5 +454,84 @@ func TestDashboardCandidatePingAndRenew(t *testing.T) {
 		if got := text(row.Find(`[data-field=` + field + `]`)); got != want {
 			t.Errorf("candidate row %s = %q, want %q", field, got, want)
 		}
+	}
+}
+
+// TestDashboardTabModes: the tab list tells each tab's mode as the tab reported it: a
+// coordinated tab with its versions and strategy (and that it is stepping down when the server
+// prefers another candidate), a plain tab as plain with no versions.
+func TestDashboardTabModes(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	report := func(info TabInfo) {
+		t.Helper()
+		if err := tu.hub.report(tu.hub.addTab(func() {}), info); err != nil {
+			t.Fatal(err)
+		}
+	}
+	report(TabInfo{Identity: "tab-new", Namespace: "default", Lease: "sched", State: "leader", Role: "leader", Holder: "tab-new",
+		Coordinated: true, BinaryVersion: "1.36.0", EmulationVersion: "1.36.0", Strategy: "OldestEmulationVersion", PreferredHolder: "tab-old"})
+	report(TabInfo{Identity: "tab-old", Namespace: "default", Lease: "sched", State: "follower", Role: "follower", Holder: "tab-new",
+		Coordinated: true, BinaryVersion: "1.36.0", EmulationVersion: "1.35.0", Strategy: "OldestEmulationVersion", PreferredHolder: "tab-old"})
+	report(TabInfo{Identity: "tab-plain", Namespace: "default", Lease: "demo", State: "leader", Role: "leader", Holder: "tab-plain",
+		BinaryVersion: "1.36.0", EmulationVersion: "1.35.0", Strategy: "OldestEmulationVersion"})
+
+	doc := tu.mustGetDoc(t, "/", http.StatusOK)
+	row := func(id string) *goquery.Selection {
+		t.Helper()
+		r := doc.Find(`#tabs [data-testid=tab-row][data-identity="` + id + `"]`)
+		if r.Length() != 1 {
+			t.Fatalf("%d rows for %s", r.Length(), id)
+		}
+		return r
+	}
+	shown := func(s *goquery.Selection) bool { _, hidden := s.Attr("hidden"); return s.Length() == 1 && !hidden }
+	type want struct {
+		mode, binary, emulation, strategy string
+		steppingDownFor                   string
+	}
+	for id, w := range map[string]want{
+		"tab-new":   {"coordinated", "1.36.0", "1.36.0", "OldestEmulationVersion", "tab-old"},
+		"tab-old":   {"coordinated", "1.36.0", "1.35.0", "OldestEmulationVersion", ""},
+		"tab-plain": {"plain", "", "", "", ""},
+	} {
+		r := row(id)
+		m := r.Find(`[data-testid=tab-mode]`)
+		if got := m.AttrOr("data-mode", ""); got != w.mode {
+			t.Errorf("%s: data-mode %q, want %q", id, got, w.mode)
+		}
+		var words []string
+		m.Find(`[data-testid=tab-mode-word]`).Each(func(_ int, s *goquery.Selection) {
+			if shown(s) {
+				words = append(words, text(s))
+			}
+		})
+		if strings.Join(words, ",") != w.mode {
+			t.Errorf("%s: mode shown %q, want %q", id, words, w.mode)
+		}
+		versions := m.Find(`[data-field=versions]`)
+		if shown(versions) != (w.mode == "coordinated") {
+			t.Errorf("%s: versions shown %v", id, shown(versions))
+		}
+		for sel, v := range map[string]string{"tab-binary": w.binary, "tab-emulation": w.emulation, "tab-strategy": w.strategy} {
+			if got := text(versions.Find(`[data-testid=` + sel + `]`)); got != v {
+				t.Errorf("%s: %s %q, want %q", id, sel, got, v)
+			}
+		}
+		step := r.Find(`[data-testid=tab-stepdown]`)
+		if shown(step) != (w.steppingDownFor != "") {
+			t.Errorf("%s: stepping down shown %v, want for %q", id, shown(step), w.steppingDownFor)
+		}
+		if w.steppingDownFor != "" {
+			if got := text(step); got != "stepping down: the server prefers "+w.steppingDownFor {
+				t.Errorf("%s: %q", id, got)
+			}
+		}
+	}
+
+	// The lease page lists its tabs with their mode too.
+	tu.putLease(t, lease("default", "sched", "tab-new", t0.Add(-time.Second), 10, 0), t0.Add(-time.Second))
+	page := tu.mustGetDoc(t, "/leases/default/sched", http.StatusOK)
+	if got := text(page.Find(`[data-testid=lease-tab][data-identity=tab-old] [data-testid=tab-emulation]`)); got != "1.35.0" {
+		t.Errorf("lease page: tab-old's emulation version %q", got)
 	}
 }

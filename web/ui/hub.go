@@ -27,6 +27,18 @@ type TabInfo struct {
 	Faults       TabFaults `json:"faults"`
 	ActiveFaults []string  `json:"activeFaults"`
 	LastLog      TabLog    `json:"lastLog"`
+	// Coordinated is true when the tab runs in Coordinated Leader Election mode; then
+	// BinaryVersion, EmulationVersion and Strategy are what its LeaseCandidate declares, and
+	// PreferredHolder is the server's spec.preferredHolder in the lease record it last read.
+	// A plain tab has none of them.
+	Coordinated      bool   `json:"coordinated"`
+	BinaryVersion    string `json:"binaryVersion"`
+	EmulationVersion string `json:"emulationVersion"`
+	Strategy         string `json:"strategy"`
+	PreferredHolder  string `json:"preferredHolder"`
+	// SteppingDown is decided by the hub from the above: a coordinated tab that leads or holds
+	// the lease while the server prefers another candidate.
+	SteppingDown bool `json:"steppingDown"`
 	// ConnectedAt is when the tab connected, Unix ms on the server's clock.
 	ConnectedAt int64 `json:"connectedAt"`
 }
@@ -55,6 +67,7 @@ const (
 	maxNameLen     = 253
 	maxTextLen     = 300
 	maxFaults      = 8
+	maxVersionLen  = 64
 )
 
 // clean makes a reported tab safe to keep and show: known state, bounded strings.
@@ -79,6 +92,16 @@ func (t *TabInfo) clean() error {
 	}
 	t.LastLog.Kind = truncate(t.LastLog.Kind, 20)
 	t.LastLog.Text = truncate(t.LastLog.Text, maxTextLen)
+	if t.Coordinated {
+		t.BinaryVersion = truncate(t.BinaryVersion, maxVersionLen)
+		t.EmulationVersion = truncate(t.EmulationVersion, maxVersionLen)
+		t.Strategy = truncate(t.Strategy, maxVersionLen)
+		t.PreferredHolder = truncate(t.PreferredHolder, maxIdentityLen)
+	} else {
+		t.BinaryVersion, t.EmulationVersion, t.Strategy, t.PreferredHolder = "", "", "", ""
+	}
+	t.SteppingDown = t.Coordinated && t.PreferredHolder != "" && t.PreferredHolder != t.Identity &&
+		(t.Role == "leader" || t.Holder == t.Identity)
 	return nil
 }
 

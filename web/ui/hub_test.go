@@ -151,3 +151,104 @@ func TestTabHubDisconnectsSlowTab(t *testing.T) {
 		t.Errorf("a tab that takes no commands: err %v, kicked %v", err, kicked)
 	}
 }
+
+// TestTabHubReportsMode: a coordinated tab's versions, strategy and preferredHolder reach the
+// dashboards' JSON as the tab reported them, the hub decides that a leader the server asks to
+// step down is stepping down, and a plain tab is listed as plain whatever else it sent.
+func TestTabHubReportsMode(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	srv := httptest.NewServer(tu.echo)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	origin := srv.URL
+
+	connect := func(tab map[string]any) *websocket.Conn {
+		c := mustDial(t, ctx, srv, "/ui/tabs/connect", origin)
+		if m := readJSON(t, ctx, c); m["type"] != "hello" {
+			t.Fatalf("hello: %v", m)
+		}
+		writeJSON(t, ctx, c, map[string]any{"type": "report", "tab": tab})
+		return c
+	}
+	old := connect(map[string]any{"identity": "tab-old", "namespace": "default", "lease": "sched", "state": "follower", "role": "follower", "holder": "tab-new",
+		"coordinated": true, "binaryVersion": "1.36.0", "emulationVersion": "1.35.0", "strategy": "OldestEmulationVersion", "preferredHolder": "tab-old"})
+	connect(map[string]any{"identity": "tab-new", "namespace": "default", "lease": "sched", "state": "leader", "role": "leader", "holder": "tab-new",
+		"coordinated": true, "binaryVersion": "1.36.0", "emulationVersion": "1.36.0", "strategy": "OldestEmulationVersion", "preferredHolder": "tab-old"})
+	connect(map[string]any{"identity": "tab-plain", "namespace": "default", "lease": "demo", "state": "leader", "role": "leader", "holder": "tab-plain",
+		"binaryVersion": "1.36.0", "emulationVersion": "1.35.0", "strategy": "OldestEmulationVersion", "preferredHolder": "someone"})
+
+	// The raw JSON, as dashboard.js reads it.
+	dash := mustDial(t, ctx, srv, "/ui/tabs/watch", origin)
+	var byID map[string]map[string]any
+	for {
+		m := readJSON(t, ctx, dash)
+		list, _ := m["tabs"].([]any)
+		if m["type"] != "tabs" || len(list) != 3 {
+			continue
+		}
+		byID = map[string]map[string]any{}
+		for _, x := range list {
+			tab := x.(map[string]any)
+			byID[tab["identity"].(string)] = tab
+		}
+		break
+	}
+	want := map[string]map[string]any{
+		"tab-old": {"coordinated": true, "binaryVersion": "1.36.0", "emulationVersion": "1.35.0", "strategy": "OldestEmulationVersion",
+			"preferredHolder": "tab-old", "steppingDown": false},
+		"tab-new": {"coordinated": true, "binaryVersion": "1.36.0", "emulationVersion": "1.36.0", "strategy": "OldestEmulationVersion",
+			"preferredHolder": "tab-old", "steppingDown": true},
+		"tab-plain": {"coordinated": false, "binaryVersion": "", "emulationVersion": "", "strategy": "", "preferredHolder": "", "steppingDown": false},
+	}
+	for id, fields := range want {
+		got := byID[id]
+		if got == nil {
+			t.Errorf("%s not listed", id)
+			continue
+		}
+		for k, v := range fields {
+			if got[k] != v {
+				t.Errorf("%s: %s = %v, want %v", id, k, got[k], v)
+			}
+		}
+	}
+
+	// The server picks tab-old: it leads, and nobody is stepping down any more.
+	writeJSON(t, ctx, old, map[string]any{"type": "report", "tab": map[string]any{"identity": "tab-old", "namespace": "default", "lease": "sched",
+		"state": "leader", "role": "leader", "holder": "tab-old", "coordinated": true, "binaryVersion": "1.36.0", "emulationVersion": "1.35.0",
+		"strategy": "OldestEmulationVersion"}})
+	readTabs(t, ctx, dash, func(ts []TabInfo) bool {
+		for _, tab := range ts {
+			if tab.Identity == "tab-old" {
+				return tab.State == "leader" && tab.Coordinated && tab.EmulationVersion == "1.35.0" && !tab.SteppingDown
+			}
+		}
+		return false
+	})
+}
+
+// TestTabInfoCleanBoundsMode: what a tab reports about its mode is bounded like the rest.
+func TestTabInfoCleanBoundsMode(t *testing.T) {
+	long := strings.Repeat("9", 1000)
+	info := TabInfo{Identity: "tab-1", State: "leader", Role: "leader", Holder: "tab-1", Coordinated: true,
+		BinaryVersion: long, EmulationVersion: long, Strategy: long, PreferredHolder: long}
+	if err := info.clean(); err != nil {
+		t.Fatal(err)
+	}
+	if len(info.BinaryVersion) != maxVersionLen || len(info.EmulationVersion) != maxVersionLen || len(info.Strategy) != maxVersionLen ||
+		len(info.PreferredHolder) != maxIdentityLen {
+		t.Errorf("lengths %d %d %d %d", len(info.BinaryVersion), len(info.EmulationVersion), len(info.Strategy), len(info.PreferredHolder))
+	}
+	if !info.SteppingDown {
+		t.Error("a leader the server prefers another candidate to is not stepping down")
+	}
+	// A tab cannot claim to step down: the hub decides.
+	plain := TabInfo{Identity: "tab-2", State: "leader", Role: "leader", SteppingDown: true}
+	if err := plain.clean(); err != nil {
+		t.Fatal(err)
+	}
+	if plain.SteppingDown {
+		t.Error("a plain tab is stepping down because it said so")
+	}
+}

@@ -291,6 +291,7 @@
       LL.setText(row, 'lease', t.namespace + '/' + t.lease);
       LL.setText(row, 'faults', t.activeFaults && t.activeFaults.length ? t.activeFaults.join(', ') : 'no faults');
       LL.setText(row, 'log', (t.lastLog && t.lastLog.text) || '');
+      showMode(row, t);
       LL.showFaults(row, t.faults);
       row.hidden = !!nsFilter && t.namespace !== nsFilter;
       const log = t.lastLog || {};
@@ -304,6 +305,20 @@
     document.getElementById('tab-count').textContent = String(list.length);
     updateCounts();
     emptyStates();
+  }
+
+  /** Shows how a tab elects, as it reported: plain, or coordinated with its versions and strategy. */
+  function showMode(row, t) {
+    const coordinated = !!t.coordinated;
+    LL.field(row, 'mode').dataset.mode = coordinated ? 'coordinated' : 'plain';
+    LL.field(row, 'mode-plain').hidden = coordinated;
+    LL.field(row, 'mode-coordinated').hidden = !coordinated;
+    LL.field(row, 'versions').hidden = !coordinated;
+    LL.setText(row, 'binary', coordinated ? t.binaryVersion || '' : '');
+    LL.setText(row, 'emulation', coordinated ? t.emulationVersion || '' : '');
+    LL.setText(row, 'strategy', coordinated ? t.strategy || '' : '');
+    LL.field(row, 'stepdown').hidden = !t.steppingDown;
+    LL.setText(row, 'preferred', t.steppingDown ? t.preferredHolder || '' : '');
   }
 
   tabsList.addEventListener('click', (e) => {

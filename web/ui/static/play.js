@@ -250,6 +250,8 @@
         faults: { paused: !!s.faults.paused, partition: s.faults.partition || '', latencyMs: s.faults.latencyMs || 0, clockOffsetMs: s.faults.clockOffsetMs || 0 },
         activeFaults: s.activeFaults || [],
         lastLog: { at: log.at, kind: log.kind, text: log.text },
+        coordinated: !!s.coordinated, binaryVersion: s.binaryVersion || '', emulationVersion: s.emulationVersion || '',
+        strategy: s.strategy || '', preferredHolder: s.preferredHolder || '',
       },
     });
   }
