@@ -69,11 +69,15 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{log: cfg.Logger, st: cfg.Store, ctx: ctx, cancel: cancel}
 
 	reg := kinds.NewRegistry(kinds.Options{CoordinatedLeaderElection: cfg.CoordinatedLeaderElection})
-	api, err := apiserver.New(cfg.Logger, reg, cfg.Store, apiserver.Options{
+	apiOpts := apiserver.Options{
 		Now:              cfg.Now,
 		Context:          ctx,
 		BookmarkInterval: cfg.BookmarkInterval,
-	})
+	}
+	if cfg.Auth != nil {
+		apiOpts.AdmitCreate = cfg.Auth.AdmitCreate
+	}
+	api, err := apiserver.New(cfg.Logger, reg, cfg.Store, apiOpts)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("api server: %w", err)

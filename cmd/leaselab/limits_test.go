@@ -20,6 +20,7 @@ import (
 	"github.com/coder/websocket"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coordinationv1ac "k8s.io/client-go/applyconfigurations/coordination/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/leaselab/leaselab/store/sqlite"
@@ -173,9 +174,31 @@ func TestWatchAndObjectLimits(t *testing.T) {
 		}
 	}
 	_, err := p1.CoordinationV1().Leases("participant-01").Create(ctx, namedLease("q3"), metav1.CreateOptions{})
-	want := `leases.coordination.k8s.io is forbidden: exceeded quota: leaselab-objects, requested: count/leases.coordination.k8s.io=1, used: count/leases.coordination.k8s.io=3, limited: count/leases.coordination.k8s.io=3`
-	if !apierrors.IsForbidden(err) || err.Error() != want {
-		t.Errorf("create over quota: %v\nwant %s", err, want)
+	overQuota := func(name string) string {
+		return `leases.coordination.k8s.io "` + name + `" is forbidden: exceeded quota: leaselab-objects, requested: count/leases.coordination.k8s.io=1, used: count/leases.coordination.k8s.io=3, limited: count/leases.coordination.k8s.io=3`
+	}
+	if !apierrors.IsForbidden(err) || err.Error() != overQuota("q3") {
+		t.Errorf("create over quota: %v\nwant %s", err, overQuota("q3"))
+	}
+	// A PUT or an apply to a missing name creates too, and is counted the same way; updating
+	// an existing lease is not a create.
+	_, err = p1.CoordinationV1().Leases("participant-01").Update(ctx, namedLease("q4"), metav1.UpdateOptions{})
+	if !apierrors.IsForbidden(err) || err.Error() != overQuota("q4") {
+		t.Errorf("PUT create over quota: %v\nwant %s", err, overQuota("q4"))
+	}
+	_, err = p1.CoordinationV1().Leases("participant-01").Apply(ctx,
+		coordinationv1ac.Lease("q5", "participant-01").WithSpec(coordinationv1ac.LeaseSpec().WithHolderIdentity("me")),
+		metav1.ApplyOptions{FieldManager: "quota-test"})
+	if !apierrors.IsForbidden(err) || err.Error() != overQuota("q5") {
+		t.Errorf("apply create over quota: %v\nwant %s", err, overQuota("q5"))
+	}
+	q0, err := p1.CoordinationV1().Leases("participant-01").Get(ctx, "q0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q0.Spec.HolderIdentity = ptr.To("me")
+	if _, err := p1.CoordinationV1().Leases("participant-01").Update(ctx, q0, metav1.UpdateOptions{}); err != nil {
+		t.Errorf("update at the quota: %v", err)
 	}
 	if _, err := w.client(t, "instructor").CoordinationV1().Leases("participant-01").Create(ctx, namedLease("q3"), metav1.CreateOptions{}); err != nil {
 		t.Errorf("instructor over quota: %v", err)

@@ -45,6 +45,10 @@ type Options struct {
 	Context context.Context
 	// BookmarkInterval is how often an idle watch that asked for bookmarks gets one; default 1m.
 	BookmarkInterval time.Duration
+	// AdmitCreate, when set, is asked after validation before any object is created, whether
+	// by POST or by a PUT or apply to a missing name, dry runs included; an error refuses the
+	// create and is the response (admission, as the real server's ResourceQuota plugin).
+	AdmitCreate func(ctx context.Context, gr schema.GroupResource, namespace, name string) error
 }
 
 // Server answers API requests for the kinds of a registry from a store.

@@ -217,6 +217,11 @@ func (q *request) createObject(obj runtime.Object, wo writeOptions, checkRV bool
 	if errs := q.kind.Validate(obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: q.kind.Group, Kind: q.kind.Kind}, acc.GetName(), errs)
 	}
+	if admit := q.s.opts.AdmitCreate; admit != nil {
+		if err := admit(q.r.Context(), q.kind.GroupResource(), acc.GetNamespace(), acc.GetName()); err != nil {
+			return nil, err
+		}
+	}
 	if fm := q.fieldManager(); fm != nil && !wo.applied {
 		live, err := q.s.reg.Scheme.New(q.kind.StorageGVK())
 		if err != nil {

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -180,15 +181,22 @@ func (a *Auth) serveAPI(c echo.Context, next echo.HandlerFunc, u User) error {
 	if err := Authorize(u, ri); err != nil {
 		return writeErr(c, err)
 	}
-	if ri.Verb == "create" && u.Role != RoleInstructor {
-		if err := checkQuota(r.Context(), a.st, a.opts.MaxObjectsPerNamespace, gr(ri), ri.Namespace, ri.Name); err != nil {
-			return writeErr(c, err)
-		}
-	}
 	if ri.Verb == "watch" && !internalUser(u) {
 		return a.stream(c, next, u)
 	}
 	return next(c)
+}
+
+// AdmitCreate is the API server's admission of creates (apiserver.Options.AdmitCreate): a
+// participant may keep at most MaxObjectsPerNamespace objects of a resource in a namespace,
+// however they are created (POST, PUT or apply to a missing name, the dashboard's form). The
+// instructor and the server's own clients are not limited.
+func (a *Auth) AdmitCreate(ctx context.Context, gr schema.GroupResource, namespace, name string) error {
+	u, ok := UserFrom(ctx)
+	if !ok || u.Role == RoleInstructor || internalUser(u) {
+		return nil
+	}
+	return checkQuota(ctx, a.st, a.opts.MaxObjectsPerNamespace, gr, namespace, name)
 }
 
 // internalUser says whether u is one of the server's own clients.
@@ -225,11 +233,6 @@ func (a *Auth) serveUI(c echo.Context, next echo.HandlerFunc, u User) error {
 		}
 		if err := Authorize(u, ri); err != nil {
 			return c.String(http.StatusForbidden, err.Error()+"\n")
-		}
-		if ri.Verb == "create" && u.Role != RoleInstructor {
-			if err := checkQuota(r.Context(), a.st, a.opts.MaxObjectsPerNamespace, gr(ri), ri.Namespace, ri.Name); err != nil {
-				return c.String(http.StatusForbidden, err.Error()+"\n")
-			}
 		}
 	}
 	return next(c)

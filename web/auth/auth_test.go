@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/apiserver"
@@ -166,7 +168,7 @@ func (s countingStore) List(ctx context.Context, opts store.ListOptions) (store.
 }
 
 // TestMiddleware: 401 without credentials, 429 with Retry-After past the bucket (per identity),
-// 403 past the quota, and the user in the handler's context.
+// and the user in the handler's context.
 func TestMiddleware(t *testing.T) {
 	now := time.Unix(1000, 0)
 	a := New(nil, countingStore{n: 5}, Options{
@@ -216,8 +218,30 @@ func TestMiddleware(t *testing.T) {
 	if rec := do("GET", leases, "tq"); rec.Code != 200 {
 		t.Errorf("p2 while p1 is limited: %d", rec.Code)
 	}
-	now = now.Add(time.Second)
-	if rec := do("POST", leases, "tp"); rec.Code != 403 || !strings.Contains(rec.Body.String(), "exceeded quota") {
-		t.Errorf("p1 over quota: %d %s", rec.Code, rec.Body)
+}
+
+// TestAdmitCreate: a participant's create past the quota is refused with ResourceQuota's
+// message; the instructor, the server's own clients and requests without a user are not.
+func TestAdmitCreate(t *testing.T) {
+	a := New(nil, countingStore{n: 5}, Options{MaxObjectsPerNamespace: 5})
+	leases := schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}
+	p1 := WithUser(context.Background(), User{Name: "p1", Role: RoleParticipant, Namespace: "p1"})
+	err := a.AdmitCreate(p1, leases, "p1", "x")
+	want := "leases.coordination.k8s.io \"x\" is forbidden: exceeded quota: leaselab-objects, requested: count/leases.coordination.k8s.io=1, used: count/leases.coordination.k8s.io=5, limited: count/leases.coordination.k8s.io=5"
+	if !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Errorf("participant over quota: %v\nwant %s", err, want)
+	}
+	for name, ctx := range map[string]context.Context{
+		"instructor": WithUser(context.Background(), User{Name: "instructor", Role: RoleInstructor}),
+		"internal":   WithUser(context.Background(), User{Name: "system:leaselab:election", Role: RoleParticipant}),
+		"no user":    context.Background(),
+	} {
+		if err := a.AdmitCreate(ctx, leases, "p1", "x"); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	under := New(nil, countingStore{n: 4}, Options{MaxObjectsPerNamespace: 5})
+	if err := under.AdmitCreate(p1, leases, "p1", "x"); err != nil {
+		t.Errorf("participant under quota: %v", err)
 	}
 }
