@@ -51,7 +51,7 @@ func decodeTable(tb testing.TB, r response, columns string) table {
 	if err := json.Unmarshal(r.Body, &t); err != nil {
 		tb.Fatalf("decode Table %s: %v", r.Body, err)
 	}
-	if t.Kind != "Table" || t.APIVersion != "meta.k8s.io/v1" {
+	if t.Kind != "Table" || !strings.HasPrefix(t.APIVersion, "meta.k8s.io/v1") {
 		tb.Fatalf("not a Table: %s", r.Body)
 	}
 	return t
@@ -108,6 +108,23 @@ func TestTable(t *testing.T) {
 		got := a.Do(t, http.MethodGet, leasesPath+"/sample-lease", "")
 		if want := bytes.TrimSuffix(got.Body, []byte("\n")); !bytes.Equal(tab.Rows[0].Object, want) {
 			t.Errorf("row object:\n%s\nwant the object:\n%s", tab.Rows[0].Object, want)
+		}
+	})
+	// Older clients ask for meta.k8s.io/v1beta1: the same Table, at that version, rows included.
+	t.Run("v1beta1", func(t *testing.T) {
+		accept := "application/json;as=Table;v=v1beta1;g=meta.k8s.io"
+		r := a.Do(t, http.MethodGet, leasesPath, "", "Accept", accept)
+		tab := decodeTable(t, r, leaseColumns)
+		if !bytes.HasPrefix(r.Body, []byte(`{"kind":"Table","apiVersion":"meta.k8s.io/v1beta1",`)) || len(tab.Rows) != 2 {
+			t.Fatalf("v1beta1 Table:\n%s", r.Body)
+		}
+		if m := rowObject(t, tab.Rows[0].Object); m.Kind != "PartialObjectMetadata" || m.APIVersion != "meta.k8s.io/v1beta1" {
+			t.Errorf("row object %s", tab.Rows[0].Object)
+		}
+		r = a.Do(t, http.MethodGet, leasesPath, "", "Accept", "application/json;as=PartialObjectMetadataList;v=v1beta1;g=meta.k8s.io")
+		WantCode(t, r, http.StatusOK)
+		if !bytes.HasPrefix(r.Body, []byte(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1beta1",`)) || !bytes.Contains(r.Body, []byte(`"name":"sample-page-a"`)) {
+			t.Errorf("v1beta1 PartialObjectMetadataList:\n%s", r.Body)
 		}
 	})
 	t.Run("includeObject=None", func(t *testing.T) {

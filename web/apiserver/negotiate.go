@@ -10,6 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 const (
@@ -33,6 +34,15 @@ type output struct {
 	as        string
 	asVersion string
 	pretty    bool
+}
+
+// metaGV is the meta.k8s.io version a conversion is encoded at: the one asked for (v1 or
+// v1beta1).
+func (o output) metaGV() schema.GroupVersion {
+	if o.asVersion == "v1beta1" {
+		return schema.GroupVersion{Group: metav1.GroupName, Version: "v1beta1"}
+	}
+	return metaGV
 }
 
 type mediaRange struct {

@@ -26,8 +26,9 @@ func (q *request) includeObject() (metav1.IncludeObjectPolicy, error) {
 	return opts.IncludeObject, nil
 }
 
-// table renders storage-version objects as a Table with the kind's columns.
-func (q *request) table(items []runtime.Object, lm metav1.ListMeta, headers bool) (*metav1.Table, error) {
+// table renders storage-version objects as a Table with the kind's columns; gv is the
+// meta.k8s.io version of the Table, which the rows' PartialObjectMetadata share.
+func (q *request) table(items []runtime.Object, lm metav1.ListMeta, headers bool, gv schema.GroupVersion) (*metav1.Table, error) {
 	include, err := q.includeObject()
 	if err != nil {
 		return nil, err
@@ -41,7 +42,7 @@ func (q *request) table(items []runtime.Object, lm metav1.ListMeta, headers bool
 		row := metav1.TableRow{Cells: q.kind.TableCells(it, now)}
 		switch include {
 		case metav1.IncludeMetadata:
-			pom, err := partialObjectMetadata(it)
+			pom, err := partialObjectMetadata(it, gv)
 			if err != nil {
 				return nil, err
 			}
@@ -59,7 +60,9 @@ func (q *request) table(items []runtime.Object, lm metav1.ListMeta, headers bool
 	return t, nil
 }
 
-func partialObjectMetadata(obj runtime.Object) (*metav1.PartialObjectMetadata, error) {
+// partialObjectMetadata returns the metadata of obj as a PartialObjectMetadata of meta.k8s.io
+// version gv.
+func partialObjectMetadata(obj runtime.Object, gv schema.GroupVersion) (*metav1.PartialObjectMetadata, error) {
 	// The typed objects embed an ObjectMeta; meta.Accessor would return the object itself.
 	acc, ok := obj.(metav1.ObjectMetaAccessor)
 	if !ok {
@@ -70,7 +73,7 @@ func partialObjectMetadata(obj runtime.Object) (*metav1.PartialObjectMetadata, e
 		return nil, fmt.Errorf("unexpected metadata type %T", acc.GetObjectMeta())
 	}
 	return &metav1.PartialObjectMetadata{
-		TypeMeta:   metav1.TypeMeta{APIVersion: metaGV.String(), Kind: "PartialObjectMetadata"},
+		TypeMeta:   metav1.TypeMeta{APIVersion: gv.String(), Kind: "PartialObjectMetadata"},
 		ObjectMeta: *om.DeepCopy(),
 	}, nil
 }
@@ -81,11 +84,11 @@ func (q *request) convertForOutput(out output, obj runtime.Object, noHeaders boo
 	switch out.as {
 	case asTable:
 		acc, _ := meta.Accessor(obj)
-		t, err := q.table([]runtime.Object{obj}, metav1.ListMeta{ResourceVersion: acc.GetResourceVersion()}, !noHeaders)
-		return t, metaGV, err
+		t, err := q.table([]runtime.Object{obj}, metav1.ListMeta{ResourceVersion: acc.GetResourceVersion()}, !noHeaders, out.metaGV())
+		return t, out.metaGV(), err
 	case asPartialObjectMetadata:
-		pom, err := partialObjectMetadata(obj)
-		return pom, metaGV, err
+		pom, err := partialObjectMetadata(obj, out.metaGV())
+		return pom, out.metaGV(), err
 	}
 	return nil, schema.GroupVersion{}, apierrors.NewBadRequest("conversion to " + out.as + " is not supported for a single object")
 }
@@ -93,17 +96,17 @@ func (q *request) convertForOutput(out output, obj runtime.Object, noHeaders boo
 // convertListForOutput renders a list as a Table or a PartialObjectMetadataList.
 func (q *request) convertListForOutput(out output, items []runtime.Object, lm metav1.ListMeta) (runtime.Object, schema.GroupVersion, error) {
 	if out.as == asTable {
-		t, err := q.table(items, lm, true)
-		return t, metaGV, err
+		t, err := q.table(items, lm, true, out.metaGV())
+		return t, out.metaGV(), err
 	}
 	list := &metav1.PartialObjectMetadataList{ListMeta: lm, Items: make([]metav1.PartialObjectMetadata, 0, len(items))}
 	for _, it := range items {
-		pom, err := partialObjectMetadata(it)
+		pom, err := partialObjectMetadata(it, out.metaGV())
 		if err != nil {
 			return nil, schema.GroupVersion{}, err
 		}
 		pom.TypeMeta = metav1.TypeMeta{}
 		list.Items = append(list.Items, *pom)
 	}
-	return list, metaGV, nil
+	return list, out.metaGV(), nil
 }

@@ -418,18 +418,18 @@ func (wr *watcher) sendObject(sink eventSink, typ watch.EventType, obj runtime.O
 	switch wr.out.as {
 	case asTable:
 		acc, _ := meta.Accessor(obj)
-		t, err := q.table([]runtime.Object{obj}, metav1.ListMeta{ResourceVersion: acc.GetResourceVersion()}, wr.headers)
+		t, err := q.table([]runtime.Object{obj}, metav1.ListMeta{ResourceVersion: acc.GetResourceVersion()}, wr.headers, wr.out.metaGV())
 		if err != nil {
 			return err
 		}
 		wr.headers = false
-		payload, gv = t, metaGV
+		payload, gv = t, wr.out.metaGV()
 	case asPartialObjectMetadata:
-		pom, err := partialObjectMetadata(obj)
+		pom, err := partialObjectMetadata(obj, wr.out.metaGV())
 		if err != nil {
 			return err
 		}
-		payload, gv = pom, metaGV
+		payload, gv = pom, wr.out.metaGV()
 	default:
 		v, err := q.toVersion(obj)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/leaselab/leaselab/web/kinds/coordinationv1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -133,6 +134,14 @@ func newScheme() (*runtime.Scheme, error) {
 	// discovery types are registered as unversioned "v1" types by every AddToGroupVersion call.
 	metav1.AddToGroupVersion(s, metav1.SchemeGroupVersion)
 	if err := metav1.AddMetaToScheme(s); err != nil {
+		return nil, err
+	}
+	// meta.k8s.io/v1beta1: the older Table and PartialObjectMetadata(List) that clients may
+	// still ask for; the first two are the v1 types under another version.
+	if err := metav1beta1.AddMetaToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := metav1beta1.RegisterConversions(s); err != nil {
 		return nil, err
 	}
 
