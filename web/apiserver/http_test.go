@@ -789,3 +789,44 @@ func TestDeprecationWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestPatchDecodeErrors: a patch whose result does not decode, or has unknown fields under
+// Strict validation, is a 422 on the field "patch" whose value is the patched object (JSON and
+// merge patches) or the patch as a map (strategic merge), as the real server reports it.
+func TestPatchDecodeErrors(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	a.MustCreate(t, leasesPath, leaseJSON("patched", "holder-a"))
+	merge := []string{"Content-Type", "application/merge-patch+json"}
+	for _, tc := range []struct {
+		name, query, body string
+		header            []string
+		value, detail     string
+	}{
+		{"merge patch, unknown field, Strict", "?fieldValidation=Strict", `{"spec":{"foo":1}}`, merge,
+			`{"apiVersion":"coordination.k8s.io/v1","kind":"Lease",`, `strict decoding error: unknown field "spec.foo"`},
+		{"merge patch, bad time", "", `{"spec":{"renewTime":"yesterday"}}`, merge,
+			`{"apiVersion":"coordination.k8s.io/v1","kind":"Lease",`, `parsing time`},
+		{"strategic merge patch, bad time", "", `{"spec":{"renewTime":"yesterday","leaseTransitions":3}}`, []string{"Content-Type", "application/strategic-merge-patch+json"},
+			`map[spec:map[leaseTransitions:3 renewTime:yesterday]]`, `parsing time`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := a.Do(t, http.MethodPatch, leasesPath+"/patched"+tc.query, tc.body, tc.header...)
+			WantCode(t, r, http.StatusUnprocessableEntity)
+			st := decodeStatus(t, r.Body)
+			if st.Reason != metav1.StatusReasonInvalid || st.Details == nil || len(st.Details.Causes) != 1 || st.Details.Causes[0].Field != "patch" {
+				t.Fatalf("status %s", r.Body)
+			}
+			msg := st.Details.Causes[0].Message
+			if !strings.HasPrefix(msg, "Invalid value: ") || !strings.Contains(msg, strings.ReplaceAll(tc.value, `"`, `\"`)) || !strings.Contains(msg, tc.detail) {
+				t.Errorf("cause message %q, want the value %s and %q", msg, tc.value, tc.detail)
+			}
+		})
+	}
+	// Warn (the default) keeps the patch and says why.
+	r := a.Do(t, http.MethodPatch, leasesPath+"/patched", `{"spec":{"foo":1}}`, merge...)
+	WantCode(t, r, http.StatusOK)
+	if got, want := r.Header.Values("Warning"), []string{`299 - "unknown field \"spec.foo\""`}; !equalStrings(got, want) {
+		t.Errorf("Warning %q, want %q", got, want)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/leaselab/leaselab/store"
@@ -125,7 +126,7 @@ func (q *request) patch() error {
 				return apierrors.NewBadRequest(err.Error())
 			}
 		}
-		obj, err := q.decodePatched(patched, wo.fieldValidation)
+		obj, err := q.decodePatched(patched, body, pt, wo.fieldValidation)
 		if err != nil {
 			return err
 		}
@@ -183,9 +184,11 @@ func patchSetsResourceVersion(pt types.PatchType, body []byte) bool {
 	return json.Unmarshal(body, &m) == nil && m.Metadata.ResourceVersion != nil
 }
 
-// decodePatched decodes the JSON result of a patch. Unknown fields introduced by the patch
-// fail it with 422 under Strict validation, as the real server does for patches.
-func (q *request) decodePatched(patched []byte, validation string) (runtime.Object, error) {
+// decodePatched decodes the JSON result of a patch of type pt (body). A result that does not
+// decode, or that has unknown fields under Strict validation, is a 422 on the field "patch",
+// whose value is what the real server shows: the patched object for JSON and merge patches,
+// the patch itself (as a Go map) for strategic merge patches.
+func (q *request) decodePatched(patched, body []byte, pt types.PatchType, validation string) (runtime.Object, error) {
 	info := q.s.serializer(mediaJSON)
 	gvk := q.gv.WithKind(q.kind.Kind)
 	into, err := q.s.reg.Scheme.New(gvk)
@@ -198,16 +201,29 @@ func (q *request) decodePatched(patched []byte, validation string) (runtime.Obje
 	}
 	obj, _, err := dec.Decode(patched, &gvk, into)
 	if err != nil {
-		if !runtime.IsStrictDecodingError(err) || obj == nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", q.kind.Kind, q.gv.Version, q.kind.Kind, err))
-		}
-		if validation == metav1.FieldValidationStrict {
-			return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), "", err.Error())})
+		strict := runtime.IsStrictDecodingError(err) && obj != nil
+		if !strict || validation == metav1.FieldValidationStrict {
+			return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+				field.Invalid(field.NewPath("patch"), patchBadValue(patched, body, pt), err.Error()),
+			})
 		}
 		q.warnStrict(err)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	return q.toStorage(obj)
+}
+
+// patchBadValue is the value a refused patch reports: the patched object, or for a strategic
+// merge patch the patch decoded to a map and printed with %+v (keys sorted, integers kept).
+func patchBadValue(patched, body []byte, pt types.PatchType) string {
+	if pt != types.StrategicMergePatchType {
+		return string(patched)
+	}
+	var m map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &m); err != nil {
+		return string(body)
+	}
+	return fmt.Sprintf("%+v", m)
 }
 
 // apply runs a server-side apply patch: the field manager merges the applied configuration
