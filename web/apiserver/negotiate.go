@@ -137,9 +137,9 @@ func (q *request) negotiateOutput(allowAs bool) (output, error) {
 			out.as, out.asVersion = "", ""
 			continue
 		}
-		// Conversions are not served as protobuf: the real server serves Tables as JSON and
-		// YAML only, and leaselab keeps PartialObjectMetadata to the same.
-		if out.as != asObject && mt == mediaProtobuf {
+		// Tables have no protobuf encoding: the real server serves them as JSON and YAML only.
+		// PartialObjectMetadata has one, which client-go's metadata client asks for first.
+		if out.as == asTable && mt == mediaProtobuf {
 			out.as, out.asVersion = "", ""
 			continue
 		}
