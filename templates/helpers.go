@@ -3,6 +3,7 @@ package templates
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // The countdown ring's geometry (viewBox 0 0 100 100).
@@ -115,4 +116,28 @@ func faultsText(faults []string) string {
 		s += f
 	}
 	return s
+}
+
+// decisionIcons are the sprite symbols of the election controller's decision kinds; dashboard.js
+// has the same table.
+var decisionIcons = map[string]string{
+	"elect": "acquired", "prefer": "takeover", "strategy": "created", "keep": "leader",
+	"idle": "free", "conflict": "conflict", "ping": "renewed", "wait": "paused",
+	"no-answer": "expired", "gc": "deleted", "error": "expired",
+}
+
+// decisionIcon is the sprite symbol of a decision kind.
+func decisionIcon(kind string) string {
+	if n, ok := decisionIcons[kind]; ok {
+		return n
+	}
+	return "free"
+}
+
+// decisionWord is how a decision kind reads in a badge ("CONFLICT").
+func decisionWord(kind string) string {
+	if kind == "" {
+		return "NONE"
+	}
+	return strings.ToUpper(kind)
 }

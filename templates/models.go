@@ -47,7 +47,31 @@ type Dashboard struct {
 	Tabs       []Tab
 	Feed       []FeedItem
 	Form       LeaseForm
+	// Election is true when the server runs the Coordinated Leader Election controller;
+	// Elections are the leases that have LeaseCandidates, each with the controller's latest
+	// decision about it, by namespace and name.
+	Election  bool
+	Elections []ElectionRow
 }
+
+// ElectionRow is one lease that has LeaseCandidates, on the dashboard: how many, and the
+// election controller's latest decision about it (the lease itself may not exist).
+type ElectionRow struct {
+	Namespace  string
+	Lease      string
+	LeaseURL   string
+	Candidates int
+	// Decision is the latest decision; HasDecision is false while there is none.
+	HasDecision bool
+	Decision    DecisionView
+}
+
+// Conflict reports whether the latest decision is a strategy conflict.
+func (r ElectionRow) Conflict() bool { return r.HasDecision && r.Decision.Kind == DecisionConflict }
+
+// DecisionConflict is the kind of the decisions that leave a lease alone because its candidates
+// disagree on the strategy (web/election's KindConflict).
+const DecisionConflict = "conflict"
 
 // LeaseForm is the "New lease" form, with the values typed and why they were refused.
 type LeaseForm struct {
@@ -76,9 +100,12 @@ type LeaseCard struct {
 	// Candidates counts LeaseCandidates naming this lease; Tabs the connected candidate tabs.
 	Candidates int
 	Tabs       int
-	URL        string
-	PlayURL    string
-	DeleteURL  string
+	// Conflict is the election controller's latest decision about the lease when that is a
+	// strategy conflict among its candidates (the lease is left alone); "" otherwise.
+	Conflict  string
+	URL       string
+	PlayURL   string
+	DeleteURL string
 }
 
 // CandidateRow is one LeaseCandidate.
@@ -89,10 +116,15 @@ type CandidateRow struct {
 	BinaryVersion    string
 	EmulationVersion string
 	Strategy         string
-	RenewTime        string // "14:02:11", or "" when never renewed
-	RenewAge         string // "3 s ago"
-	PingTime         string // when the election controller last pinged it; "" when never
-	LeaseURL         string
+	// Strategies is how the strategy column reads: the preferredStrategies of a candidate
+	// written through v1alpha1, in order ("example.com/custom > OldestEmulationVersion"),
+	// otherwise its strategy. V1alpha1 is true for those candidates.
+	Strategies string
+	V1alpha1   bool
+	RenewTime  string // "14:02:11", or "" when never renewed
+	RenewAge   string // "3 s ago"
+	PingTime   string // when the election controller last pinged it; "" when never
+	LeaseURL   string
 }
 
 // Tab is one connected browser candidate tab, as it last reported itself.
@@ -158,7 +190,9 @@ type LeaseLive struct {
 	// Decisions are its decisions about this lease, newest first.
 	Election  bool
 	Decisions []DecisionView
-	YAML      string
+	// Conflict is the latest decision's message when that is a strategy conflict; "" otherwise.
+	Conflict string
+	YAML     string
 	// Revision is the store revision this view reflects.
 	Revision string
 }
@@ -287,6 +321,7 @@ type DecisionView struct {
 	// At is when the controller decided; Time ("14:02:11") and Age ("3 s ago") are filled by
 	// the UI from it.
 	At        time.Time
+	AtMs      int64
 	Time      string
 	Age       string
 	Kind      string // elect, prefer, ping, wait, keep, ...

@@ -216,8 +216,17 @@ func (rs *runningServer) startElection(cfg serveConfig) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	rs.election, rs.stopElection, rs.electionDone = ctrl, cancel, make(chan struct{})
 	rs.web.UI.SetDecisions(ui.ElectionDecisions(ctrl.Decisions))
+	// Open dashboards get every new decision pushed: a decision can change (a strategy
+	// conflict, a ping window running out) without any API object changing.
+	decided, unsubscribe := ctrl.Subscribe()
+	go func() {
+		for d := range decided {
+			rs.web.UI.DecisionsChanged(d.Namespace, d.Lease)
+		}
+	}()
 	go func() {
 		defer close(rs.electionDone)
+		defer unsubscribe()
 		ctrl.Run(ctx)
 	}()
 	return nil

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -14,6 +15,7 @@ import (
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/web/kinds/coordinationv1alpha1"
 )
 
 // maxFeed is how many lines the dashboard's feed starts with.
@@ -69,10 +71,32 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 	for _, n := range namespaces {
 		seen[n] = true
 	}
+	// Every lease that has candidates gets the election controller's latest decision; a
+	// conflict also shows on its card.
+	decisions := u.decisionsFunc()
+	v.Election = decisions != nil
+	latest := map[leaseKey]templates.DecisionView{}
+	for k, n := range candCount {
+		row := templates.ElectionRow{Namespace: k.ns, Lease: k.name, LeaseURL: leaseURL(k.ns, k.name), Candidates: n}
+		row.Decision, row.HasDecision = latestDecision(decisions, k, now)
+		if row.HasDecision {
+			latest[k] = row.Decision
+		}
+		v.Elections = append(v.Elections, row)
+	}
+	slices.SortFunc(v.Elections, func(a, b templates.ElectionRow) int {
+		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Lease, b.Lease)
+	})
 	for _, l := range leases {
 		k := leaseKey{l.Namespace, l.Name}
 		card := leaseCard(l, now)
 		card.Candidates, card.Tabs = candCount[k], tabCount[k]
+		if d, ok := latest[k]; ok && d.Kind == templates.DecisionConflict {
+			card.Conflict = d.Message
+		}
 		v.Leases = append(v.Leases, card)
 		if !seen[l.Namespace] {
 			seen[l.Namespace] = true
@@ -171,6 +195,8 @@ func candidateRow(lc *coordinationv1beta1.LeaseCandidate, now time.Time) templat
 		Strategy:         string(lc.Spec.Strategy),
 		LeaseURL:         leaseURL(lc.Namespace, lc.Spec.LeaseName),
 	}
+	list, alpha := coordinationv1alpha1.PreferredStrategies(lc)
+	r.Strategies, r.V1alpha1 = strategiesText(list, alpha), alpha
 	if lc.Spec.RenewTime != nil {
 		r.RenewTime = clockTime(lc.Spec.RenewTime.Time)
 		r.RenewAge = ageText(lc.Spec.RenewTime.Time, now)
@@ -179,6 +205,19 @@ func candidateRow(lc *coordinationv1beta1.LeaseCandidate, now time.Time) templat
 		r.PingTime = clockTime(lc.Spec.PingTime.Time)
 	}
 	return r
+}
+
+// strategiesText is how a candidate's strategies read: in order of preference, "(none)" for a
+// v1alpha1 candidate with an empty list. dashboard.js writes the same.
+func strategiesText(list []coordinationv1.CoordinatedLeaseStrategy, alpha bool) string {
+	if alpha && len(list) == 0 {
+		return "(none)"
+	}
+	parts := make([]string, len(list))
+	for i, s := range list {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, " > ")
 }
 
 // tabView is a connected tab for the templates.

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"encoding/json"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/leaselab/leaselab/templates"
@@ -11,10 +13,20 @@ import (
 // maxDecisions is how many election decisions the lease page lists.
 const maxDecisions = 30
 
-// SetDecisions sets where the lease page reads the Coordinated Leader Election controller's
-// decisions (see Options.Decisions), once the controller runs; nil hides them.
+// SetDecisions sets where the lease page and the dashboard read the Coordinated Leader Election
+// controller's decisions (see Options.Decisions), once the controller runs; nil hides them.
+// DecisionsChanged then tells open dashboards about new ones.
 func (u *UI) SetDecisions(f func(namespace, lease string) []templates.DecisionView) {
 	u.decisions.Store(&f)
+	u.dfeed.changedAll()
+}
+
+// DecisionsChanged tells the UI that the election controller decided something about a lease:
+// every open dashboard is sent the lease's latest decision. It never blocks; changes that come
+// faster than dashboards take them are folded together. The server calls it for every decision
+// the controller publishes (election.Controller.Subscribe).
+func (u *UI) DecisionsChanged(namespace, lease string) {
+	u.dfeed.touch(leaseKey{namespace, lease})
 }
 
 // ElectionDecisions adapts web/election's Controller.Decisions for SetDecisions.
@@ -29,6 +41,14 @@ func ElectionDecisions(list func(namespace, lease string) []election.Decision) f
 	}
 }
 
+// decisionsFunc returns the source of decisions, nil when the controller does not run.
+func (u *UI) decisionsFunc() func(namespace, lease string) []templates.DecisionView {
+	if f := u.decisions.Load(); f != nil && *f != nil {
+		return *f
+	}
+	return nil
+}
+
 // decisionViews orders decisions newest first, keeps the latest maxDecisions and fills in
 // their times for the page.
 func decisionViews(ds []templates.DecisionView, now time.Time) []templates.DecisionView {
@@ -38,8 +58,169 @@ func decisionViews(ds []templates.DecisionView, now time.Time) []templates.Decis
 		out = out[:maxDecisions]
 	}
 	for i := range out {
-		out[i].Time = clockTime(out[i].At)
-		out[i].Age = ageText(out[i].At, now)
+		fillDecision(&out[i], now)
 	}
 	return out
+}
+
+func fillDecision(d *templates.DecisionView, now time.Time) {
+	d.AtMs = d.At.UnixMilli()
+	d.Time = clockTime(d.At)
+	d.Age = ageText(d.At, now)
+}
+
+// latestDecision is the newest decision of f about a lease, with its times filled in.
+func latestDecision(f func(namespace, lease string) []templates.DecisionView, k leaseKey, now time.Time) (templates.DecisionView, bool) {
+	if f == nil {
+		return templates.DecisionView{}, false
+	}
+	ds := f(k.ns, k.name)
+	if len(ds) == 0 {
+		return templates.DecisionView{}, false
+	}
+	latest := ds[0]
+	for _, d := range ds[1:] {
+		if !d.At.Before(latest.At) { // the log is oldest first: the last of equal times wins
+			latest = d
+		}
+	}
+	fillDecision(&latest, now)
+	return latest, true
+}
+
+// maxPushedMessage bounds a decision's message as pushed to dashboards.
+const maxPushedMessage = 2000
+
+// decisionSummary is a lease's latest decision as dashboards get it over /ui/tabs/watch.
+type decisionSummary struct {
+	Namespace string `json:"namespace"`
+	Lease     string `json:"lease"`
+	// Kind is "" when there is no decision (any more) about the lease.
+	Kind      string `json:"kind"`
+	Candidate string `json:"candidate"`
+	Message   string `json:"message"`
+	AtMs      int64  `json:"atMs"`
+	Time      string `json:"time"`
+}
+
+// decisionsMessage encodes the "decisions" message with the latest decision about each of keys.
+func (u *UI) decisionsMessage(keys []leaseKey) []byte {
+	f := u.decisionsFunc()
+	now := u.opts.Now()
+	msg := struct {
+		Type      string            `json:"type"`
+		Election  bool              `json:"election"`
+		Decisions []decisionSummary `json:"decisions"`
+	}{Type: "decisions", Election: f != nil, Decisions: make([]decisionSummary, 0, len(keys))}
+	for _, k := range keys {
+		s := decisionSummary{Namespace: k.ns, Lease: k.name}
+		if d, ok := latestDecision(f, k, now); ok {
+			s.Kind, s.Candidate, s.Message, s.AtMs, s.Time = d.Kind, d.Candidate, truncate(d.Message, maxPushedMessage), d.AtMs, d.Time
+		}
+		msg.Decisions = append(msg.Decisions, s)
+	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return []byte(`{"type":"decisions","decisions":[]}`)
+	}
+	return b
+}
+
+// maxFeedLeases bounds how many leases the decision feed remembers; the one that changed
+// longest ago is forgotten first (as the controller forgets the idlest lease's decisions).
+const maxFeedLeases = 4096
+
+// decisionFeed remembers which leases have new decisions, by a sequence number, and wakes the
+// dashboards that follow it. Each dashboard keeps its own cursor: after a wake-up it sends the
+// leases changed since.
+type decisionFeed struct {
+	mu       sync.Mutex
+	seq      uint64
+	changed  map[leaseKey]uint64
+	watchers map[chan struct{}]struct{}
+}
+
+func newDecisionFeed() *decisionFeed {
+	return &decisionFeed{changed: map[leaseKey]uint64{}, watchers: map[chan struct{}]struct{}{}}
+}
+
+// touch records that k has a new decision and wakes every watcher.
+func (f *decisionFeed) touch(k leaseKey) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.changed[k]; !ok && len(f.changed) >= maxFeedLeases {
+		var oldest leaseKey
+		lowest := f.seq + 1
+		for key, s := range f.changed {
+			if s < lowest {
+				oldest, lowest = key, s
+			}
+		}
+		delete(f.changed, oldest)
+	}
+	f.seq++
+	f.changed[k] = f.seq
+	f.wakeLocked()
+}
+
+// changedAll marks every known lease changed (the source of decisions was replaced).
+func (f *decisionFeed) changedAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seq++
+	for k := range f.changed {
+		f.changed[k] = f.seq
+	}
+	f.wakeLocked()
+}
+
+func (f *decisionFeed) wakeLocked() {
+	for ch := range f.watchers {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// since returns the leases changed after cursor, by namespace and name, and the new cursor.
+func (f *decisionFeed) since(cursor uint64) ([]leaseKey, uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var keys []leaseKey
+	for k, s := range f.changed {
+		if s > cursor {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b leaseKey) int {
+		if a.ns != b.ns {
+			if a.ns < b.ns {
+				return -1
+			}
+			return 1
+		}
+		switch {
+		case a.name < b.name:
+			return -1
+		case a.name > b.name:
+			return 1
+		}
+		return 0
+	})
+	return keys, f.seq
+}
+
+// watch returns a channel that gets a signal (folded, it has room for one) after changes, and
+// a function that stops it.
+func (f *decisionFeed) watch() (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	f.mu.Lock()
+	f.watchers[ch] = struct{}{}
+	f.mu.Unlock()
+	return ch, func() {
+		f.mu.Lock()
+		delete(f.watchers, ch)
+		f.mu.Unlock()
+	}
 }

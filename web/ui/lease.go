@@ -28,7 +28,7 @@ func (u *UI) leasePage(c echo.Context) error {
 		return err
 	}
 	if !known {
-		return u.fail(c, http.StatusNotFound, "There is no lease "+ns+"/"+name+", and none in the change log.")
+		return u.fail(c, http.StatusNotFound, "There is no lease "+ns+"/"+name+", none in the change log, and no LeaseCandidates for it.")
 	}
 	v := templates.LeasePage{
 		Page:      u.page(ns+"/"+name, "lease"),
@@ -104,11 +104,16 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string) (templates.Leas
 			live.Tabs = append(live.Tabs, tabView(t))
 		}
 	}
-	if f := u.decisions.Load(); f != nil && *f != nil {
+	if f := u.decisionsFunc(); f != nil {
 		live.Election = true
-		live.Decisions = decisionViews((*f)(ns, name), now)
+		live.Decisions = decisionViews(f(ns, name), now)
+		if len(live.Decisions) > 0 && live.Decisions[0].Kind == templates.DecisionConflict && len(live.Candidates) > 0 {
+			live.Conflict = live.Decisions[0].Message
+		}
 	}
-	return live, live.Exists || len(changes) > 0, nil
+	// A lease that does not exist still has a page while candidates name it: the controller
+	// may not have written it yet, or leave it alone, and its decisions say why.
+	return live, live.Exists || len(changes) > 0 || len(live.Candidates) > 0, nil
 }
 
 // leaseYAML is the lease as `kubectl get -o yaml` shows it: apiVersion and kind, the

@@ -111,7 +111,9 @@ type watchMessage struct {
 }
 
 // tabWatch is a dashboard's stream: the list of connected tabs whenever it changes (at most
-// every tabsMinInterval), and fault commands the other way.
+// every tabsMinInterval), the election controller's latest decision about each lease whose
+// decisions changed ("decisions": all known leases first, then only those that changed), and
+// fault commands the other way.
 func (u *UI) tabWatch(c echo.Context) error {
 	conn, err := acceptWS(c)
 	if err != nil {
@@ -122,6 +124,8 @@ func (u *UI) tabWatch(c echo.Context) error {
 	defer cancel()
 	w := u.hub.addWatcher()
 	defer u.hub.removeWatcher(w)
+	decided, stopDecided := u.dfeed.watch()
+	defer stopDecided()
 	mayCommand := u.opts.MayCommandTabs == nil || u.opts.MayCommandTabs(c.Request())
 
 	// Replies to commands (errors only); bounded, dropped when the dashboard is not reading.
@@ -154,7 +158,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 		}
 	}()
 
-	err = u.watchLoop(ctx, conn, w, replies)
+	err = u.watchLoop(ctx, conn, w, decided, replies)
 	cancel()
 	wg.Wait()
 	if err == nil || errors.Is(err, context.Canceled) {
@@ -165,10 +169,27 @@ func (u *UI) tabWatch(c echo.Context) error {
 	return nil
 }
 
-// watchLoop sends the list at once, then after every change, spaced by tabsMinInterval.
-func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher, replies <-chan []byte) error {
+// watchLoop sends the list of tabs and the latest decisions at once, then after every change,
+// spaced by tabsMinInterval.
+func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher, decided <-chan struct{}, replies <-chan []byte) error {
 	if err := wsWrite(ctx, conn, u.hub.encodedTabs()); err != nil {
 		return err
+	}
+	// The page was rendered with the latest decisions; these are for the leases whose
+	// decisions may have changed since (all the feed knows of), if any.
+	keys, cursor := u.dfeed.since(0)
+	if len(keys) > 0 {
+		if err := wsWrite(ctx, conn, u.decisionsMessage(keys)); err != nil {
+			return err
+		}
+	}
+	pause := func() error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(tabsMinInterval):
+			return nil
+		}
 	}
 	for {
 		select {
@@ -182,10 +203,19 @@ func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher,
 			if err := wsWrite(ctx, conn, u.hub.encodedTabs()); err != nil {
 				return err
 			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(tabsMinInterval):
+			if err := pause(); err != nil {
+				return err
+			}
+		case <-decided:
+			keys, cursor = u.dfeed.since(cursor)
+			if len(keys) == 0 {
+				continue
+			}
+			if err := wsWrite(ctx, conn, u.decisionsMessage(keys)); err != nil {
+				return err
+			}
+			if err := pause(); err != nil {
+				return err
 			}
 		}
 	}

@@ -59,6 +59,8 @@ type UI struct {
 	hist   *historyCache
 	// decisions is Options.Decisions, replaceable by SetDecisions while serving.
 	decisions atomic.Pointer[func(namespace, lease string) []templates.DecisionView]
+	// dfeed tells open dashboards which leases have new decisions (DecisionsChanged).
+	dfeed *decisionFeed
 
 	leases, candidates, events, namespaces *kinds.Kind
 }
@@ -75,7 +77,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	u := &UI{log: logger, reg: reg, store: st, opts: opts}
+	u := &UI{log: logger, reg: reg, store: st, opts: opts, dfeed: newDecisionFeed()}
 	u.decisions.Store(&opts.Decisions)
 	for _, k := range []struct {
 		dst                      **kinds.Kind
@@ -109,7 +111,8 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	POST /ui/leases                         create a lease (form)
 //	POST /ui/leases/:namespace/:name/delete delete a lease (form)
 //	GET  /ui/tabs/connect                   WebSocket: a candidate tab reports to the hub
-//	GET  /ui/tabs/watch                     WebSocket: the dashboard follows the tabs
+//	GET  /ui/tabs/watch                     WebSocket: the dashboard follows the tabs and the
+//	                                        election controller's latest decisions
 //	GET  /static/*                          embedded assets
 func (u *UI) Register(e *echo.Echo) {
 	e.GET("/", u.dashboard)

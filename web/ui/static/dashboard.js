@@ -1,6 +1,7 @@
 // dashboard.js: keeps the server-rendered dashboard current. Leases, namespaces and
 // LeaseCandidates come from the API's watch streams (WebSocket), the connected candidate tabs
-// from the tab hub, which also carries the instructor's fault commands to a tab.
+// and the election controller's latest decisions from the tab hub's stream, which also carries
+// the instructor's fault commands to a tab.
 'use strict';
 (function () {
   const root = document.getElementById('dashboard');
@@ -10,6 +11,8 @@
   const feedList = document.getElementById('feed');
   const tabsList = document.getElementById('tabs');
   const candBody = document.getElementById('candidates');
+  const electBody = document.getElementById('elections');
+  const electPanel = document.querySelector('[data-testid=elections]');
   const filter = document.getElementById('ns-filter');
   const openTabNS = document.getElementById('open-tab-namespace');
   const leaseNames = document.getElementById('lease-names');
@@ -97,6 +100,7 @@
     ring.dataset.duration = String(st.duration);
     delete ring.dataset.firedFor;
     setStatus(card, statusOf(st));
+    showCardConflict(card);
     card.hidden = !!nsFilter && card.dataset.namespace !== nsFilter;
   }
 
@@ -208,7 +212,7 @@
 
   function applyFilter() {
     nsFilter = filter.value;
-    for (const el of root.querySelectorAll('[data-lease-card], [data-tab-row], [data-candidate-row], .feed-item')) {
+    for (const el of root.querySelectorAll('[data-lease-card], [data-tab-row], [data-candidate-row], [data-election-row], .feed-item')) {
       el.hidden = !!nsFilter && el.dataset.namespace !== nsFilter;
     }
     openTabNS.value = nsFilter || 'default';
@@ -249,7 +253,9 @@
     a.setAttribute('href', '/leases/' + enc(m.namespace || '') + '/' + enc(s.leaseName || ''));
     LL.setText(row, 'binary', s.binaryVersion || '');
     LL.setText(row, 'emulation', s.emulationVersion || '');
-    LL.setText(row, 'strategy', s.strategy || '');
+    const strat = strategiesOf(o);
+    LL.setText(row, 'strategy', strat.text);
+    LL.field(row, 'v1alpha1').hidden = !strat.alpha;
     LL.setText(row, 'ping', s.pingTime ? LL.clock(Date.parse(s.pingTime)) : '');
     LL.setText(row, 'renew', s.renewTime ? LL.clock(Date.parse(s.renewTime)) : '');
     row.hidden = !!nsFilter && row.dataset.namespace !== nsFilter;
@@ -257,11 +263,150 @@
     emptyStates();
   }
 
+  /**
+   * A candidate's strategies as the server shows them: for one written through v1alpha1 (the
+   * annotation holds its whole preferredStrategies list while the list's first entry is
+   * spec.strategy) the list in order, otherwise its one strategy.
+   */
+  function strategiesOf(o) {
+    const s = o.spec || {};
+    const ann = (o.metadata || {}).annotations || {};
+    const raw = ann['leaselab.dev/v1alpha1-preferred-strategies'];
+    if (typeof raw === 'string') {
+      let list;
+      try { list = JSON.parse(raw); } catch (e) { list = undefined; }
+      if (list === null) list = [];
+      if (Array.isArray(list) && list.every((x) => typeof x === 'string') && (list.length ? list[0] : '') === (s.strategy || '')) {
+        return { text: list.length ? list.join(' > ') : '(none)', alpha: true };
+      }
+    }
+    return { text: s.strategy || '', alpha: false };
+  }
+
+  // --- elections: the controller's latest decision per lease with candidates ----------------
+  /** The latest decision per lease, as the server pushes it: {kind, candidate, message, atMs}. */
+  const decisions = new Map();
+  let election = electPanel.dataset.election === 'true';
+  const electionRows = new Map();
+  for (const row of electBody.querySelectorAll('[data-election-row]')) {
+    const k = key(row.dataset.namespace, row.dataset.lease);
+    electionRows.set(k, row);
+    if (row.dataset.kind) {
+      decisions.set(k, {
+        kind: row.dataset.kind, candidate: row.dataset.candidate || '',
+        message: LL.field(row, 'message').textContent.trim(), atMs: Number(row.dataset.at) || 0,
+      });
+    }
+  }
+
+  const decisionIcons = {
+    elect: 'acquired', prefer: 'takeover', strategy: 'created', keep: 'leader', idle: 'free', conflict: 'conflict',
+    ping: 'renewed', wait: 'paused', 'no-answer': 'expired', gc: 'deleted', error: 'expired',
+  };
+
+  function onDecisions(msg) {
+    if (election !== !!msg.election) {
+      // The controller started (or stopped) since the page was rendered: rows without a
+      // decision say so.
+      election = !!msg.election;
+      electPanel.dataset.election = election ? 'true' : 'false';
+      for (const [k, row] of electionRows) renderElection(row, k);
+    }
+    for (const d of msg.decisions || []) {
+      const k = key(d.namespace || '', d.lease || '');
+      if (d.kind) decisions.set(k, d); else decisions.delete(k);
+      const row = electionRows.get(k);
+      if (row) renderElection(row, k);
+      const st = leases.get(k);
+      if (st) showCardConflict(st.card);
+    }
+  }
+
+  /** The latest decision about a lease when it is a strategy conflict and candidates still name it. */
+  function conflictOf(k) {
+    const d = decisions.get(k);
+    return d && d.kind === 'conflict' && electionRows.has(k) ? d : null;
+  }
+
+  function showCardConflict(card) {
+    const d = conflictOf(key(card.dataset.namespace, card.dataset.name));
+    LL.field(card, 'conflict').hidden = !d;
+    LL.setText(card, 'conflict-text', d ? d.message || '' : '');
+  }
+
+  function ageText(atMs) {
+    if (!atMs) return '';
+    const s = Math.floor((LL.serverNow() - atMs) / 1000);
+    if (s < 0) return 'in the future';
+    if (s < 60) return s + ' s ago';
+    if (s < 3600) return Math.floor(s / 60) + ' min ago';
+    if (s < 48 * 3600) return Math.floor(s / 3600) + ' h ago';
+    return Math.floor(s / 86400) + ' days ago';
+  }
+
+  function renderElection(row, k) {
+    const d = decisions.get(k);
+    const kind = d ? d.kind : '';
+    row.className = 'election-row decision-' + kind + (kind === 'conflict' ? ' decision-warning' : '');
+    row.dataset.kind = kind;
+    row.dataset.candidate = d ? d.candidate || '' : '';
+    row.dataset.at = String(d ? d.atMs || 0 : 0);
+    const badge = LL.field(row, 'kind');
+    badge.hidden = !d;
+    badge.querySelector('use').setAttribute('href', '#i-' + (decisionIcons[kind] || 'free'));
+    LL.setText(row, 'kind-word', kind ? kind.toUpperCase() : 'NONE');
+    LL.setText(row, 'message', d ? d.message || '' : (election ? 'no decision yet' : 'the election controller is off'));
+    const age = LL.field(row, 'age');
+    age.textContent = d ? ageText(d.atMs) : '';
+    age.setAttribute('title', d ? LL.clock(d.atMs) : '');
+  }
+
+  /** Keeps one row per lease that has candidates, sorted by namespace and name, with its count. */
+  function syncElections(nCands) {
+    for (const [k, row] of electionRows) {
+      if (!nCands.has(k)) { row.remove(); electionRows.delete(k); }
+    }
+    for (const [k, n] of nCands) {
+      let row = electionRows.get(k);
+      if (!row) {
+        const i = k.indexOf('/');
+        const ns = k.slice(0, i);
+        const name = k.slice(i + 1);
+        row = LL.fromTemplate('election-row-template');
+        row.dataset.namespace = ns;
+        row.dataset.lease = name;
+        const a = LL.field(row, 'lease');
+        a.textContent = k;
+        a.setAttribute('href', '/leases/' + enc(ns) + '/' + enc(name));
+        let before = null;
+        for (const r of electBody.querySelectorAll('[data-election-row]')) {
+          if (key(r.dataset.namespace, r.dataset.lease) > k) { before = r; break; }
+        }
+        electBody.insertBefore(row, before);
+        electionRows.set(k, row);
+        renderElection(row, k);
+      }
+      LL.setText(row, 'candidates', String(n));
+      row.hidden = !!nsFilter && row.dataset.namespace !== nsFilter;
+    }
+    for (const st of leases.values()) showCardConflict(st.card);
+  }
+
+  // Ages move on without any message.
+  setInterval(() => {
+    if (document.hidden) return;
+    for (const [k, row] of electionRows) {
+      const d = decisions.get(k);
+      if (d) LL.setText(row, 'age', ageText(d.atMs));
+    }
+  }, 1000);
+
   // --- connected candidate tabs -------------------------------------------------------------
   let tabs = [];
   const lastLogSeen = new Map();
   const send = LL.socket('tabs', '/ui/tabs/watch', (msg) => {
     if (msg.type === 'tabs') renderTabs(msg.tabs || []);
+    if (msg.type === 'decisions') onDecisions(msg);
     if (msg.type === 'error') flashTab(msg.tab, msg.error);
   });
 
@@ -352,6 +497,7 @@
       LL.setText(st.card, 'candidates', String(nCands.get(k) || 0));
       LL.setText(st.card, 'tabs', String(nTabs.get(k) || 0));
     }
+    syncElections(nCands);
   }
 
   function emptyStates() {
@@ -359,6 +505,7 @@
     document.getElementById('no-leases').hidden = visible('#lease-grid [data-lease-card]');
     document.getElementById('no-tabs').hidden = visible('#tabs [data-tab-row]');
     document.getElementById('no-candidates').hidden = visible('#candidates [data-candidate-row]');
+    document.getElementById('no-elections').hidden = visible('#elections [data-election-row]');
   }
 
   // --- streams ------------------------------------------------------------------------------
