@@ -69,7 +69,11 @@ func fillDecision(d *templates.DecisionView, now time.Time) {
 	d.Age = ageText(d.At, now)
 }
 
-// latestDecision is the newest decision of f about a lease, with its times filled in.
+// latestDecision is the decision of f about a lease that the dashboard shows, with its times
+// filled in: the newest outcome. Pings and waits are the controller's routine between
+// outcomes (while candidates disagree, it pings them again every few seconds), so they are
+// shown only when nothing else was decided yet; otherwise a conflict would blink between
+// "conflict" and "ping".
 func latestDecision(f func(namespace, lease string) []templates.DecisionView, k leaseKey, now time.Time) (templates.DecisionView, bool) {
 	if f == nil {
 		return templates.DecisionView{}, false
@@ -78,9 +82,20 @@ func latestDecision(f func(namespace, lease string) []templates.DecisionView, k 
 	if len(ds) == 0 {
 		return templates.DecisionView{}, false
 	}
+	routine := func(d templates.DecisionView) bool {
+		return d.Kind == string(election.KindPing) || d.Kind == string(election.KindWait)
+	}
+	// An outcome beats routine; otherwise the newer wins (the log is oldest first, so the last
+	// of equal times).
+	better := func(d, than templates.DecisionView) bool {
+		if routine(d) != routine(than) {
+			return !routine(d)
+		}
+		return !d.At.Before(than.At)
+	}
 	latest := ds[0]
 	for _, d := range ds[1:] {
-		if !d.At.Before(latest.At) { // the log is oldest first: the last of equal times wins
+		if better(d, latest) {
 			latest = d
 		}
 	}

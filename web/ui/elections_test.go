@@ -321,6 +321,12 @@ func TestDashboardDecisionsPushed(t *testing.T) {
 	if got[0].Message != conflictMsg || got[0].AtMs != at(55).UnixMilli() {
 		t.Errorf("pushed %+v", got[0])
 	}
+	// The controller pings the disagreeing candidates again: the conflict stays what is shown.
+	decide("sched", election.Decision{Time: at(55).Add(time.Second), Kind: election.KindPing, Message: "pinged a, b"})
+	got = readDecisions(func(ds []decisionSummary) bool { return len(ds) == 1 && ds[0].Lease == "sched" })
+	if got[0].Kind != "conflict" || got[0].AtMs != at(55).UnixMilli() {
+		t.Errorf("after a routine ping, pushed %+v; want the conflict still", got[0])
+	}
 
 	// A dashboard that connects later gets every lease the feed knows of at once.
 	decide("other", election.Decision{Time: at(56), Kind: election.KindElect, Candidate: "a", Message: "created the lease with holder a"})
