@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"sync"
@@ -209,19 +210,7 @@ func (f *decisionFeed) since(cursor uint64) ([]leaseKey, uint64) {
 		}
 	}
 	slices.SortFunc(keys, func(a, b leaseKey) int {
-		if a.ns != b.ns {
-			if a.ns < b.ns {
-				return -1
-			}
-			return 1
-		}
-		switch {
-		case a.name < b.name:
-			return -1
-		case a.name > b.name:
-			return 1
-		}
-		return 0
+		return cmp.Or(cmp.Compare(a.ns, b.ns), cmp.Compare(a.name, b.name))
 	})
 	return keys, f.seq
 }
