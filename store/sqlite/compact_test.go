@@ -160,7 +160,9 @@ func TestCompactByCount(t *testing.T) {
 	if errors.Is(err, store.ErrNotFound) {
 		o = MustCreate(t, db, k, "x")
 	}
-	for range 3 {
+	// A whole window of updates: the old window, which holds superseded rows whatever the
+	// random history was, falls below the target.
+	for range 50 {
 		o = MustUpdate(t, db, k, o.Revision, "y")
 	}
 	if n, err := db.Compact(ctx); err != nil || n == 0 {
