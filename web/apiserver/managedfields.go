@@ -92,11 +92,8 @@ func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(stri
 			return nil, false, false
 		}
 		seen[id] = true
-		s := &fieldpath.Set{}
-		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil || s.Empty() {
-			return nil, false, false
-		}
-		if back, err := s.ToJSON(); err != nil || !bytes.Equal(back, e.FieldsV1.Raw) {
+		s, ok := parseFieldSet(e.FieldsV1.Raw)
+		if !ok {
 			return nil, false, false
 		}
 		sets[i] = s
@@ -134,6 +131,27 @@ func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(stri
 	slices.SortStableFunc(mf, compareManagedFields)
 	acc.SetManagedFields(mf)
 	return obj, true, true
+}
+
+// fieldSets caches parsed FieldsV1: the entries of an object rarely change between its
+// revisions (a renewal moves only a time), and parsing and serializing them back is a good part
+// of the fast path's work. Sets are shared read-only.
+var fieldSets = newRing[string, *fieldpath.Set](1024)
+
+// parseFieldSet parses a FieldsV1 and reports false unless it is a non-empty set that
+// serializes back to the same bytes.
+func parseFieldSet(raw []byte) (*fieldpath.Set, bool) {
+	if s, ok := fieldSets.get(string(raw)); ok {
+		return s, true
+	}
+	s := &fieldpath.Set{}
+	if err := s.FromJSON(bytes.NewReader(raw)); err != nil || s.Empty() {
+		return nil, false
+	}
+	if back, err := s.ToJSON(); err != nil || !bytes.Equal(back, raw) {
+		return nil, false
+	}
+	return fieldSets.add(string(raw), s), true
 }
 
 // compareManagedFields is the order the field manager writes entries in: by operation, time
