@@ -271,7 +271,9 @@ func runBenchmark(ctx context.Context, c benchConfig, cfg *rest.Config, workload
 	if err != nil {
 		return nil, err
 	}
-	leases, err := newLeaseClient(cfg, c.namespace)
+	// A local server without TLS gets a connection per client without net/http's Transport;
+	// with a kubeconfig, requests go through the Transport its settings build.
+	leases, err := newLeaseClient(cfg, c.namespace, c.kubeconfig == "")
 	if err != nil {
 		return nil, err
 	}
@@ -431,17 +433,18 @@ func benchRenew(ctx context.Context, b *benchRun) error {
 	defer cancel()
 	return b.eachClient(ctx, func(ctx context.Context, i int) {
 		name := fmt.Sprintf("renew-%d", i)
+		leases := b.leases.session()
 		wait := pacer(b.cfg.rate, b.cfg.clients, i)
 		for {
 			start, ok := wait(ctx)
 			if !ok {
 				return
 			}
-			l, err := b.leases.get(ctx, name)
+			l, err := leases.get(ctx, name)
 			if err == nil {
 				now := metav1.NewMicroTime(time.Now())
 				l.Spec.RenewTime = &now
-				_, err = b.leases.update(ctx, l)
+				_, err = leases.update(ctx, l)
 			}
 			if ctx.Err() != nil {
 				return
@@ -465,16 +468,17 @@ func benchContend(ctx context.Context, b *benchRun) error {
 	defer cancel()
 	return b.eachClient(ctx, func(ctx context.Context, i int) {
 		me := fmt.Sprintf("contender-%d", i)
+		leases := b.leases.session()
 		for ctx.Err() == nil {
 			start := time.Now()
-			l, err := b.leases.get(ctx, "contended")
+			l, err := leases.get(ctx, "contended")
 			if err == nil {
 				now := metav1.NewMicroTime(time.Now())
 				if *l.Spec.HolderIdentity != me {
 					l.Spec.LeaseTransitions = ptr.To(*l.Spec.LeaseTransitions + 1)
 				}
 				l.Spec.HolderIdentity, l.Spec.RenewTime = ptr.To(me), &now
-				_, err = b.leases.update(ctx, l)
+				_, err = leases.update(ctx, l)
 			}
 			if ctx.Err() != nil {
 				return
@@ -521,6 +525,7 @@ func benchHeartbeat(ctx context.Context, b *benchRun) error {
 	start := b.start
 	return b.eachClient(ctx, func(ctx context.Context, c int) {
 		// Client c owns leases c, c+clients, ...; lease i beats at start + (i/n)*interval + k*interval.
+		leases := b.leases.session()
 		for k := 0; ; k++ {
 			for i := c; i < n; i += b.cfg.clients {
 				due := start.Add(time.Duration(k)*b.cfg.interval + time.Duration(float64(b.cfg.interval)*float64(i)/float64(n)))
@@ -542,12 +547,12 @@ func benchHeartbeat(ctx context.Context, b *benchRun) error {
 				t0 := due
 				now := metav1.NewMicroTime(time.Now())
 				l.Spec.RenewTime = &now
-				upd, err := b.leases.update(ctx, l)
+				upd, err := leases.update(ctx, l)
 				if apierrors.IsConflict(err) {
 					b.conflicts.Add(1)
-					if fresh, gerr := b.leases.get(ctx, l.Name); gerr == nil {
+					if fresh, gerr := leases.get(ctx, l.Name); gerr == nil {
 						fresh.Spec.RenewTime = &now
-						upd, err = b.leases.update(ctx, fresh)
+						upd, err = leases.update(ctx, fresh)
 					}
 				}
 				if ctx.Err() != nil {
@@ -585,7 +590,7 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 	// Watchers record which resourceVersions they saw.
 	type seenSet struct {
 		mu sync.Mutex
-		rv map[string]bool
+		rv map[int64]bool
 	}
 	seen := make([]*seenSet, b.cfg.watchers)
 	ready := make(chan struct{}, b.cfg.watchers)
@@ -596,14 +601,14 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 		}
 		b.events.Add(1)
 		s.mu.Lock()
-		s.rv[ev.resourceVersion] = true
+		s.rv[ev.revision] = true
 		s.mu.Unlock()
 	}
 	watchCtx, stopWatchers := context.WithCancel(context.Background())
 	defer stopWatchers()
 	wsCount := int(math.Round(float64(b.cfg.watchers) * b.cfg.wsShare))
 	for w := 0; w < b.cfg.watchers; w++ {
-		s := &seenSet{rv: map[string]bool{}}
+		s := &seenSet{rv: map[int64]bool{}}
 		seen[w] = s
 		wg.Add(1)
 		go func(useWS bool) {
@@ -638,7 +643,7 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 	// writer could not keep the rate when commits are slow.
 	var (
 		ackedMu sync.Mutex
-		acked   []string
+		acked   []int64
 	)
 	var writers sync.WaitGroup
 	for w := 0; w < writeLeases; w++ {
@@ -646,16 +651,17 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 		go func() {
 			defer writers.Done()
 			name := fmt.Sprintf("watched-%d", w)
+			leases := b.leases.session()
 			wait := pacer(rate, writeLeases, w)
 			for {
 				if _, ok := wait(writeCtx); !ok {
 					return
 				}
-				l, err := b.leases.get(writeCtx, name)
+				l, err := leases.get(writeCtx, name)
 				if err == nil {
 					now := metav1.NewMicroTime(time.Now())
 					l.Spec.RenewTime = &now
-					l, err = b.leases.update(writeCtx, l)
+					l, err = leases.update(writeCtx, l)
 				}
 				if writeCtx.Err() != nil {
 					return
@@ -665,7 +671,12 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 					continue
 				}
 				ackedMu.Lock()
-				acked = append(acked, l.ResourceVersion)
+				rev, err := strconv.ParseInt(l.ResourceVersion, 10, 64)
+				if err != nil {
+					b.errs.Add(1)
+					continue
+				}
+				acked = append(acked, rev)
 				ackedMu.Unlock()
 				b.ops.Add(1)
 			}

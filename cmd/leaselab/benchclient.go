@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +23,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -45,10 +48,19 @@ type leaseClient struct {
 	hc    *http.Client
 	base  string // URL of the namespace's leases collection
 	codec *protobuf.Serializer
-	bufs  sync.Pool
+	// direct, when set, makes each session keep its own plain-HTTP connection (directConn).
+	direct    bool
+	addr      string // host:port of a direct connection
+	userAgent string
+	conn      *directConn // of a session
 }
 
-func newLeaseClient(cfg *rest.Config, namespace string) (*leaseClient, error) {
+// bufs holds request and response buffers.
+var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// newLeaseClient returns a client of the leases of namespace. direct lets sessions use their own
+// plain-HTTP connections; it is for a local server without TLS or credentials.
+func newLeaseClient(cfg *rest.Config, namespace string, direct bool) (*leaseClient, error) {
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, err
@@ -57,12 +69,34 @@ func newLeaseClient(cfg *rest.Config, namespace string) (*leaseClient, error) {
 	if !strings.Contains(host, "://") {
 		host = "https://" + host
 	}
+	u, err := url.Parse(host)
+	if err != nil {
+		return nil, err
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
 	return &leaseClient{
-		hc:    hc,
-		base:  host + strings.TrimRight(cfg.APIPath, "/") + "/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(namespace) + "/leases/",
-		codec: protobuf.NewSerializer(scheme.Scheme, scheme.Scheme),
-		bufs:  sync.Pool{New: func() any { return new(bytes.Buffer) }},
+		addr:      addr,
+		hc:        hc,
+		base:      host + strings.TrimRight(cfg.APIPath, "/") + "/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(namespace) + "/leases/",
+		codec:     protobuf.NewSerializer(scheme.Scheme, scheme.Scheme),
+		direct:    direct && strings.HasPrefix(host, "http://"),
+		userAgent: cfg.UserAgent,
 	}, nil
+}
+
+// session returns the client for one worker goroutine: with direct set, it has a connection
+// of its own. Each worker, like each elector, then makes its requests one after the other on
+// one connection.
+func (c *leaseClient) session() *leaseClient {
+	if !c.direct {
+		return c
+	}
+	s := *c
+	s.conn = &directConn{addr: c.addr, userAgent: c.userAgent}
+	return &s
 }
 
 // get reads a Lease.
@@ -76,8 +110,8 @@ func (c *leaseClient) get(ctx context.Context, name string) (*coordinationv1.Lea
 
 // update writes l back with its resourceVersion as the precondition; a stale one is a 409.
 func (c *leaseClient) update(ctx context.Context, l *coordinationv1.Lease) (*coordinationv1.Lease, error) {
-	buf := c.bufs.Get().(*bytes.Buffer)
-	defer c.bufs.Put(buf)
+	buf := bufs.Get().(*bytes.Buffer)
+	defer bufs.Put(buf)
 	buf.Reset()
 	l.TypeMeta = metav1.TypeMeta{APIVersion: leaseGVK.GroupVersion().String(), Kind: leaseGVK.Kind}
 	err := c.codec.Encode(l, buf)
@@ -97,15 +131,25 @@ func (c *leaseClient) update(ctx context.Context, l *coordinationv1.Lease) (*coo
 // the *apierrors.StatusError client-go would return.
 func (c *leaseClient) do(req *http.Request, name string) (*coordinationv1.Lease, error) {
 	req.Header.Set("Accept", acceptLease)
-	resp, err := c.hc.Do(req)
+	var resp *http.Response
+	var err error
+	if c.conn != nil {
+		resp, err = c.conn.roundTrip(req)
+	} else {
+		resp, err = c.hc.Do(req)
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	buf := c.bufs.Get().(*bytes.Buffer)
-	defer c.bufs.Put(buf)
+	buf := bufs.Get().(*bytes.Buffer)
+	defer bufs.Put(buf)
 	buf.Reset()
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
+	_, err = buf.ReadFrom(resp.Body)
+	resp.Body.Close()
+	if c.conn != nil {
+		c.conn.done(resp, err)
+	}
+	if err != nil {
 		return nil, err
 	}
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
@@ -129,6 +173,71 @@ func (c *leaseClient) do(req *http.Request, name string) (*coordinationv1.Lease,
 	return l, nil
 }
 
+// directConn is one worker's HTTP/1.1 connection to a plain-HTTP server: the request is
+// written and the response read on the worker's goroutine, where net/http's Transport hands
+// each request to a writing and a reading goroutine of the connection; with the load generator
+// on the server's cores, those hand-offs are most of its CPU per request. The wire is the same.
+// directGrace is how long a direct exchange may outlast its context's deadline.
+const directGrace = 5 * time.Second
+
+type directConn struct {
+	addr      string
+	userAgent string
+	conn      net.Conn
+	br        *bufio.Reader
+	bw        *bufio.Writer
+}
+
+// roundTrip sends req on the connection, dialling it first if needed, and reads the response
+// head. The caller reads the whole body, then calls done.
+func (d *directConn) roundTrip(req *http.Request) (*http.Response, error) {
+	if d.conn == nil {
+		conn, err := (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext(req.Context(), "tcp", d.addr)
+		if err != nil {
+			return nil, err
+		}
+		d.conn, d.br, d.bw = conn, bufio.NewReader(conn), bufio.NewWriter(conn)
+	}
+	// A dead server cannot hold the worker past its context's deadline by more than the grace
+	// that lets an exchange in flight at the deadline finish (and be discarded by the caller).
+	deadline, ok := req.Context().Deadline()
+	if ok {
+		deadline = deadline.Add(directGrace)
+	}
+	d.conn.SetDeadline(deadline)
+	if d.userAgent != "" {
+		req.Header.Set("User-Agent", d.userAgent)
+	}
+	err := req.Write(d.bw)
+	if err == nil {
+		err = d.bw.Flush()
+	}
+	var resp *http.Response
+	if err == nil {
+		resp, err = http.ReadResponse(d.br, req)
+	}
+	if err != nil {
+		d.close()
+		return nil, err
+	}
+	return resp, nil
+}
+
+// done keeps the connection for the next request unless the exchange failed or the server
+// closes it.
+func (d *directConn) done(resp *http.Response, err error) {
+	if err != nil || resp.Close {
+		d.close()
+	}
+}
+
+func (d *directConn) close() {
+	if d.conn != nil {
+		d.conn.Close()
+		d.conn = nil
+	}
+}
+
 // statusError decodes the metav1.Status of a failed request as client-go does, falling back to
 // a generic error for the status code when the body is not one.
 func (c *leaseClient) statusError(code int, media string, body []byte, verb, name string) error {
@@ -149,8 +258,8 @@ func (c *leaseClient) statusError(code int, media string, body []byte, verb, nam
 // watchedLease is what the watch workload needs of an event: which write it carries and when
 // that write started.
 type watchedLease struct {
-	resourceVersion string
-	renewTime       time.Time
+	revision  int64 // the resourceVersion
+	renewTime time.Time
 }
 
 func (b *benchRun) watchURL(fromRV string) string {
@@ -197,20 +306,43 @@ func (b *benchRun) watchHTTP(ctx context.Context, fromRV string, ready chan<- st
 		if ev.Type == string(watch.Error) {
 			return fmt.Errorf("watch error event")
 		}
-		var l coordinationv1.Lease
-		if _, _, err := b.leases.codec.Decode(ev.Object.Raw, &leaseGVK, &l); err != nil {
+		w, err := decodeWatchedLease(ev.Object.Raw)
+		if err != nil {
 			return err
 		}
-		on(watchedOf(&l), at)
+		on(w, at)
 	}
 }
 
-func watchedOf(l *coordinationv1.Lease) watchedLease {
-	ev := watchedLease{resourceVersion: l.ResourceVersion}
-	if l.Spec.RenewTime != nil {
-		ev.renewTime = l.Spec.RenewTime.Time
+// protobufMagic starts every object in Kubernetes' protobuf encoding, before the
+// runtime.Unknown envelope.
+var protobufMagic = []byte("k8s\x00")
+
+// decodeWatchedLease decodes the Lease of a protobuf watch event straight from its envelope.
+func decodeWatchedLease(raw []byte) (watchedLease, error) {
+	var unk runtime.Unknown
+	if !bytes.HasPrefix(raw, protobufMagic) {
+		return watchedLease{}, fmt.Errorf("watch event object is not protobuf")
 	}
-	return ev
+	if err := unk.Unmarshal(raw[len(protobufMagic):]); err != nil {
+		return watchedLease{}, err
+	}
+	if unk.Kind != leaseGVK.Kind {
+		return watchedLease{}, fmt.Errorf("watch event of a %s", unk.Kind)
+	}
+	var l coordinationv1.Lease
+	if err := l.Unmarshal(unk.Raw); err != nil {
+		return watchedLease{}, err
+	}
+	rev, err := strconv.ParseInt(l.ResourceVersion, 10, 64)
+	if err != nil {
+		return watchedLease{}, fmt.Errorf("resourceVersion %q: %w", l.ResourceVersion, err)
+	}
+	w := watchedLease{revision: rev}
+	if l.Spec.RenewTime != nil {
+		w.renewTime = l.Spec.RenewTime.Time
+	}
+	return w, nil
 }
 
 // watchWebSocket follows the namespace over a WebSocket upgrade of the same watch URL (JSON, one
@@ -259,9 +391,15 @@ func scanWatchEvent(msg []byte) (watchedLease, error) {
 		return watchedLease{}, fmt.Errorf("watch event: %.200s", msg)
 	}
 	var ev watchedLease
-	if ev.resourceVersion, ok = jsonString(msg, "resourceVersion"); !ok {
+	rv, ok := jsonString(msg, "resourceVersion")
+	if !ok {
 		return watchedLease{}, fmt.Errorf("watch event without a resourceVersion: %.200s", msg)
 	}
+	rev, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		return watchedLease{}, fmt.Errorf("resourceVersion %q: %w", rv, err)
+	}
+	ev.revision = rev
 	if rt, ok := jsonString(msg, "renewTime"); ok {
 		t, err := time.Parse(metav1.RFC3339Micro, rt)
 		if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -13,24 +14,38 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// TestLeaseClient checks the load generator's lease client against client-go's typed client:
-// the same object read, a PUT that writes, and the errors client-go's callers test for.
+// TestLeaseClient checks the load generator's lease client against client-go's typed client,
+// through net/http's Transport and over a connection of its own: the same object read, a PUT
+// that writes, and the errors client-go's callers test for.
 func TestLeaseClient(t *testing.T) {
 	ts := mustStartServer(t, "")
+	for _, direct := range []bool{false, true} {
+		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
+			testLeaseClient(t, ts, direct)
+		})
+	}
+}
+
+func testLeaseClient(t *testing.T, ts *testServer, direct bool) {
 	ctx := context.Background()
+	name := fmt.Sprintf("l-%v", direct)
 	typed := ts.Client.CoordinationV1().Leases("bench")
-	if _, err := typed.Create(ctx, newLease("l", "a", nil), metav1.CreateOptions{}); err != nil {
+	if _, err := typed.Create(ctx, newLease(name, "a", nil), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := newLeaseClient(ts.Config, "bench")
+	c, err := newLeaseClient(ts.Config, "bench", direct)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.get(ctx, "l")
+	c = c.session()
+	if (c.conn != nil) != direct {
+		t.Fatalf("session with a direct connection: %v, want %v", c.conn != nil, direct)
+	}
+	got, err := c.get(ctx, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := typed.Get(ctx, "l", metav1.GetOptions{})
+	want, err := typed.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +91,7 @@ func TestScanWatchEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev.resourceVersion != "42" || !ev.renewTime.Equal(renew.Time) {
+	if ev.revision != 42 || !ev.renewTime.Equal(renew.Time) {
 		t.Errorf("scanned %+v from %s", ev, msg)
 	}
 	if _, err := scanWatchEvent([]byte(`{"type":"ERROR","object":{"kind":"Status","code":410}}`)); err == nil {
