@@ -137,7 +137,6 @@ type watch struct {
 	pending []store.Event
 	head    int64 // revision of the last batch offered
 	idle    bool  // run has sent everything and waits for pending
-	sent    int64 // while idle: every change up to this revision has been sent
 	ended   bool
 	err     error
 }
@@ -200,14 +199,10 @@ func (w *watch) offer(events []store.Event, queue int) {
 	}
 	n := 0
 	for i := range events {
-		if !w.matches(&events[i]) {
-			continue
+		if w.matches(&events[i]) {
+			w.pending = append(w.pending, events[i])
+			n++
 		}
-		if w.idle && len(w.pending) == 0 && w.sendIdle(events[i]) {
-			continue
-		}
-		w.pending = append(w.pending, events[i])
-		n++
 	}
 	rev := events[len(events)-1].Object.Revision
 	w.head = rev
@@ -226,23 +221,6 @@ func (w *watch) offer(events []store.Event, queue int) {
 	w.mu.Unlock()
 	if tooSlow {
 		w.end(store.ErrWatcherTooSlow)
-	}
-}
-
-// sendIdle hands an event of an idle watch straight to Events when there is room, so that
-// run need not wake up to forward it (with a thousand watches, that wake-up is a good part
-// of the cost of an event). It reports false when the event must be queued instead. The
-// caller holds w.mu.
-func (w *watch) sendIdle(e store.Event) bool {
-	if e.Object.Revision <= w.sent {
-		return true // the log already gave it
-	}
-	select {
-	case w.events <- e:
-		w.sent = e.Object.Revision
-		return true
-	default:
-		return false
 	}
 }
 
@@ -302,7 +280,6 @@ func (w *watch) run(db *DB, first []store.Event, current int64) {
 		head := w.head
 		if len(evs) == 0 {
 			w.idle = true
-			w.sent = max(w.sent, last)
 			if head > w.progress.Load() {
 				w.progress.Store(head)
 			}
