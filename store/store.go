@@ -118,7 +118,8 @@ type Watch interface {
 // Interface is what the API server needs from storage. Every write is durable before it returns,
 // gets the next global revision, appends to the change log and notifies watches after commit.
 type Interface interface {
-	// Get returns the current state of an object, or ErrNotFound.
+	// Get returns the current state of an object, or ErrNotFound. Its Value may be shared with
+	// other readers and must be treated as read-only.
 	Get(ctx context.Context, key Key) (Object, error)
 	// List returns a page of objects of one resource.
 	List(ctx context.Context, opts ListOptions) (ListResult, error)

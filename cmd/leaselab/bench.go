@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,11 +21,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/coder/websocket"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -46,6 +45,7 @@ type benchConfig struct {
 	db         string
 	jsonOut    bool
 	progress   time.Duration
+	cpuProfile string
 }
 
 const benchSummary = "generate lease load against leaselab or any Kubernetes API server and report throughput and latency"
@@ -66,6 +66,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&c.db, "db", "", "database file of a local leaselab, to report its size")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the result as JSON")
 	fs.DurationVar(&c.progress, "progress", time.Second, "interval of the progress line on stderr (0: none)")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator to this file")
 	// The workload comes first: leaselab bench renew --clients 64.
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		c.workload, args = args[0], args[1:]
@@ -95,6 +96,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if c.cpuProfile != "" {
+		stop, err := startCPUProfile(c.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	res, err := runBenchmark(ctx, c, cfg, workload, stderr)
 	if err != nil {
 		return err
@@ -108,11 +116,25 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
+// startCPUProfile profiles this process into path until the returned function is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
 // benchRun is the shared state of one benchmark run.
 type benchRun struct {
 	cfg    benchConfig
 	rest   *rest.Config
-	client kubernetes.Interface
+	client kubernetes.Interface // setup: creates, lists, watches
+	leases *leaseClient         // the measured GETs and PUTs
 
 	ops       atomic.Int64 // completed operations (renewals, writes)
 	errs      atomic.Int64
@@ -249,7 +271,13 @@ func runBenchmark(ctx context.Context, c benchConfig, cfg *rest.Config, workload
 	if err != nil {
 		return nil, err
 	}
-	b := &benchRun{cfg: c, rest: cfg, client: client}
+	// A local server without TLS gets a connection per client without net/http's Transport;
+	// with a kubeconfig, requests go through the Transport its settings build.
+	leases, err := newLeaseClient(cfg, c.namespace, c.kubeconfig == "")
+	if err != nil {
+		return nil, err
+	}
+	b := &benchRun{cfg: c, rest: cfg, client: client, leases: leases}
 
 	b.serverPID, b.local = localServerPID(cfg.Host)
 	b.stderr = stderr
@@ -405,18 +433,18 @@ func benchRenew(ctx context.Context, b *benchRun) error {
 	defer cancel()
 	return b.eachClient(ctx, func(ctx context.Context, i int) {
 		name := fmt.Sprintf("renew-%d", i)
-		leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
+		leases := b.leases.session()
 		wait := pacer(b.cfg.rate, b.cfg.clients, i)
 		for {
 			start, ok := wait(ctx)
 			if !ok {
 				return
 			}
-			l, err := leases.Get(ctx, name, metav1.GetOptions{})
+			l, err := leases.get(ctx, name)
 			if err == nil {
 				now := metav1.NewMicroTime(time.Now())
 				l.Spec.RenewTime = &now
-				_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+				_, err = leases.update(ctx, l)
 			}
 			if ctx.Err() != nil {
 				return
@@ -440,17 +468,17 @@ func benchContend(ctx context.Context, b *benchRun) error {
 	defer cancel()
 	return b.eachClient(ctx, func(ctx context.Context, i int) {
 		me := fmt.Sprintf("contender-%d", i)
-		leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
+		leases := b.leases.session()
 		for ctx.Err() == nil {
 			start := time.Now()
-			l, err := leases.Get(ctx, "contended", metav1.GetOptions{})
+			l, err := leases.get(ctx, "contended")
 			if err == nil {
 				now := metav1.NewMicroTime(time.Now())
 				if *l.Spec.HolderIdentity != me {
 					l.Spec.LeaseTransitions = ptr.To(*l.Spec.LeaseTransitions + 1)
 				}
 				l.Spec.HolderIdentity, l.Spec.RenewTime = ptr.To(me), &now
-				_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+				_, err = leases.update(ctx, l)
 			}
 			if ctx.Err() != nil {
 				return
@@ -492,12 +520,12 @@ func benchHeartbeat(ctx context.Context, b *benchRun) error {
 	if setup != nil {
 		return setup
 	}
-	leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
 	ctx, cancel := b.begin(ctx)
 	defer cancel()
 	start := b.start
 	return b.eachClient(ctx, func(ctx context.Context, c int) {
 		// Client c owns leases c, c+clients, ...; lease i beats at start + (i/n)*interval + k*interval.
+		leases := b.leases.session()
 		for k := 0; ; k++ {
 			for i := c; i < n; i += b.cfg.clients {
 				due := start.Add(time.Duration(k)*b.cfg.interval + time.Duration(float64(b.cfg.interval)*float64(i)/float64(n)))
@@ -519,12 +547,12 @@ func benchHeartbeat(ctx context.Context, b *benchRun) error {
 				t0 := due
 				now := metav1.NewMicroTime(time.Now())
 				l.Spec.RenewTime = &now
-				upd, err := leases.Update(ctx, l, metav1.UpdateOptions{})
+				upd, err := leases.update(ctx, l)
 				if apierrors.IsConflict(err) {
 					b.conflicts.Add(1)
-					if fresh, gerr := leases.Get(ctx, l.Name, metav1.GetOptions{}); gerr == nil {
+					if fresh, gerr := leases.get(ctx, l.Name); gerr == nil {
 						fresh.Spec.RenewTime = &now
-						upd, err = leases.Update(ctx, fresh, metav1.UpdateOptions{})
+						upd, err = leases.update(ctx, fresh)
 					}
 				}
 				if ctx.Err() != nil {
@@ -562,34 +590,35 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 	// Watchers record which resourceVersions they saw.
 	type seenSet struct {
 		mu sync.Mutex
-		rv map[string]bool
+		rv map[int64]bool
 	}
 	seen := make([]*seenSet, b.cfg.watchers)
 	ready := make(chan struct{}, b.cfg.watchers)
 	var wg sync.WaitGroup
-	onEvent := func(s *seenSet, l *coordinationv1.Lease, at time.Time) {
-		if l.Spec.RenewTime != nil {
-			b.record(at.Sub(l.Spec.RenewTime.Time))
+	onEvent := func(s *seenSet, ev watchedLease, at time.Time) {
+		if !ev.renewTime.IsZero() {
+			b.record(at.Sub(ev.renewTime))
 		}
 		b.events.Add(1)
 		s.mu.Lock()
-		s.rv[l.ResourceVersion] = true
+		s.rv[ev.revision] = true
 		s.mu.Unlock()
 	}
 	watchCtx, stopWatchers := context.WithCancel(context.Background())
 	defer stopWatchers()
 	wsCount := int(math.Round(float64(b.cfg.watchers) * b.cfg.wsShare))
 	for w := 0; w < b.cfg.watchers; w++ {
-		s := &seenSet{rv: map[string]bool{}}
+		s := &seenSet{rv: map[int64]bool{}}
 		seen[w] = s
 		wg.Add(1)
 		go func(useWS bool) {
 			defer wg.Done()
 			var err error
+			on := func(ev watchedLease, at time.Time) { onEvent(s, ev, at) }
 			if useWS {
-				err = b.watchWebSocket(watchCtx, fromRV, ready, func(l *coordinationv1.Lease, at time.Time) { onEvent(s, l, at) })
+				err = b.watchWebSocket(watchCtx, fromRV, ready, on)
 			} else {
-				err = b.watchHTTP(watchCtx, fromRV, ready, func(l *coordinationv1.Lease, at time.Time) { onEvent(s, l, at) })
+				err = b.watchHTTP(watchCtx, fromRV, ready, on)
 			}
 			if err != nil && watchCtx.Err() == nil {
 				b.errs.Add(1)
@@ -614,25 +643,25 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 	// writer could not keep the rate when commits are slow.
 	var (
 		ackedMu sync.Mutex
-		acked   []string
+		acked   []int64
 	)
-	leases := b.client.CoordinationV1().Leases(b.cfg.namespace)
 	var writers sync.WaitGroup
 	for w := 0; w < writeLeases; w++ {
 		writers.Add(1)
 		go func() {
 			defer writers.Done()
 			name := fmt.Sprintf("watched-%d", w)
+			leases := b.leases.session()
 			wait := pacer(rate, writeLeases, w)
 			for {
 				if _, ok := wait(writeCtx); !ok {
 					return
 				}
-				l, err := leases.Get(writeCtx, name, metav1.GetOptions{})
+				l, err := leases.get(writeCtx, name)
 				if err == nil {
 					now := metav1.NewMicroTime(time.Now())
 					l.Spec.RenewTime = &now
-					l, err = leases.Update(writeCtx, l, metav1.UpdateOptions{})
+					l, err = leases.update(writeCtx, l)
 				}
 				if writeCtx.Err() != nil {
 					return
@@ -642,7 +671,12 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 					continue
 				}
 				ackedMu.Lock()
-				acked = append(acked, l.ResourceVersion)
+				rev, err := strconv.ParseInt(l.ResourceVersion, 10, 64)
+				if err != nil {
+					b.errs.Add(1)
+					continue
+				}
+				acked = append(acked, rev)
 				ackedMu.Unlock()
 				b.ops.Add(1)
 			}
@@ -672,61 +706,6 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 	stopWatchers()
 	wg.Wait()
 	return nil
-}
-
-func (b *benchRun) watchURL(fromRV string) string {
-	q := url.Values{"watch": {"1"}, "resourceVersion": {fromRV}}
-	return strings.TrimRight(b.rest.Host, "/") + "/apis/coordination.k8s.io/v1/namespaces/" + b.cfg.namespace + "/leases?" + q.Encode()
-}
-
-// watchHTTP follows the namespace with client-go's watch (chunked HTTP).
-func (b *benchRun) watchHTTP(ctx context.Context, fromRV string, ready chan<- struct{}, on func(*coordinationv1.Lease, time.Time)) error {
-	w, err := b.client.CoordinationV1().Leases(b.cfg.namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: fromRV})
-	ready <- struct{}{}
-	if err != nil {
-		return err
-	}
-	defer w.Stop()
-	for ev := range w.ResultChan() {
-		if ev.Type == watch.Error {
-			return apierrors.FromObject(ev.Object)
-		}
-		if l, ok := ev.Object.(*coordinationv1.Lease); ok {
-			on(l, time.Now())
-		}
-	}
-	return nil
-}
-
-// watchWebSocket follows the namespace over a WebSocket upgrade of the same watch URL.
-func (b *benchRun) watchWebSocket(ctx context.Context, fromRV string, ready chan<- struct{}, on func(*coordinationv1.Lease, time.Time)) error {
-	u := b.watchURL(fromRV)
-	u = "ws" + strings.TrimPrefix(u, "http")
-	c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: &http.Client{Transport: b.rest.Transport}})
-	ready <- struct{}{}
-	if err != nil {
-		return err
-	}
-	defer c.CloseNow()
-	c.SetReadLimit(1 << 20)
-	for {
-		_, msg, err := c.Read(ctx)
-		if err != nil {
-			return err
-		}
-		at := time.Now()
-		var ev struct {
-			Type   string               `json:"type"`
-			Object coordinationv1.Lease `json:"object"`
-		}
-		if err := json.Unmarshal(msg, &ev); err != nil {
-			return err
-		}
-		if ev.Type == string(watch.Error) {
-			return fmt.Errorf("watch error event: %s", msg)
-		}
-		on(&ev.Object, at)
-	}
 }
 
 // eachClient runs f in --clients goroutines and waits for them.

@@ -19,7 +19,11 @@ func (db *DB) Get(ctx context.Context, key store.Key) (store.Object, error) {
 	if db.closed.Load() {
 		return store.Object{}, store.ErrClosed
 	}
-	obj := store.Object{Key: key}
+	obj, gen, ok := db.latest.get(key)
+	if ok {
+		return obj, nil
+	}
+	obj = store.Object{Key: key}
 	err := db.getStmt.QueryRowContext(ctx, key.Resource, key.Namespace, key.Name).Scan(&obj.Revision, &obj.CreateRevision, &obj.Value)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Object{}, store.ErrNotFound
@@ -27,6 +31,7 @@ func (db *DB) Get(ctx context.Context, key store.Key) (store.Object, error) {
 	if err != nil {
 		return store.Object{}, db.readErr("get", err)
 	}
+	db.latest.fill(obj, gen)
 	return obj, nil
 }
 

@@ -117,7 +117,8 @@ type DB struct {
 	writes     chan *writeOp
 	writerDone chan struct{}
 
-	hub *hub
+	hub    *hub
+	latest *latest // current objects for Get, kept by the writer
 
 	compactMu sync.Mutex
 
@@ -144,6 +145,7 @@ func Open(ctx context.Context, path string, opts Options, logger *slog.Logger) (
 		writerDone: make(chan struct{}),
 	}
 	db.hub = newHub(db.opts.WatchQueue)
+	db.latest = newLatest()
 	if err := db.open(ctx); err != nil {
 		db.closeDBs()
 		return nil, err

@@ -13,6 +13,10 @@ import (
 // backfillChunk is how many changes a watch reads from the log per query while it catches up.
 const backfillChunk = 512
 
+// eventBuffer is how many events a watch's Events channel holds: a reader that finds more
+// ready can send them on together (one write to its client instead of one per event).
+const eventBuffer = 64
+
 // Watch starts a watch of one resource (and namespace, when set) that receives every change
 // with a revision above opts.After, in revision order, without gaps or duplicates. It returns a
 // *store.CompactedError when opts.After is below the compacted revision, store.ErrClosed after
@@ -32,7 +36,7 @@ func (db *DB) Watch(ctx context.Context, opts store.WatchOptions) (store.Watch, 
 	w := &watch{
 		hub:    db.hub,
 		opts:   opts,
-		events: make(chan store.Event),
+		events: make(chan store.Event, eventBuffer),
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
@@ -151,7 +155,7 @@ func (w *watch) Err() error {
 }
 
 // Progress returns a revision up to which every change of the watched resource has been sent on
-// Events; it advances on changes of other resources too.
+// Events (some may still wait in its buffer); it advances on changes of other resources too.
 func (w *watch) Progress() int64 { return w.progress.Load() }
 
 // Close ends the watch and returns when Events is closed.

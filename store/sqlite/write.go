@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -191,6 +192,8 @@ func (db *DB) commitBatch(batch []*writeOp) {
 		return
 	}
 	start := time.Now()
+	db.latest.begin(ops)
+	all := slices.Clone(ops) // ops loses the ones that fail alone
 	outcomes := make([]opOutcome, len(ops))
 	for {
 		failed, err := db.runBatch(ops, outcomes)
@@ -198,6 +201,7 @@ func (db *DB) commitBatch(batch []*writeOp) {
 			break
 		}
 		if failed < 0 {
+			db.latest.end(all, nil)
 			// The callers get the error; logging it here too would report it twice.
 			db.logger.LogAttrs(context.Background(), slog.LevelDebug, "write batch failed",
 				slog.Int(logKeyOps, len(ops)), slog.Any(logKeyError, err))
@@ -211,21 +215,26 @@ func (db *DB) commitBatch(batch []*writeOp) {
 		ops = append(ops[:failed], ops[failed+1:]...)
 		outcomes = outcomes[:len(ops)]
 		if len(ops) == 0 {
+			db.latest.end(all, nil)
 			return
 		}
 	}
 
 	events := make([]store.Event, 0, len(ops))
+	committed := make(map[store.Key]*store.Event, len(ops))
 	var last int64
 	nFailed := 0
 	for i := range outcomes {
 		if e := outcomes[i].event; e != nil {
 			events = append(events, *e)
+			committed[e.Object.Key] = e
 			last = e.Object.Revision
 		} else {
 			nFailed++
 		}
 	}
+	// Before anyone can know of the commit: see latest.
+	db.latest.end(all, committed)
 	if len(events) > 0 {
 		db.hub.publish(events)
 	}

@@ -20,23 +20,26 @@ import (
 const maxUpdateManagers = 10
 
 // updateManagedFields runs the field manager of an Update (or a non-apply patch) by manager,
-// from the stored old object to obj, both of the request's version.
+// from the stored old object to obj, both of the request's version. changed reports that the
+// fast path saw a field's value differ from old: the update is then no no-op, and the caller
+// need not compare the objects again.
 //
 // Most writes of lease traffic are renewals: the same manager changes scalar fields it already
 // owns (spec.renewTime). For those the field manager's answer is known without converting both
 // objects to typed values by reflection, which is most of the CPU of a renewal: every set stays
 // as it is and only the manager's time moves to now. sameOwnerUpdate recognises exactly those
 // updates and builds that answer; everything else goes through the field manager.
-func updateManagedFields(fm *managedfields.FieldManager, old, obj runtime.Object, apiVersion string, known func(apiVersion string) bool, manager string) runtime.Object {
-	if out, ok := sameOwnerUpdate(old, obj, apiVersion, known, manager, time.Now); ok {
-		return out
+func updateManagedFields(fm *managedfields.FieldManager, old, obj runtime.Object, apiVersion string, known func(apiVersion string) bool, manager string) (out runtime.Object, changed bool) {
+	if out, changed, ok := sameOwnerUpdate(old, obj, apiVersion, known, manager, time.Now); ok {
+		return out, changed
 	}
-	return fm.UpdateNoErrors(old, obj, manager)
+	return fm.UpdateNoErrors(old, obj, manager), false
 }
 
 // sameOwnerUpdate is the field manager's Update for the case where the result is the old
-// managedFields with, when something changed, the manager's entry timestamped now. It reports
-// false, having changed nothing, when the update is not such a case. The conditions mirror
+// managedFields with, when something changed, the manager's entry timestamped now; changed
+// says whether a field's value differs. It reports ok false, having changed nothing, when the
+// update is not such a case. The conditions mirror
 // what FieldManager.Update does (k8s.io/apimachinery/pkg/util/managedfields/internal):
 //   - obj carries no managedFields or the stored ones, so that the stored ones are decoded;
 //   - they decode: known operations, an apiVersion of the kind (entries of other versions are
@@ -51,24 +54,24 @@ func updateManagedFields(fm *managedfields.FieldManager, old, obj runtime.Object
 // it), so their sets already agree with the schema and its reconciliation leaves them alone.
 // Then the structured-merge update removes the changed fields from every other manager (none
 // has them) and gives them to the manager (who has them), so every set is unchanged.
-func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(string) bool, manager string, now func() time.Time) (runtime.Object, bool) {
+func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(string) bool, manager string, now func() time.Time) (out runtime.Object, changed, ok bool) {
 	if manager == "" {
 		manager = "unknown"
 	}
 	oldAcc, err := meta.Accessor(old)
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
 	acc, err := meta.Accessor(obj)
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
 	entries := oldAcc.GetManagedFields()
 	if len(entries) == 0 {
-		return nil, false
+		return nil, false, false
 	}
 	if sent := acc.GetManagedFields(); sent != nil && !reflect.DeepEqual(sent, entries) {
-		return nil, false
+		return nil, false, false
 	}
 	mine := -1
 	sets := make([]*fieldpath.Set, len(entries))
@@ -83,18 +86,15 @@ func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(stri
 		case metav1.ManagedFieldsOperationApply:
 			id[2] = "" // appliers are one manager across versions
 		default:
-			return nil, false
+			return nil, false, false
 		}
 		if !known(e.APIVersion) || e.FieldsType != "FieldsV1" || e.FieldsV1 == nil || seen[id] {
-			return nil, false
+			return nil, false, false
 		}
 		seen[id] = true
-		s := &fieldpath.Set{}
-		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil || s.Empty() {
-			return nil, false
-		}
-		if back, err := s.ToJSON(); err != nil || !bytes.Equal(back, e.FieldsV1.Raw) {
-			return nil, false
+		s, ok := parseFieldSet(e.FieldsV1.Raw)
+		if !ok {
+			return nil, false, false
 		}
 		sets[i] = s
 		if e.Operation == metav1.ManagedFieldsOperationUpdate && e.Manager == manager &&
@@ -103,34 +103,55 @@ func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(stri
 		}
 	}
 	if updaters > maxUpdateManagers || !slices.IsSortedFunc(entries, compareManagedFields) {
-		return nil, false
+		return nil, false, false
 	}
 
-	changed, ok := changedScalars(old, obj)
+	paths, ok := changedScalars(old, obj)
 	if !ok {
-		return nil, false
+		return nil, false, false
 	}
-	if len(changed) == 0 {
+	if len(paths) == 0 {
 		// Nothing changed: the field manager leaves every entry, its time included, alone.
 		acc.SetManagedFields(entries)
-		return obj, true
+		return obj, false, true
 	}
 	if mine < 0 {
-		return nil, false
+		return nil, false, false
 	}
-	for _, p := range changed {
+	for _, p := range paths {
 		for i, s := range sets {
 			if s.Has(p) != (i == mine) {
-				return nil, false
+				return nil, false, false
 			}
 		}
 	}
-	out := make([]metav1.ManagedFieldsEntry, len(entries))
-	copy(out, entries)
-	out[mine].Time = &metav1.Time{Time: now().UTC()}
-	slices.SortStableFunc(out, compareManagedFields)
-	acc.SetManagedFields(out)
-	return obj, true
+	mf := make([]metav1.ManagedFieldsEntry, len(entries))
+	copy(mf, entries)
+	mf[mine].Time = &metav1.Time{Time: now().UTC()}
+	slices.SortStableFunc(mf, compareManagedFields)
+	acc.SetManagedFields(mf)
+	return obj, true, true
+}
+
+// fieldSets caches parsed FieldsV1: the entries of an object rarely change between its
+// revisions (a renewal moves only a time), and parsing and serializing them back is a good part
+// of the fast path's work. Sets are shared read-only.
+var fieldSets = newRing[string, *fieldpath.Set](1024)
+
+// parseFieldSet parses a FieldsV1 and reports false unless it is a non-empty set that
+// serializes back to the same bytes.
+func parseFieldSet(raw []byte) (*fieldpath.Set, bool) {
+	if s, ok := fieldSets.get(string(raw)); ok {
+		return s, true
+	}
+	s := &fieldpath.Set{}
+	if err := s.FromJSON(bytes.NewReader(raw)); err != nil || s.Empty() {
+		return nil, false
+	}
+	if back, err := s.ToJSON(); err != nil || !bytes.Equal(back, raw) {
+		return nil, false
+	}
+	return fieldSets.add(string(raw), s), true
 }
 
 // compareManagedFields is the order the field manager writes entries in: by operation, time

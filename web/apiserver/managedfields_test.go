@@ -141,10 +141,14 @@ func TestSameOwnerUpdateMatchesFieldManager(t *testing.T) {
 					stamp = e.Time.Time
 				}
 			}
-			got, ok := sameOwnerUpdate(cur.DeepCopy(), next.DeepCopy(), "coordination.k8s.io/v1", known, manager, func() time.Time { return stamp })
+			got, changed, ok := sameOwnerUpdate(cur.DeepCopy(), next.DeepCopy(), "coordination.k8s.io/v1", known, manager, func() time.Time { return stamp })
 			if ok {
 				fast++
 				gotLease := got.(*coordinationv1.Lease)
+				// A change it reports lets the update skip its no-op check: it must be one.
+				if changed && unchanged(gotLease.DeepCopy(), cur.DeepCopy()) {
+					t.Fatalf("fast path reported a change for a no-op update:\nold: %s\nnew: %s", mustJSON(cur), mustJSON(next))
+				}
 				if !reflect.DeepEqual(gotLease.ManagedFields, slow.ManagedFields) {
 					t.Fatalf("managedFields differ for manager %q\nold:  %s\nnew:  %s\nfast: %s\nslow: %s",
 						manager, mustJSON(cur.ManagedFields), mustJSON(next), mustJSON(gotLease.ManagedFields), mustJSON(slow.ManagedFields))
@@ -175,10 +179,10 @@ func TestSameOwnerUpdateTakesRenewals(t *testing.T) {
 	old := roundTrip(t, fm.UpdateNoErrors(&coordinationv1.Lease{}, l, "elector").(*coordinationv1.Lease))
 	renewed := old.DeepCopy()
 	renewed.Spec.RenewTime = ptr.To(metav1.NewMicroTime(now.Add(time.Second)))
-	if _, ok := sameOwnerUpdate(old.DeepCopy(), renewed.DeepCopy(), "coordination.k8s.io/v1", known, "elector", time.Now); !ok {
-		t.Error("renewal by the owner: fast path refused")
+	if _, changed, ok := sameOwnerUpdate(old.DeepCopy(), renewed.DeepCopy(), "coordination.k8s.io/v1", known, "elector", time.Now); !ok || !changed {
+		t.Errorf("renewal by the owner: fast path answered %v, changed %v; want true, true", ok, changed)
 	}
-	if _, ok := sameOwnerUpdate(old.DeepCopy(), renewed.DeepCopy(), "coordination.k8s.io/v1", known, "other", time.Now); ok {
+	if _, _, ok := sameOwnerUpdate(old.DeepCopy(), renewed.DeepCopy(), "coordination.k8s.io/v1", known, "other", time.Now); ok {
 		t.Error("update by another manager: fast path answered")
 	}
 }

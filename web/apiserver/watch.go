@@ -42,6 +42,10 @@ const wsWriteTimeout = 10 * time.Second
 type eventSink interface {
 	// send writes one encoded event frame and makes it visible to the client.
 	send(frame []byte) error
+	// queue writes a frame that a later flush (or send) makes visible: frames of events that
+	// arrive together then reach the client in one write.
+	queue(frame []byte) error
+	flush()
 }
 
 type httpSink struct {
@@ -50,28 +54,49 @@ type httpSink struct {
 }
 
 func (h *httpSink) send(frame []byte) error {
-	if _, err := h.w.Write(frame); err != nil {
+	if err := h.queue(frame); err != nil {
 		return err
 	}
-	h.fl.Flush()
+	h.flush()
 	return nil
 }
 
+func (h *httpSink) queue(frame []byte) error {
+	_, err := h.w.Write(frame)
+	return err
+}
+
+func (h *httpSink) flush() { h.fl.Flush() }
+
 type wsSink struct {
-	ctx    context.Context
 	c      *websocket.Conn
 	binary bool
+	// stuck closes the connection when a write takes longer than wsWriteTimeout: one timer
+	// reset per message costs less than a context with a deadline, which the WebSocket
+	// library would also watch with a callback of its own.
+	stuck *time.Timer
+}
+
+func newWSSink(c *websocket.Conn, binary bool) *wsSink {
+	stuck := time.AfterFunc(wsWriteTimeout, func() { c.CloseNow() })
+	stuck.Stop()
+	return &wsSink{c: c, binary: binary, stuck: stuck}
 }
 
 func (s *wsSink) send(frame []byte) error {
-	ctx, cancel := context.WithTimeout(s.ctx, wsWriteTimeout)
-	defer cancel()
 	typ := websocket.MessageText
 	if s.binary {
 		typ = websocket.MessageBinary
 	}
-	return s.c.Write(ctx, typ, frame)
+	s.stuck.Reset(wsWriteTimeout)
+	defer s.stuck.Stop()
+	return s.c.Write(context.Background(), typ, frame)
 }
+
+// queue sends at once: every WebSocket message is its own frame.
+func (s *wsSink) queue(frame []byte) error { return s.send(frame) }
+
+func (s *wsSink) flush() {}
 
 // watcher encodes the events of one watch request.
 type watcher struct {
@@ -184,7 +209,7 @@ func (q *request) watch() error {
 	}
 
 	// From here on the request is accepted: errors travel as ERROR events.
-	sink, done, err := q.openSink(ctx, cancel, out)
+	sink, done, err := q.openSink(cancel, out)
 	if errors.Is(err, errAnswered) {
 		return nil
 	}
@@ -237,6 +262,9 @@ func (q *request) watch() error {
 				return nil
 			}
 			lastSent = ev.Object.Revision
+			if len(w.Events()) == 0 {
+				sink.flush()
+			}
 		case <-ticks:
 			if p := w.Progress(); p > lastSent && len(w.Events()) == 0 {
 				if err := wr.sendBookmark(sink, p, false); err != nil {
@@ -270,7 +298,7 @@ var errAnswered = errors.New("response already written")
 // calls it when the client closes. A refused WebSocket handshake returns
 // errAnswered (websocket.Accept has written the 403 or 400 itself) or, for more than one offered
 // subprotocol, a 400 the caller writes.
-func (q *request) openSink(ctx context.Context, cancel context.CancelFunc, out output) (eventSink, func(), error) {
+func (q *request) openSink(cancel context.CancelFunc, out output) (eventSink, func(), error) {
 	if isWebSocketUpgrade(q.r) {
 		protocols := offeredSubprotocols(q.r)
 		if len(protocols) > 1 {
@@ -303,7 +331,7 @@ func (q *request) openSink(ctx context.Context, cancel context.CancelFunc, out o
 				}
 			}
 		}()
-		sink := &wsSink{ctx: ctx, c: c, binary: !out.info.EncodesAsText}
+		sink := newWSSink(c, !out.info.EncodesAsText)
 		return sink, func() { c.Close(websocket.StatusNormalClosure, "") }, nil
 	}
 	fl, ok := q.w.(http.Flusher)
@@ -352,8 +380,9 @@ func (wr *watcher) sendEvent(sink eventSink, ev store.Event) error {
 		key := frameKey{rev: ev.Object.Revision, resource: ev.Object.Resource, typ: ev.Type, media: wr.out.info.MediaType, gv: wr.q.gv}
 		frame, ok := wr.q.s.frames.get(key)
 		if !ok {
-			// Two watchers may encode the same frame at once; the first one stored wins.
-			obj, err := wr.q.s.decodeStored(wr.q.kind, ev.Object)
+			// Two watchers may encode the same frame at once; the first one stored wins. The
+			// decoded object is kept: the writer's next GET of it is usually still to come.
+			obj, err := wr.q.decodeStored(ev.Object)
 			if err != nil {
 				return err
 			}
@@ -366,7 +395,7 @@ func (wr *watcher) sendEvent(sink eventSink, ev store.Event) error {
 			}
 			frame = wr.q.s.frames.add(key, frame)
 		}
-		return sink.send(frame)
+		return sink.queue(frame)
 	}
 	obj, err := wr.q.decodeStored(ev.Object)
 	if err != nil {

@@ -388,16 +388,17 @@ func (q *request) updateObject(obj, old runtime.Object, expect int64, wo writeOp
 	if errs := q.kind.ValidateUpdate(obj, old); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: q.kind.Group, Kind: q.kind.Kind}, acc.GetName(), errs)
 	}
+	changed := false // known to differ from old
 	if fm := q.fieldManager(); fm != nil && !wo.applied {
 		if q.gv.Version == q.kind.StorageVersion {
 			// The objects are of the field manager's version: its fast path applies.
-			obj = updateManagedFields(fm, old, obj, q.gv.String(), q.servesAPIVersion, wo.manager)
+			obj, changed = updateManagedFields(fm, old, obj, q.gv.String(), q.servesAPIVersion, wo.manager)
 		} else {
 			obj = fm.UpdateNoErrors(old, obj, wo.manager)
 		}
 		acc, _ = meta.Accessor(obj)
 	}
-	if unchanged(obj, old) {
+	if !changed && unchanged(obj, old) {
 		if wo.fromCache {
 			return nil, errStaleCache // the stored object may have moved on
 		}
