@@ -17,6 +17,13 @@ func reportOpsPerSec(b *testing.B, start time.Time) {
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
 }
 
+// reportWritesPerCommit reports how well concurrent writes shared commits.
+func reportWritesPerCommit(b *testing.B, db *DB, commitsBefore int64) {
+	if n := db.commits.Load() - commitsBefore; n > 0 {
+		b.ReportMetric(float64(b.N)/float64(n), "writes/commit")
+	}
+}
+
 // clientsPerCPU sets how many parallel clients (goroutines) the write benchmarks run per
 // GOMAXPROCS: lease clients are many and mostly wait, so that commits are shared.
 const clientsPerCPU = 16
@@ -27,6 +34,7 @@ func BenchmarkUpdate(b *testing.B) {
 	db := MustOpen(b, testOptions())
 	var n atomic.Int64
 	b.SetParallelism(clientsPerCPU)
+	commits := db.commits.Load()
 	start := time.Now()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -44,6 +52,7 @@ func BenchmarkUpdate(b *testing.B) {
 		}
 	})
 	reportOpsPerSec(b, start)
+	reportWritesPerCommit(b, db, commits)
 }
 
 // BenchmarkGetUpdate is a lease renewal as a client does it: GET, then Update at the revision
@@ -52,6 +61,7 @@ func BenchmarkGetUpdate(b *testing.B) {
 	db := MustOpen(b, testOptions())
 	var n atomic.Int64
 	b.SetParallelism(clientsPerCPU)
+	commits := db.commits.Load()
 	start := time.Now()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -74,6 +84,7 @@ func BenchmarkGetUpdate(b *testing.B) {
 		}
 	})
 	reportOpsPerSec(b, start)
+	reportWritesPerCommit(b, db, commits)
 }
 
 // BenchmarkList lists 1000 leases, current and at an older revision.

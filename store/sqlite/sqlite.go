@@ -116,6 +116,7 @@ type DB struct {
 
 	writes     chan *writeOp
 	writerDone chan struct{}
+	commits    atomic.Int64 // transactions the writer committed, for the benchmarks' writes per commit
 
 	hub    *hub
 	latest *latest // current objects for Get, kept by the writer
