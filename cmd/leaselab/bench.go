@@ -587,10 +587,11 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 	}
 	fromRV := list.ResourceVersion
 
-	// Watchers record which resourceVersions they saw.
+	// Watchers record which resourceVersions they saw, in the order they came: a watch
+	// delivers in revision order.
 	type seenSet struct {
-		mu sync.Mutex
-		rv map[int64]bool
+		mu  sync.Mutex
+		rvs []int64
 	}
 	seen := make([]*seenSet, b.cfg.watchers)
 	ready := make(chan struct{}, b.cfg.watchers)
@@ -601,14 +602,14 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 		}
 		b.events.Add(1)
 		s.mu.Lock()
-		s.rv[ev.revision] = true
+		s.rvs = append(s.rvs, ev.revision)
 		s.mu.Unlock()
 	}
 	watchCtx, stopWatchers := context.WithCancel(context.Background())
 	defer stopWatchers()
 	wsCount := int(math.Round(float64(b.cfg.watchers) * b.cfg.wsShare))
 	for w := 0; w < b.cfg.watchers; w++ {
-		s := &seenSet{rv: map[int64]bool{}}
+		s := &seenSet{}
 		seen[w] = s
 		wg.Add(1)
 		go func(useWS bool) {
@@ -670,12 +671,12 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 					b.errs.Add(1)
 					continue
 				}
-				ackedMu.Lock()
 				rev, err := strconv.ParseInt(l.ResourceVersion, 10, 64)
 				if err != nil {
 					b.errs.Add(1)
 					continue
 				}
+				ackedMu.Lock()
 				acked = append(acked, rev)
 				ackedMu.Unlock()
 				b.ops.Add(1)
@@ -686,15 +687,12 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 	b.end()
 	// Give the last events a moment to arrive, then count what each watcher missed.
 	grace := time.Now().Add(5 * time.Second)
+	slices.Sort(acked)
 	for {
 		missing := int64(0)
 		for _, s := range seen {
 			s.mu.Lock()
-			for _, rv := range acked {
-				if !s.rv[rv] {
-					missing++
-				}
-			}
+			missing += int64(missingFrom(acked, s.rvs))
 			s.mu.Unlock()
 		}
 		if missing == 0 || time.Now().After(grace) {
@@ -706,6 +704,20 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 	stopWatchers()
 	wg.Wait()
 	return nil
+}
+
+// missingFrom counts the revisions of want (ascending) that got (ascending) lacks.
+func missingFrom(want, got []int64) int {
+	missing, j := 0, 0
+	for _, rv := range want {
+		for j < len(got) && got[j] < rv {
+			j++
+		}
+		if j == len(got) || got[j] != rv {
+			missing++
+		}
+	}
+	return missing
 }
 
 // eachClient runs f in --clients goroutines and waits for them.

@@ -20,10 +20,10 @@ import (
 
 	"github.com/coder/websocket"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -299,14 +299,7 @@ func (b *benchRun) watchHTTP(ctx context.Context, fromRV string, ready chan<- st
 			return err
 		}
 		at := time.Now()
-		var ev metav1.WatchEvent
-		if err := ev.Unmarshal(frame); err != nil {
-			return err
-		}
-		if ev.Type == string(watch.Error) {
-			return fmt.Errorf("watch error event")
-		}
-		w, err := decodeWatchedLease(ev.Object.Raw)
+		w, err := scanWatchFrame(frame)
 		if err != nil {
 			return err
 		}
@@ -318,31 +311,98 @@ func (b *benchRun) watchHTTP(ctx context.Context, fromRV string, ready chan<- st
 // runtime.Unknown envelope.
 var protobufMagic = []byte("k8s\x00")
 
-// decodeWatchedLease decodes the Lease of a protobuf watch event straight from its envelope.
-func decodeWatchedLease(raw []byte) (watchedLease, error) {
-	var unk runtime.Unknown
-	if !bytes.HasPrefix(raw, protobufMagic) {
+// scanWatchFrame reads the revision and renewTime of the Lease in a protobuf watch event
+// without decoding the rest (managedFields are most of a Lease): a WatchEvent{1 type, 2 object:
+// RawExtension{1 raw}} whose raw is the "k8s\x00" magic and a runtime.Unknown{1 typeMeta{2 kind},
+// 2 raw: Lease{1 metadata{6 resourceVersion}, 2 spec{4 renewTime{1 seconds, 2 nanos}}}}.
+func scanWatchFrame(frame []byte) (watchedLease, error) {
+	var (
+		err  error
+		path []byte // the message being read, for errors
+	)
+	field := func(msg []byte, num protowire.Number) []byte {
+		if err != nil {
+			return nil
+		}
+		var v []byte
+		v, err = protoField(msg, num)
+		path = msg
+		return v
+	}
+	typ := field(frame, 1)
+	raw := field(field(frame, 2), 1)
+	if err == nil && string(typ) == string(watch.Error) {
+		return watchedLease{}, fmt.Errorf("watch error event")
+	}
+	if err == nil && !bytes.HasPrefix(raw, protobufMagic) {
 		return watchedLease{}, fmt.Errorf("watch event object is not protobuf")
 	}
-	if err := unk.Unmarshal(raw[len(protobufMagic):]); err != nil {
-		return watchedLease{}, err
-	}
-	if unk.Kind != leaseGVK.Kind {
-		return watchedLease{}, fmt.Errorf("watch event of a %s", unk.Kind)
-	}
-	var l coordinationv1.Lease
-	if err := l.Unmarshal(unk.Raw); err != nil {
-		return watchedLease{}, err
-	}
-	rev, err := strconv.ParseInt(l.ResourceVersion, 10, 64)
+	obj := raw[min(len(raw), len(protobufMagic)):]
+	kind := field(field(obj, 1), 2)
+	lease := field(obj, 2)
+	rv := field(field(lease, 1), 6)
+	renew := field(field(lease, 2), 4)
 	if err != nil {
-		return watchedLease{}, fmt.Errorf("resourceVersion %q: %w", l.ResourceVersion, err)
+		return watchedLease{}, fmt.Errorf("watch event: %w in % .40x", err, path)
+	}
+	if string(kind) != leaseGVK.Kind {
+		return watchedLease{}, fmt.Errorf("watch event of a %q", kind)
+	}
+	rev, perr := strconv.ParseInt(string(rv), 10, 64)
+	if perr != nil {
+		return watchedLease{}, fmt.Errorf("resourceVersion %q: %w", rv, perr)
 	}
 	w := watchedLease{revision: rev}
-	if l.Spec.RenewTime != nil {
-		w.renewTime = l.Spec.RenewTime.Time
+	if renew != nil {
+		var secs, nanos uint64
+		for len(renew) > 0 {
+			num, typ, n := protowire.ConsumeTag(renew)
+			if n < 0 || typ != protowire.VarintType {
+				return watchedLease{}, fmt.Errorf("renewTime: field %d of type %d", num, typ)
+			}
+			v, m := protowire.ConsumeVarint(renew[n:])
+			if m < 0 {
+				return watchedLease{}, fmt.Errorf("renewTime: %w", protowire.ParseError(m))
+			}
+			switch num {
+			case 1:
+				secs = v
+			case 2:
+				nanos = v
+			}
+			renew = renew[n+m:]
+		}
+		w.renewTime = time.Unix(int64(secs), int64(int32(nanos)))
 	}
 	return w, nil
+}
+
+// protoField returns the last value of the length-delimited field num of a protobuf message
+// (nil when absent), skipping every other field.
+func protoField(msg []byte, num protowire.Number) ([]byte, error) {
+	var found []byte
+	for len(msg) > 0 {
+		n, typ, l := protowire.ConsumeTag(msg)
+		if l < 0 {
+			return nil, protowire.ParseError(l)
+		}
+		msg = msg[l:]
+		if n == num && typ == protowire.BytesType {
+			v, l := protowire.ConsumeBytes(msg)
+			if l < 0 {
+				return nil, protowire.ParseError(l)
+			}
+			found = v
+			msg = msg[l:]
+			continue
+		}
+		l = protowire.ConsumeFieldValue(n, typ, msg)
+		if l < 0 {
+			return nil, protowire.ParseError(l)
+		}
+		msg = msg[l:]
+	}
+	return found, nil
 }
 
 // watchWebSocket follows the namespace over a WebSocket upgrade of the same watch URL (JSON, one
