@@ -1,7 +1,6 @@
 package kinds
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
@@ -11,12 +10,12 @@ import (
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/leaselab/leaselab/web/kinds/convpair"
 	"github.com/leaselab/leaselab/web/kinds/coordinationv1alpha1"
 )
 
@@ -200,49 +199,13 @@ func leaseCandidateCells(obj runtime.Object, now time.Time) []any {
 // versions. Their schemas are identical, so the specs convert with a plain Go conversion: should
 // the two ever differ, this stops compiling instead of silently dropping a field.
 func addLeaseCandidateConversions(s *runtime.Scheme) error {
-	pairs := []struct {
-		a, b any
-		fn   conversion.ConversionFunc
-	}{
-		{(*coordinationv1alpha2.LeaseCandidate)(nil), (*coordinationv1beta1.LeaseCandidate)(nil), func(a, b any, _ conversion.Scope) error {
-			*b.(*coordinationv1beta1.LeaseCandidate) = alpha2ToBeta1(a.(*coordinationv1alpha2.LeaseCandidate))
-			return nil
-		}},
-		{(*coordinationv1beta1.LeaseCandidate)(nil), (*coordinationv1alpha2.LeaseCandidate)(nil), func(a, b any, _ conversion.Scope) error {
-			*b.(*coordinationv1alpha2.LeaseCandidate) = beta1ToAlpha2(a.(*coordinationv1beta1.LeaseCandidate))
-			return nil
-		}},
-		{(*coordinationv1alpha2.LeaseCandidateList)(nil), (*coordinationv1beta1.LeaseCandidateList)(nil), func(a, b any, _ conversion.Scope) error {
-			in, out := a.(*coordinationv1alpha2.LeaseCandidateList), b.(*coordinationv1beta1.LeaseCandidateList)
-			out.ListMeta = in.ListMeta
-			out.Items = nil
-			if in.Items != nil {
-				out.Items = make([]coordinationv1beta1.LeaseCandidate, len(in.Items))
-				for i := range in.Items {
-					out.Items[i] = alpha2ToBeta1(&in.Items[i])
-				}
-			}
-			return nil
-		}},
-		{(*coordinationv1beta1.LeaseCandidateList)(nil), (*coordinationv1alpha2.LeaseCandidateList)(nil), func(a, b any, _ conversion.Scope) error {
-			in, out := a.(*coordinationv1beta1.LeaseCandidateList), b.(*coordinationv1alpha2.LeaseCandidateList)
-			out.ListMeta = in.ListMeta
-			out.Items = nil
-			if in.Items != nil {
-				out.Items = make([]coordinationv1alpha2.LeaseCandidate, len(in.Items))
-				for i := range in.Items {
-					out.Items[i] = beta1ToAlpha2(&in.Items[i])
-				}
-			}
-			return nil
-		}},
-	}
-	for _, p := range pairs {
-		if err := s.AddConversionFunc(p.a, p.b, p.fn); err != nil {
-			return fmt.Errorf("add leasecandidate conversion: %w", err)
-		}
-	}
-	return nil
+	return convpair.Register(s, alpha2ToBeta1, beta1ToAlpha2,
+		func(l *coordinationv1alpha2.LeaseCandidateList) (*metav1.ListMeta, *[]coordinationv1alpha2.LeaseCandidate) {
+			return &l.ListMeta, &l.Items
+		},
+		func(l *coordinationv1beta1.LeaseCandidateList) (*metav1.ListMeta, *[]coordinationv1beta1.LeaseCandidate) {
+			return &l.ListMeta, &l.Items
+		})
 }
 
 // alpha2ToBeta1 converts one LeaseCandidate. The result shares pointers and maps with in; the

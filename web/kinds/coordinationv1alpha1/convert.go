@@ -8,8 +8,9 @@ import (
 	coordinationv1alpha2 "k8s.io/api/coordination/v1alpha2"
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/leaselab/leaselab/web/kinds/convpair"
 )
 
 // PreferredStrategiesAnnotation holds, on a LeaseCandidate written through v1alpha1, its whole
@@ -99,86 +100,23 @@ func FromV1beta1(in *coordinationv1beta1.LeaseCandidate) LeaseCandidate {
 // RegisterConversions adds the conversions between v1alpha1 and the other served
 // LeaseCandidate versions (v1beta1, the stored one, and v1alpha2, whose schema is v1beta1's).
 func RegisterConversions(s *runtime.Scheme) error {
-	alpha2ToBeta1 := func(in *coordinationv1alpha2.LeaseCandidate) *coordinationv1beta1.LeaseCandidate {
-		return &coordinationv1beta1.LeaseCandidate{ObjectMeta: in.ObjectMeta, Spec: coordinationv1beta1.LeaseCandidateSpec(in.Spec)}
+	toAlpha2 := func(in *LeaseCandidate) coordinationv1alpha2.LeaseCandidate {
+		b := ToV1beta1(in)
+		return coordinationv1alpha2.LeaseCandidate{ObjectMeta: b.ObjectMeta, Spec: coordinationv1alpha2.LeaseCandidateSpec(b.Spec)}
 	}
-	beta1ToAlpha2 := func(in coordinationv1beta1.LeaseCandidate) coordinationv1alpha2.LeaseCandidate {
-		return coordinationv1alpha2.LeaseCandidate{ObjectMeta: in.ObjectMeta, Spec: coordinationv1alpha2.LeaseCandidateSpec(in.Spec)}
+	fromAlpha2 := func(in *coordinationv1alpha2.LeaseCandidate) LeaseCandidate {
+		return FromV1beta1(&coordinationv1beta1.LeaseCandidate{ObjectMeta: in.ObjectMeta, Spec: coordinationv1beta1.LeaseCandidateSpec(in.Spec)})
 	}
-	toAlpha2 := func(in *LeaseCandidate) coordinationv1alpha2.LeaseCandidate { return beta1ToAlpha2(ToV1beta1(in)) }
-	fromAlpha2 := func(in *coordinationv1alpha2.LeaseCandidate) LeaseCandidate { return FromV1beta1(alpha2ToBeta1(in)) }
+	listOf := func(l *LeaseCandidateList) (*metav1.ListMeta, *[]LeaseCandidate) { return &l.ListMeta, &l.Items }
 
-	if err := addPair(s, ToV1beta1, FromV1beta1,
-		func(l *coordinationv1beta1.LeaseCandidateList) (*metav1.ListMeta, []coordinationv1beta1.LeaseCandidate) {
-			return &l.ListMeta, l.Items
-		},
-		func(l *coordinationv1beta1.LeaseCandidateList, lm metav1.ListMeta, items []coordinationv1beta1.LeaseCandidate) {
-			l.ListMeta, l.Items = lm, items
+	if err := convpair.Register(s, ToV1beta1, FromV1beta1, listOf,
+		func(l *coordinationv1beta1.LeaseCandidateList) (*metav1.ListMeta, *[]coordinationv1beta1.LeaseCandidate) {
+			return &l.ListMeta, &l.Items
 		}); err != nil {
 		return err
 	}
-	return addPair(s, toAlpha2, fromAlpha2,
-		func(l *coordinationv1alpha2.LeaseCandidateList) (*metav1.ListMeta, []coordinationv1alpha2.LeaseCandidate) {
-			return &l.ListMeta, l.Items
-		},
-		func(l *coordinationv1alpha2.LeaseCandidateList, lm metav1.ListMeta, items []coordinationv1alpha2.LeaseCandidate) {
-			l.ListMeta, l.Items = lm, items
+	return convpair.Register(s, toAlpha2, fromAlpha2, listOf,
+		func(l *coordinationv1alpha2.LeaseCandidateList) (*metav1.ListMeta, *[]coordinationv1alpha2.LeaseCandidate) {
+			return &l.ListMeta, &l.Items
 		})
-}
-
-// addPair registers the object and list conversions, both ways, between v1alpha1 and another
-// version O (list type L) given the two object conversions and access to L's fields.
-func addPair[O any, L any](s *runtime.Scheme,
-	to func(*LeaseCandidate) O, from func(*O) LeaseCandidate,
-	getList func(*L) (*metav1.ListMeta, []O), setList func(*L, metav1.ListMeta, []O),
-) error {
-	var (
-		objIn   *LeaseCandidate
-		objOut  *O
-		listIn  *LeaseCandidateList
-		listOut *L
-	)
-	fns := []struct {
-		a, b any
-		fn   conversion.ConversionFunc
-	}{
-		{objIn, objOut, func(a, b any, _ conversion.Scope) error {
-			*b.(*O) = to(a.(*LeaseCandidate))
-			return nil
-		}},
-		{objOut, objIn, func(a, b any, _ conversion.Scope) error {
-			*b.(*LeaseCandidate) = from(a.(*O))
-			return nil
-		}},
-		{listIn, listOut, func(a, b any, _ conversion.Scope) error {
-			in := a.(*LeaseCandidateList)
-			var items []O
-			if in.Items != nil {
-				items = make([]O, len(in.Items))
-				for i := range in.Items {
-					items[i] = to(&in.Items[i])
-				}
-			}
-			setList(b.(*L), in.ListMeta, items)
-			return nil
-		}},
-		{listOut, listIn, func(a, b any, _ conversion.Scope) error {
-			lm, in := getList(a.(*L))
-			out := b.(*LeaseCandidateList)
-			out.ListMeta, out.Items = *lm, nil
-			if in != nil {
-				out.Items = make([]LeaseCandidate, len(in))
-				for i := range in {
-					out.Items[i] = from(&in[i])
-				}
-			}
-			return nil
-		}},
-	}
-	for _, f := range fns {
-		if err := s.AddConversionFunc(f.a, f.b, f.fn); err != nil {
-			return err
-		}
-	}
-	return nil
 }
