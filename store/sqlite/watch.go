@@ -197,6 +197,15 @@ func (w *watch) offer(events []store.Event, queue int) {
 		w.mu.Unlock()
 		return
 	}
+	rev := events[len(events)-1].Object.Revision
+	if w.idle && w.handOff(events) {
+		// run is waiting with nothing queued: the events went straight to the reader, one
+		// goroutine hand-off instead of two.
+		w.head = rev
+		w.progress.Store(rev)
+		w.mu.Unlock()
+		return
+	}
 	n := 0
 	for i := range events {
 		if w.matches(&events[i]) {
@@ -204,7 +213,6 @@ func (w *watch) offer(events []store.Event, queue int) {
 			n++
 		}
 	}
-	rev := events[len(events)-1].Object.Revision
 	w.head = rev
 	tooSlow := len(w.pending) > queue
 	switch {
@@ -222,6 +230,27 @@ func (w *watch) offer(events []store.Event, queue int) {
 	if tooSlow {
 		w.end(store.ErrWatcherTooSlow)
 	}
+}
+
+// handOff sends the matching events of a batch on Events when they all fit without
+// waiting; false, having sent nothing, when they do not. It is called with mu held while run
+// is idle.
+func (w *watch) handOff(events []store.Event) bool {
+	n := 0
+	for i := range events {
+		if w.matches(&events[i]) {
+			n++
+		}
+	}
+	if cap(w.events)-len(w.events) < n {
+		return false
+	}
+	for i := range events {
+		if w.matches(&events[i]) {
+			w.events <- events[i]
+		}
+	}
+	return true
 }
 
 // run sends the backfill (first, read at a snapshot whose current revision was current, then

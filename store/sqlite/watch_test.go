@@ -412,3 +412,37 @@ func TestWatchProgress(t *testing.T) {
 	}
 	waitProgress(o.Revision + 1)
 }
+
+// TestWatchHandOffAndQueue checks the two ways a live event reaches a watch: straight onto
+// Events while the watch is idle, and through its queue once Events is full. A reader that
+// pauses while more than Events holds is committed, then resumes, gets every change in order.
+func TestWatchHandOffAndQueue(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t, Options{CompactInterval: -1, WatchQueue: 1000})
+	w := MustWatch(t, db, store.WatchOptions{Resource: leases})
+	var want []int64
+	write := func(i int) {
+		want = append(want, MustCreate(t, db, leaseKey("ns", name(i)), "").Revision)
+	}
+	// Read as they come: each event is handed straight over.
+	for i := range 10 {
+		write(i)
+		if e := receive(t, w, 1)[0]; e.Object.Revision != want[i] {
+			t.Fatalf("event %d at %d, want %d", i, e.Object.Revision, want[i])
+		}
+	}
+	// Paused: Events fills, the rest queues.
+	for i := 10; i < 10+3*eventBuffer; i++ {
+		write(i)
+	}
+	got := receive(t, w, 3*eventBuffer)
+	checkRevs(t, "after the pause", got, want[10:])
+	// Idle again: handed over again.
+	write(1000)
+	if e := receive(t, w, 1)[0]; e.Object.Revision != want[len(want)-1] {
+		t.Fatalf("last event at %d, want %d", e.Object.Revision, want[len(want)-1])
+	}
+	if err := w.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
