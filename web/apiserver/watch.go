@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -71,16 +72,38 @@ func (h *httpSink) flush() { h.fl.Flush() }
 type wsSink struct {
 	c      *websocket.Conn
 	binary bool
-	// stuck closes the connection when a write takes longer than wsWriteTimeout: one timer
-	// reset per message costs less than a context with a deadline, which the WebSocket
-	// library would also watch with a callback of its own.
-	stuck *time.Timer
+	// writing is when the write in progress began (unix nanoseconds), 0 between writes. A
+	// watchdog that wakes four times per wsWriteTimeout closes the connection when a write is
+	// older than that: two atomic stores per message cost less than arming and stopping a
+	// timer, or than a context with a deadline, which the WebSocket library would also watch.
+	writing  atomic.Int64
+	watchdog *time.Timer
+	closed   atomic.Bool
 }
 
 func newWSSink(c *websocket.Conn, binary bool) *wsSink {
-	stuck := time.AfterFunc(wsWriteTimeout, func() { c.CloseNow() })
-	stuck.Stop()
-	return &wsSink{c: c, binary: binary, stuck: stuck}
+	s := &wsSink{c: c, binary: binary}
+	s.watchdog = time.AfterFunc(wsWriteTimeout/4, s.check)
+	return s
+}
+
+// check closes a connection whose write is stuck; else it looks again later.
+func (s *wsSink) check() {
+	if s.closed.Load() {
+		return
+	}
+	if began := s.writing.Load(); began != 0 && time.Since(time.Unix(0, began)) >= wsWriteTimeout {
+		s.c.CloseNow()
+		return
+	}
+	s.watchdog.Reset(wsWriteTimeout / 4)
+}
+
+// close stops the watchdog and ends the connection with a normal closure.
+func (s *wsSink) close() {
+	s.closed.Store(true)
+	s.watchdog.Stop()
+	s.c.Close(websocket.StatusNormalClosure, "")
 }
 
 func (s *wsSink) send(frame []byte) error {
@@ -88,8 +111,8 @@ func (s *wsSink) send(frame []byte) error {
 	if s.binary {
 		typ = websocket.MessageBinary
 	}
-	s.stuck.Reset(wsWriteTimeout)
-	defer s.stuck.Stop()
+	s.writing.Store(time.Now().UnixNano())
+	defer s.writing.Store(0)
 	return s.c.Write(context.Background(), typ, frame)
 }
 
@@ -108,6 +131,9 @@ type watcher struct {
 	framer  runtime.Framer
 	stream  runtime.Serializer
 	headers bool // table columns still to be sent
+	// shared: without selectors or conversions a frame depends only on the event, the format
+	// and the version, and one encoding serves every such watcher.
+	shared bool
 }
 
 func (q *request) watch() error {
@@ -162,6 +188,7 @@ func (q *request) watch() error {
 	initialBookmark := opts.SendInitialEvents != nil && *opts.SendInitialEvents && opts.AllowWatchBookmarks
 
 	wr := &watcher{q: q, out: out, opts: opts, m: q.newMatcher(opts), headers: true}
+	wr.shared = wr.m.everything() && out.as == asObject
 	ser := out.info.Serializer
 	wr.enc = q.s.reg.Codecs.EncoderForVersion(ser, q.gv)
 	wr.framer = out.info.StreamSerializer.Framer
@@ -332,7 +359,7 @@ func (q *request) openSink(cancel context.CancelFunc, out output) (eventSink, fu
 			}
 		}()
 		sink := newWSSink(c, !out.info.EncodesAsText)
-		return sink, func() { c.Close(websocket.StatusNormalClosure, "") }, nil
+		return sink, sink.close, nil
 	}
 	fl, ok := q.w.(http.Flusher)
 	if !ok {
@@ -374,9 +401,7 @@ func offeredSubprotocols(r *http.Request) []string {
 // sendEvent filters one store event through the selectors, turning moves into and out of the
 // selection into ADDED and DELETED as the real server does, and sends it.
 func (wr *watcher) sendEvent(sink eventSink, ev store.Event) error {
-	if wr.m.everything() && wr.out.as == asObject {
-		// Without selectors or conversions the frame depends only on the event, the format and
-		// the version: it is encoded once and its bytes go to every such watcher.
+	if wr.shared {
 		key := frameKey{rev: ev.Object.Revision, resource: ev.Object.Resource, typ: ev.Type, media: wr.out.info.MediaType, gv: wr.q.gv}
 		frame, ok := wr.q.s.frames.get(key)
 		if !ok {
