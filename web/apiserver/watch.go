@@ -274,38 +274,51 @@ func (q *request) watch() error {
 		lastCall = t.C
 	}
 	lastSent := after
+	events := w.Events()
 	for {
-		select {
-		case <-ctx.Done():
+		var (
+			ev store.Event
+			ok bool
+		)
+		if ticks == nil {
+			// Only events to wait for: the store closes Events when ctx is done, and a plain
+			// receive costs less than a select for each event of a busy watch.
+			ev, ok = <-events
+		} else {
+			select {
+			case <-ctx.Done():
+				return nil
+			case ev, ok = <-events:
+			case <-ticks:
+				if p := w.Progress(); p > lastSent && len(events) == 0 {
+					if err := wr.sendBookmark(sink, p, false); err != nil {
+						return nil
+					}
+					lastSent = p
+				}
+				continue
+			case <-lastCall:
+				if p := w.Progress(); p >= lastSent && len(events) == 0 {
+					if err := wr.sendBookmark(sink, p, false); err != nil {
+						return nil
+					}
+					lastSent = p
+				}
+				continue
+			}
+		}
+		if !ok {
+			if err := w.Err(); err != nil && errorsIs(err, store.ErrCompacted) {
+				wr.sendError(sink, err)
+			}
 			return nil
-		case ev, ok := <-w.Events():
-			if !ok {
-				if err := w.Err(); err != nil && errorsIs(err, store.ErrCompacted) {
-					wr.sendError(sink, err)
-				}
-				return nil
-			}
-			if err := wr.sendEvent(sink, ev); err != nil {
-				return nil
-			}
-			lastSent = ev.Object.Revision
-			if len(w.Events()) == 0 {
-				sink.flush()
-			}
-		case <-ticks:
-			if p := w.Progress(); p > lastSent && len(w.Events()) == 0 {
-				if err := wr.sendBookmark(sink, p, false); err != nil {
-					return nil
-				}
-				lastSent = p
-			}
-		case <-lastCall:
-			if p := w.Progress(); p >= lastSent && len(w.Events()) == 0 {
-				if err := wr.sendBookmark(sink, p, false); err != nil {
-					return nil
-				}
-				lastSent = p
-			}
+		}
+		if err := wr.sendEvent(sink, ev); err != nil {
+			return nil
+		}
+		lastSent = ev.Object.Revision
+		if len(events) == 0 {
+			sink.flush()
 		}
 	}
 }
