@@ -144,6 +144,8 @@ type benchRun struct {
 
 	mu        sync.Mutex
 	latencies []time.Duration
+	writes    []time.Duration // watch: each write's PUT, from request to acknowledgement
+	afterAck  []time.Duration // watch: delivery counted from the write's acknowledgement
 
 	stderr    io.Writer
 	serverPID string
@@ -199,21 +201,30 @@ func (b *benchRun) record(d time.Duration) {
 
 // benchResult is the report of a run.
 type benchResult struct {
-	Workload     string  `json:"workload"`
-	Server       string  `json:"server"`
-	Clients      int     `json:"clients"`
-	Watchers     int     `json:"watchers,omitempty"`
-	DurationSec  float64 `json:"durationSeconds"`
-	Ops          int64   `json:"operations"`
-	OpsPerSec    float64 `json:"operationsPerSecond"`
-	Errors       int64   `json:"errors"`
-	Conflicts    int64   `json:"conflicts,omitempty"`
-	Events       int64   `json:"events,omitempty"`
-	EventsLost   int64   `json:"eventsLost"`
-	P50Ms        float64 `json:"p50Ms"`
-	P99Ms        float64 `json:"p99Ms"`
-	MaxMs        float64 `json:"maxMs"`
-	ServerRSSMiB float64 `json:"serverRSSMiB,omitempty"`
+	Workload    string  `json:"workload"`
+	Server      string  `json:"server"`
+	Clients     int     `json:"clients"`
+	Watchers    int     `json:"watchers,omitempty"`
+	DurationSec float64 `json:"durationSeconds"`
+	Ops         int64   `json:"operations"`
+	OpsPerSec   float64 `json:"operationsPerSecond"`
+	Errors      int64   `json:"errors"`
+	Conflicts   int64   `json:"conflicts,omitempty"`
+	Events      int64   `json:"events,omitempty"`
+	EventsLost  int64   `json:"eventsLost"`
+	P50Ms       float64 `json:"p50Ms"`
+	P99Ms       float64 `json:"p99Ms"`
+	MaxMs       float64 `json:"maxMs"`
+	// WriteP50Ms and WriteP99Ms are, for watch, the latency of the writes themselves (PUT to
+	// acknowledgement). Delivery latency counts from the start of the write, before its
+	// commit: the time from commit to receipt is shorter by up to the write's latency.
+	WriteP50Ms float64 `json:"writeP50Ms,omitempty"`
+	WriteP99Ms float64 `json:"writeP99Ms,omitempty"`
+	// AfterAckP50Ms and AfterAckP99Ms are, for watch, the delivery latency counted from each
+	// write's acknowledgement instead of its start: the lower bound of commit to receipt.
+	AfterAckP50Ms float64 `json:"afterAckP50Ms,omitempty"`
+	AfterAckP99Ms float64 `json:"afterAckP99Ms,omitempty"`
+	ServerRSSMiB  float64 `json:"serverRSSMiB,omitempty"`
 	// ServerPeakRSSMiB is the server's peak resident memory since it started (VmHWM).
 	ServerPeakRSSMiB float64 `json:"serverPeakRSSMiB,omitempty"`
 	// ServerCPUPerOpMs and ClientCPUPerOpMs are the CPU time (user and system) the server
@@ -241,6 +252,10 @@ func (r *benchResult) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "errors      %d\n", r.Errors)
 	fmt.Fprintf(w, "latency     p50 %.2f ms  p99 %.2f ms  max %.2f ms\n", r.P50Ms, r.P99Ms, r.MaxMs)
+	if r.Workload == "watch" {
+		fmt.Fprintf(w, "            from the start of each write, which took p50 %.2f ms  p99 %.2f ms;\n", r.WriteP50Ms, r.WriteP99Ms)
+		fmt.Fprintf(w, "            from its acknowledgement: p50 %.2f ms  p99 %.2f ms\n", r.AfterAckP50Ms, r.AfterAckP99Ms)
+	}
 	if r.ServerRSSMiB > 0 {
 		fmt.Fprintf(w, "server RSS  %.1f MiB (peak %.1f MiB)\n", r.ServerRSSMiB, r.ServerPeakRSSMiB)
 	}
@@ -314,6 +329,8 @@ func runBenchmark(ctx context.Context, c benchConfig, cfg *rest.Config, workload
 	}
 	b.mu.Lock()
 	res.P50Ms, res.P99Ms, res.MaxMs = percentiles(b.latencies)
+	res.WriteP50Ms, res.WriteP99Ms, _ = percentiles(b.writes)
+	res.AfterAckP50Ms, res.AfterAckP99Ms, _ = percentiles(b.afterAck)
 	b.mu.Unlock()
 	if ops := float64(b.ops.Load()); ops > 0 {
 		res.ClientCPUPerOpMs = float64(b.clientCPU) / float64(time.Millisecond) / ops
@@ -592,6 +609,7 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 	type seenSet struct {
 		mu  sync.Mutex
 		rvs []int64
+		at  []int64 // receipt of rvs[i], unix nanoseconds
 	}
 	seen := make([]*seenSet, b.cfg.watchers)
 	ready := make(chan struct{}, b.cfg.watchers)
@@ -603,6 +621,7 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 		b.events.Add(1)
 		s.mu.Lock()
 		s.rvs = append(s.rvs, ev.revision)
+		s.at = append(s.at, at.UnixNano())
 		s.mu.Unlock()
 	}
 	watchCtx, stopWatchers := context.WithCancel(context.Background())
@@ -645,6 +664,7 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 	var (
 		ackedMu sync.Mutex
 		acked   []int64
+		ackedAt = map[int64]int64{} // revision -> acknowledgement, unix nanoseconds
 	)
 	var writers sync.WaitGroup
 	for w := 0; w < writeLeases; w++ {
@@ -659,8 +679,10 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 					return
 				}
 				l, err := leases.get(writeCtx, name)
+				var start time.Time
 				if err == nil {
-					now := metav1.NewMicroTime(time.Now())
+					start = time.Now()
+					now := metav1.NewMicroTime(start)
 					l.Spec.RenewTime = &now
 					l, err = leases.update(writeCtx, l)
 				}
@@ -671,6 +693,10 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 					b.errs.Add(1)
 					continue
 				}
+				took := time.Since(start)
+				b.mu.Lock()
+				b.writes = append(b.writes, took)
+				b.mu.Unlock()
 				rev, err := strconv.ParseInt(l.ResourceVersion, 10, 64)
 				if err != nil {
 					b.errs.Add(1)
@@ -678,6 +704,7 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 				}
 				ackedMu.Lock()
 				acked = append(acked, rev)
+				ackedAt[rev] = start.Add(took).UnixNano()
 				ackedMu.Unlock()
 				b.ops.Add(1)
 			}
@@ -703,6 +730,20 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 	}
 	stopWatchers()
 	wg.Wait()
+	// Delivery after the acknowledgement: the commit came before it, so this is the lower
+	// bound of the time from commit to receipt (an event that beat its acknowledgement
+	// counts 0), as the latency from the write's start is the upper one.
+	var afterAck []time.Duration
+	for _, s := range seen {
+		for i, rv := range s.rvs {
+			if ack, ok := ackedAt[rv]; ok {
+				afterAck = append(afterAck, time.Duration(max(s.at[i]-ack, 0)))
+			}
+		}
+	}
+	b.mu.Lock()
+	b.afterAck = afterAck
+	b.mu.Unlock()
 	return nil
 }
 

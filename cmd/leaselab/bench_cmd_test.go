@@ -36,8 +36,16 @@ func TestBenchCommand(t *testing.T) {
 			if res.ServerRSSMiB <= 0 {
 				t.Errorf("no server RSS for a local server: %+v", res)
 			}
-			if tc.workload == "watch" && res.Events < res.Ops*6 {
-				t.Errorf("watch: %d events for %d writes and 6 watchers", res.Events, res.Ops)
+			if tc.workload == "watch" {
+				if res.Events < res.Ops*6 {
+					t.Errorf("watch: %d events for %d writes and 6 watchers", res.Events, res.Ops)
+				}
+				// Counted from the acknowledgement, which follows the write's start, delivery is
+				// never slower than counted from the start.
+				if res.WriteP50Ms <= 0 || res.WriteP99Ms < res.WriteP50Ms || res.AfterAckP50Ms > res.P50Ms || res.AfterAckP99Ms > res.P99Ms {
+					t.Errorf("watch: writes p50 %v p99 %v ms, delivery from start p50 %v p99 %v ms, after ack p50 %v p99 %v ms",
+						res.WriteP50Ms, res.WriteP99Ms, res.P50Ms, res.P99Ms, res.AfterAckP50Ms, res.AfterAckP99Ms)
+				}
 			}
 		})
 	}
