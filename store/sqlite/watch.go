@@ -137,6 +137,9 @@ type watch struct {
 	pending []store.Event
 	head    int64 // revision of the last batch offered
 	idle    bool  // run has sent everything and waits for pending
+	// sent is, while idle, the revision of the last event on Events: the backfill may have
+	// read changes whose live events are yet to come, and handOff drops those.
+	sent int64
 	ended   bool
 	err     error
 }
@@ -246,8 +249,9 @@ func (w *watch) handOff(events []store.Event) bool {
 		return false
 	}
 	for i := range events {
-		if w.matches(&events[i]) {
-			w.events <- events[i]
+		if e := &events[i]; w.matches(e) && e.Object.Revision > w.sent {
+			w.events <- *e
+			w.sent = e.Object.Revision
 		}
 	}
 	return true
@@ -309,6 +313,7 @@ func (w *watch) run(db *DB, first []store.Event, current int64) {
 		head := w.head
 		if len(evs) == 0 {
 			w.idle = true
+			w.sent = last
 			if head > w.progress.Load() {
 				w.progress.Store(head)
 			}
@@ -321,6 +326,7 @@ func (w *watch) run(db *DB, first []store.Event, current int64) {
 			}
 		}
 		w.pending = spare
+		last = max(last, w.sent) // what handOff sent while run was idle
 		w.mu.Unlock()
 		for _, e := range evs {
 			if e.Object.Revision <= last {
