@@ -260,11 +260,13 @@ func (db *DB) commitBatch(batch []*writeOp) {
 	}
 	// Before anyone can know of the commit: see latest.
 	db.latest.end(all, committed)
-	if len(events) > 0 {
-		db.hub.publish(events)
-	}
+	// The callers first: publishing readies the goroutine of every watch, and a caller
+	// answered after that waits behind all of them before it can send its response.
 	for i, op := range ops {
 		op.done <- writeResult{obj: outcomes[i].obj, err: outcomes[i].err}
+	}
+	if len(events) > 0 {
+		db.hub.publish(events)
 	}
 	db.logger.LogAttrs(context.Background(), slog.LevelDebug, "write batch committed",
 		slog.Int(logKeyOps, len(ops)), slog.Int(logKeyFailed, nFailed),
