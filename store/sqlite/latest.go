@@ -42,6 +42,16 @@ func (c *latest) get(k store.Key) (store.Object, uint64, bool) {
 	return store.Object{}, c.gen, false
 }
 
+// committed returns the state of k as the database holds it, for the writer between its
+// batches and inside one (a key of the batch keeps its last committed state while pending).
+func (c *latest) committed(k store.Key) (store.Object, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[k]
+	// A key first written by the current batch has an entry without a state yet.
+	return e.obj, ok && e.obj.Revision > 0
+}
+
 // fill adds an object a reader read after get returned gen.
 func (c *latest) fill(obj store.Object, gen uint64) {
 	c.mu.Lock()

@@ -299,9 +299,10 @@ func (db *DB) runBatch(ops []*writeOp, outcomes []opOutcome) (failed int, err er
 		return -1, fmt.Errorf("read revision: %w", err)
 	}
 	now := db.opts.Now().UnixNano()
+	written := make(map[store.Key]*store.Object, len(ops))
 	for i, op := range ops {
 		outcomes[i] = opOutcome{}
-		err := db.apply(ctx, st, op, rev+1, now, &outcomes[i])
+		err := db.apply(ctx, st, op, rev+1, now, &outcomes[i], written)
 		if err != nil {
 			if isConstraint(err) {
 				return i, translate(err)
@@ -321,17 +322,12 @@ func (db *DB) runBatch(ops []*writeOp, outcomes []opOutcome) (failed int, err er
 // apply checks op's precondition against the current row and, only when it holds, appends the
 // change and updates objects. A failed precondition goes into out.err and runs no statement;
 // the returned error is a failed statement.
-func (db *DB) apply(ctx context.Context, st *txStmts, op *writeOp, rev, now int64, out *opOutcome) error {
+func (db *DB) apply(ctx context.Context, st *txStmts, op *writeOp, rev, now int64, out *opOutcome, written map[store.Key]*store.Object) error {
 	k := op.key
-	var cur store.Object
-	exists := true
-	err := st.get.QueryRowContext(ctx, k.Resource, k.Namespace, k.Name).Scan(&cur.Revision, &cur.CreateRevision, &cur.Value)
-	if errors.Is(err, sql.ErrNoRows) {
-		exists = false
-	} else if err != nil {
-		return fmt.Errorf("read object: %w", err)
+	cur, exists, err := db.current(ctx, st, k, written)
+	if err != nil {
+		return err
 	}
-	cur.Key = k
 
 	var typ store.EventType
 	obj := store.Object{Key: k, Revision: rev}
@@ -393,9 +389,39 @@ func (db *DB) apply(ctx context.Context, st *txStmts, op *writeOp, rev, now int6
 	if err != nil {
 		return fmt.Errorf("%s object: %w", op.kind, err)
 	}
+	if typ == store.Deleted {
+		written[k] = nil
+	} else {
+		written[k] = &obj
+	}
 	out.obj = obj
 	out.event = &store.Event{Type: typ, Object: obj, Prev: prev, Time: time.Unix(0, now)}
 	return nil
+}
+
+// current returns the state of k inside the batch's transaction: what an earlier op of the
+// batch wrote (nil: deleted), else the state the writer last committed, which latest holds for
+// recently written keys, else the row itself. Only this goroutine writes objects, so a state it
+// committed stays current until it writes k again; a lease renewal then needs no read.
+func (db *DB) current(ctx context.Context, st *txStmts, k store.Key, written map[store.Key]*store.Object) (store.Object, bool, error) {
+	if o, ok := written[k]; ok {
+		if o == nil {
+			return store.Object{Key: k}, false, nil
+		}
+		return *o, true, nil
+	}
+	if o, ok := db.latest.committed(k); ok {
+		return o, true, nil
+	}
+	cur := store.Object{Key: k}
+	err := st.get.QueryRowContext(ctx, k.Resource, k.Namespace, k.Name).Scan(&cur.Revision, &cur.CreateRevision, &cur.Value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return cur, false, nil
+	}
+	if err != nil {
+		return cur, false, fmt.Errorf("read object: %w", err)
+	}
+	return cur, true, nil
 }
 
 const (

@@ -355,3 +355,54 @@ func TestCommitFailureFailsBatch(t *testing.T) {
 		t.Fatalf("revision after a failed commit: %d", o.Revision)
 	}
 }
+
+// TestFailedCommitLeavesCommittedState checks that after a batch whose commit failed the
+// writer goes on from the committed state of a key that batch updated, not from the state it
+// wrote and lost: the writer takes the states it committed from memory instead of reading them.
+func TestFailedCommitLeavesCommittedState(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t, testOptions())
+	ctx := context.Background()
+	a := MustCreate(t, db, leaseKey("ns", "a"), "a1")
+	if _, err := db.wdb.Exec(`PRAGMA foreign_keys = ON`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.wdb.Exec(`CREATE TEMP TABLE parent (id INTEGER PRIMARY KEY);
+		CREATE TEMP TABLE child (p INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);
+		CREATE TEMP TRIGGER orphan AFTER INSERT ON changes WHEN NEW.name = 'orphan'
+		BEGIN INSERT INTO child (p) VALUES (42); END`); err != nil {
+		t.Fatal(err)
+	}
+	release, first := blockWriter(t, db)
+	upd := goWrite(func() (store.Object, error) { return db.Update(ctx, a.Key, a.Revision, []byte("lost")) })
+	waitQueued(t, db, 1)
+	orphan := goWrite(func() (store.Object, error) { return db.Create(ctx, leaseKey("ns", "orphan"), nil) })
+	waitQueued(t, db, 2)
+	release()
+	<-first
+	lost, r2 := <-upd, <-orphan
+	if lost.err == nil || r2.err == nil {
+		t.Fatalf("batch with a failed commit: %+v %+v", lost, r2)
+	}
+	if _, err := db.wdb.Exec(`DROP TRIGGER orphan`); err != nil {
+		t.Fatal(err)
+	}
+	// The update that was lost had the revision a2 would have had: it must conflict.
+	if _, err := db.Update(ctx, a.Key, a.Revision+1, []byte("x")); !isConflict(err, a.Revision+1, a.Revision) {
+		t.Fatalf("update at the lost revision: %v", err)
+	}
+	o, err := db.Update(ctx, a.Key, a.Revision, []byte("a2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Deleted in one batch, absent in the next.
+	if _, err := db.Delete(ctx, a.Key, o.Revision); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Update(ctx, a.Key, o.Revision, []byte("a3")); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("update after delete: %v", err)
+	}
+	if got, err := db.Get(ctx, a.Key); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("get after delete: %+v %v", got, err)
+	}
+}
