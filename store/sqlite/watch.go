@@ -139,9 +139,9 @@ type watch struct {
 	idle    bool  // run has sent everything and waits for pending
 	// sent is, while idle, the revision of the last event on Events: the backfill may have
 	// read changes whose live events are yet to come, and handOff drops those.
-	sent int64
-	ended   bool
-	err     error
+	sent  int64
+	ended bool
+	err   error
 }
 
 var _ store.Watch = (*watch)(nil)
