@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web/auth"
@@ -13,15 +12,8 @@ import (
 func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("backup", "write a consistent copy of the database, also while the server runs", " PATH", stderr)
 	db := fs.String("db", "./leaselab.db", "SQLite database file of the server")
-	// PATH may come before or after the flags.
-	var dst string
-	switch {
-	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
-		dst, args = args[0], args[1:]
-	case len(args) > 0 && !strings.HasPrefix(args[len(args)-1], "-"):
-		dst, args = args[len(args)-1], args[:len(args)-1]
-	}
-	if err := parseFlags(fs, args); err != nil {
+	dst, err := parseFlagsWord(fs, args) // before or after the flags
+	if err != nil {
 		return err
 	}
 	if dst == "" {

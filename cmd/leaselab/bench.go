@@ -67,11 +67,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&c.jsonOut, "json", false, "print the result as JSON")
 	fs.DurationVar(&c.progress, "progress", time.Second, "interval of the progress line on stderr (0: none)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator to this file")
-	// The workload comes first: leaselab bench renew --clients 64.
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		c.workload, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
+	var err error
+	if c.workload, err = parseFlagsWord(fs, args); err != nil {
 		return err
 	}
 	var workload func(context.Context, *benchRun) error

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -22,7 +23,12 @@ func TestBenchCommand(t *testing.T) {
 	} {
 		t.Run(tc.workload, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			args := append([]string{"bench", tc.workload, "--server", ts.URL, "--duration", "1s", "--json", "--progress", "0", "--db", ts.DB}, tc.args...)
+			args := append([]string{"bench", "--server", ts.URL, "--duration", "1s", "--json", "--progress", "0", "--db", ts.DB}, tc.args...)
+			if tc.workload == "contend" { // after the flags, as the usage line writes it
+				args = append(args, tc.workload)
+			} else {
+				args = slices.Insert(args, 1, tc.workload)
+			}
 			if code := run(context.Background(), args, &out, &errOut); code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut.String())
 			}

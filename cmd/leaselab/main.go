@@ -104,6 +104,17 @@ func newFlagSet(name, summary, args string, stderr io.Writer) *flag.FlagSet {
 
 // parseFlags parses args, taking defaults from LEASELAB_* environment variables first.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	word, err := parseFlagsWord(fs, args)
+	if err == nil && word != "" {
+		err = unexpectedArgs(fs, []string{word})
+	}
+	return err
+}
+
+// parseFlagsWord parses args that hold the flags and at most one word (a workload, a path),
+// which may come before, between or after them: "bench renew --clients 8" and
+// "bench --clients 8 renew" mean the same. LEASELAB_* environment variables set the defaults.
+func parseFlagsWord(fs *flag.FlagSet, args []string) (word string, err error) {
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		env := "LEASELAB_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
@@ -115,18 +126,38 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		}
 	})
 	if envErr != nil {
-		return envErr
+		return "", envErr
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	parse := func(args []string) error {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return errUsage
 		}
-		return errUsage
+		return nil
+	}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		word, args = args[0], args[1:]
+	}
+	if err := parse(args); err != nil {
+		return "", err
+	}
+	if word == "" && fs.NArg() > 0 {
+		// The flag parser stops at the first word; the flags after it are parsed too.
+		word = fs.Arg(0)
+		if err := parse(fs.Args()[1:]); err != nil {
+			return "", err
+		}
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
-		fs.Usage()
-		return errUsage
+		return "", unexpectedArgs(fs, fs.Args())
 	}
-	return nil
+	return word, nil
+}
+
+func unexpectedArgs(fs *flag.FlagSet, args []string) error {
+	fmt.Fprintf(fs.Output(), "unexpected arguments: %s\n", strings.Join(args, " "))
+	fs.Usage()
+	return errUsage
 }
