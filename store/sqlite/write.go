@@ -143,9 +143,18 @@ func (db *DB) writeLoop() {
 		case <-db.ctx.Done():
 			continue
 		}
-		db.gather()
+		// The transaction first: while the writer gathers, compaction (which shares its
+		// connection) cannot slip a step in ahead of the batch. A failed begin is left to
+		// runBatch, which begins again and reports it.
+		tx, err := db.wdb.BeginTx(context.Background(), nil)
+		if err != nil {
+			tx = nil
+		}
+		if db.ctx.Err() == nil { // after Close, nothing more is taken
+			db.gather()
+		}
 	fill:
-		for len(batch) < maxBatch {
+		for len(batch) < maxBatch && db.ctx.Err() == nil {
 			select {
 			case op := <-db.writes:
 				batch = append(batch, op)
@@ -153,7 +162,7 @@ func (db *DB) writeLoop() {
 				break fill
 			}
 		}
-		db.commitBatch(batch)
+		db.commitBatch(tx, batch)
 		clear(batch)
 		batch = batch[:0]
 	}
@@ -205,7 +214,7 @@ type opOutcome struct {
 // others. A statement failing with a constraint violation rolls the transaction back and the
 // batch is retried without that op; any other failure, and a failed commit, fail every op of
 // the batch and publish nothing.
-func (db *DB) commitBatch(batch []*writeOp) {
+func (db *DB) commitBatch(tx *sql.Tx, batch []*writeOp) {
 	ops := make([]*writeOp, 0, len(batch))
 	for _, op := range batch {
 		if op.state.CompareAndSwap(opQueued, opTaken) {
@@ -213,6 +222,9 @@ func (db *DB) commitBatch(batch []*writeOp) {
 		}
 	}
 	if len(ops) == 0 {
+		if tx != nil {
+			_ = tx.Rollback()
+		}
 		return
 	}
 	start := time.Now()
@@ -220,7 +232,8 @@ func (db *DB) commitBatch(batch []*writeOp) {
 	all := slices.Clone(ops) // ops loses the ones that fail alone
 	outcomes := make([]opOutcome, len(ops))
 	for {
-		failed, err := db.runBatch(ops, outcomes)
+		failed, err := db.runBatch(tx, ops, outcomes)
+		tx = nil // a retry begins its own
 		if err == nil {
 			break
 		}
@@ -276,12 +289,13 @@ func (db *DB) commitBatch(batch []*writeOp) {
 // runBatch executes ops in one IMMEDIATE transaction and commits it, filling outcomes. On a
 // constraint violation of one op's statement it rolls back and returns that op's index with
 // the error; on any other failure it returns -1 and the error.
-func (db *DB) runBatch(ops []*writeOp, outcomes []opOutcome) (failed int, err error) {
+func (db *DB) runBatch(tx *sql.Tx, ops []*writeOp, outcomes []opOutcome) (failed int, err error) {
 	// Not the caller's context: once taken, an op is as good as any other of the batch.
 	ctx := context.Background()
-	tx, err := db.wdb.BeginTx(ctx, nil)
-	if err != nil {
-		return -1, fmt.Errorf("begin write: %w", err)
+	if tx == nil {
+		if tx, err = db.wdb.BeginTx(ctx, nil); err != nil {
+			return -1, fmt.Errorf("begin write: %w", err)
+		}
 	}
 	defer func() {
 		if err != nil {
