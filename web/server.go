@@ -95,12 +95,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("ui: %w", err)
 	}
 
-	structural, err := reg.StructuralSchema()
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("schema: %w", err)
-	}
-	disc, err := discovery.New(reg.Kinds(), reg.Scheme, structural, cfg.Version)
+	disc, err := discovery.New(reg.Kinds(), reg.Scheme, reg.StructuralSchema, cfg.Version)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("discovery: %w", err)

@@ -3,9 +3,11 @@
 // version), aggregated discovery (apidiscovery.k8s.io/v2 on /api and /apis), and the
 // OpenAPI v2 and v3 documents, all derived from the served kinds and their Go types.
 //
-// Every document is built once by New and served from bytes, in the shapes and with the
-// headers the real kube-apiserver uses, so that client-go discovery, kubectl (get,
-// api-resources, explain, apply) and other unmodified clients work.
+// Every document is built once and served from bytes, in the shapes and with the headers the
+// real kube-apiserver uses, so that client-go discovery, kubectl (get, api-resources,
+// explain, apply) and other unmodified clients work. The discovery documents are built by
+// New; the OpenAPI documents, which take most of the time, in the background from New on,
+// so that the server is ready before they are (a request for one waits for them).
 package discovery
 
 import (
@@ -19,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	openapiv2 "github.com/google/gnostic-models/openapiv2"
@@ -61,26 +64,34 @@ type openAPIDocument struct {
 	hash           string
 }
 
-// Handler serves the discovery, version and OpenAPI documents. It is immutable after New
-// and safe for concurrent use.
+// Handler serves the discovery, version and OpenAPI documents. It is safe for concurrent
+// use.
 type Handler struct {
 	version    []byte
 	core       *apiGroup                   // nil when no core kind is served
 	legacy     map[string]*representations // by path, without trailing slash; /api is built per request
 	aggregated map[string]*representations // "/api" and "/apis"
-	openAPIV2  *openAPIDocument
-	v3Index    *openAPIDocument
-	v3         map[string]*openAPIDocument // by index key: "api/v1", "apis/coordination.k8s.io/v1"
+	v3Keys     []string                    // index keys of the v3 documents: "api/v1", "apis/coordination.k8s.io/v1"
+	openAPI    func() (*openAPIDocuments, error)
 	modTime    time.Time
 }
 
-// New builds every document for the served kinds. scheme must know the Go types of every
-// served kind and list kind in every served version; structural is the structured-merge-diff
-// schema of those types (list and map semantics), nil for the one client-go ships for the
-// built-in types; info is what /version reports.
+// openAPIDocuments are the OpenAPI v2 document, the v3 index and one v3 document per group
+// version.
+type openAPIDocuments struct {
+	v2      *openAPIDocument
+	v3Index *openAPIDocument
+	v3      map[string]*openAPIDocument // by index key
+}
+
+// New builds the discovery documents for the served kinds and starts building the OpenAPI
+// documents. scheme must know the Go types of every served kind and list kind in every
+// served version; structural returns the structured-merge-diff schema of those types (list
+// and map semantics), nil for the one client-go ships for the built-in types; info is what
+// /version reports.
 // It returns an error when the kinds are inconsistent (a resource served twice in a group
 // version, a kind without versions) or a type is missing from the scheme.
-func New(ks []*kinds.Kind, scheme *runtime.Scheme, structural *smdschema.Schema, info version.Info) (*Handler, error) {
+func New(ks []*kinds.Kind, scheme *runtime.Scheme, structural func() (*smdschema.Schema, error), info version.Info) (*Handler, error) {
 	core, named, err := groupKinds(ks)
 	if err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
@@ -89,7 +100,6 @@ func New(ks []*kinds.Kind, scheme *runtime.Scheme, structural *smdschema.Schema,
 		core:       core,
 		legacy:     map[string]*representations{},
 		aggregated: map[string]*representations{},
-		v3:         map[string]*openAPIDocument{},
 		modTime:    time.Now().UTC().Truncate(time.Second),
 	}
 	if h.version, err = json.MarshalIndent(info, "", "  "); err != nil {
@@ -128,9 +138,25 @@ func New(ks []*kinds.Kind, scheme *runtime.Scheme, structural *smdschema.Schema,
 		h.aggregated[p] = r
 	}
 
-	if err := h.buildOpenAPI(scheme, ks, structural, info, append(coreGroups, named...)); err != nil {
-		return nil, fmt.Errorf("discovery: %w", err)
+	groups := append(coreGroups, named...)
+	for _, g := range groups {
+		for _, v := range g.versions {
+			// The routes name every type: a type missing from the scheme fails here, not
+			// later in the background.
+			if _, err := groupVersionRoutes(scheme, g, v); err != nil {
+				return nil, fmt.Errorf("discovery: %w", err)
+			}
+			h.v3Keys = append(h.v3Keys, strings.TrimPrefix(groupVersionPrefix(g.name, v), "/"))
+		}
 	}
+	h.openAPI = sync.OnceValues(func() (*openAPIDocuments, error) {
+		docs, err := buildOpenAPI(scheme, ks, structural, info, groups)
+		if err != nil {
+			return nil, fmt.Errorf("discovery: %w", err)
+		}
+		return docs, nil
+	})
+	go h.openAPI()
 	return h, nil
 }
 
@@ -145,17 +171,24 @@ func (h *Handler) addLegacy(p string, doc runtime.Object) error {
 
 // buildOpenAPI builds the OpenAPI v2 document, one v3 document per group version and the
 // v3 index.
-func (h *Handler) buildOpenAPI(scheme *runtime.Scheme, ks []*kinds.Kind, structural *smdschema.Schema, info version.Info, groups []*apiGroup) error {
-	if structural == nil {
-		structural = structuralSchema(scheme, ks)
+func buildOpenAPI(scheme *runtime.Scheme, ks []*kinds.Kind, structural func() (*smdschema.Schema, error), info version.Info, groups []*apiGroup) (*openAPIDocuments, error) {
+	var smd *smdschema.Schema
+	if structural != nil {
+		var err error
+		if smd, err = structural(); err != nil {
+			return nil, fmt.Errorf("openapi: structural schema: %w", err)
+		}
+	} else {
+		smd = structuralSchema(scheme, ks)
 	}
-	b := &openAPIBuilder{scheme: scheme, smd: structural, infoVersion: openAPIInfoVersion(info)}
+	b := &openAPIBuilder{scheme: scheme, smd: smd, infoVersion: openAPIInfoVersion(info)}
 	swagger, err := b.v2(groups)
 	if err != nil {
-		return fmt.Errorf("openapi v2: %w", err)
+		return nil, fmt.Errorf("openapi v2: %w", err)
 	}
-	if h.openAPIV2, err = encodeOpenAPI(swagger, func(j []byte) (proto.Message, error) { return openapiv2.ParseDocument(j) }); err != nil {
-		return fmt.Errorf("openapi v2: %w", err)
+	docs := &openAPIDocuments{v3: map[string]*openAPIDocument{}}
+	if docs.v2, err = encodeOpenAPI(swagger, func(j []byte) (proto.Message, error) { return openapiv2.ParseDocument(j) }); err != nil {
+		return nil, fmt.Errorf("openapi v2: %w", err)
 	}
 
 	type indexEntry struct {
@@ -168,23 +201,23 @@ func (h *Handler) buildOpenAPI(scheme *runtime.Scheme, ks []*kinds.Kind, structu
 		for _, v := range g.versions {
 			doc, err := b.v3(g, v)
 			if err != nil {
-				return fmt.Errorf("openapi v3 %s: %w", g.groupVersion(v), err)
+				return nil, fmt.Errorf("openapi v3 %s: %w", g.groupVersion(v), err)
 			}
 			key := strings.TrimPrefix(groupVersionPrefix(g.name, v), "/")
 			d, err := encodeOpenAPI(doc, func(j []byte) (proto.Message, error) { return openapiv3.ParseDocument(j) })
 			if err != nil {
-				return fmt.Errorf("openapi v3 %s: %w", key, err)
+				return nil, fmt.Errorf("openapi v3 %s: %w", key, err)
 			}
-			h.v3[key] = d
+			docs.v3[key] = d
 			index.Paths[key] = indexEntry{ServerRelativeURL: v3URL(key, d.hash)}
 		}
 	}
 	j, err := json.Marshal(index)
 	if err != nil {
-		return fmt.Errorf("openapi v3 index: %w", err)
+		return nil, fmt.Errorf("openapi v3 index: %w", err)
 	}
-	h.v3Index = &openAPIDocument{json: j, hash: hashOf(j)}
-	return nil
+	docs.v3Index = &openAPIDocument{json: j, hash: hashOf(j)}
+	return docs, nil
 }
 
 // v3URL is where the v3 document key is served, with the hash that makes it cacheable.
@@ -260,8 +293,8 @@ func (h *Handler) Register(e *echo.Echo) {
 	}
 	e.GET("/openapi/v2", h.serveOpenAPIV2)
 	get("/openapi/v3", h.serveOpenAPIV3Index)
-	for key, doc := range h.v3 {
-		get("/openapi/v3/"+key, func(c echo.Context) error { return h.serveOpenAPIV3(c, key, doc) })
+	for _, key := range h.v3Keys {
+		get("/openapi/v3/"+key, func(c echo.Context) error { return h.serveOpenAPIV3(c, key) })
 	}
 }
 
@@ -371,19 +404,25 @@ func negotiateDiscovery(accept string, aggregatedAvailable bool) (mediaType stri
 // writeNotAcceptable writes the 406 Status the real server sends when no acceptable media
 // type can be produced.
 func writeNotAcceptable(w http.ResponseWriter, offered ...string) error {
+	return writeStatus(w, http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+		"only the following media types are accepted: "+strings.Join(offered, ", "))
+}
+
+// writeStatus writes a failure Status as JSON.
+func writeStatus(w http.ResponseWriter, code int, reason metav1.StatusReason, message string) error {
 	status := metav1.Status{
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   metav1.StatusFailure,
-		Message:  "only the following media types are accepted: " + strings.Join(offered, ", "),
-		Reason:   metav1.StatusReasonNotAcceptable,
-		Code:     http.StatusNotAcceptable,
+		Message:  message,
+		Reason:   reason,
+		Code:     int32(code),
 	}
 	body, err := json.Marshal(status)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", mediaJSON)
-	w.WriteHeader(http.StatusNotAcceptable)
+	w.WriteHeader(code)
 	_, err = w.Write(append(body, '\n'))
 	return err
 }
@@ -443,23 +482,46 @@ func (h *Handler) serveOpenAPIDocument(c echo.Context, version string, doc *open
 	return nil
 }
 
+// openAPIDocuments waits for the OpenAPI documents; if they could not be built, it writes
+// a 500 Status and returns nil.
+func (h *Handler) openAPIDocuments(w http.ResponseWriter) (*openAPIDocuments, error) {
+	docs, err := h.openAPI()
+	if err != nil {
+		return nil, writeStatus(w, http.StatusInternalServerError, metav1.StatusReasonInternalError, err.Error())
+	}
+	return docs, nil
+}
+
 func (h *Handler) serveOpenAPIV2(c echo.Context) error {
-	return h.serveOpenAPIDocument(c, "v2", h.openAPIV2, nil)
+	docs, err := h.openAPIDocuments(c.Response())
+	if docs == nil {
+		return err
+	}
+	return h.serveOpenAPIDocument(c, "v2", docs.v2, nil)
 }
 
 func (h *Handler) serveOpenAPIV3Index(c echo.Context) error {
 	w, r := c.Response(), c.Request()
+	docs, err := h.openAPIDocuments(w)
+	if docs == nil {
+		return err
+	}
 	setNoCache(w.Header())
 	w.Header().Set("Content-Type", mediaJSON)
-	w.Header().Set("ETag", strconv.Quote(h.v3Index.hash))
-	http.ServeContent(w, r, "", h.modTime, bytes.NewReader(h.v3Index.json))
+	w.Header().Set("ETag", strconv.Quote(docs.v3Index.hash))
+	http.ServeContent(w, r, "", h.modTime, bytes.NewReader(docs.v3Index.json))
 	return nil
 }
 
 // serveOpenAPIV3 serves one group version's v3 document. The index links to it with a
 // ?hash= of its content: a current hash makes the response cacheable for good, a stale
 // one is redirected to the current URL, as the real server does.
-func (h *Handler) serveOpenAPIV3(c echo.Context, key string, doc *openAPIDocument) error {
+func (h *Handler) serveOpenAPIV3(c echo.Context, key string) error {
+	docs, err := h.openAPIDocuments(c.Response())
+	if docs == nil {
+		return err
+	}
+	doc := docs.v3[key]
 	hash := c.Request().URL.Query().Get("hash")
 	if hash == "" {
 		return h.serveOpenAPIDocument(c, "v3", doc, nil)

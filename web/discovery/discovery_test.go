@@ -3,11 +3,14 @@ package discovery
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/labstack/echo/v4"
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/leaselab/leaselab/web/kinds"
@@ -303,6 +307,35 @@ func TestNewRejectsInconsistentKinds(t *testing.T) {
 	} {
 		if _, err := New(ks, testScheme(), nil, testVersion); err == nil {
 			t.Errorf("%s: New succeeded", name)
+		}
+	}
+}
+
+// The OpenAPI documents are built after New returns; when they cannot be, the discovery
+// documents are still served and every OpenAPI request gets a 500 Status saying why.
+func TestOpenAPIBuildFailure(t *testing.T) {
+	h, err := New(testKinds(), testScheme(), func() (*smdschema.Schema, error) {
+		return nil, errors.New("no schema today")
+	}, testVersion)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	e := echo.New()
+	h.Register(e)
+	get := func(p string) (int, string) {
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
+		return rec.Code, rec.Body.String()
+	}
+	if code, _ := get("/apis/coordination.k8s.io/v1"); code != http.StatusOK {
+		t.Errorf("discovery: %d", code)
+	}
+	for _, p := range []string{"/openapi/v2", "/openapi/v3", "/openapi/v3/apis/coordination.k8s.io/v1"} {
+		code, body := get(p)
+		var st metav1.Status
+		if code != http.StatusInternalServerError || json.Unmarshal([]byte(body), &st) != nil ||
+			st.Reason != metav1.StatusReasonInternalError || !strings.Contains(st.Message, "no schema today") {
+			t.Errorf("%s: %d %s", p, code, body)
 		}
 	}
 }

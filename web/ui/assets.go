@@ -144,7 +144,7 @@ func (f *asset) gzipped() []byte {
 // accepts it, an ETag, and a year of caching when the URL carries the current hash.
 func (u *UI) static(c echo.Context) error {
 	name := strings.TrimPrefix(path.Clean("/"+c.Param("*")), "/")
-	f := u.assets.files[name]
+	f := u.assets().files[name]
 	if f == nil {
 		return c.String(http.StatusNotFound, "not found\n")
 	}

@@ -37,7 +37,7 @@ func TestStaticAssets(t *testing.T) {
 	if _, ok := a.files["wasm/.keep"]; ok {
 		t.Error("the placeholder is served")
 	}
-	u := &UI{assets: a}
+	u := &UI{assets: func() *assets { return a }}
 	serve := func(target string, header map[string]string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(http.MethodGet, target, nil)
 		for k, v := range header {
@@ -110,7 +110,7 @@ func TestStaticAssets(t *testing.T) {
 		t.Errorf("missing wasm: WasmMissing %v, err %v", a.urls.WasmMissing, err)
 	}
 	tu := mustNewUI(t, t0)
-	tu.assets = a
+	tu.assets = func() *assets { return a }
 	doc := tu.mustGetDoc(t, "/play?lease=demo", http.StatusOK)
 	if got := text(doc.Find(`[data-testid=wasm-missing]`)); !strings.Contains(got, "candidate.wasm is not built: run make build") {
 		t.Errorf("missing wasm message %q", got)

@@ -54,7 +54,7 @@ type UI struct {
 	reg    *kinds.Registry
 	store  store.Interface
 	opts   Options
-	assets *assets
+	assets func() *assets // waits for the embedded assets, loaded in the background by New
 	hub    *Hub
 	hist   *historyCache
 	// decisions is Options.Decisions, replaceable by SetDecisions while serving.
@@ -66,7 +66,9 @@ type UI struct {
 }
 
 // New returns a UI reading objects from st and decoding them with reg. It fails when reg does
-// not serve a kind the screens show, or when the embedded assets cannot be read.
+// not serve a kind the screens show. It starts reading and hashing the embedded assets (a few
+// megabytes with the wasm candidate) in the background, so that the server is ready sooner;
+// the first page or asset served waits for them.
 func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Options) (*UI, error) {
 	if logger == nil {
 		logger = slog.Default()
@@ -92,11 +94,15 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 			return nil, fmt.Errorf("registry does not serve %s/%s %s", k.group, k.version, k.resource)
 		}
 	}
-	a, err := loadAssets(staticFS)
-	if err != nil {
-		return nil, fmt.Errorf("static assets: %w", err)
-	}
-	u.assets = a
+	u.assets = sync.OnceValue(func() *assets {
+		a, err := loadAssets(staticFS)
+		if err != nil { // only a broken build gets here: the files are compiled in
+			logger.Error("static assets unreadable", slog.Any("err", err))
+			return &assets{files: map[string]*asset{}, urls: templates.Assets{WasmMissing: true}}
+		}
+		return a
+	})
+	go u.assets()
 	u.hub = NewHub(logger, opts.Now)
 	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease)
 	return u, nil
@@ -131,7 +137,7 @@ func (u *UI) Register(e *echo.Echo) {
 func (u *UI) page(title, nav string) templates.Page {
 	return templates.Page{
 		Title:       title,
-		Assets:      u.assets.urls,
+		Assets:      u.assets().urls,
 		ServerNowMs: u.opts.Now().UnixMilli(),
 		Nav:         nav,
 	}
