@@ -312,14 +312,10 @@ func TestCloseWithQueuedWrites(t *testing.T) {
 	MustGet(t, db2, leaseKey("ns", "first"))
 }
 
-// TestCommitFailureFailsBatch makes the commit itself fail: every op of the batch gets the
-// error and nothing is published.
-func TestCommitFailureFailsBatch(t *testing.T) {
-	t.Parallel()
-	db := MustOpen(t, testOptions())
-	ctx := context.Background()
-	w := MustWatch(t, db, store.WatchOptions{Resource: leases})
-	// A deferred foreign key is checked at COMMIT only.
+// failCommitsWithOrphan makes the COMMIT of any batch that writes a key named "orphan" fail:
+// a deferred foreign key, checked at COMMIT only, that such a write breaks.
+func failCommitsWithOrphan(t *testing.T, db *DB) {
+	t.Helper()
 	if _, err := db.wdb.Exec(`PRAGMA foreign_keys = ON`); err != nil {
 		t.Fatal(err)
 	}
@@ -329,6 +325,16 @@ func TestCommitFailureFailsBatch(t *testing.T) {
 		BEGIN INSERT INTO child (p) VALUES (42); END`); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCommitFailureFailsBatch makes the commit itself fail: every op of the batch gets the
+// error and nothing is published.
+func TestCommitFailureFailsBatch(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t, testOptions())
+	ctx := context.Background()
+	w := MustWatch(t, db, store.WatchOptions{Resource: leases})
+	failCommitsWithOrphan(t, db)
 	release, first := blockWriter(t, db)
 	ok := goWrite(func() (store.Object, error) { return db.Create(ctx, leaseKey("ns", "ok"), nil) })
 	waitQueued(t, db, 1)
@@ -361,15 +367,7 @@ func TestFailedCommitLeavesCommittedState(t *testing.T) {
 	db := MustOpen(t, testOptions())
 	ctx := context.Background()
 	a := MustCreate(t, db, leaseKey("ns", "a"), "a1")
-	if _, err := db.wdb.Exec(`PRAGMA foreign_keys = ON`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.wdb.Exec(`CREATE TEMP TABLE parent (id INTEGER PRIMARY KEY);
-		CREATE TEMP TABLE child (p INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);
-		CREATE TEMP TRIGGER orphan AFTER INSERT ON changes WHEN NEW.name = 'orphan'
-		BEGIN INSERT INTO child (p) VALUES (42); END`); err != nil {
-		t.Fatal(err)
-	}
+	failCommitsWithOrphan(t, db)
 	release, first := blockWriter(t, db)
 	upd := goWrite(func() (store.Object, error) { return db.Update(ctx, a.Key, a.Revision, []byte("lost")) })
 	waitQueued(t, db, 1)
