@@ -146,7 +146,7 @@ func New(ks []*kinds.Kind, scheme *runtime.Scheme, structural func() (*smdschema
 			if _, err := groupVersionRoutes(scheme, g, v); err != nil {
 				return nil, fmt.Errorf("discovery: %w", err)
 			}
-			h.v3Keys = append(h.v3Keys, strings.TrimPrefix(groupVersionPrefix(g.name, v), "/"))
+			h.v3Keys = append(h.v3Keys, v3Key(g, v))
 		}
 	}
 	h.openAPI = sync.OnceValues(func() (*openAPIDocuments, error) {
@@ -203,7 +203,7 @@ func buildOpenAPI(scheme *runtime.Scheme, ks []*kinds.Kind, structural func() (*
 			if err != nil {
 				return nil, fmt.Errorf("openapi v3 %s: %w", g.groupVersion(v), err)
 			}
-			key := strings.TrimPrefix(groupVersionPrefix(g.name, v), "/")
+			key := v3Key(g, v)
 			d, err := encodeOpenAPI(doc, func(j []byte) (proto.Message, error) { return openapiv3.ParseDocument(j) })
 			if err != nil {
 				return nil, fmt.Errorf("openapi v3 %s: %w", key, err)
@@ -218,6 +218,11 @@ func buildOpenAPI(scheme *runtime.Scheme, ks []*kinds.Kind, structural func() (*
 	}
 	docs.v3Index = &openAPIDocument{json: j, hash: hashOf(j)}
 	return docs, nil
+}
+
+// v3Key is the v3 index key of group version v of g: "api/v1", "apis/coordination.k8s.io/v1".
+func v3Key(g *apiGroup, v string) string {
+	return strings.TrimPrefix(groupVersionPrefix(g.name, v), "/")
 }
 
 // v3URL is where the v3 document key is served, with the hash that makes it cacheable.
