@@ -157,6 +157,12 @@ func TestLeaderElection(t *testing.T) {
 			if err != nil || *lease.Spec.HolderIdentity != first {
 				t.Fatalf("lease holder = %v (err %v), want %s", lease.Spec.HolderIdentity, err, first)
 			}
+			// Stop the leader between two renewals. Cancelled in the middle of one, the renewal
+			// may still commit on the server after the client gave up on it; the release then
+			// carries a stale resourceVersion, fails with a conflict, and the others wait for
+			// the lease to expire, as they would against kube-apiserver.
+			waitRenewal(t, ts, lease)
+			time.Sleep(50 * time.Millisecond) // a renewal takes a few ms; the next one is 200 ms away
 			stopped := time.Now()
 			mu.Lock()
 			stoppedIDs[first] = true
@@ -194,4 +200,21 @@ func waitLeader(t *testing.T, mu *sync.Mutex, terms *[]string, n int, d time.Dur
 	}
 	t.Fatalf("no leader for term %d within %v", n, d)
 	return ""
+}
+
+// waitRenewal waits until the holder of lease renews it past the state given.
+func waitRenewal(t *testing.T, ts *testServer, lease *coordinationv1.Lease) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		cur, err := ts.Client.CoordinationV1().Leases(lease.Namespace).Get(context.Background(), lease.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.ResourceVersion != lease.ResourceVersion {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("lease %s/%s not renewed within 5s", lease.Namespace, lease.Name)
 }
