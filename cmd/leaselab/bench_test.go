@@ -96,8 +96,9 @@ func BenchmarkStartup(b *testing.B) {
 	}
 }
 
-// fillChanges writes leases Leases to the database at path and renews each renewals times,
-// 64 writers at a time, so that its change log holds leases*(renewals+1) changes.
+// fillChanges creates the given number of Leases in the database at path and updates each
+// of them renewals times, 64 writers at a time, so that its change log holds
+// leases*(renewals+1) changes.
 func fillChanges(tb testing.TB, path string, leases, renewals int) {
 	tb.Helper()
 	ctx := context.Background()

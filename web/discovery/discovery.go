@@ -487,9 +487,9 @@ func (h *Handler) serveOpenAPIDocument(c echo.Context, version string, doc *open
 	return nil
 }
 
-// openAPIDocuments waits for the OpenAPI documents; if they could not be built, it writes
-// a 500 Status and returns nil.
-func (h *Handler) openAPIDocuments(w http.ResponseWriter) (*openAPIDocuments, error) {
+// waitOpenAPI waits for the OpenAPI documents; if they could not be built, it writes a 500
+// Status and returns nil.
+func (h *Handler) waitOpenAPI(w http.ResponseWriter) (*openAPIDocuments, error) {
 	docs, err := h.openAPI()
 	if err != nil {
 		return nil, writeStatus(w, http.StatusInternalServerError, metav1.StatusReasonInternalError, err.Error())
@@ -498,7 +498,7 @@ func (h *Handler) openAPIDocuments(w http.ResponseWriter) (*openAPIDocuments, er
 }
 
 func (h *Handler) serveOpenAPIV2(c echo.Context) error {
-	docs, err := h.openAPIDocuments(c.Response())
+	docs, err := h.waitOpenAPI(c.Response())
 	if docs == nil {
 		return err
 	}
@@ -507,7 +507,7 @@ func (h *Handler) serveOpenAPIV2(c echo.Context) error {
 
 func (h *Handler) serveOpenAPIV3Index(c echo.Context) error {
 	w, r := c.Response(), c.Request()
-	docs, err := h.openAPIDocuments(w)
+	docs, err := h.waitOpenAPI(w)
 	if docs == nil {
 		return err
 	}
@@ -522,7 +522,7 @@ func (h *Handler) serveOpenAPIV3Index(c echo.Context) error {
 // ?hash= of its content: a current hash makes the response cacheable for good, a stale
 // one is redirected to the current URL, as the real server does.
 func (h *Handler) serveOpenAPIV3(c echo.Context, key string) error {
-	docs, err := h.openAPIDocuments(c.Response())
+	docs, err := h.waitOpenAPI(c.Response())
 	if docs == nil {
 		return err
 	}
