@@ -123,6 +123,14 @@ func (q *request) get() error {
 	return q.respond(http.StatusOK, out, obj)
 }
 
+// inconsistentContinue is the real server's answer to a continue token whose revision was
+// compacted; the Status carries a token to go on at the latest revision.
+const inconsistentContinue = "The provided continue parameter is too old to display a consistent list result. " +
+	"You can start a new list without the continue parameter, or use the continue token in this response to " +
+	"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent " +
+	"list - objects that were created, modified, or deleted between the time the first chunk was returned " +
+	"and now may show up in the list."
+
 // continueToken is the opaque continue token, in the real server's shape: the revision every
 // page is read at and the key to start after.
 type continueToken struct {
@@ -148,7 +156,9 @@ func decodeContinue(token string) (int64, store.Key, error) {
 	if t.APIVersion != "meta.k8s.io/v1" {
 		return 0, store.Key{}, fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
 	}
-	if t.RV <= 0 {
+	if t.RV == 0 {
+		// A negative revision is the real server's token for "continue at the latest
+		// revision", which it hands out when the token's own revision was compacted.
 		return 0, store.Key{}, fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
 	}
 	start, ok := strings.CutSuffix(t.Start, "\x00")
@@ -260,7 +270,7 @@ func (q *request) listObjects(opts *metainternalversion.ListOptions) ([]runtime.
 		if err != nil {
 			return nil, metav1.ListMeta{}, apierrors.NewBadRequest("invalid continue token: " + err.Error())
 		}
-		so.Revision, so.After = crv, after
+		so.Revision, so.After = max(crv, 0), after
 	case opts.ResourceVersion == "0":
 		// "Any" resourceVersion: the real server answers from its cache and ignores limit.
 		so.Limit = 0
@@ -288,7 +298,11 @@ func (q *request) listObjects(opts *metainternalversion.ListOptions) ([]runtime.
 		var ce *store.CompactedError
 		if asCompacted(err, &ce) {
 			if opts.Continue != "" {
-				return nil, metav1.ListMeta{}, apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
+				// As the real server: a token that goes on from the same key at the latest
+				// revision, for clients that accept an inconsistent list.
+				st := apierrors.NewResourceExpired(inconsistentContinue)
+				st.ErrStatus.ListMeta.Continue = encodeContinue(-1, so.After)
+				return nil, metav1.ListMeta{}, st
 			}
 			return nil, metav1.ListMeta{}, apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
 		}

@@ -3,15 +3,18 @@ package apiserver_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/store/sqlite"
 )
@@ -236,6 +239,34 @@ func TestCompacted(t *testing.T) {
 			t.Errorf("frame:\n%s\nwant:\n%s", got, want)
 		}
 		w.WantEnd(t, 5*time.Second)
+	})
+	t.Run("continue past compaction", func(t *testing.T) {
+		a.MustCreate(t, leasesPath, leaseJSON("d", "holder-a"))
+		a.MustCreate(t, leasesPath, leaseJSON("e", "holder-a"))
+		p1 := a.mustList(t, leasesPath+"?limit=1")
+		wantNames(t, p1, "c")
+		for i := range 2 {
+			a.MustDo(t, http.StatusOK, http.MethodPatch, leasesPath+"/d", fmt.Sprintf(`{"spec":{"holderIdentity":"h%d"}}`, i), "Content-Type", mergePatch)
+		}
+		if _, err := a.DB.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+		r := a.Do(t, http.MethodGet, leasesPath+"?limit=1&continue="+url.QueryEscape(p1.Metadata.Continue), "")
+		WantCode(t, r, http.StatusGone)
+		st := decodeStatus(t, r.Body)
+		if st.Reason != metav1.StatusReasonExpired || !strings.Contains(st.Message, "or use the continue token in this response") || st.Continue == "" {
+			t.Fatalf("status %+v", st)
+		}
+		// The token in the Status goes on after c at the latest revision.
+		b, err := base64.RawURLEncoding.DecodeString(st.Continue)
+		if err != nil || !bytes.Contains(b, []byte(`"rv":-1`)) {
+			t.Errorf("continue token %s (%v)", b, err)
+		}
+		p2 := a.mustList(t, leasesPath+"?continue="+url.QueryEscape(st.Continue))
+		wantNames(t, p2, "d", "e")
+		if p2.Metadata.ResourceVersion == p1.Metadata.ResourceVersion || p2.Metadata.Continue != "" {
+			t.Errorf("metadata %+v after page 1 %+v", p2.Metadata, p1.Metadata)
+		}
 	})
 }
 
