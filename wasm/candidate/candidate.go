@@ -73,6 +73,7 @@ type Candidate struct {
 	observedTime  time.Time // real clock (client-go's monotonic reading)
 	conflict      bool      // a write lost a race: name the winner on the next read
 	roundDeadline time.Time // end of the current renew round; zero between rounds
+	lastRenew     time.Time // when the last acquisition or renewal succeeded, while leading
 	next          time.Time // when Step should next run; zero when stopped
 	lastErr       string
 	stopReason    string
@@ -323,6 +324,7 @@ func (c *Candidate) Step(ctx context.Context) time.Time {
 		// The renew loop starts with an immediate attempt.
 		c.phase = phaseLeading
 		c.roundDeadline = time.Time{}
+		c.lastRenew = end
 		c.next = end
 	case !leading:
 		// JitterUntil, sliding: RetryPeriod plus up to 1.2 × RetryPeriod
@@ -332,6 +334,7 @@ func (c *Candidate) Step(ctx context.Context) time.Time {
 		// UntilWithContext, sliding: the next round starts RetryPeriod
 		// after this one succeeded.
 		c.roundDeadline = time.Time{}
+		c.lastRenew = end
 		c.next = end.Add(c.cfg.RetryPeriod)
 	default:
 		// Within the round the poll ticks every RetryPeriod from the start of
@@ -701,10 +704,12 @@ func (c *Candidate) Snapshot() Snapshot {
 	switch c.phase {
 	case phaseLeading:
 		s.Role = RoleLeader
-		if !c.roundDeadline.IsZero() {
-			s.RenewDeadline = own(c.roundDeadline)
-		} else if !c.next.IsZero() {
-			s.RenewDeadline = own(c.next.Add(c.cfg.RenewDeadline))
+		// The renew deadline as a reader counts it: from the last successful renewal, so
+		// that it drains between renewals and is never longer than the setting. (A round
+		// that starts a retry period later has its own deadline, as in client-go, so
+		// leadership may end up to one retry period after this.)
+		if !c.lastRenew.IsZero() {
+			s.RenewDeadline = own(c.lastRenew.Add(c.cfg.RenewDeadline))
 		}
 	case phaseFollowing:
 		s.Role = RoleFollower

@@ -561,3 +561,43 @@ func TestDecisionLogFoldsAndIsBounded(t *testing.T) {
 		t.Errorf("newest entry is %s old: folding should move its time", age)
 	}
 }
+
+// TestRenewDeadlineDrainsBetweenRenewals checks the renew deadline a leader shows: counted
+// from its last successful renewal, it drains between renewals, is back at the setting right
+// after each one, and is never longer than the setting.
+func TestRenewDeadlineDrainsBetweenRenewals(t *testing.T) {
+	s := newSim(t)
+	a := s.add(testConfig("tab-a"))
+	s.runUntilTrue(5*time.Second, "leading", func() bool { return a.Snapshot().Role == candidate.RoleLeader })
+	rd := candidate.DefaultRenewDeadline
+	lowest, highest := rd, time.Duration(0)
+	for range 100 {
+		s.runFor(100 * time.Millisecond)
+		snap := a.Snapshot()
+		if snap.RenewDeadline.IsZero() {
+			t.Fatalf("at %s: no renew deadline while leading", snap.Now)
+		}
+		left := snap.RenewDeadline.Sub(snap.Now)
+		if left > rd || left <= 0 {
+			t.Fatalf("at %s: renew deadline in %s, want within (0, %s]", snap.Now, left, rd)
+		}
+		lowest, highest = min(lowest, left), max(highest, left)
+	}
+	// Renewals come every retry period, so it drains by about that much before each.
+	if want := rd - candidate.DefaultRetryPeriod + 200*time.Millisecond; lowest > want {
+		t.Errorf("renew deadline never below %s: it does not drain (want at most %s)", lowest, want)
+	}
+	if highest < rd-200*time.Millisecond {
+		t.Errorf("renew deadline never above %s: it is not refilled by renewals", highest)
+	}
+
+	// Cut off, it drains to the end; leadership ends within one retry period after.
+	a.Partition(candidate.PartitionFail)
+	s.runUntilTrue(rd+candidate.DefaultRetryPeriod+time.Second, "stepped down", func() bool {
+		snap := a.Snapshot()
+		if snap.Role == candidate.RoleLeader && snap.RenewDeadline.Sub(snap.Now) > rd {
+			t.Fatalf("partitioned: renew deadline in %s", snap.RenewDeadline.Sub(snap.Now))
+		}
+		return snap.Role != candidate.RoleLeader
+	})
+}

@@ -142,8 +142,10 @@ type Snapshot struct {
 	RecordRenewTime time.Time
 	RecordExpiry    time.Time
 	ResourceVersion string
-	// RenewDeadline is, while leading, the instant by which a renewal must
-	// succeed or leadership ends.
+	// RenewDeadline is, while leading, the last successful renewal plus the
+	// renew deadline: it drains between renewals and never lies further ahead
+	// than the setting. A renew round that starts a retry period later keeps
+	// trying until its own deadline, as client-go's does.
 	RenewDeadline time.Time
 	// NextRetry is when the candidate next acts (it may be in the past while
 	// paused); zero when stopped.

@@ -1,6 +1,14 @@
 package candidate
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+// ErrUnreachable is a request that got no answer at all: the server is down, restarting or
+// out of reach. The browser's own wording for it ("Failed to fetch", "NetworkError when
+// attempting to fetch resource", "Load failed") says nothing to a reader of the decision log.
+var ErrUnreachable = errors.New("the server could not be reached")
 
 // Request is one HTTP request as the candidate sends it. The package does not
 // use net/http in the browser build: it would triple the download.

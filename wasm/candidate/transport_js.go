@@ -2,7 +2,7 @@ package candidate
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"syscall/js"
 )
 
@@ -59,13 +59,15 @@ func (FetchTransport) RoundTrip(ctx context.Context, req *Request) (*Response, e
 		return nil
 	})
 	onError = js.FuncOf(func(_ js.Value, args []js.Value) any {
-		msg := "fetch failed"
-		if len(args) > 0 && args[0].Truthy() {
+		// fetch rejects with a TypeError when no answer came (the browser's message for
+		// it differs by browser); anything else keeps its own message.
+		err := ErrUnreachable
+		if len(args) > 0 && args[0].Truthy() && args[0].Get("name").String() != "TypeError" {
 			if m := args[0].Get("message"); m.Type() == js.TypeString {
-				msg = m.String()
+				err = fmt.Errorf("%w: %s", ErrUnreachable, m.String())
 			}
 		}
-		done <- result{err: errors.New(msg)}
+		done <- result{err: err}
 		return nil
 	})
 	defer onResponse.Release()

@@ -32,7 +32,11 @@ func (t HTTPTransport) RoundTrip(ctx context.Context, req *Request) (*Response, 
 	}
 	resp, err := hc.Do(hreq)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// No answer: say so in the words the browser build uses, keeping the cause.
+		return nil, fmt.Errorf("%w (%v)", ErrUnreachable, err)
 	}
 	defer resp.Body.Close()
 	return readHTTPResponse(resp)
