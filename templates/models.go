@@ -87,8 +87,11 @@ type LeaseCard struct {
 	Holder          string
 	Transitions     int32
 	DurationSeconds int32
-	// RenewTimeMs and ExpiresAtMs (renewTime + leaseDurationSeconds) are Unix ms; 0 when unset.
+	// RenewTimeMs is spec.renewTime; SinceMs is when the hold counts from (renewTime, else
+	// acquireTime, else the time of the last write); ExpiresAtMs is SinceMs +
+	// leaseDurationSeconds. All Unix ms, 0 when unset.
 	RenewTimeMs int64
+	SinceMs     int64
 	ExpiresAtMs int64
 	// Status is "held", "expired" or "free", judged on the server's clock at render time.
 	Status string

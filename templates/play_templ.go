@@ -227,7 +227,7 @@ func PlayView(v Play) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = bar("deadline", "renew deadline", "Renew deadline: how long a leader keeps trying to renew before it gives up leading.").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = bar("deadline", "renew deadline", "Renew deadline: how long a leader keeps trying to renew before it gives up leading. Counted from its last successful renewal, so it drains between renewals and fills up again at each one.").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -90,9 +90,15 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 		}
 		return strings.Compare(a.Lease, b.Lease)
 	})
+	var feed []templates.FeedItem
 	for _, l := range leases {
 		k := leaseKey{l.Namespace, l.Name}
-		card := leaseCard(l, now)
+		changes, err := u.hist.changes(ctx, l.Namespace, l.Name)
+		if err != nil {
+			return templates.Dashboard{}, err
+		}
+		feed = append(feed, feedItems(l.Namespace, l.Name, computeTerms(changes, now))...)
+		card := leaseCard(l, lastWrite(l, changes), now)
 		card.Candidates, card.Tabs = candCount[k], tabCount[k]
 		if d, ok := latest[k]; ok && d.Kind == templates.DecisionConflict {
 			card.Conflict = d.Message
@@ -111,12 +117,27 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 	for _, t := range tabs {
 		v.Tabs = append(v.Tabs, tabView(t))
 	}
-	feed, err := u.recentFeed(ctx, leases, now)
-	if err != nil {
-		return templates.Dashboard{}, err
-	}
-	v.Feed = feed
+	v.Feed = newestFeed(feed)
 	return v, nil
+}
+
+// lastWrite is when the lease was last written: the commit time of its newest change in the
+// history, else (the history no longer reaching back that far) the newest managedFields time,
+// else its creation.
+func lastWrite(l *coordinationv1.Lease, changes []leaseChange) time.Time {
+	if n := len(changes); n > 0 && !changes[n-1].Deleted && strconv.FormatInt(changes[n-1].Revision, 10) == l.ResourceVersion {
+		return changes[n-1].At
+	}
+	var t time.Time
+	for _, m := range l.ManagedFields {
+		if m.Time != nil && m.Time.After(t) {
+			t = m.Time.Time
+		}
+	}
+	if t.IsZero() {
+		t = l.CreationTimestamp.Time
+	}
+	return t
 }
 
 // leaseURL, playURL and deleteURL are the UI's links for a lease.
@@ -132,8 +153,10 @@ func deleteURL(ns, name string) string {
 	return "/ui/leases/" + url.PathEscape(ns) + "/" + url.PathEscape(name) + "/delete"
 }
 
-// leaseCard is the card of one lease, its countdown taken at now.
-func leaseCard(l *coordinationv1.Lease, now time.Time) templates.LeaseCard {
+// leaseCard is the card of one lease, its countdown taken at now. changedAt is when the lease
+// was last written: the hold counts from it when the lease has neither renewTime nor
+// acquireTime (holdSince).
+func leaseCard(l *coordinationv1.Lease, changedAt, now time.Time) templates.LeaseCard {
 	c := templates.LeaseCard{
 		Namespace: l.Namespace,
 		Name:      l.Name,
@@ -158,11 +181,14 @@ func leaseCard(l *coordinationv1.Lease, now time.Time) templates.LeaseCard {
 	if s.PreferredHolder != nil {
 		c.PreferredHolder = *s.PreferredHolder
 	}
-	var expires time.Time
 	if s.RenewTime != nil {
 		c.RenewTimeMs = s.RenewTime.UnixMilli()
+	}
+	var expires time.Time
+	if since := holdSince(s, changedAt); !since.IsZero() {
+		c.SinceMs = since.UnixMilli()
 		if c.DurationSeconds > 0 {
-			expires = s.RenewTime.Add(time.Duration(c.DurationSeconds) * time.Second)
+			expires = since.Add(time.Duration(c.DurationSeconds) * time.Second)
 			c.ExpiresAtMs = expires.UnixMilli()
 		}
 	}
@@ -245,16 +271,8 @@ func tabView(t TabInfo) templates.Tab {
 	}
 }
 
-// recentFeed is the newest term changes across leases, in plain language, newest first.
-func (u *UI) recentFeed(ctx context.Context, leases []*coordinationv1.Lease, now time.Time) ([]templates.FeedItem, error) {
-	var items []templates.FeedItem
-	for _, l := range leases {
-		changes, err := u.hist.changes(ctx, l.Namespace, l.Name)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, feedItems(l.Namespace, l.Name, computeTerms(changes, now))...)
-	}
+// newestFeed orders feed lines newest first and keeps the newest maxFeed.
+func newestFeed(items []templates.FeedItem) []templates.FeedItem {
 	slices.SortStableFunc(items, func(a, b templates.FeedItem) int {
 		switch {
 		case a.AtMs > b.AtMs:
@@ -267,7 +285,7 @@ func (u *UI) recentFeed(ctx context.Context, leases []*coordinationv1.Lease, now
 	if len(items) > maxFeed {
 		items = items[:maxFeed]
 	}
-	return items, nil
+	return items
 }
 
 // feedItems tells a lease's terms as feed lines: who acquired it, and how each term ended.

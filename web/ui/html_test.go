@@ -7,11 +7,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -535,3 +537,72 @@ func TestDashboardTabModes(t *testing.T) {
 		t.Errorf("lease page: tab-old's emulation version %q", got)
 	}
 }
+
+// TestHoldWithoutRenewTime checks the one expiry rule on every screen: a lease with a holder
+// but no renewTime counts its hold from acquireTime, else from the change that wrote it, so
+// the card, the lease page and the feed agree that it expired.
+func TestHoldWithoutRenewTime(t *testing.T) {
+	now := t0.Add(time.Hour)
+	tu := mustNewUI(t, now)
+	bare := func(name string, acquire time.Time) *coordinationv1.Lease {
+		l := lease("default", name, "a", time.Time{}, 10, 0)
+		l.Spec.HolderIdentity = ptr("a")
+		if !acquire.IsZero() {
+			at := metav1.NewMicroTime(acquire)
+			l.Spec.AcquireTime = &at
+		}
+		return l
+	}
+	tu.putLease(t, bare("old", time.Time{}), now.Add(-15*time.Second))
+	tu.putLease(t, bare("fresh", time.Time{}), now.Add(-3*time.Second))
+	tu.putLease(t, bare("acquired", now.Add(-4*time.Second)), now.Add(-time.Second))
+
+	doc := tu.mustGetDoc(t, "/", http.StatusOK)
+	want := map[string]struct {
+		status, remaining string
+		since             time.Time
+	}{
+		"old":      {"EXPIRED", "0 s", now.Add(-15 * time.Second)},
+		"fresh":    {"HELD", "7.0 s", now.Add(-3 * time.Second)},
+		"acquired": {"HELD", "6.0 s", now.Add(-4 * time.Second)},
+	}
+	doc.Find(`#lease-grid [data-testid=lease-card]`).Each(func(_ int, c *goquery.Selection) {
+		name := c.AttrOr("data-name", "")
+		w := want[name]
+		if got := text(c.Find(`[data-testid=lease-status]`)); got != w.status {
+			t.Errorf("card %s: status %q, want %q", name, got, w.status)
+		}
+		if got := text(c.Find(`[data-testid=remaining]`)); got != w.remaining {
+			t.Errorf("card %s: remaining %q, want %q", name, got, w.remaining)
+		}
+		if got, want := c.AttrOr("data-since", ""), strconv.FormatInt(w.since.UnixMilli(), 10); got != want {
+			t.Errorf("card %s: data-since %s, want %s", name, got, want)
+		}
+		if got, want := c.Find(`[data-ring]`).AttrOr("data-expires", ""), strconv.FormatInt(w.since.Add(10*time.Second).UnixMilli(), 10); got != want {
+			t.Errorf("card %s: ring expires %s, want %s", name, got, want)
+		}
+	})
+	var feed []string
+	doc.Find(`[data-testid=feed] [data-testid=feed-item]`).Each(func(_ int, li *goquery.Selection) { feed = append(feed, text(li)) })
+	if !slices.ContainsFunc(feed, func(s string) bool { return strings.Contains(s, "a's hold on default/old expired") }) {
+		t.Errorf("the feed does not tell default/old expired: %q", feed)
+	}
+	if slices.ContainsFunc(feed, func(s string) bool { return strings.Contains(s, "default/fresh expired") }) {
+		t.Errorf("the feed tells default/fresh expired: %q", feed)
+	}
+
+	// The lease page's header says the same as the card.
+	page := tu.mustGetDoc(t, "/leases/default/old", http.StatusOK)
+	if got := text(page.Find(`.lease-now [data-testid=lease-status]`)); got != "EXPIRED" {
+		t.Errorf("lease page of default/old: status %q, want EXPIRED", got)
+	}
+	if got := text(page.Find(`.lease-now [data-testid=remaining]`)); got != "0 s" {
+		t.Errorf("lease page of default/old: remaining %q, want 0 s", got)
+	}
+	// Its Events panel says what it would list.
+	if got := text(page.Find(`[data-testid=no-events]`)); !strings.Contains(got, "Event objects") {
+		t.Errorf("lease page without events: %q", got)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

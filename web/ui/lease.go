@@ -62,6 +62,10 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string) (templates.Leas
 		return live, false, err
 	}
 	live.Revision = strconv.FormatInt(rev, 10)
+	changes, err := u.hist.changes(ctx, ns, name)
+	if err != nil {
+		return live, false, err
+	}
 	o, err := u.store.Get(ctx, store.Key{Resource: u.leases.StorageResource(), Namespace: ns, Name: name})
 	switch {
 	case err == nil:
@@ -70,16 +74,12 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string) (templates.Leas
 			return live, false, err
 		}
 		live.Exists = true
-		live.Card = leaseCard(l, now)
+		live.Card = leaseCard(l, lastWrite(l, changes), now)
 		live.YAML, err = leaseYAML(l)
 		if err != nil {
 			return live, false, err
 		}
 	case !notFound(err):
-		return live, false, err
-	}
-	changes, err := u.hist.changes(ctx, ns, name)
-	if err != nil {
 		return live, false, err
 	}
 	live.Timeline = layoutTimeline(computeTerms(changes, now), now)

@@ -20,8 +20,9 @@ type leaseChange struct {
 	At      time.Time
 	Deleted bool
 	Holder  string
-	// RenewTime is spec.renewTime (written on the writer's clock); zero when unset.
-	RenewTime   time.Time
+	// Since is when the hold counts from (holdSince): spec.renewTime (written on the
+	// writer's clock), else spec.acquireTime, else At.
+	Since       time.Time
 	Duration    time.Duration
 	Transitions int32
 	// Folded counts the writes by the same holder that history compaction folded into this
@@ -29,17 +30,31 @@ type leaseChange struct {
 	Folded int
 }
 
-// expiry is when the lease, as this change left it, runs out: renewTime + leaseDurationSeconds
-// (the commit time stands in for a missing renewTime). Zero without a duration.
+// expiry is when the lease, as this change left it, runs out: Since + leaseDurationSeconds.
+// Zero without a duration.
 func (c leaseChange) expiry() time.Time {
 	if c.Duration <= 0 {
 		return time.Time{}
 	}
-	base := c.RenewTime
+	base := c.Since
 	if base.IsZero() {
 		base = c.At
 	}
 	return base.Add(c.Duration)
+}
+
+// holdSince is the one rule for when a lease's hold counts from, and so when it expires
+// (holdSince + leaseDurationSeconds): spec.renewTime, else spec.acquireTime, else changedAt,
+// the time of the change that last wrote the lease. The cards, the lease page, the feed and the
+// timeline all use it; dashboard.js's holdSince is the same rule in the browser.
+func holdSince(s coordinationv1.LeaseSpec, changedAt time.Time) time.Time {
+	switch {
+	case s.RenewTime != nil && !s.RenewTime.IsZero():
+		return s.RenewTime.Time
+	case s.AcquireTime != nil && !s.AcquireTime.IsZero():
+		return s.AcquireTime.Time
+	}
+	return changedAt
 }
 
 // continuous reports whether b came before a ran out.
@@ -417,9 +432,7 @@ func changeOf(l *coordinationv1.Lease, rev int64, at time.Time) leaseChange {
 	if s.HolderIdentity != nil {
 		c.Holder = *s.HolderIdentity
 	}
-	if s.RenewTime != nil {
-		c.RenewTime = s.RenewTime.Time
-	}
+	c.Since = holdSince(s, at)
 	if s.LeaseDurationSeconds != nil {
 		c.Duration = time.Duration(*s.LeaseDurationSeconds) * time.Second
 	}

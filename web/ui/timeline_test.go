@@ -15,7 +15,7 @@ func at(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Seco
 func write(s float64, holder string, d int, transitions int32) leaseChange {
 	c := leaseChange{At: at(s), Holder: holder, Duration: time.Duration(d) * time.Second, Transitions: transitions}
 	if holder != "" {
-		c.RenewTime = at(s)
+		c.Since = at(s)
 	}
 	return c
 }
@@ -91,7 +91,7 @@ func TestComputeTerms(t *testing.T) {
 			name: "release, then another holder",
 			changes: []leaseChange{
 				write(0, "tab-1", 10, 0),
-				{At: at(3), Holder: "", RenewTime: at(3), Duration: time.Second},
+				{At: at(3), Holder: "", Since: at(3), Duration: time.Second},
 				write(3.5, "tab-2", 10, 1),
 			},
 			now:  4,
@@ -126,7 +126,7 @@ func TestComputeTerms(t *testing.T) {
 		{
 			name: "renewTime from a clock ahead: a takeover, not an expiry",
 			changes: []leaseChange{
-				{At: at(0), Holder: "tab-1", RenewTime: at(30), Duration: 3 * time.Second},
+				{At: at(0), Holder: "tab-1", Since: at(30), Duration: 3 * time.Second},
 				write(5, "tab-2", 3, 1),
 			},
 			now:  6,
@@ -166,7 +166,7 @@ func TestAppendCompactKeepsTerms(t *testing.T) {
 	for i := range 10 {
 		full = append(full, write(32+float64(i)/2, "tab-2", 3, 1))
 	}
-	full = append(full, leaseChange{At: at(40), RenewTime: at(40), Duration: time.Second})
+	full = append(full, leaseChange{At: at(40), Since: at(40), Duration: time.Second})
 	full = append(full, deleted(41))
 	var compact []leaseChange
 	for _, c := range full {
@@ -192,7 +192,7 @@ func TestLayoutTimeline(t *testing.T) {
 		write(0, "tab-1", 10, 0), write(2, "tab-1", 10, 0),
 		write(5, "tab-2", 3, 1),
 		write(12, "tab-1", 10, 2),
-		{At: at(20), RenewTime: at(20), Duration: time.Second},
+		{At: at(20), Since: at(20), Duration: time.Second},
 	}, at(60))
 	tl := layoutTimeline(terms, at(60))
 	if len(tl.Lanes) != 2 || tl.Lanes[0].Identity != "tab-1" || tl.Lanes[1].Identity != "tab-2" {

@@ -27,23 +27,34 @@
   for (const card of grid.querySelectorAll('[data-lease-card]')) {
     const d = card.dataset;
     leases.set(key(d.namespace, d.name), {
-      holder: d.holder, renew: Number(d.renew) || 0, duration: Number(d.duration) || 0,
+      holder: d.holder, since: Number(d.since) || 0, duration: Number(d.duration) || 0,
       transitions: Number(d.transitions) || 0, card,
     });
   }
 
-  function specOf(o) {
+  /**
+   * When a lease's hold counts from: spec.renewTime, else spec.acquireTime, else the time of
+   * the change that wrote it (changedAt). The server's holdSince (web/ui/timeline.go) is the
+   * same rule, so that cards, the feed and the timeline agree on when a lease expires.
+   */
+  function holdSince(s, changedAt) {
+    const t = Date.parse(s.renewTime || s.acquireTime || '');
+    return Number.isNaN(t) ? changedAt : t;
+  }
+
+  /** A lease as the dashboard keeps it; changedAt is when the change arrived (server clock). */
+  function specOf(o, changedAt) {
     const s = o.spec || {};
     return {
       holder: s.holderIdentity || '',
-      renew: s.renewTime ? Date.parse(s.renewTime) : 0,
+      since: holdSince(s, changedAt),
       duration: s.leaseDurationSeconds || 0,
       transitions: s.leaseTransitions || 0,
       strategy: s.strategy || '',
     };
   }
 
-  function expiresOf(st) { return st.renew && st.duration ? st.renew + st.duration * 1000 : 0; }
+  function expiresOf(st) { return st.since && st.duration ? st.since + st.duration * 1000 : 0; }
 
   function statusOf(st) {
     if (!st.holder) return 'free';
@@ -85,7 +96,7 @@
 
   function renderCard(card, st) {
     card.dataset.holder = st.holder;
-    card.dataset.renew = String(st.renew);
+    card.dataset.since = String(st.since);
     card.dataset.duration = String(st.duration);
     card.dataset.transitions = String(st.transitions);
     const h = LL.field(card, 'holder');
@@ -120,7 +131,9 @@
       emptyStates();
       return;
     }
-    const st = specOf(o);
+    // A live change arrives within milliseconds of its commit: its arrival stands in for the
+    // commit time when the lease has neither renewTime nor acquireTime.
+    const st = specOf(o, LL.serverNow());
     const card = prev ? prev.card : newCard(ns, name);
     if (!prev) {
       feed(st.holder ? 'acquired' : 'created', st.holder ? st.holder + ' created and acquired ' + k : k + ' was created', ns, name);
@@ -137,7 +150,7 @@
   /** Tells in the feed what a change did: renewals are counted, the rest get a line. */
   function tellChange(k, prev, st, ns, name) {
     if (prev.holder === st.holder) {
-      if (!st.holder || st.renew === prev.renew) return;
+      if (!st.holder || st.since === prev.since) return;
       const exp = expiresOf(prev);
       if (exp && exp <= LL.serverNow()) {
         feed('acquired', st.holder + ' wrote ' + k + ' again after its hold had expired (transitions ' + st.transitions + ')', ns, name);
@@ -153,7 +166,7 @@
     } else {
       const exp = expiresOf(prev);
       if (exp && exp <= LL.serverNow()) {
-        feed('acquired', st.holder + ' acquired ' + k + ' after ' + prev.holder + '\u2019s hold expired (transitions ' + st.transitions + ')', ns, name);
+        feed('acquired', st.holder + ' acquired ' + k + ' after ' + prev.holder + "'s hold expired (transitions " + st.transitions + ')', ns, name);
       } else {
         feed('takeover', st.holder + ' took ' + k + ' over from ' + prev.holder + ' (transitions ' + st.transitions + ')', ns, name);
       }
@@ -161,13 +174,30 @@
   }
 
   // A ring that drains to zero: the holder did not renew in time.
+  // While the server is out of reach the dashboard cannot know whether the holder renewed:
+  // nothing is told then. Rings that ran out meanwhile are told once the streams are back and
+  // have caught up, if no change arrived for them.
+  const unsure = new Map();
   grid.addEventListener('ll:expired', (e) => {
     const card = e.target.closest('[data-lease-card]');
     if (!card) return;
-    const st = leases.get(key(card.dataset.namespace, card.dataset.name));
+    const k = key(card.dataset.namespace, card.dataset.name);
+    const st = leases.get(k);
     if (!st || !st.holder) return;
-    setStatus(card, 'expired');
-    feed('expired', st.holder + '\u2019s hold on ' + key(card.dataset.namespace, card.dataset.name) + ' expired: not renewed in time', card.dataset.namespace, card.dataset.name);
+    if (!LL.connected()) { unsure.set(k, st); return; }
+    tellExpired(k, st);
+  });
+  function tellExpired(k, st) {
+    setStatus(st.card, 'expired');
+    feed('expired', st.holder + "'s hold on " + k + ' expired: not renewed in time', st.card.dataset.namespace, st.card.dataset.name);
+  }
+  LL.onConnection((up) => {
+    if (!up) return;
+    setTimeout(() => {
+      if (!LL.connected()) return;
+      for (const [k, st] of unsure) if (leases.get(k) === st && statusOf(st) === 'expired') tellExpired(k, st);
+      unsure.clear();
+    }, 1500);
   });
 
   // --- the feed -----------------------------------------------------------------------------

@@ -50,16 +50,43 @@
   }
 
   // --- connection indicator: "live" when every stream is up -------------------------------
+  // A stream down for longer than a reconnect's usual blink shows the banner and greys the
+  // live content (body.offline), so that nobody reads stale numbers as current.
   const streams = new Map();
   const conn = document.getElementById('conn');
+  const banner = document.getElementById('offline');
+  const connListeners = [];
+  let wasUp = false;
+  let offlineTimer = 0;
+  function connected() {
+    for (const v of streams.values()) if (!v) return false;
+    return true;
+  }
   function setStream(name, up) {
     streams.set(name, up);
-    if (!conn) return;
-    let down = 0;
-    for (const v of streams.values()) if (!v) down++;
-    conn.textContent = down ? 'reconnecting…' : 'live';
-    conn.classList.toggle('down', down > 0);
+    const all = connected();
+    if (conn) {
+      conn.textContent = all ? 'live' : 'reconnecting…';
+      conn.classList.toggle('down', !all);
+    }
+    if (all) {
+      clearTimeout(offlineTimer);
+      offlineTimer = 0;
+      setOffline(false);
+    } else if (!offlineTimer) {
+      offlineTimer = setTimeout(() => { offlineTimer = 0; if (!connected()) setOffline(true); }, 1500);
+    }
+    if (all !== wasUp) {
+      wasUp = all;
+      for (const f of connListeners) f(all);
+    }
   }
+  function setOffline(on) {
+    document.body.classList.toggle('offline', on);
+    if (banner) banner.hidden = !on;
+  }
+  /** Calls f(up) whenever the page as a whole connects (every stream up) or loses a stream. */
+  function onConnection(f) { connListeners.push(f); }
 
   function wsURL(path) {
     const u = new URL(path, location.href);
@@ -236,7 +263,7 @@
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
   });
 
-  window.LL = { serverNow, secs, clock, field, setText, fromTemplate, watch, socket, updateRings, faultCommand, showFaults, showState, words };
+  window.LL = { serverNow, secs, clock, field, setText, fromTemplate, watch, socket, connected, onConnection, updateRings, faultCommand, showFaults, showState, words };
   updateRings();
   loop();
 })();

@@ -133,7 +133,7 @@
   }
 
   /** Draws one bar: remaining ms out of full ms, and the next-retry notch. */
-  function bar(id, remaining, full, retryIn, visible) {
+  function bar(id, remaining, full, retryIn, visible, overText) {
     const el = $('bar-' + id);
     el.hidden = !visible;
     if (!visible) return;
@@ -149,7 +149,7 @@
     }
     const f = Math.max(0, Math.min(1, remaining / full));
     fill.style.transform = 'scaleX(' + f.toFixed(4) + ')';
-    value.textContent = remaining > 0 ? LL.secs(remaining) : 'expired ' + LL.secs(-remaining) + ' ago';
+    value.textContent = remaining > 0 ? LL.secs(remaining) : overText || 'expired ' + LL.secs(-remaining) + ' ago';
     el.classList.toggle('over', remaining <= 0);
     el.classList.toggle('low', remaining > 0 && f < 0.3);
     if (retryIn !== null && retryIn >= 0 && retryIn <= full) {
@@ -169,7 +169,9 @@
     bar('observed', s.observedExpiry ? s.observedExpiry - now : null, L, retryIn, true);
     bar('record', s.recordExpiry ? s.recordExpiry - now : null, L, retryIn, true);
     const leading = s.role === 'leader' && s.renewDeadline > 0;
-    bar('deadline', leading ? s.renewDeadline - now : null, s.timings.renewDeadlineMs, retryIn, leading);
+    // Counted from the last successful renewal: it drains between renewals. Once it has run
+    // out the leader still finishes its current round of tries, as client-go's does.
+    bar('deadline', leading ? Math.min(s.renewDeadline - now, s.timings.renewDeadlineMs) : null, s.timings.renewDeadlineMs, retryIn, leading, 'passed: last tries');
     const nr = $('next-retry');
     let text = '—';
     if (s.state === 'stopped') text = 'none: stopped';
@@ -194,7 +196,7 @@
 
   function showLag(ms) {
     const el = $('lag-warning');
-    el.textContent = 'At ' + LL.clock(Date.now()) + ' the candidate\u2019s loop fell behind by ' + LL.secs(ms) +
+    el.textContent = 'At ' + LL.clock(Date.now()) + " the candidate's loop fell behind by " + LL.secs(ms) +
       ': the browser or the machine was too busy to run it on time, so renewals may have been late.';
     el.hidden = false;
   }
