@@ -269,6 +269,10 @@ func (q *request) apply(body []byte, cur store.Object, missing bool, wo writeOpt
 		return nil, 0, err
 	}
 	acc, _ := meta.Accessor(applied)
+	if uid := acc.GetUID(); missing && uid != "" {
+		// What the real patch handler answers for a uid it cannot compare with anything.
+		return nil, 0, apierrors.NewConflict(q.kind.GroupResource(), q.ri.Name, fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", uid))
+	}
 	acc.SetName(q.ri.Name)
 	if err := q.checkNamespace(acc); err != nil {
 		return nil, 0, err

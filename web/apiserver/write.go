@@ -294,6 +294,11 @@ func (q *request) update() error {
 
 	cur, err := q.s.store.Get(q.r.Context(), q.key(q.ri.Name))
 	if errorsIs(err, store.ErrNotFound) {
+		// The uid of a PUT is a storage precondition, checked before anything else against
+		// the empty object a missing name reads as.
+		if uid := acc.GetUID(); uid != "" {
+			return preconditionConflict(q.kind.GroupResource(), acc.GetNamespace(), acc.GetName(), "UID", string(uid), "")
+		}
 		if !q.kind.AllowCreateOnUpdate {
 			return apierrors.NewNotFound(q.kind.GroupResource(), q.ri.Name)
 		}
@@ -309,6 +314,10 @@ func (q *request) update() error {
 	old, err := q.decodeStored(cur)
 	if err != nil {
 		return err
+	}
+	oldAcc, _ := meta.Accessor(old)
+	if uid := acc.GetUID(); uid != "" && uid != oldAcc.GetUID() {
+		return preconditionConflict(q.kind.GroupResource(), acc.GetNamespace(), acc.GetName(), "UID", string(uid), string(oldAcc.GetUID()))
 	}
 	expect := cur.Revision
 	switch rv := acc.GetResourceVersion(); {
@@ -371,19 +380,26 @@ func (q *request) updateFromCache(obj runtime.Object, wo writeOptions) (runtime.
 func (q *request) updateObject(obj, old runtime.Object, expect int64, wo writeOptions) (runtime.Object, error) {
 	acc, _ := meta.Accessor(obj)
 	oldAcc, _ := meta.Accessor(old)
-	if uid := acc.GetUID(); uid != "" && uid != oldAcc.GetUID() {
-		return nil, preconditionConflict(q.kind.GroupResource(), acc.GetNamespace(), acc.GetName(), "UID", string(uid), string(oldAcc.GetUID()))
-	}
-	// What the real server's BeforeUpdate keeps from the stored object.
-	acc.SetUID(oldAcc.GetUID())
-	acc.SetCreationTimestamp(oldAcc.GetCreationTimestamp())
 	acc.SetGeneration(oldAcc.GetGeneration())
-	acc.SetDeletionTimestamp(oldAcc.GetDeletionTimestamp())
-	acc.SetDeletionGracePeriodSeconds(oldAcc.GetDeletionGracePeriodSeconds())
 	acc.SetSelfLink("")
 	acc.SetResourceVersion(oldAcc.GetResourceVersion())
 	if q.kind.PrepareForUpdate != nil {
 		q.kind.PrepareForUpdate(obj, old)
+	}
+	// What the real server's BeforeUpdate takes from the stored object. Only the creation
+	// time is always kept: a changed uid or deletion metadata is left for the update
+	// validation to refuse as immutable (a PUT's uid was already checked as a precondition).
+	if acc.GetUID() == "" {
+		acc.SetUID(oldAcc.GetUID())
+	}
+	if t := oldAcc.GetCreationTimestamp(); !t.IsZero() {
+		acc.SetCreationTimestamp(t)
+	}
+	if t := oldAcc.GetDeletionTimestamp(); !t.IsZero() {
+		acc.SetDeletionTimestamp(t)
+	}
+	if g := oldAcc.GetDeletionGracePeriodSeconds(); g != nil && acc.GetDeletionGracePeriodSeconds() == nil {
+		acc.SetDeletionGracePeriodSeconds(g)
 	}
 	if errs := q.kind.ValidateUpdate(obj, old); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: q.kind.Group, Kind: q.kind.Kind}, acc.GetName(), errs)

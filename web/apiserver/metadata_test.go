@@ -1,0 +1,88 @@
+package apiserver_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/leaselab/leaselab/store/sqlite"
+)
+
+// TestImmutableMetadata: a write may not change metadata the server owns. Only a PUT carries
+// its uid as a storage precondition (409); a patch that changes the uid, and any write that
+// sets deletion metadata, fails the update validation (422); a changed creationTimestamp is
+// silently reset and an empty uid filled in.
+func TestImmutableMetadata(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	asJSON := []string{"Content-Type", "application/json"}
+	merge := []string{"Content-Type", "application/merge-patch+json"}
+	a.MustCreate(t, leasesPath, leaseJSON("im", "holder-a"))
+	g := a.Do(t, http.MethodGet, leasesPath+"/im", "")
+	WantCode(t, g, http.StatusOK)
+	stored, uid := string(g.Body), uidOf(t, g.Body)
+
+	invalid := func(field, value string) string {
+		return `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Lease.coordination.k8s.io \"im\" is invalid: ` + field + `: Invalid value: ` + value + `: field is immutable",` +
+			`"reason":"Invalid","details":{"name":"im","group":"coordination.k8s.io","kind":"Lease","causes":[` +
+			// The generic and the Lease update validation both check metadata, as on the real server.
+			`{"reason":"FieldValueInvalid","message":"Invalid value: ` + value + `: field is immutable","field":"` + field + `"},` +
+			`{"reason":"FieldValueInvalid","message":"Invalid value: ` + value + `: field is immutable","field":"` + field + `"}]},"code":422}` + "\n"
+	}
+	uidInvalid := invalid("metadata.uid", `\"abc\"`)
+	for _, tc := range []struct {
+		name   string
+		method string
+		body   string
+		header []string
+		want   string
+	}{
+		{"merge patch of the uid", http.MethodPatch, `{"metadata":{"uid":"abc"}}`, merge, uidInvalid},
+		{"JSON patch of the uid", http.MethodPatch, `[{"op":"replace","path":"/metadata/uid","value":"abc"}]`,
+			[]string{"Content-Type", "application/json-patch+json"}, uidInvalid},
+		{"strategic merge patch of the uid", http.MethodPatch, `{"metadata":{"uid":"abc"}}`,
+			[]string{"Content-Type", "application/strategic-merge-patch+json"}, uidInvalid},
+		{"apply of the uid", http.MethodPatch, `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"im","uid":"abc"}}`,
+			[]string{"Content-Type", "application/apply-patch+yaml"}, uidInvalid},
+		{"merge patch of deletionTimestamp", http.MethodPatch, `{"metadata":{"deletionTimestamp":"2026-01-02T03:04:05Z"}}`, merge,
+			invalid("metadata.deletionTimestamp", `\"2026-01-02T03:04:05Z\"`)},
+		{"merge patch of deletionGracePeriodSeconds", http.MethodPatch, `{"metadata":{"deletionGracePeriodSeconds":30}}`, merge,
+			invalid("metadata.deletionGracePeriodSeconds", `30`)},
+		{"PUT of deletionTimestamp", http.MethodPut,
+			strings.Replace(stored, `"creationTimestamp"`, `"deletionTimestamp":"2026-01-02T03:04:05Z","creationTimestamp"`, 1), asJSON,
+			invalid("metadata.deletionTimestamp", `\"2026-01-02T03:04:05Z\"`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := leasesPath + "/im"
+			if tc.header[1] == "application/apply-patch+yaml" {
+				path += "?fieldManager=m"
+			}
+			WantBody(t, a.Do(t, tc.method, path, tc.body, tc.header...), http.StatusUnprocessableEntity, tc.want)
+		})
+	}
+
+	t.Run("PUT of the uid is a precondition", func(t *testing.T) {
+		body := strings.Replace(stored, uid, "abc", 1)
+		WantBody(t, a.Do(t, http.MethodPut, leasesPath+"/im", body, asJSON...), http.StatusConflict,
+			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Operation cannot be fulfilled on leases.coordination.k8s.io \"im\": StorageError: invalid object, Code: 4, Key: /registry/leases/default/im, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: abc, UID in object meta: `+uid+`","reason":"Conflict","details":{"name":"im","group":"coordination.k8s.io","kind":"leases"},"code":409}`+"\n")
+	})
+	t.Run("creationTimestamp is reset, an empty uid filled in", func(t *testing.T) {
+		r := a.Do(t, http.MethodPatch, leasesPath+"/im", `{"metadata":{"creationTimestamp":"2001-01-01T00:00:00Z","uid":null},"spec":{"holderIdentity":"holder-b"}}`, merge...)
+		WantCode(t, r, http.StatusOK)
+		if uidOf(t, r.Body) != uid || strings.Contains(string(r.Body), "2001-01-01") {
+			t.Errorf("patched lease lost its uid or creationTimestamp: %s", r.Body)
+		}
+	})
+	t.Run("PUT that creates, with a uid", func(t *testing.T) {
+		body := `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"pc1","uid":"11111111-1111-1111-1111-111111111111"},"spec":{}}`
+		WantBody(t, a.Do(t, http.MethodPut, leasesPath+"/pc1", body, asJSON...), http.StatusConflict,
+			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Operation cannot be fulfilled on leases.coordination.k8s.io \"pc1\": StorageError: invalid object, Code: 4, Key: /registry/leases/default/pc1, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: 11111111-1111-1111-1111-111111111111, UID in object meta: ","reason":"Conflict","details":{"name":"pc1","group":"coordination.k8s.io","kind":"leases"},"code":409}`+"\n")
+		a.MustDo(t, http.StatusNotFound, http.MethodGet, leasesPath+"/pc1", "")
+	})
+	t.Run("apply that creates, with a uid", func(t *testing.T) {
+		body := `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"pc2","uid":"abc"}}`
+		WantBody(t, a.Do(t, http.MethodPatch, leasesPath+"/pc2?fieldManager=m", body, "Content-Type", "application/apply-patch+yaml"), http.StatusConflict,
+			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Operation cannot be fulfilled on leases.coordination.k8s.io \"pc2\": uid mismatch: the provided object specified uid abc, and no existing object was found","reason":"Conflict","details":{"name":"pc2","group":"coordination.k8s.io","kind":"leases"},"code":409}`+"\n")
+		a.MustDo(t, http.StatusNotFound, http.MethodGet, leasesPath+"/pc2", "")
+	})
+}
