@@ -86,3 +86,47 @@ func TestImmutableMetadata(t *testing.T) {
 		a.MustDo(t, http.StatusNotFound, http.MethodGet, leasesPath+"/pc2", "")
 	})
 }
+
+// TestMethodNotAllowed: a method the real server has no route for on a path it serves is a 405
+// (lease-method-not-allowed-405), checked before the Content-Type and the body: PUT and PATCH
+// on a collection, anything but GET on the list across namespaces and the legacy watch paths.
+func TestMethodNotAllowed(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	const want = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405}` + "\n"
+	for _, k := range a.Reg.Kinds() {
+		if !k.Namespaced {
+			continue
+		}
+		for _, v := range k.Versions {
+			prefix := "/apis/" + k.Group + "/" + v
+			if k.Group == "" {
+				prefix = "/api/" + v
+			}
+			collection := prefix + "/namespaces/default/" + k.Resource
+			all := prefix + "/" + k.Resource
+			for _, tc := range []struct{ method, path string }{
+				{http.MethodPut, collection},
+				{http.MethodPatch, collection},
+				{http.MethodPost, all},
+				{http.MethodDelete, all},
+				{http.MethodPut, all},
+				{http.MethodPatch, all},
+				{http.MethodPost, collection + "/x"},
+				{http.MethodPost, prefix + "/watch/namespaces/default/" + k.Resource},
+				{http.MethodDelete, prefix + "/watch/namespaces/default/" + k.Resource + "/x"},
+				{http.MethodPatch, prefix + "/watch/" + k.Resource},
+			} {
+				for _, ct := range []string{"application/merge-patch+json", "text/plain"} {
+					t.Run(tc.method+" "+tc.path+" "+ct, func(t *testing.T) {
+						WantBody(t, a.Do(t, tc.method, tc.path, `{"metadata":{"name":"x"}}`, "Content-Type", ct), http.StatusMethodNotAllowed, want)
+					})
+				}
+			}
+		}
+	}
+	// The same paths still serve what they have a route for.
+	a.MustDo(t, http.StatusOK, http.MethodGet, "/apis/coordination.k8s.io/v1/leases", "")
+	a.MustDo(t, http.StatusOK, http.MethodDelete, leasesPath, "")
+	a.MustDo(t, http.StatusNotFound, http.MethodGet, "/apis/coordination.k8s.io/v1/leases/x", "")
+}

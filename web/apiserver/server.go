@@ -190,10 +190,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		q.fail(errNotFoundPath())
 		return
 	}
+	// The real server's router matches the path first, then the method: a path it has a
+	// route for answers 405 to the methods it has no route for, before any other check.
 	if q.kind.Namespaced && ri.Namespace == "" {
 		switch {
 		case ri.Verb == "list" || ri.Verb == "watch" && ri.Name == "":
-		case ri.Verb == "create" && ri.Name != "":
+		case ri.Name == "" || ri.Verb == "create":
+			// The list across namespaces is only a GET.
 			q.fail(errMethodNotAllowed())
 			return
 		default:
@@ -201,12 +204,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if ri.Verb == "create" && ri.Name != "" {
+	if !allowedMethod(ri) {
 		q.fail(errMethodNotAllowed())
-		return
-	}
-	if ri.LegacyWatch && ri.Verb != "watch" {
-		q.fail(errNotFoundPath())
 		return
 	}
 	// What the real server's router checks before a handler runs: a PATCH's Content-Type, then
@@ -254,6 +253,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		q.fail(err)
 	}
+}
+
+// allowedMethod reports whether the real server has a route for the request's method on its
+// path: a collection takes GET, POST and DELETE; an object GET, PUT, PATCH and DELETE; the
+// legacy /watch/ paths only GET.
+func allowedMethod(ri RequestInfo) bool {
+	switch {
+	case ri.LegacyWatch:
+		return ri.Verb == "watch"
+	case ri.Name == "":
+		return ri.Verb != "update" && ri.Verb != "patch"
+	}
+	return ri.Verb != "create"
 }
 
 // key addresses the object the request names.
