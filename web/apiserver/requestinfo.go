@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 )
 
@@ -84,11 +83,13 @@ func parseRequestInfo(method, path string, watchParam bool) (RequestInfo, bool) 
 // NewRequestInfo parses an API request, for middleware that decides on it before the API
 // server answers it (authorization, limits). It reports false for paths outside the API.
 func NewRequestInfo(r *http.Request) (RequestInfo, bool) {
-	watch := false
-	if v := r.URL.Query().Get("watch"); v != "" {
-		watch, _ = strconv.ParseBool(v)
-	}
-	return parseRequestInfo(r.Method, r.URL.Path, watch)
+	return parseRequestInfo(r.Method, r.URL.Path, queryBool(r.URL.Query()["watch"]))
+}
+
+// queryBool reads a boolean query parameter as the real server's parameter conversion does:
+// present with any first value but "0" or "false" (in any case), the empty one included, is true.
+func queryBool(values []string) bool {
+	return len(values) > 0 && values[0] != "0" && !strings.EqualFold(values[0], "false")
 }
 
 func splitPath(path string) []string {

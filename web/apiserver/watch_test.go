@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/web/apiserver"
 )
 
 const mergePatch = "application/merge-patch+json"
@@ -390,4 +392,45 @@ func TestWatchWebSocket(t *testing.T) {
 			t.Fatalf("answer %v, want 400", resp)
 		}
 	})
+}
+
+// TestWatchParamValues: boolean query parameters follow the real server's conversion, in the
+// router's choice of a watch as in the options: any value but "0" or "false" (in any case) is
+// true, the empty one included.
+func TestWatchParamValues(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	a.MustCreate(t, leasesPath, leaseJSON("a", "holder-a"))
+	for _, v := range []string{"true", "yes", "", "TRUE", "1"} {
+		t.Run("watch="+v, func(t *testing.T) {
+			w := a.MustWatch(t, leasesPath+"?watch="+v)
+			WantEvent(t, w.NextEvent(t), "ADDED", "a", "")
+		})
+	}
+	for _, v := range []string{"false", "0", "False"} {
+		t.Run("watch="+v, func(t *testing.T) {
+			wantNames(t, a.mustList(t, leasesPath+"?watch="+v), "a")
+		})
+	}
+	t.Run("allowWatchBookmarks and sendInitialEvents", func(t *testing.T) {
+		w := a.MustWatch(t, leasesPath+"?watch&allowWatchBookmarks=yes&sendInitialEvents=on&resourceVersionMatch=NotOlderThan")
+		WantEvent(t, w.NextEvent(t), "ADDED", "a", "")
+		if ev := w.NextEvent(t); ev.Type != "BOOKMARK" || ev.Meta(t).Metadata.Annotations["k8s.io/initial-events-end"] != "true" {
+			t.Errorf("want the initial-events-end bookmark, got %s", ev.raw)
+		}
+	})
+	for _, tc := range []struct {
+		target, verb string
+	}{
+		{leasesPath + "?watch=yes", "watch"},
+		{leasesPath + "?watch=", "watch"},
+		{leasesPath + "?watch=FALSE", "list"},
+		{leasesPath + "?watch=0", "list"},
+		{leasesPath, "list"},
+	} {
+		ri, ok := apiserver.NewRequestInfo(httptest.NewRequest(http.MethodGet, tc.target, nil))
+		if !ok || ri.Verb != tc.verb {
+			t.Errorf("%s: verb %q, want %q", tc.target, ri.Verb, tc.verb)
+		}
+	}
 }
