@@ -1,6 +1,7 @@
 package apiserver_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -129,4 +130,34 @@ func TestMethodNotAllowed(t *testing.T) {
 	a.MustDo(t, http.StatusOK, http.MethodGet, "/apis/coordination.k8s.io/v1/leases", "")
 	a.MustDo(t, http.StatusOK, http.MethodDelete, leasesPath, "")
 	a.MustDo(t, http.StatusNotFound, http.MethodGet, "/apis/coordination.k8s.io/v1/leases/x", "")
+}
+
+// TestNameAndNamespaceChecks: a PUT or patch checks the namespace of the object before its
+// name, and words a missing name as the real handlers' checkName does.
+func TestNameAndNamespaceChecks(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	rv := a.MustCreate(t, leasesPath, leaseJSON("t1", "holder-a"))
+	asJSON := []string{"Content-Type", "application/json"}
+	merge := []string{"Content-Type", "application/merge-patch+json"}
+	const (
+		noName      = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the name of the object (t1 based on URL) was undeterminable: name must be provided","reason":"BadRequest","code":400}` + "\n"
+		otherNS     = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the namespace of the provided object does not match the namespace sent on the request","reason":"BadRequest","code":400}` + "\n"
+		putTemplate = `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":%q,"namespace":%q,"resourceVersion":%q},"spec":{}}`
+	)
+	for _, tc := range []struct {
+		name, method, body string
+		header             []string
+		want               string
+	}{
+		{"PUT without a name", http.MethodPut, fmt.Sprintf(putTemplate, "", "default", rv), asJSON, noName},
+		{"merge patch removing the name", http.MethodPatch, `{"metadata":{"name":null}}`, merge, noName},
+		{"PUT to another namespace", http.MethodPut, fmt.Sprintf(putTemplate, "t1", "zz", rv), asJSON, otherNS},
+		{"PUT to another namespace and name", http.MethodPut, fmt.Sprintf(putTemplate, "t2", "zz", rv), asJSON, otherNS},
+		{"merge patch to another namespace", http.MethodPatch, `{"metadata":{"namespace":"zz"}}`, merge, otherNS},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			WantBody(t, a.Do(t, tc.method, leasesPath+"/t1", tc.body, tc.header...), http.StatusBadRequest, tc.want)
+		})
+	}
 }

@@ -158,13 +158,20 @@ func (q *request) readObject(validation string) (output, runtime.Object, metav1.
 	return out, obj, acc, err
 }
 
-// checkNameAndNamespace refuses an object written to a URL that names another object, and
-// fills or checks its namespace (checkNamespace).
+// checkNameAndNamespace fills or checks the namespace of an object written to a URL that names
+// one (checkNamespace), then refuses it without a name or with another name. The order and
+// the words are the real update and patch handlers'.
 func (q *request) checkNameAndNamespace(acc metav1.Object) error {
-	if acc.GetName() != q.ri.Name {
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", acc.GetName(), q.ri.Name))
+	if err := q.checkNamespace(acc); err != nil {
+		return err
 	}
-	return q.checkNamespace(acc)
+	switch name := acc.GetName(); {
+	case name == "":
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", q.ri.Name))
+	case name != q.ri.Name:
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, q.ri.Name))
+	}
+	return nil
 }
 
 func (q *request) create() error {
