@@ -161,3 +161,14 @@ func TestNameAndNamespaceChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyUnknownField: server-side apply of a field the schema does not declare fails in the
+// field manager with a plain error, which the real server sends as a 500 without a reason.
+func TestApplyUnknownField(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	body := `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"fv1"},"spec":{"zzz":1}}`
+	r := a.Do(t, http.MethodPatch, leasesPath+"/fv1?fieldManager=m", body, "Content-Type", "application/apply-patch+yaml")
+	WantBody(t, r, http.StatusInternalServerError, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"failed to create typed patch object (/fv1; coordination.k8s.io/v1, Kind=Lease): .spec.zzz: field not declared in schema","code":500}`+"\n")
+	a.MustDo(t, http.StatusNotFound, http.MethodGet, leasesPath+"/fv1", "")
+}

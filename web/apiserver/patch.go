@@ -266,6 +266,12 @@ func (q *request) apply(body []byte, cur store.Object, missing bool, wo writeOpt
 	}
 	applied, err := fm.Apply(live, patchObj, wo.manager, force)
 	if err != nil {
+		var st apierrors.APIStatus
+		if !errorsAs(err, &st) {
+			// A plain error, such as a field the schema does not declare: the real server
+			// sends its text as a 500 without a reason.
+			return nil, 0, internalError(err.Error())
+		}
 		return nil, 0, err
 	}
 	acc, _ := meta.Accessor(applied)
