@@ -350,3 +350,54 @@ func TestListFutureResourceVersion(t *testing.T) {
 		t.Errorf("Retry-After %q, want 1", got)
 	}
 }
+
+// TestDeleteCollectionAnswer: deletecollection answers the list as it read it, as the real
+// server does: items at their resourceVersions before the delete, and with a limit only that
+// page is deleted and the answer carries its continue token and remaining count.
+func TestDeleteCollectionAnswer(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	rvs := map[string]string{}
+	for _, name := range []string{"a", "b", "c"} {
+		rvs[name] = a.MustCreate(t, leasesPath, leaseJSON(name, "holder-a"))
+	}
+	listed := a.mustList(t, leasesPath)
+
+	r := a.Do(t, http.MethodDelete, leasesPath+"?limit=2", "")
+	WantCode(t, r, http.StatusOK)
+	var page struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			ResourceVersion    string `json:"resourceVersion"`
+			Continue           string `json:"continue"`
+			RemainingItemCount *int64 `json:"remainingItemCount"`
+		} `json:"metadata"`
+		Items []objectMeta `json:"items"`
+	}
+	if err := json.Unmarshal(r.Body, &page); err != nil {
+		t.Fatal(err)
+	}
+	if page.Kind != "LeaseList" || page.Metadata.ResourceVersion != listed.Metadata.ResourceVersion ||
+		page.Metadata.Continue == "" || page.Metadata.RemainingItemCount == nil || *page.Metadata.RemainingItemCount != 1 || len(page.Items) != 2 {
+		t.Fatalf("deletecollection page: %s", r.Body)
+	}
+	for _, it := range page.Items {
+		if it.Metadata.ResourceVersion != rvs[it.Metadata.Name] {
+			t.Errorf("%s at %s, want its resourceVersion before the delete %s", it.Metadata.Name, it.Metadata.ResourceVersion, rvs[it.Metadata.Name])
+		}
+	}
+	wantNames(t, a.mustList(t, leasesPath), "c")
+
+	// Without a limit: everything, and no continue.
+	listRV := a.mustList(t, leasesPath).Metadata.ResourceVersion
+	g := a.Do(t, http.MethodGet, leasesPath+"/c", "")
+	WantCode(t, g, http.StatusOK)
+	item := strings.Replace(strings.TrimSuffix(string(g.Body), "\n"), `{"kind":"Lease","apiVersion":"coordination.k8s.io/v1",`, "{", 1)
+	want := `{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","metadata":{"resourceVersion":"` + listRV + `"},"items":[` + item + `]}` + "\n"
+	r = a.Do(t, http.MethodDelete, leasesPath, "")
+	WantCode(t, r, http.StatusOK)
+	if string(r.Body) != want {
+		t.Errorf("body:\n%s\nwant:\n%s", r.Body, want)
+	}
+	wantNames(t, a.mustList(t, leasesPath))
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -130,23 +129,17 @@ func (q *request) deleteCollection() error {
 	if err != nil {
 		return err
 	}
-	deleted := make([]runtime.Object, 0, len(items))
-	for _, it := range items {
-		acc, _ := meta.Accessor(it)
-		if len(dopts.DryRun) == 0 {
-			key := store.Key{Resource: q.kind.StorageResource(), Namespace: acc.GetNamespace(), Name: acc.GetName()}
-			o, err := q.s.store.Delete(q.r.Context(), key, 0)
-			if errors.Is(err, store.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return storeError(err, q.kind.GroupResource(), acc.GetName())
-			}
-			acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
+	for i := 0; i < len(items) && len(dopts.DryRun) == 0; i++ {
+		acc, _ := meta.Accessor(items[i])
+		key := store.Key{Resource: q.kind.StorageResource(), Namespace: acc.GetNamespace(), Name: acc.GetName()}
+		if _, err := q.s.store.Delete(q.r.Context(), key, 0); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return storeError(err, q.kind.GroupResource(), acc.GetName())
 		}
-		deleted = append(deleted, it)
 	}
-	list, err := q.newList(deleted, metav1.ListMeta{ResourceVersion: lm.ResourceVersion})
+	// The answer is the list as it was read, as the real server's DeleteCollection returns
+	// it: items at their last resourceVersions, and with a limit the page's continue token
+	// and remaining count, for the client to delete the next page.
+	list, err := q.newList(items, lm)
 	if err != nil {
 		return err
 	}
