@@ -131,13 +131,14 @@ func setupAccess(ctx context.Context, c accessConfig, addr, dbPath string, st st
 				return nil, fmt.Errorf("load TLS certificate: %w", err)
 			}
 			a.certFile = c.tlsCertFile
+			certNamesHost(cert, c.publicURL, logger)
 			// Kubeconfigs and the server's own clients trust the certificate file itself: a
 			// certificate in the trust pool verifies even without its issuer.
 			if a.caData, err = os.ReadFile(c.tlsCertFile); err != nil {
 				return nil, fmt.Errorf("read TLS certificate: %w", err)
 			}
 		default:
-			a.certFile, a.caData, cert, err = selfSignedCert(dbPath, addr, logger)
+			a.certFile, a.caData, cert, err = selfSignedCert(dbPath, addr, c.publicURL, logger)
 			if err != nil {
 				return nil, err
 			}

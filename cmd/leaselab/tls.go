@@ -14,8 +14,10 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
+	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -27,15 +29,20 @@ func certPaths(dbPath string) (cert, key string) {
 
 // selfSignedCert loads the certificate kept beside the database, or generates one (ECDSA P-256,
 // a year) when there is none, it expires within a day, or it does not name every host the
-// server is reached at: localhost, 127.0.0.1, ::1, the listen host, and for a wildcard address
-// this machine's name and addresses. The certificate is its own CA: kubeconfigs carry it.
-func selfSignedCert(dbPath, addr string, logger *slog.Logger) (certFile string, caPEM []byte, cert tls.Certificate, err error) {
+// server is reached at: localhost, 127.0.0.1, ::1, the listen host, the host of the public URL,
+// and for a wildcard address this machine's name and addresses. The certificate is its own CA:
+// kubeconfigs carry it. Only leaselab writes the files beside the database (a certificate of
+// one's own comes through --tls-cert-file), so replacing them loses nothing of the user's.
+func selfSignedCert(dbPath, addr, publicURL string, logger *slog.Logger) (certFile string, caPEM []byte, cert tls.Certificate, err error) {
 	certFile, keyFile := certPaths(dbPath)
-	dnsNames, ips := certHosts(addr)
+	dnsNames, ips := certHosts(addr, publicURL)
 	if certPEM, err := os.ReadFile(certFile); err == nil {
 		if c, err := tls.LoadX509KeyPair(certFile, keyFile); err == nil && certCovers(c, dnsNames, ips) {
 			return certFile, certPEM, c, nil
 		}
+		// Kubeconfigs printed before carry the old certificate: say why they stop working.
+		logger.Warn("the self-signed TLS certificate beside the database expires soon or does not name every host the server is reached at; generating a new one (download the kubeconfigs again)",
+			slog.String("file", certFile))
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", nil, tls.Certificate{}, fmt.Errorf("read TLS certificate: %w", err)
 	}
@@ -85,8 +92,9 @@ func selfSignedCert(dbPath, addr string, logger *slog.Logger) (certFile string, 
 	return certFile, certPEM, cert, nil
 }
 
-// certHosts lists the names and addresses the certificate must be valid for.
-func certHosts(addr string) ([]string, []net.IP) {
+// certHosts lists the names and addresses the certificate must be valid for: those of the
+// listen address and the host of the public URL, which join links and kubeconfigs name.
+func certHosts(addr, publicURL string) ([]string, []net.IP) {
 	dns := []string{"localhost"}
 	ips := []net.IP{net.IPv4(127, 0, 0, 1).To4(), net.IPv6loopback}
 	addIP := func(ip net.IP) {
@@ -116,7 +124,31 @@ func certHosts(addr string) ([]string, []net.IP) {
 	case !slices.Contains(dns, host):
 		dns = append(dns, host)
 	}
+	if u, err := url.Parse(publicURL); err == nil && u.Hostname() != "" {
+		if ip := net.ParseIP(u.Hostname()); ip != nil {
+			addIP(ip)
+		} else if h := strings.ToLower(u.Hostname()); !slices.Contains(dns, h) {
+			dns = append(dns, h)
+		}
+	}
 	return dns, ips
+}
+
+// certNamesHost warns when a certificate of the user's own does not name the public URL's
+// host: clients given the join links and kubeconfigs would refuse it.
+func certNamesHost(c tls.Certificate, publicURL string, logger *slog.Logger) {
+	u, err := url.Parse(publicURL)
+	if err != nil || u.Hostname() == "" || len(c.Certificate) == 0 {
+		return
+	}
+	x, err := x509.ParseCertificate(c.Certificate[0])
+	if err != nil {
+		return
+	}
+	if err := x.VerifyHostname(u.Hostname()); err != nil {
+		logger.Warn("--tls-cert-file does not name the host of --public-url: clients will refuse the join links and kubeconfigs",
+			slog.String("host", u.Hostname()), slog.Any("error", err))
+	}
 }
 
 // certCovers says whether a certificate is valid for another day and names every host.

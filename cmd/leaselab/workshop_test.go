@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -402,3 +403,33 @@ func statusOf(b []byte) metav1.Status {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestPublicURLCertificate: the self-signed certificate names the host of --public-url, which
+// join links and kubeconfigs carry, whether a name or an address; a restart with another
+// public URL replaces the certificate the server generated before.
+func TestPublicURLCertificate(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "leaselab.db")
+	leaf := func(w *workshop) *x509.Certificate {
+		t.Helper()
+		c, err := x509.ParseCertificate(w.access.tlsConfig.Certificates[0].Certificate[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	w := mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.publicURL = "https://Lab.Example:18225/" })
+	if err := leaf(w).VerifyHostname("lab.example"); err != nil {
+		t.Errorf("certificate for --public-url https://Lab.Example:18225/: %v", err)
+	}
+	w.Close()
+	w = mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.publicURL = "https://10.1.2.3:8443" })
+	if err := leaf(w).VerifyHostname("10.1.2.3"); err != nil {
+		t.Errorf("certificate for --public-url https://10.1.2.3:8443: %v", err)
+	}
+	// The file beside the database is the one served, so that --db kubeconfigs carry it.
+	certFile, _ := certPaths(db)
+	pemBytes, err := os.ReadFile(certFile)
+	if err != nil || !bytes.Equal(pemBytes, w.access.caData) {
+		t.Errorf("certificate file %s: %v", certFile, err)
+	}
+}
