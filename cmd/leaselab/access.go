@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 
@@ -45,6 +46,21 @@ func (c *accessConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.rateBurst, "rate-limit-burst", 100, "burst of requests each identity may make above --rate-limit-qps")
 	fs.IntVar(&c.maxWatchers, "max-watches-per-user", 50, "watches and WebSockets each identity may hold open when tokens are on; 0 for no limit")
 	fs.IntVar(&c.maxObjects, "max-objects-per-namespace", 500, "objects of each resource a participant may create in a namespace (403 beyond); 0 for no limit")
+}
+
+// validate checks --public-url: join links and kubeconfigs are built on it.
+func (c *accessConfig) validate() error {
+	if c.publicURL == "" {
+		return nil
+	}
+	u, err := url.Parse(c.publicURL)
+	if err != nil {
+		return fmt.Errorf("--public-url: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Hostname() == "" {
+		return fmt.Errorf("--public-url %q: want http(s)://HOST[:PORT]", c.publicURL)
+	}
+	return nil
 }
 
 // access is the set-up of authentication and TLS for one server.

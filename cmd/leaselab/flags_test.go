@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +44,28 @@ func TestParseFlagsWord(t *testing.T) {
 	fs.Int("port", 1, "")
 	if err := parseFlags(fs, []string{"--port", "2", "extra"}); !errors.Is(err, errUsage) {
 		t.Errorf("parseFlags with a word: %v", err)
+	}
+}
+
+// TestServeBadAddr: an address without a port is reported as such, before the database file
+// is created, and not as a refusal to serve without authentication.
+func TestServeBadAddr(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1", "bogus", "127.0.0.1:http-alt-nope"} {
+		db := filepath.Join(t.TempDir(), "leaselab.db")
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), []string{"serve", "--addr", addr, "--db", db}, &out, &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), fmt.Sprintf("--addr %q", addr)) || strings.Contains(errOut.String(), "refusing") {
+			t.Errorf("serve --addr %s: exit %d, %s", addr, code, errOut.String())
+		}
+		if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("serve --addr %s created the database: %v", addr, err)
+		}
+	}
+	var errOut bytes.Buffer
+	if code := run(context.Background(), []string{"serve", "--addr", "127.0.0.1", "--db", filepath.Join(t.TempDir(), "db")}, io.Discard, &errOut); !strings.Contains(errOut.String(), "missing port in address") {
+		t.Errorf("exit %d: %s", code, errOut.String())
+	}
+	if code := run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--public-url", "lab.example:8443", "--db", filepath.Join(t.TempDir(), "db")}, io.Discard, &errOut); code != 1 || !strings.Contains(errOut.String(), "--public-url") {
+		t.Errorf("serve --public-url without a scheme: exit %d, %s", code, errOut.String())
 	}
 }

@@ -65,6 +65,22 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.cleGCPeriod, "cle-gc-period", 30*time.Minute, "how often LeaseCandidates that stopped renewing are deleted")
 }
 
+// validate checks the flags that need no database: the listen address and the public URL.
+func (c *serveConfig) validate() error {
+	_, port, err := net.SplitHostPort(c.addr)
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			err = errors.New(ae.Err)
+		}
+		return fmt.Errorf("--addr %q: %w (want host:port, such as 127.0.0.1:8080)", c.addr, err)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("--addr %q: unknown port %q", c.addr, port)
+	}
+	return c.access.validate()
+}
+
 // electionOptions are the election controller's options from the flags.
 func (c *serveConfig) electionOptions(logger *slog.Logger) (election.Options, error) {
 	if c.cleLeaseDuration != 0 && (c.cleLeaseDuration < time.Second || c.cleLeaseDuration%time.Second != 0) {
@@ -147,6 +163,10 @@ type runningServer struct {
 // whole program in-process on 127.0.0.1:0.
 func startServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*runningServer, error) {
 	start := time.Now()
+	// Flags that cannot work are reported before the database file is created.
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
 	db, err := sqlite.Open(ctx, cfg.db, sqlite.Options{CompactKeep: cfg.compactKeep, CompactMaxAge: cfg.compactMaxAge, CompactInterval: cfg.compactInterval}, logger)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
