@@ -240,7 +240,8 @@ func (a *access) printAccess(w io.Writer, url, db string) {
 	for _, t := range a.tokens {
 		if t.User.Role == auth.RoleInstructor && t.User.Name == auth.InstructorName {
 			fmt.Fprintf(w, "  instructor: open %s/join?token=%s then %s/workshop (join links, QR codes, kubeconfigs)\n", url, t.Token, url)
-			fmt.Fprintf(w, "  kubectl:    leaselab kubeconfig --server %s --db %s --token %s > instructor.kubeconfig\n", url, db, t.Token)
+			// Without --server, the kubeconfig names the URL the server recorded: the public one.
+			fmt.Fprintf(w, "  kubectl:    leaselab kubeconfig --db %s --token %s > instructor.kubeconfig\n", db, t.Token)
 		}
 	}
 }

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,12 +14,12 @@ import (
 
 func runKubeconfig(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("kubeconfig", "print a kubeconfig for this server", "", stderr)
-	server := fs.String("server", "http://127.0.0.1:8080", "URL of the leaselab server")
+	server := fs.String("server", "http://127.0.0.1:8080", "URL of the leaselab server (default with --db: the URL the server announced at its last start)")
 	namespace := fs.String("namespace", "", "namespace of the context (default: the participant's own with --db, else default)")
 	token := fs.String("token", "", "bearer token to put in the kubeconfig (workshop mode)")
 	name := fs.String("name", "leaselab", "name of the cluster, user and context")
 	caFile := fs.String("certificate-authority", "", "PEM certificate authority to embed (default with --db: the self-signed certificate kept beside the database, if any)")
-	db := fs.String("db", "", "the server's database: finds the token's namespace and the self-signed certificate")
+	db := fs.String("db", "", "the server's database: finds the token's namespace, the self-signed certificate and (without --server) the URL the server announced")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -31,6 +31,7 @@ func runKubeconfig(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		ca = b
 	}
+	serverSet := flagGiven(fs, "server")
 	if *db != "" {
 		if ca == nil {
 			certFile, _ := certPaths(*db)
@@ -40,24 +41,40 @@ func runKubeconfig(ctx context.Context, args []string, stdout, stderr io.Writer)
 				return err
 			}
 		}
-		if *namespace == "" && *token != "" {
+		if !serverSet {
+			// The URL the server announced at its last start: its --public-url, as in the
+			// kubeconfigs the instructor page offers, or the address it listened on.
+			if u, err := os.ReadFile(announcedURLPath(*db)); err == nil && len(bytes.TrimSpace(u)) > 0 {
+				*server, serverSet = string(bytes.TrimSpace(u)), true
+			} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+		if *token != "" {
 			objs, err := sqlite.ReadObjects(ctx, *db, auth.IdentityResource)
 			if err != nil {
 				return err
 			}
+			found := false
 			for _, o := range objs {
 				if t, err := auth.DecodeIdentity(o.Value); err == nil && t.Token == *token {
-					*namespace = t.User.Namespace
+					found = true
+					if *namespace == "" {
+						*namespace = t.User.Namespace
+					}
 				}
+			}
+			// A workshop database knows every token: another one is a typo or a token of
+			// another class, whose kubeconfig would only get 401s.
+			if !found && len(objs) > 0 {
+				return fmt.Errorf("--token is none of the workshop identities in %s", *db)
 			}
 		}
 	}
 	if *namespace == "" {
 		*namespace = "default"
 	}
-	serverSet := false
-	fs.Visit(func(f *flag.Flag) { serverSet = serverSet || f.Name == "server" })
-	if ca != nil && !serverSet && os.Getenv("LEASELAB_SERVER") == "" {
+	if ca != nil && !serverSet {
 		// A certificate beside the database means the server speaks HTTPS.
 		*server = "https://127.0.0.1:8080"
 	}

@@ -156,6 +156,15 @@ func parseFlagsWord(fs *flag.FlagSet, args []string) (word string, err error) {
 	return word, nil
 }
 
+// flagGiven says whether a flag was set on the command line or through its LEASELAB_*
+// environment variable, rather than left at its default.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	_, env := os.LookupEnv("LEASELAB_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")))
+	return given || env
+}
+
 func unexpectedArgs(fs *flag.FlagSet, args []string) error {
 	fmt.Fprintf(fs.Output(), "unexpected arguments: %s\n", strings.Join(args, " "))
 	fs.Usage()

@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -208,6 +210,10 @@ func startServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*ru
 		access:  acc,
 	}
 	go func() { rs.served <- w.Serve(ln) }()
+	announced := announcedURL(cfg.access.publicURL, rs.URL)
+	if err := os.WriteFile(announcedURLPath(cfg.db), []byte(announced+"\n"), 0o644); err != nil {
+		logger.Warn("could not record the server's URL beside the database; leaselab kubeconfig --db needs --server", slog.Any("error", err))
+	}
 	if cfg.coordinated && cfg.cleController {
 		if err := rs.startElection(cfg); err != nil {
 			rs.Close()
@@ -216,6 +222,28 @@ func startServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*ru
 	}
 	logger.Info("serving", slog.String("url", rs.URL), slog.String("db", cfg.db), slog.Duration("startup", time.Since(start)))
 	return rs, nil
+}
+
+// announcedURLPath is where a server records the URL it announced, beside its database, so
+// that `leaselab kubeconfig --db` names the same server as the instructor page's kubeconfigs.
+func announcedURLPath(dbPath string) string { return dbPath + ".url" }
+
+// announcedURL is the URL clients are told to use: the public URL, else the listen URL, with a
+// wildcard address replaced by this machine's name, which the self-signed certificate names.
+func announcedURL(publicURL, listenURL string) string {
+	if publicURL != "" {
+		return strings.TrimRight(publicURL, "/")
+	}
+	u, err := url.Parse(listenURL)
+	if err != nil {
+		return listenURL
+	}
+	if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsUnspecified() {
+		if name, err := os.Hostname(); err == nil && name != "" {
+			u.Host = net.JoinHostPort(name, u.Port())
+		}
+	}
+	return u.String()
 }
 
 // startElection runs the election controller as a client of this server over loopback, like

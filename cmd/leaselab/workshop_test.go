@@ -433,3 +433,57 @@ func TestPublicURLCertificate(t *testing.T) {
 		t.Errorf("certificate file %s: %v", certFile, err)
 	}
 }
+
+// TestKubeconfigFromDB: `leaselab kubeconfig --db` without --server names the URL the server
+// announced (its --public-url, as the instructor page's download does, else where it listens),
+// --server still wins, and a token the workshop does not know is an error.
+func TestKubeconfigFromDB(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "leaselab.db")
+	w := mustStartWorkshop(t, 1, db, nil)
+	tok := w.tokens["participant-01"]
+	kubeconfigServer := func(args ...string) (server, namespace string) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), append([]string{"kubeconfig", "--db", db}, args...), &out, &errOut); code != 0 {
+			t.Fatalf("kubeconfig %q: exit %d %s", args, code, errOut.String())
+		}
+		raw, err := clientcmd.Load(out.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := raw.Contexts[raw.CurrentContext]
+		return raw.Clusters[ctx.Cluster].Server, ctx.Namespace
+	}
+	if s, ns := kubeconfigServer("--token", tok); s != w.URL || ns != "participant-01" {
+		t.Errorf("kubeconfig --db: server %s namespace %s, want %s participant-01", s, ns, w.URL)
+	}
+	w.Close()
+
+	w = mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.publicURL = "https://lab.example:18225/" })
+	if s, _ := kubeconfigServer("--token", tok); s != "https://lab.example:18225" {
+		t.Errorf("kubeconfig --db with --public-url: server %s", s)
+	}
+	// The instructor page's download names the same server.
+	hc := w.httpClient(t)
+	resp, err := hc.Get(w.URL + "/join?token=" + w.tokens[auth.InstructorName])
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	resp, err = hc.Get(w.URL + "/workshop/kubeconfig/participant-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if raw, err := clientcmd.Load(body); err != nil || raw.Clusters[raw.Contexts[raw.CurrentContext].Cluster].Server != "https://lab.example:18225" {
+		t.Errorf("downloaded kubeconfig: %v\n%s", err, body)
+	}
+	if s, _ := kubeconfigServer("--token", tok, "--server", "https://other.example:1"); s != "https://other.example:1" {
+		t.Errorf("kubeconfig --server: server %s", s)
+	}
+	var errOut bytes.Buffer
+	if code := run(context.Background(), []string{"kubeconfig", "--db", db, "--token", "not-a-token"}, io.Discard, &errOut); code != 1 || !strings.Contains(errOut.String(), "workshop identities") {
+		t.Errorf("kubeconfig with an unknown token: exit %d %s", code, errOut.String())
+	}
+}
