@@ -107,10 +107,16 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if c.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		err = enc.Encode(res)
+	} else {
+		res.print(stdout)
 	}
-	res.print(stdout)
-	return nil
+	// Some failures under load are part of the measurement; a run in which nothing succeeded
+	// measured nothing.
+	if err == nil && res.Ops == 0 && res.Errors > 0 {
+		err = fmt.Errorf("every operation failed; the first: %s", res.FirstError)
+	}
+	return err
 }
 
 // startCPUProfile profiles this process into path until the returned function is called.
@@ -135,11 +141,14 @@ type benchRun struct {
 
 	ops       atomic.Int64 // completed operations (renewals, writes)
 	errs      atomic.Int64
+	throttled atomic.Int64 // 429s, each followed by the wait its Retry-After asked for
 	conflicts atomic.Int64
 	lost      atomic.Int64
 	events    atomic.Int64
 
 	mu        sync.Mutex
+	firstErr  error            // the first failure, shown in the report
+	errKinds  map[string]int64 // failures by reason (a Status reason, or network)
 	latencies []time.Duration
 	writes    []time.Duration // watch: each write's PUT, from request to acknowledgement
 	afterAck  []time.Duration // watch: delivery counted from the write's acknowledgement
@@ -190,6 +199,60 @@ func (b *benchRun) end() {
 	})
 }
 
+// fail counts a failed operation by kind and keeps the first one's error for the report.
+func (b *benchRun) fail(err error) {
+	b.errs.Add(1)
+	kind := string(apierrors.ReasonForError(err))
+	if kind == "" {
+		var ne net.Error
+		// A connection the server closed mid-exchange ends in an (unexpected) EOF.
+		if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			kind = "network"
+		} else {
+			kind = "other"
+		}
+	}
+	b.mu.Lock()
+	if b.firstErr == nil {
+		b.firstErr = err
+	}
+	if b.errKinds == nil {
+		b.errKinds = map[string]int64{}
+	}
+	b.errKinds[kind]++
+	b.mu.Unlock()
+}
+
+// throttle reports whether err is a 429 and, if so, counts it and waits as long as its
+// Retry-After asks (a second when it names no delay), as client-go does, instead of hammering
+// a server that is shedding load.
+func (b *benchRun) throttle(ctx context.Context, err error) bool {
+	if !apierrors.IsTooManyRequests(err) {
+		return false
+	}
+	b.throttled.Add(1)
+	secs, ok := apierrors.SuggestsClientDelay(err)
+	if !ok || secs < 1 {
+		secs = 1
+	}
+	t := time.NewTimer(time.Duration(secs) * time.Second)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return true
+}
+
+// setupError returns an error from a workload's unmeasured setup (creating its leases): a
+// benchmark whose leases are missing would only measure failures.
+func (b *benchRun) setupError(first *atomic.Pointer[error]) error {
+	if p := first.Load(); p != nil {
+		return fmt.Errorf("set up the leases: %w", *p)
+	}
+	return nil
+}
+
 func (b *benchRun) record(d time.Duration) {
 	b.mu.Lock()
 	b.latencies = append(b.latencies, d)
@@ -206,12 +269,18 @@ type benchResult struct {
 	Ops         int64   `json:"operations"`
 	OpsPerSec   float64 `json:"operationsPerSecond"`
 	Errors      int64   `json:"errors"`
-	Conflicts   int64   `json:"conflicts,omitempty"`
-	Events      int64   `json:"events,omitempty"`
-	EventsLost  int64   `json:"eventsLost"`
-	P50Ms       float64 `json:"p50Ms"`
-	P99Ms       float64 `json:"p99Ms"`
-	MaxMs       float64 `json:"maxMs"`
+	// FirstError is the message of the first failed operation; ErrorKinds counts the failures
+	// by reason (a Status reason such as Forbidden, or network).
+	FirstError string           `json:"firstError,omitempty"`
+	ErrorKinds map[string]int64 `json:"errorKinds,omitempty"`
+	// Throttled counts the 429 answers; each was followed by the wait of its Retry-After.
+	Throttled  int64   `json:"throttled,omitempty"`
+	Conflicts  int64   `json:"conflicts,omitempty"`
+	Events     int64   `json:"events,omitempty"`
+	EventsLost int64   `json:"eventsLost"`
+	P50Ms      float64 `json:"p50Ms"`
+	P99Ms      float64 `json:"p99Ms"`
+	MaxMs      float64 `json:"maxMs"`
 	// WriteP50Ms and WriteP99Ms are, for watch, the latency of the writes themselves (PUT to
 	// acknowledgement). Delivery latency counts from the start of the write, before its
 	// commit: the time from commit to receipt is shorter by up to the write's latency.
@@ -247,7 +316,22 @@ func (r *benchResult) print(w io.Writer) {
 	if r.Conflicts > 0 || r.Workload == "contend" {
 		fmt.Fprintf(w, "conflicts   %d\n", r.Conflicts)
 	}
-	fmt.Fprintf(w, "errors      %d\n", r.Errors)
+	if r.Throttled > 0 {
+		fmt.Fprintf(w, "throttled   %d (429, waited as Retry-After asked)\n", r.Throttled)
+	}
+	fmt.Fprintf(w, "errors      %d", r.Errors)
+	if len(r.ErrorKinds) > 0 {
+		kinds := make([]string, 0, len(r.ErrorKinds))
+		for k, n := range r.ErrorKinds {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		}
+		slices.Sort(kinds)
+		fmt.Fprintf(w, " (%s)", strings.Join(kinds, ", "))
+	}
+	fmt.Fprintln(w)
+	if r.FirstError != "" {
+		fmt.Fprintf(w, "            first: %s\n", r.FirstError)
+	}
 	fmt.Fprintf(w, "latency     p50 %.2f ms  p99 %.2f ms  max %.2f ms\n", r.P50Ms, r.P99Ms, r.MaxMs)
 	if r.Workload == "watch" {
 		fmt.Fprintf(w, "            from the start of each write, which took p50 %.2f ms  p99 %.2f ms;\n", r.WriteP50Ms, r.WriteP99Ms)
@@ -316,6 +400,7 @@ func runBenchmark(ctx context.Context, c benchConfig, cfg *rest.Config, workload
 		Ops:         b.ops.Load(),
 		OpsPerSec:   float64(b.ops.Load()) / elapsed.Seconds(),
 		Errors:      b.errs.Load(),
+		Throttled:   b.throttled.Load(),
 		Conflicts:   b.conflicts.Load(),
 		Events:      b.events.Load(),
 		EventsLost:  b.lost.Load(),
@@ -325,6 +410,9 @@ func runBenchmark(ctx context.Context, c benchConfig, cfg *rest.Config, workload
 		res.Watchers = c.watchers
 	}
 	b.mu.Lock()
+	if b.firstErr != nil {
+		res.FirstError, res.ErrorKinds = b.firstErr.Error(), b.errKinds
+	}
 	res.P50Ms, res.P99Ms, res.MaxMs = percentiles(b.latencies)
 	res.WriteP50Ms, res.WriteP99Ms, _ = percentiles(b.writes)
 	res.AfterAckP50Ms, res.AfterAckP99Ms, _ = percentiles(b.afterAck)
@@ -436,11 +524,15 @@ func pacer(rate float64, clients, i int) func(ctx context.Context) (time.Time, b
 // benchRenew: each client renews its own lease as client-go's LeaseLock does, GET then PUT
 // with the resourceVersion the GET returned.
 func benchRenew(ctx context.Context, b *benchRun) error {
+	var setupErr atomic.Pointer[error]
 	if err := b.eachClient(ctx, func(ctx context.Context, i int) {
 		if _, err := b.ensureLease(ctx, fmt.Sprintf("renew-%d", i)); err != nil {
-			b.errs.Add(1)
+			setupErr.CompareAndSwap(nil, &err)
 		}
 	}); err != nil {
+		return err
+	}
+	if err := b.setupError(&setupErr); err != nil {
 		return err
 	}
 	ctx, cancel := b.begin(ctx)
@@ -464,7 +556,9 @@ func benchRenew(ctx context.Context, b *benchRun) error {
 				return
 			}
 			if err != nil {
-				b.errs.Add(1)
+				if !b.throttle(ctx, err) {
+					b.fail(err)
+				}
 				continue
 			}
 			b.record(time.Since(start))
@@ -500,8 +594,10 @@ func benchContend(ctx context.Context, b *benchRun) error {
 			switch {
 			case apierrors.IsConflict(err):
 				b.conflicts.Add(1)
+			case b.throttle(ctx, err):
+				continue
 			case err != nil:
-				b.errs.Add(1)
+				b.fail(err)
 				continue
 			}
 			b.record(time.Since(start))
@@ -517,22 +613,26 @@ func benchHeartbeat(ctx context.Context, b *benchRun) error {
 	cached := make([]*coordinationv1.Lease, n)
 	// Create the leases first (not measured), spread over the clients.
 	var next atomic.Int64
+	var setupErr atomic.Pointer[error]
 	setup := b.eachClient(ctx, func(ctx context.Context, _ int) {
 		for {
 			i := int(next.Add(1)) - 1
-			if i >= n || ctx.Err() != nil {
+			if i >= n || ctx.Err() != nil || setupErr.Load() != nil {
 				return
 			}
 			l, err := b.ensureLease(ctx, fmt.Sprintf("node-%05d", i))
 			if err != nil {
-				b.errs.Add(1)
-				continue
+				setupErr.CompareAndSwap(nil, &err)
+				return
 			}
 			cached[i] = l
 		}
 	})
 	if setup != nil {
 		return setup
+	}
+	if err := b.setupError(&setupErr); err != nil {
+		return err
 	}
 	ctx, cancel := b.begin(ctx)
 	defer cancel()
@@ -573,7 +673,9 @@ func benchHeartbeat(ctx context.Context, b *benchRun) error {
 					return
 				}
 				if err != nil {
-					b.errs.Add(1)
+					if !b.throttle(ctx, err) {
+						b.fail(err)
+					}
 					continue
 				}
 				cached[i] = upd
@@ -638,7 +740,7 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 				err = b.watchHTTP(watchCtx, fromRV, ready, on)
 			}
 			if err != nil && watchCtx.Err() == nil {
-				b.errs.Add(1)
+				b.fail(fmt.Errorf("watch: %w", err))
 			}
 		}(w < wsCount)
 	}
@@ -687,7 +789,9 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 					return
 				}
 				if err != nil {
-					b.errs.Add(1)
+					if !b.throttle(writeCtx, err) {
+						b.fail(err)
+					}
 					continue
 				}
 				took := time.Since(start)
@@ -696,7 +800,7 @@ func benchWatch(ctx context.Context, b *benchRun) error {
 				b.mu.Unlock()
 				rev, err := strconv.ParseInt(l.ResourceVersion, 10, 64)
 				if err != nil {
-					b.errs.Add(1)
+					b.fail(err)
 					continue
 				}
 				ackedMu.Lock()

@@ -4,8 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/leaselab/leaselab/web/auth"
 )
 
 // TestBenchCommand runs every workload of `leaselab bench` briefly against the server and
@@ -54,5 +62,82 @@ func TestBenchCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBenchNoServer: with nothing listening, the workloads that create their leases first fail
+// at once with the reason, rather than report a run of nothing but errors.
+func TestBenchNoServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	for _, workload := range []string{"renew", "heartbeat"} {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), []string{"bench", workload, "--server", url, "--duration", "1s", "--progress", "0",
+			"--clients", "2", "--leases", "4"}, &out, &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), "set up the leases") || !strings.Contains(errOut.String(), "connection refused") {
+			t.Errorf("%s: exit %d\n%s%s", workload, code, out.String(), errOut.String())
+		}
+	}
+}
+
+// TestBenchReportsErrors: operations that fail during the run are counted by kind and the
+// report shows the first one's message.
+func TestBenchReportsErrors(t *testing.T) {
+	ts := mustStartServer(t, "")
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(context.Background(), []string{"bench", "heartbeat", "--server", ts.URL, "--duration", "2s", "--progress", "100ms",
+			"--clients", "2", "--leases", "10", "--interval", "100ms"}, &out, &errOut)
+	}()
+	// Stop the server once the measured part has begun: every later beat fails.
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(errOut.String(), " ops ") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Close()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !regexp.MustCompile(`errors +[1-9]\d* \(network [1-9]\d*\)\n +first: .+`).MatchString(out.String()) {
+		t.Errorf("report without the errors' kind and first message:\n%s", out.String())
+	}
+}
+
+// TestBenchRetryAfter: against a rate-limited server, the 429s are counted as throttled and
+// followed by the wait their Retry-After asks for, not counted as errors.
+func TestBenchRetryAfter(t *testing.T) {
+	tf := filepath.Join(t.TempDir(), "tokens.csv")
+	os.WriteFile(tf, []byte("t0ken,alice,1,\"leaselab:instructors\"\n"), 0o600)
+	ts := mustStartServerWith(t, "", func(c *serveConfig) {
+		c.access = accessConfig{tokenFile: tf, tls: "on", rateQPS: 5, rateBurst: 5}
+	})
+	// HTTPS: client-go sends a kubeconfig's token over TLS only.
+	kc, err := auth.Kubeconfig(ts.URL, "default", "t0ken", "leaselab", ts.access.caData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kpath := filepath.Join(t.TempDir(), "kubeconfig")
+	os.WriteFile(kpath, kc, 0o600)
+	var out, errOut bytes.Buffer
+	start := time.Now()
+	if code := run(context.Background(), []string{"bench", "renew", "--kubeconfig", kpath, "--duration", "2s", "--progress", "0",
+		"--clients", "2", "--json"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var res benchResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	// At 5 requests per second and two requests a renewal, about five renewals fit in 2 s.
+	if res.Throttled == 0 || res.Errors != 0 || res.Ops == 0 || res.Ops > 20 {
+		t.Errorf("report = %+v", res)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Errorf("took %v", time.Since(start))
 	}
 }
