@@ -34,18 +34,21 @@ type benchConfig struct {
 	workload   string
 	kubeconfig string
 	server     string
-	namespace  string
-	clients    int
-	duration   time.Duration
-	rate       float64
-	leases     int
-	interval   time.Duration
-	watchers   int
-	wsShare    float64
-	db         string
-	jsonOut    bool
-	progress   time.Duration
-	cpuProfile string
+	// viaKubeconfig: the client configuration came from a kubeconfig (--kubeconfig or
+	// $KUBECONFIG), whose transport settings and credentials must be kept.
+	viaKubeconfig bool
+	namespace     string
+	clients       int
+	duration      time.Duration
+	rate          float64
+	leases        int
+	interval      time.Duration
+	watchers      int
+	wsShare       float64
+	db            string
+	jsonOut       bool
+	progress      time.Duration
+	cpuProfile    string
 }
 
 const benchSummary = "generate lease load against leaselab or any Kubernetes API server and report throughput and latency"
@@ -53,8 +56,8 @@ const benchSummary = "generate lease load against leaselab or any Kubernetes API
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c benchConfig
 	fs := newFlagSet("bench", benchSummary, " renew|contend|heartbeat|watch", stderr)
-	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to load; empty uses --server")
-	fs.StringVar(&c.server, "server", "http://127.0.0.1:8080", "URL of the API server when no --kubeconfig is given")
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to load (default: $KUBECONFIG when set and --server is not given, else --server)")
+	fs.StringVar(&c.server, "server", "http://127.0.0.1:8080", "URL of the API server; with a kubeconfig, overrides the server it names")
 	fs.StringVar(&c.namespace, "namespace", "leaselab-bench", "namespace the benchmark writes its leases in")
 	fs.IntVar(&c.clients, "clients", 64, "concurrent clients (renew, contend, heartbeat senders)")
 	fs.DurationVar(&c.duration, "duration", 30*time.Second, "how long the load runs")
@@ -89,10 +92,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if c.clients < 1 {
 		return errors.New("--clients must be at least 1")
 	}
-	cfg, err := candidateRESTConfig(candidateConfig{kubeconfig: c.kubeconfig, server: c.server})
+	cfg, _, loaded, err := clientConfig(c.kubeconfig, c.server, flagGiven(fs, "server"))
 	if err != nil {
 		return err
 	}
+	c.viaKubeconfig = loaded
 	if c.cpuProfile != "" {
 		stop, err := startCPUProfile(c.cpuProfile)
 		if err != nil {
@@ -360,7 +364,7 @@ func runBenchmark(ctx context.Context, c benchConfig, cfg *rest.Config, workload
 		MaxIdleConnsPerHost: 4 * c.clients,
 		IdleConnTimeout:     90 * time.Second,
 	}
-	if c.kubeconfig != "" {
+	if c.viaKubeconfig {
 		cfg.Transport = nil // the kubeconfig's TLS settings build the transport
 	}
 	client, err := kubernetes.NewForConfig(cfg)
@@ -369,7 +373,7 @@ func runBenchmark(ctx context.Context, c benchConfig, cfg *rest.Config, workload
 	}
 	// A local server without TLS gets a connection per client without net/http's Transport;
 	// with a kubeconfig, requests go through the Transport its settings build.
-	leases, err := newLeaseClient(cfg, c.namespace, c.kubeconfig == "")
+	leases, err := newLeaseClient(cfg, c.namespace, !c.viaKubeconfig)
 	if err != nil {
 		return nil, err
 	}

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -42,9 +46,9 @@ func runCandidate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	host, _ := os.Hostname()
 	var c candidateConfig
 	fs := newFlagSet("candidate", "run a leader-election candidate (client-go tools/leaderelection) for a lease", "", stderr)
-	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to use; empty uses --server")
-	fs.StringVar(&c.server, "server", "http://127.0.0.1:8080", "URL of the API server when no --kubeconfig is given")
-	fs.StringVar(&c.namespace, "namespace", "default", "namespace of the lease")
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to use (default: $KUBECONFIG when set and --server is not given, else --server)")
+	fs.StringVar(&c.server, "server", "http://127.0.0.1:8080", "URL of the API server; with a kubeconfig, overrides the server it names")
+	fs.StringVar(&c.namespace, "namespace", "", "namespace of the lease (default: the kubeconfig context's namespace, else default)")
 	fs.StringVar(&c.lease, "lease", "demo", "name of the lease")
 	fs.StringVar(&c.identity, "identity", host+"_"+fmt.Sprint(os.Getpid()), "identity of this candidate")
 	fs.DurationVar(&c.leaseDuration, "lease-duration", 15*time.Second, "how long a lease is valid without renewal")
@@ -57,22 +61,43 @@ func runCandidate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := candidateRESTConfig(c)
+	cfg, namespace, _, err := clientConfig(c.kubeconfig, c.server, flagGiven(fs, "server"))
 	if err != nil {
 		return err
+	}
+	if c.namespace == "" {
+		c.namespace = cmp.Or(namespace, "default")
 	}
 	return runElector(ctx, c, cfg, stdout)
 }
 
-func candidateRESTConfig(c candidateConfig) (*rest.Config, error) {
-	if c.kubeconfig != "" {
-		cfg, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
-		if err != nil {
-			return nil, fmt.Errorf("kubeconfig: %w", err)
-		}
-		return cfg, nil
+// clientConfig finds the cluster to talk to as kubectl does: --kubeconfig, else the files of
+// $KUBECONFIG, else --server alone. An explicit --server without --kubeconfig means that
+// server, whatever $KUBECONFIG says; with a kubeconfig, it replaces the server the kubeconfig
+// names. namespace is the kubeconfig context's ("" without a kubeconfig); loaded says whether a
+// kubeconfig was read. ~/.kube/config is not read: the default is the local leaselab, not
+// whatever cluster the user works on.
+func clientConfig(kubeconfig, server string, serverGiven bool) (cfg *rest.Config, namespace string, loaded bool, err error) {
+	env := os.Getenv(clientcmd.RecommendedConfigPathEnvVar)
+	if kubeconfig == "" && (serverGiven || env == "") {
+		return &rest.Config{Host: server}, "", false, nil
 	}
-	return &rest.Config{Host: c.server}, nil
+	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig}
+	if kubeconfig == "" {
+		rules.Precedence = filepath.SplitList(env)
+	}
+	overrides := &clientcmd.ConfigOverrides{}
+	if serverGiven {
+		overrides.ClusterInfo.Server = server
+	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	if cfg, err = cc.ClientConfig(); err != nil {
+		return nil, "", false, fmt.Errorf("kubeconfig: %w", err)
+	}
+	if namespace, _, err = cc.Namespace(); err != nil {
+		return nil, "", false, fmt.Errorf("kubeconfig: %w", err)
+	}
+	return cfg, namespace, true, nil
 }
 
 // runElector runs one client-go leader elector until ctx ends, logging one line per event.
@@ -95,11 +120,21 @@ func runElector(ctx context.Context, c candidateConfig, cfg *rest.Config, stdout
 		fmt.Fprintf(stdout, "%s %s %s\n", time.Now().Format("15:04:05.000"), c.identity, fmt.Sprintf(format, args...))
 	}
 
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events(c.namespace)})
-	defer broadcaster.Shutdown()
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "leaselab-candidate"})
+	// The broadcaster outlives ctx: the elector releases the lease after ctx ends and records an
+	// event about it, so the broadcaster is shut down only once the elector has returned and
+	// that event is written (shutting down cancels a write in flight).
+	broadcaster := record.NewBroadcaster()
+	var pending atomic.Int64
+	broadcaster.StartRecordingToSink(&countingSink{EventSink: &typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events(c.namespace)}, pending: &pending})
+	defer func() {
+		for wait := time.Now().Add(2 * time.Second); pending.Load() > 0 && time.Now().Before(wait); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		broadcaster.Shutdown()
+	}()
+	recorder := countingRecorder{broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "leaselab-candidate"}), &pending}
 
+	var led atomic.Bool
 	lock := &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: c.namespace, Name: c.lease},
 		Client:     client.CoordinationV1(),
@@ -114,8 +149,16 @@ func runElector(ctx context.Context, c candidateConfig, cfg *rest.Config, stdout
 		Name:            c.lease,
 		Coordinated:     c.coordinated,
 		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(context.Context) { say("became leader of %s/%s", c.namespace, c.lease) },
-			OnStoppedLeading: func() { say("stopped leading") },
+			OnStartedLeading: func(context.Context) {
+				led.Store(true)
+				say("became leader of %s/%s", c.namespace, c.lease)
+			},
+			// client-go calls it whenever Run returns, also for a candidate that never led.
+			OnStoppedLeading: func() {
+				if led.Load() {
+					say("stopped leading")
+				}
+			},
 			OnNewLeader: func(id string) {
 				if id != c.identity {
 					say("leader is now %s", id)
@@ -141,4 +184,36 @@ func runElector(ctx context.Context, c candidateConfig, cfg *rest.Config, stdout
 	le.Run(ctx)
 	say("stopped")
 	return nil
+}
+
+// countingRecorder counts the events recorded and not yet written by a countingSink.
+type countingRecorder struct {
+	record.EventRecorder
+	pending *atomic.Int64
+}
+
+func (r countingRecorder) Eventf(obj runtime.Object, eventType, reason, message string, args ...any) {
+	r.pending.Add(1)
+	r.EventRecorder.Eventf(obj, eventType, reason, message, args...)
+}
+
+// countingSink counts down the events of a countingRecorder as each write ends.
+type countingSink struct {
+	record.EventSink
+	pending *atomic.Int64
+}
+
+func (s *countingSink) Create(e *corev1.Event) (*corev1.Event, error) {
+	defer s.pending.Add(-1)
+	return s.EventSink.Create(e)
+}
+
+func (s *countingSink) Update(e *corev1.Event) (*corev1.Event, error) {
+	defer s.pending.Add(-1)
+	return s.EventSink.Update(e)
+}
+
+func (s *countingSink) Patch(e *corev1.Event, data []byte) (*corev1.Event, error) {
+	defer s.pending.Add(-1)
+	return s.EventSink.Patch(e, data)
 }

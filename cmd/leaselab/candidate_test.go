@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/leaselab/leaselab/web/auth"
 )
 
 // syncBuffer is a bytes.Buffer safe for the elector's goroutines.
@@ -71,5 +75,100 @@ func TestCandidateCommand(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "cli-1 stopped") {
 		t.Errorf("no stop line; output:\n%s", out.String())
+	}
+}
+
+// runCandidateUntil runs `leaselab candidate` with args until its output holds want, then stops
+// it as Ctrl-C does and returns its whole output.
+func runCandidateUntil(t *testing.T, want string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, append([]string{"candidate"}, args...), &out, &out) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), want) {
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatalf("candidate %q: no %q; output:\n%s", args, want, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("candidate %q exited %d; output:\n%s", args, code, out.String())
+	}
+	return out.String()
+}
+
+// TestCandidateKubeconfig: without --kubeconfig and --server, the candidate uses $KUBECONFIG and
+// its context's namespace, as kubectl does; --namespace and --server still win.
+func TestCandidateKubeconfig(t *testing.T) {
+	w := mustStartWorkshop(t, 1, "", nil)
+	kc, err := auth.Kubeconfig(w.URL, "participant-01", w.tokens["participant-01"], "leaselab", w.access.caData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kpath := filepath.Join(t.TempDir(), "participant.kubeconfig")
+	os.WriteFile(kpath, kc, 0o600)
+	timing := []string{"--lease-duration", "2s", "--renew-deadline", "1500ms", "--retry-period", "200ms"}
+
+	t.Setenv("KUBECONFIG", kpath)
+	runCandidateUntil(t, "became leader of participant-01/env", append([]string{"--lease", "env", "--identity", "a"}, timing...)...)
+	t.Setenv("KUBECONFIG", "")
+	runCandidateUntil(t, "became leader of arena/flag", append([]string{"--kubeconfig", kpath, "--namespace", "arena", "--lease", "flag", "--identity", "a"}, timing...)...)
+	if _, err := w.client(t, "participant-01").CoordinationV1().Leases("participant-01").Get(ctxT(t, 10*time.Second), "env", metav1.GetOptions{}); err != nil {
+		t.Errorf("lease of the $KUBECONFIG run: %v", err)
+	}
+	// An explicit --server is that server, whatever $KUBECONFIG names.
+	open := mustStartServer(t, "")
+	t.Setenv("KUBECONFIG", kpath)
+	runCandidateUntil(t, "became leader of default/server", append([]string{"--server", open.URL, "--lease", "server", "--identity", "a"}, timing...)...)
+}
+
+// TestCandidateStopOutput: a candidate stopped while leading releases the lease without an
+// error from its event recorder and says it stopped leading; one that never led does not.
+func TestCandidateStopOutput(t *testing.T) {
+	ts := mustStartServer(t, "")
+	timing := []string{"--server", ts.URL, "--lease", "stop", "--lease-duration", "10s", "--renew-deadline", "5s", "--retry-period", "200ms"}
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, append([]string{"candidate", "--identity", "leader"}, timing...), &out, &out) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "became leader") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	// A follower that never leads.
+	follower := runCandidateUntil(t, "leader is now leader", append([]string{"--identity", "follower"}, timing...)...)
+	if strings.Contains(follower, "stopped leading") {
+		t.Errorf("a follower said it stopped leading:\n%s", follower)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("leader exited %d:\n%s", code, out.String())
+	}
+	if !strings.Contains(out.String(), "leader stopped leading") {
+		t.Errorf("leader output:\n%s", out.String())
+	}
+	rctx := ctxT(t, 10*time.Second)
+	l, err := ts.Client.CoordinationV1().Leases("default").Get(rctx, "stop", metav1.GetOptions{})
+	if err != nil || l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != "" {
+		t.Errorf("lease after the leader stopped: %+v %v", l, err)
+	}
+	// The release's Event was recorded: the recorder was still running when the elector
+	// released the lease.
+	evs, err := ts.Client.CoreV1().Events("default").List(rctx, metav1.ListOptions{FieldSelector: "involvedObject.name=stop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, e := range evs.Items {
+		msgs = append(msgs, e.Message)
+	}
+	if !strings.Contains(strings.Join(msgs, "\n"), "leader stopped leading") {
+		t.Errorf("events: %q", msgs)
 	}
 }
