@@ -48,8 +48,11 @@ func (c *accessConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxObjects, "max-objects-per-namespace", 500, "objects of each resource a participant may create in a namespace (403 beyond); 0 for no limit")
 }
 
-// validate checks --public-url: join links and kubeconfigs are built on it.
+// validate checks --workshop and --public-url, on which join links and kubeconfigs are built.
 func (c *accessConfig) validate() error {
+	if c.workshop < 0 {
+		return fmt.Errorf("--workshop %d: want a number of participants, 0 for none", c.workshop)
+	}
 	if c.publicURL == "" {
 		return nil
 	}
@@ -233,7 +236,11 @@ func (a *access) printAccess(w io.Writer, url, db string) {
 		}
 	}
 	fmt.Fprintf(w, "  dashboard:  %s/ (browsers sign in with a join link: %s/join?token=TOKEN)\n", url, url)
-	fmt.Fprintf(w, "  tokens on:  %d participants; participants write in their own namespace and in %q\n", n, auth.ArenaNamespace)
+	plural := "s"
+	if n == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(w, "  tokens on:  %d participant%s; participants write in their own namespace and in %q\n", n, plural, auth.ArenaNamespace)
 	if a.tlsConfig != nil && a.caData != nil {
 		fmt.Fprintf(w, "  TLS:        certificate %s (kubeconfigs carry it)\n", a.certFile)
 	}

@@ -84,13 +84,20 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		workload = benchHeartbeat
 	case "watch":
 		workload = benchWatch
-	default:
+	case "":
 		fmt.Fprintf(stderr, "leaselab bench: name a workload: renew, contend, heartbeat or watch\n")
+		fs.Usage()
+		return errUsage
+	default:
+		fmt.Fprintf(stderr, "leaselab bench: unknown workload %q: name one of renew, contend, heartbeat or watch\n", c.workload)
 		fs.Usage()
 		return errUsage
 	}
 	if c.clients < 1 {
 		return errors.New("--clients must be at least 1")
+	}
+	if c.wsShare < 0 || c.wsShare > 1 {
+		return fmt.Errorf("--websocket-share %v: want a share between 0 and 1", c.wsShare)
 	}
 	cfg, _, loaded, err := clientConfig(c.kubeconfig, c.server, flagGiven(fs, "server"))
 	if err != nil {

@@ -69,3 +69,26 @@ func TestServeBadAddr(t *testing.T) {
 		t.Errorf("serve --public-url without a scheme: exit %d, %s", code, errOut.String())
 	}
 }
+
+// TestCommandLineSmallCases: help for a command, --version, and values that cannot work are
+// refused with a message naming them.
+func TestCommandLineSmallCases(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"help", "serve"}, 0, "Usage: leaselab serve"},
+		{[]string{"--version"}, 0, "leaselab "},
+		{[]string{"-v"}, 0, "serves Kubernetes API"},
+		{[]string{"bench", "fight"}, 2, `unknown workload "fight"`},
+		{[]string{"bench", "watch", "--websocket-share", "2"}, 1, "--websocket-share"},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--workshop", "-2", "--db", filepath.Join(t.TempDir(), "db")}, 1, "--workshop -2"},
+	} {
+		var out bytes.Buffer
+		code := run(context.Background(), tc.args, &out, &out)
+		if code != tc.code || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%q: exit %d, want %d with %q:\n%s", tc.args, code, tc.code, tc.want, out.String())
+		}
+	}
+}

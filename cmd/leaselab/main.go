@@ -43,6 +43,13 @@ func main() {
 
 // run dispatches to a subcommand and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 2 && args[0] == "help":
+		// "leaselab help serve" is "leaselab serve --help".
+		args = []string{args[1], "--help"}
+	case len(args) == 1 && (args[0] == "--version" || args[0] == "-v"):
+		args = []string{"version"}
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		if len(args) == 0 {
