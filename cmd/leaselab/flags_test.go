@@ -73,21 +73,28 @@ func TestServeBadAddr(t *testing.T) {
 // TestCommandLineSmallCases: help for a command, --version, and values that cannot work are
 // refused with a message naming them.
 func TestCommandLineSmallCases(t *testing.T) {
+	existing := filepath.Join(t.TempDir(), "copy.db")
+	if err := os.WriteFile(existing, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
 		want string
+		not  string // must not be printed
 	}{
-		{[]string{"help", "serve"}, 0, "Usage: leaselab serve"},
-		{[]string{"--version"}, 0, "leaselab "},
-		{[]string{"-v"}, 0, "serves Kubernetes API"},
-		{[]string{"bench", "fight"}, 2, `unknown workload "fight"`},
-		{[]string{"bench", "watch", "--websocket-share", "2"}, 1, "--websocket-share"},
-		{[]string{"serve", "--addr", "127.0.0.1:0", "--workshop", "-2", "--db", filepath.Join(t.TempDir(), "db")}, 1, "--workshop -2"},
+		{[]string{"help", "serve"}, 0, "Usage: leaselab serve", ""},
+		{[]string{"--version"}, 0, "leaselab ", ""},
+		{[]string{"-v"}, 0, "serves Kubernetes API", ""},
+		{[]string{"bench", "fight"}, 2, `unknown workload "fight"`, ""},
+		{[]string{"bench", "watch", "--websocket-share", "2"}, 1, "--websocket-share", ""},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--workshop", "-2", "--db", filepath.Join(t.TempDir(), "db")}, 1, "--workshop -2", ""},
+		{[]string{"version", "--help"}, 0, "Usage: leaselab version", "Flags:"},
+		{[]string{"backup", "--db", filepath.Join(t.TempDir(), "db"), existing}, 1, "leaselab backup: " + existing + " already exists", "backup: backup:"},
 	} {
 		var out bytes.Buffer
 		code := run(context.Background(), tc.args, &out, &out)
-		if code != tc.code || !strings.Contains(out.String(), tc.want) {
+		if code != tc.code || !strings.Contains(out.String(), tc.want) || tc.not != "" && strings.Contains(out.String(), tc.not) {
 			t.Errorf("%q: exit %d, want %d with %q:\n%s", tc.args, code, tc.code, tc.want, out.String())
 		}
 	}

@@ -102,6 +102,12 @@ func newFlagSet(name, summary, args string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("leaselab "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n == 0 {
+			fmt.Fprintf(stderr, "leaselab %s: %s\n\nUsage: leaselab %s%s\n", name, summary, name, args)
+			return
+		}
 		fmt.Fprintf(stderr, "leaselab %s: %s\n\nUsage: leaselab %s [flags]%s\n\nFlags:\n", name, summary, name, args)
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, "\nEvery flag can also be set with the environment variable LEASELAB_<FLAG> (upper case, - as _).")

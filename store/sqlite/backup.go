@@ -39,9 +39,9 @@ func openFile(ctx context.Context, path string) (*sql.DB, error) {
 // fails when dst exists.
 func Backup(ctx context.Context, path, dst string) error {
 	if _, err := os.Stat(dst); err == nil {
-		return fmt.Errorf("backup: %s already exists", dst)
+		return fmt.Errorf("%s already exists", dst)
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("backup: %w", err)
+		return err
 	}
 	db, err := openFile(ctx, path)
 	if err != nil {
@@ -60,7 +60,7 @@ func Backup(ctx context.Context, path, dst string) error {
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("backup: %w", err)
+		return err
 	}
 	return nil
 }
