@@ -365,15 +365,7 @@ func TestDeleteCollectionAnswer(t *testing.T) {
 
 	r := a.Do(t, http.MethodDelete, leasesPath+"?limit=2", "")
 	WantCode(t, r, http.StatusOK)
-	var page struct {
-		Kind     string `json:"kind"`
-		Metadata struct {
-			ResourceVersion    string `json:"resourceVersion"`
-			Continue           string `json:"continue"`
-			RemainingItemCount *int64 `json:"remainingItemCount"`
-		} `json:"metadata"`
-		Items []objectMeta `json:"items"`
-	}
+	var page list
 	if err := json.Unmarshal(r.Body, &page); err != nil {
 		t.Fatal(err)
 	}
