@@ -642,6 +642,11 @@ func TestResolvePreferredStrategies(t *testing.T) {
 			wantErr: "candidates disagree on the strategy: a prefers [example.com/x], b prefers [example.com/y]; no strategy supersedes all others ([example.com/x, example.com/y])",
 		},
 		{
+			name:    "[X, X]: X supersedes itself, as 1.31 read it",
+			lists:   []election.PreferredStrategies{list("a", x), list("b", x, x)},
+			wantErr: "candidates disagree on the strategy: a prefers [example.com/x], b prefers [example.com/x, example.com/x]; example.com/x follows itself, so it supersedes itself",
+		},
+		{
 			name:    "nothing preferred",
 			lists:   []election.PreferredStrategies{list("a")},
 			wantErr: "no candidate prefers any strategy",

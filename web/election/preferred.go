@@ -22,6 +22,9 @@ type StrategyDisagreementError struct {
 	// Roots are the strategies no list puts below another, when there are several; empty for a
 	// cycle.
 	Roots []coordinationv1.CoordinatedLeaseStrategy
+	// Repeated is a strategy some list names twice in a row: 1.31 read that as the strategy
+	// superseding itself, a cycle.
+	Repeated coordinationv1.CoordinatedLeaseStrategy
 }
 
 func (e *StrategyDisagreementError) Error() string {
@@ -30,7 +33,10 @@ func (e *StrategyDisagreementError) Error() string {
 		lists = append(lists, fmt.Sprintf("%s prefers %s", l.Candidate, formatStrategies(l.Strategies)))
 	}
 	why := "their preferences contradict each other"
-	if len(e.Roots) > 0 {
+	switch {
+	case e.Repeated != "":
+		why = fmt.Sprintf("%s follows itself, so it supersedes itself", e.Repeated)
+	case len(e.Roots) > 0:
 		why = "no strategy supersedes all others (" + formatStrategies(e.Roots) + ")"
 	}
 	return fmt.Sprintf("candidates disagree on the strategy: %s; %s", strings.Join(lists, ", "), why)
@@ -49,12 +55,14 @@ func formatStrategies(s []coordinationv1.CoordinatedLeaseStrategy) string {
 // ones, and the lists are merged into one order, whose first strategy is used. So when every list
 // starts with X, X is used; [Y, X] against [X] gives Y; [X, Y] against [Y, X] is a user error,
 // as are lists with no common first strategy ([X] against [Y]): it returns a
-// *StrategyDisagreementError and the Lease is left alone. Empty lists take no part; with no
-// strategy at all it returns an error.
+// *StrategyDisagreementError and the Lease is left alone, and so is a list that names a strategy
+// twice in a row ([X, X]), which 1.31 took for X superseding itself. Empty lists take no part;
+// with no strategy at all it returns an error.
 func ResolvePreferredStrategies(lists []PreferredStrategies) (StrategyChoice, error) {
 	// below[a] holds the strategies some list puts right after a.
 	below := map[coordinationv1.CoordinatedLeaseStrategy][]coordinationv1.CoordinatedLeaseStrategy{}
 	var used []PreferredStrategies
+	var repeated coordinationv1.CoordinatedLeaseStrategy
 	for _, l := range lists {
 		if len(l.Strategies) == 0 {
 			continue
@@ -64,7 +72,10 @@ func ResolvePreferredStrategies(lists []PreferredStrategies) (StrategyChoice, er
 			if _, ok := below[s]; !ok {
 				below[s] = nil
 			}
-			if i+1 < len(l.Strategies) && l.Strategies[i+1] != s && !slices.Contains(below[s], l.Strategies[i+1]) {
+			if i+1 < len(l.Strategies) && l.Strategies[i+1] == s {
+				repeated = s
+			}
+			if i+1 < len(l.Strategies) && !slices.Contains(below[s], l.Strategies[i+1]) {
 				below[s] = append(below[s], l.Strategies[i+1])
 			}
 		}
@@ -73,6 +84,9 @@ func ResolvePreferredStrategies(lists []PreferredStrategies) (StrategyChoice, er
 		return StrategyChoice{}, fmt.Errorf("no candidate prefers any strategy")
 	}
 	slices.SortFunc(used, func(a, b PreferredStrategies) int { return strings.Compare(a.Candidate, b.Candidate) })
+	if repeated != "" {
+		return StrategyChoice{}, &StrategyDisagreementError{Lists: used, Repeated: repeated}
+	}
 
 	// Kahn's topological sort: a valid order has exactly one root, and reaches every strategy.
 	indegree := map[coordinationv1.CoordinatedLeaseStrategy]int{}

@@ -142,7 +142,8 @@ func candidateVersions(emulationVersion, binaryVersion string, requireBinary boo
 // validateLeaseCandidateSpecV1alpha1 is the 1.31 validation: preferredStrategies is required
 // (the API marks it so), each entry is checked as a strategy, and both versions are required
 // when OldestEmulationVersion is among them. Like 1.31, which meant to but never did, it does
-// not report duplicate strategies: a repeated entry changes no decision.
+// not report duplicate strategies; the election controller then treats the list as 1.31's did
+// (a strategy named twice in a row supersedes itself, and the Lease is left alone).
 func validateLeaseCandidateSpecV1alpha1(spec *coordinationv1alpha1.LeaseCandidateSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if spec.LeaseName == "" {
