@@ -414,8 +414,10 @@ func (c *Controller) write(ctx context.Context, key types.NamespacedName, d Desi
 	return requeue, nil
 }
 
-// gcLoop deletes candidates that stopped renewing, every GCPeriod.
+// gcLoop deletes candidates that stopped renewing: once at start, as the real controller does,
+// so that a restart does not keep them for another period, then every GCPeriod.
 func (c *Controller) gcLoop(ctx context.Context) {
+	c.collectGarbage(ctx)
 	t := c.clock.NewTicker(c.opts.GCPeriod)
 	defer t.Stop()
 	for {

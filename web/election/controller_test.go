@@ -319,7 +319,8 @@ func TestControllerPingsAndElects(t *testing.T) {
 	if len(l.ManagedFields) == 0 || l.ManagedFields[0].Manager != election.DefaultFieldManager {
 		t.Errorf("managedFields = %+v, want the controller's field manager", l.ManagedFields)
 	}
-	if c := en.candidate(t, "cand-new"); c.Spec.PingTime != nil {
+	// (The garbage collector's first pass at start may have deleted it: it never renewed.)
+	if c := en.candidate(t, "cand-new"); c != nil && c.Spec.PingTime != nil {
 		t.Errorf("a candidate without renewTime was pinged: %+v", c.Spec)
 	}
 	// Subscribers saw the same decisions.
@@ -449,6 +450,25 @@ func TestControllerV1alpha1Preferences(t *testing.T) {
 	en.stepUntilDecision(t, 700*time.Millisecond, 20*time.Second, election.KindElect, "picked cand-a")
 	if l := en.lease(t); holder(l) != "cand-a" || *l.Spec.Strategy != coordinationv1.OldestEmulationVersion {
 		t.Errorf("lease = %+v, want cand-a under OldestEmulationVersion", l.Spec)
+	}
+}
+
+// TestControllerGarbageCollectsAtStart: candidates that stopped renewing before the controller
+// started are deleted at once, without waiting a GC period.
+func TestControllerGarbageCollectsAtStart(t *testing.T) {
+	en := mustStartEnv(t, nil, func(en *env) {
+		en.mute("gone")
+		en.createCandidate(t, "gone", "1.36.0", "1.36.0", 31*time.Minute, coordinationv1.OldestEmulationVersion)
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for en.candidate(t, "gone") != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stale candidate is still there; decisions:\n%s", en.decisionText())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, ok := en.findDecision(election.KindGC, "deleted candidate gone: it last renewed 31m0s ago (more than 30m0s)"); !ok {
+		t.Errorf("no gc decision; decisions:\n%s", en.decisionText())
 	}
 }
 
