@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/web/apiserver"
 )
 
 // The expected bodies below are the responses of a real kube-apiserver v1.36.3 to the same
@@ -829,4 +830,15 @@ func TestPatchDecodeErrors(t *testing.T) {
 	if got, want := r.Header.Values("Warning"), []string{`299 - "unknown field \"spec.foo\""`}; !equalStrings(got, want) {
 		t.Errorf("Warning %q, want %q", got, want)
 	}
+}
+
+// TestJSONPatchCopyLimit: copy operations that double a value again and again stop at the real
+// server's 3 MiB limit on what copies add (see TestApplyJSONPatchCopyLimit), and the answer is
+// its 422, which does not carry the library's message.
+func TestJSONPatchCopyLimit(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	a.MustCreate(t, leasesPath, leaseJSON("doubled", "holder-a"))
+	r := a.Do(t, http.MethodPatch, leasesPath+"/doubled", apiserver.DoublingJSONPatch(24), "Content-Type", "application/json-patch+json")
+	WantBody(t, r, http.StatusUnprocessableEntity, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server rejected our request due to an error in our request","reason":"Invalid","details":{},"code":422}`+"\n")
 }

@@ -27,6 +27,13 @@ import (
 // maxJSONPatchOperations bounds a JSON patch as the real server does.
 const maxJSONPatchOperations = 10000
 
+// jsonPatchMaxCopyBytes bounds what the copy operations of one JSON patch may add to the
+// document, the real server's default (its JSONPatchMaxCopyBytes): without it a patch of a few
+// dozen copies, each doubling a value, needs gigabytes.
+const jsonPatchMaxCopyBytes = 3 << 20
+
+func init() { jsonpatch.AccumulatedCopySizeLimit = jsonPatchMaxCopyBytes }
+
 // patchAttempts bounds the retries of a patch that lost a race with another write; a patch
 // without a resourceVersion applies to the latest object, so it retries like the real server's
 // GuaranteedUpdate loop.
