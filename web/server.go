@@ -3,6 +3,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,6 +46,9 @@ type Config struct {
 	// Auth authenticates, authorizes and limits every request and serves the join link and the
 	// workshop page; nil serves everyone everything (loopback only).
 	Auth *auth.Auth
+	// BodyReadTimeout bounds reading a request's body (default one minute): a client that
+	// announces a body and never sends it would otherwise hold its connection forever.
+	BodyReadTimeout time.Duration
 }
 
 // Server serves leaselab over HTTP.
@@ -106,6 +110,10 @@ func New(cfg Config) (*Server, error) {
 	e.HidePort = true
 	e.Use(s.logRequests)
 	e.Use(s.recoverPanics)
+	e.Use(limitBodyReads(cmp.Or(cfg.BodyReadTimeout, time.Minute)))
+	if cfg.Auth == nil {
+		e.Use(guardOpen)
+	}
 	if cfg.Auth != nil {
 		e.Use(cfg.Auth.Middleware)
 		cfg.Auth.Register(e)
@@ -249,4 +257,57 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 		}()
 		return next(c)
 	}
+}
+
+// limitBodyReads gives a request with a body d to arrive, after which reading it fails and the
+// connection closes. Requests without one (every watch and WebSocket upgrade) keep no deadline,
+// so that long-lived streams are not cut.
+func limitBodyReads(d time.Duration) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if c.Request().ContentLength != 0 { // -1: chunked, length unknown
+				// Also bounds what net/http drains of a body that a refusal left unread.
+				_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(d))
+			}
+			return next(c)
+		}
+	}
+}
+
+// openCrossOrigin refuses cross-site unsafe requests to a server without tokens.
+var openCrossOrigin = http.NewCrossOriginProtection()
+
+// guardOpen protects a server without tokens, which listens on loopback only, from web pages
+// in the user's browser, which could otherwise write without any credential: a Host that is not
+// a loopback name is refused (a DNS rebinding attack names the attacker's host), and so is a
+// cross-site unsafe request (Sec-Fetch-Site, then Origin against Host). kubectl, client-go and
+// curl send neither header and pass.
+func guardOpen(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Host != "" && !loopbackHost(r.Host) {
+			return c.String(http.StatusMisdirectedRequest, fmt.Sprintf(
+				"leaselab without tokens answers only to localhost, 127.0.0.1 and [::1], not to %q (serve with --workshop or --token-file to be reached by other names)\n", r.Host))
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions {
+			if err := openCrossOrigin.Check(r); err != nil {
+				return c.String(http.StatusForbidden, "cross-origin request refused: "+err.Error()+"\n")
+			}
+		}
+		return next(c)
+	}
+}
+
+// loopbackHost reports whether a Host header names this machine's loopback interface.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
