@@ -35,8 +35,8 @@ func openFile(ctx context.Context, path string) (*sql.DB, error) {
 // Backup writes a consistent copy of the database at path to dst with VACUUM INTO: the copy is
 // the database as of one read transaction, so it holds every write committed before the
 // backup began, and nothing half-written. It may run while a server uses the database. The
-// copy is written beside dst and renamed into place, so dst is either absent or complete. It
-// fails when dst exists.
+// copy is written beside dst and renamed into place, so dst is either absent or complete, and
+// readable by its owner only. It fails when dst exists.
 func Backup(ctx context.Context, path, dst string) error {
 	if _, err := os.Stat(dst); err == nil {
 		return fmt.Errorf("%s already exists", dst)
@@ -50,9 +50,18 @@ func Backup(ctx context.Context, path, dst string) error {
 	defer db.Close()
 	tmp := filepath.Join(filepath.Dir(dst), "."+filepath.Base(dst)+".partial")
 	os.Remove(tmp)
+	// The copy holds workshop tokens: VACUUM INTO fills an empty file created 0600 rather than
+	// creating one 0644, and the chmod covers a umask or file system that widened it.
+	if err := createPrivate(tmp); err != nil {
+		return fmt.Errorf("create backup: %w", err)
+	}
 	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", tmp); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("vacuum into: %w", err)
+	}
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("chmod backup: %w", err)
 	}
 	if err := syncFile(tmp); err != nil {
 		os.Remove(tmp)

@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"path"
 	"runtime"
 	"sort"
@@ -131,7 +132,7 @@ type DB struct {
 	closeErr  error
 }
 
-// Open opens (creating it if needed) the database at path, applies pending migrations and
+// Open opens (creating it 0600 if needed) the database at path, applies pending migrations and
 // starts the writer and, unless disabled, background compaction. It returns an error when the
 // file cannot be opened or a migration fails. A nil logger discards logs.
 func Open(ctx context.Context, path string, opts Options, logger *slog.Logger) (*DB, error) {
@@ -147,6 +148,9 @@ func Open(ctx context.Context, path string, opts Options, logger *slog.Logger) (
 	}
 	db.hub = newHub(db.opts.WatchQueue)
 	db.latest = newLatest()
+	if err := createPrivate(path); err != nil {
+		return nil, fmt.Errorf("create database: %w", err)
+	}
 	if err := db.open(ctx); err != nil {
 		db.closeDBs()
 		return nil, err
@@ -212,6 +216,20 @@ func (db *DB) open(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// createPrivate creates the database file 0600 when it does not exist yet: it holds workshop
+// tokens, and SQLite would create it 0644 (less the umask). SQLite gives the -wal, -shm and
+// journal files the main file's mode. An existing file keeps the mode its owner chose.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // dsn builds the driver's data source name: a file: URI (so that any path is escaped) with the
