@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -78,10 +79,10 @@ func selfSignedCert(dbPath, addr, publicURL string, logger *slog.Logger) (certFi
 	}
 	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+	if err := replaceFile(keyFile, keyPEM, 0o600); err != nil {
 		return "", nil, tls.Certificate{}, fmt.Errorf("write TLS key: %w", err)
 	}
-	if err := os.WriteFile(certFile, certPEM, 0o644); err != nil {
+	if err := replaceFile(certFile, certPEM, 0o644); err != nil {
 		return "", nil, tls.Certificate{}, fmt.Errorf("write TLS certificate: %w", err)
 	}
 	cert, err = tls.X509KeyPair(certPEM, keyPEM)
@@ -90,6 +91,34 @@ func selfSignedCert(dbPath, addr, publicURL string, logger *slog.Logger) (certFi
 	}
 	logger.Info("generated a self-signed TLS certificate", slog.String("file", certFile), slog.Any("dns", dnsNames), slog.Any("ips", ips))
 	return certFile, certPEM, cert, nil
+}
+
+// replaceFile writes data to a new file beside path and renames it over path: a reader sees the
+// old file or the whole new one, and the file has mode perm even when the old one was looser
+// (os.WriteFile keeps an existing file's mode).
+func replaceFile(path string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	err = f.Chmod(perm)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // certHosts lists the names and addresses the certificate must be valid for: those of the

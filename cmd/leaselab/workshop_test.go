@@ -434,6 +434,45 @@ func TestPublicURLCertificate(t *testing.T) {
 	}
 }
 
+// TestCertificateKeyMode: the private key beside the database is 0600 and stays so when it is
+// regenerated over a file someone made readable; the certificate is 0644.
+func TestCertificateKeyMode(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "leaselab.db")
+	certFile, keyFile := certPaths(db)
+	modes := func(when string) {
+		t.Helper()
+		for f, want := range map[string]os.FileMode{keyFile: 0o600, certFile: 0o644} {
+			fi, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Mode().Perm() != want {
+				t.Errorf("%s: %s has mode %v, want %v", when, filepath.Base(f), fi.Mode().Perm(), want)
+			}
+		}
+	}
+	w := mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.publicURL = "https://one.example:8443" })
+	w.Close()
+	modes("generated")
+	old, err := os.ReadFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(keyFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Another host: the certificate and its key are generated again.
+	w = mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.publicURL = "https://two.example:8443" })
+	w.Close()
+	if now, err := os.ReadFile(keyFile); err != nil || bytes.Equal(now, old) {
+		t.Fatalf("key not regenerated: %v", err)
+	}
+	modes("regenerated")
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(db), ".*.tmp")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
 // TestKubeconfigFromDB: `leaselab kubeconfig --db` without --server names the URL the server
 // announced (its --public-url, as the instructor page's download does, else where it listens),
 // --server still wins, and a token the workshop does not know is an error.
