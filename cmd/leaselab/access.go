@@ -38,7 +38,7 @@ type accessConfig struct {
 func (c *accessConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.tokenFile, "token-file", "", `static bearer tokens, as kube-apiserver's --token-file: CSV lines token,user,uid,"group1,group2"; users in group leaselab:instructors or system:masters are instructors, others participants writing in the namespace named as them and in "arena"`)
 	fs.IntVar(&c.workshop, "workshop", 0, "workshop mode: create N participants (and an instructor) with tokens and namespaces, kept in the database; the instructor's page is /workshop")
-	fs.StringVar(&c.tls, "tls", "auto", "serve HTTPS: on, off, or auto (on with --workshop or --tls-cert-file)")
+	fs.StringVar(&c.tls, "tls", "auto", "serve HTTPS: on, off, or auto (on whenever tokens are on: --workshop, --token-file or a database that ran a workshop; and with --tls-cert-file)")
 	fs.StringVar(&c.tlsCertFile, "tls-cert-file", "", "PEM certificate (chain) for HTTPS; without it a self-signed certificate is generated beside the database")
 	fs.StringVar(&c.tlsKeyFile, "tls-private-key-file", "", "PEM private key of --tls-cert-file")
 	fs.StringVar(&c.publicURL, "public-url", "", "URL participants reach this server at, for join links and kubeconfigs (default: the URL the instructor's browser uses)")
@@ -134,7 +134,9 @@ func setupAccess(ctx context.Context, c accessConfig, addr, dbPath string, st st
 			return nil, fmt.Errorf("--tls=off contradicts --tls-cert-file")
 		}
 	case "auto", "":
-		tlsOn = c.workshop > 0 || c.tlsCertFile != ""
+		// Whenever tokens are on, not only with --workshop: a restart without it still loads the
+		// workshop's identities, and its join links and cookie must not travel in clear.
+		tlsOn = len(a.tokens) > 0 || c.tlsCertFile != ""
 	default:
 		return nil, fmt.Errorf("--tls: %q is none of on, off, auto", c.tls)
 	}
@@ -165,7 +167,7 @@ func setupAccess(ctx context.Context, c accessConfig, addr, dbPath string, st st
 		// HTTP/1.1 only: watches over WebSocket need a connection they can take over.
 		a.tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
 	} else if len(a.tokens) > 0 && !loopbackAddr(addr) {
-		logger.Warn("bearer tokens over plain HTTP can be read by anyone on the network: use --tls=on")
+		logger.Warn("--tls=off: bearer tokens travel in clear over plain HTTP and anyone on the network can read them; leave --tls at auto or on")
 	}
 
 	if len(a.tokens) > 0 {

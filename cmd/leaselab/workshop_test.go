@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
@@ -392,6 +393,51 @@ func TestTLSKubeconfig(t *testing.T) {
 	}
 	if _, err := c.CoordinationV1().Leases("participant-01").List(ctx, metav1.ListOptions{}); err != nil {
 		t.Errorf("the kubeconfig after a restart: %v", err)
+	}
+}
+
+// TestRestartKeepsTLS: a database that ran a workshop keeps its tokens on a restart without
+// --workshop, and so, under --tls auto, HTTPS with the certificate beside the database; --tls
+// off is the explicit opt-out, and off loopback it warns that the tokens travel in clear.
+func TestRestartKeepsTLS(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "leaselab.db")
+	w := mustStartWorkshop(t, 2, db, nil)
+	w.Close()
+
+	w = mustStartWorkshop(t, 0, db, nil)
+	if !strings.HasPrefix(w.URL, "https://") || len(w.tokens) != 3 {
+		t.Fatalf("restart without --workshop: URL %s, %d identities", w.URL, len(w.tokens))
+	}
+	certFile, _ := certPaths(db)
+	caPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		t.Fatalf("no certificate in %s", certFile)
+	}
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	req, _ := http.NewRequest(http.MethodGet, w.URL+"/api/v1/namespaces/participant-02", nil)
+	req.Header.Set("Authorization", "Bearer "+w.tokens["participant-02"])
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatalf("TLS client with the CA beside the database: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET namespace participant-02: %d", resp.StatusCode)
+	}
+
+	// --tls off still serves plain HTTP, warning off loopback.
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	a, err := setupAccess(context.Background(), accessConfig{tls: "off"}, "192.0.2.1:8443", db, w.db, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.tlsConfig != nil || a.auth == nil || !strings.Contains(logs.String(), "tokens travel in clear") {
+		t.Errorf("--tls off with tokens: TLS %v, auth %v, log %q", a.tlsConfig != nil, a.auth != nil, logs.String())
 	}
 }
 
