@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -65,4 +66,28 @@ func TestNewDatabasePrivate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".copy.db.partial")); !os.IsNotExist(err) {
 		t.Errorf("partial backup left behind: %v", err)
 	}
+}
+
+// TestOpenLocks: a second store on a file that one already has open is refused, so that two
+// servers never write beside each other; once the first is closed the file opens again.
+func TestOpenLocks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "leaselab.db")
+	first, err := Open(context.Background(), path, Options{CompactInterval: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second, err := Open(context.Background(), path, Options{CompactInterval: -1}, nil); err == nil {
+		second.Close()
+		t.Fatal("a second store opened the same file")
+	} else if !strings.Contains(err.Error(), "already open in another process") {
+		t.Errorf("err = %v", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(context.Background(), path, Options{CompactInterval: -1}, nil)
+	if err != nil {
+		t.Fatalf("reopen after close: %v", err)
+	}
+	again.Close()
 }

@@ -114,6 +114,7 @@ type DB struct {
 
 	getStmt *sql.Stmt // on rdb
 	w       writeStmts
+	lock    *os.File // held open while the store is (lockFile)
 
 	writes     chan *writeOp
 	writerDone chan struct{}
@@ -151,6 +152,11 @@ func Open(ctx context.Context, path string, opts Options, logger *slog.Logger) (
 	if err := createPrivate(path); err != nil {
 		return nil, fmt.Errorf("create database: %w", err)
 	}
+	lock, err := lockFile(path)
+	if err != nil {
+		return nil, err
+	}
+	db.lock = lock
 	if err := db.open(ctx); err != nil {
 		db.closeDBs()
 		return nil, err
@@ -277,6 +283,9 @@ func (db *DB) closeDBs() error {
 	}
 	if db.wdb != nil {
 		errs = append(errs, db.wdb.Close())
+	}
+	if db.lock != nil {
+		errs = append(errs, db.lock.Close()) // after SQLite's descriptors: see lockFile
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close: %w", err)
