@@ -92,6 +92,20 @@ func New(cfg Config) (*Server, error) {
 			u, ok := auth.UserFrom(r.Context())
 			return ok && u.Role == auth.RoleInstructor
 		}
+		uiOpts.TabUser = func(r *http.Request) (ui.TabUser, bool) {
+			u, ok := auth.UserFrom(r.Context())
+			if !ok {
+				return ui.TabUser{}, false
+			}
+			tu := ui.TabUser{Name: u.Name}
+			if u.Role != auth.RoleInstructor {
+				if u.Namespace != "" {
+					tu.Namespaces = append(tu.Namespaces, u.Namespace)
+				}
+				tu.Namespaces = append(tu.Namespaces, auth.ArenaNamespace)
+			}
+			return tu, true
+		}
 	}
 	screens, err := ui.New(cfg.Logger, reg, cfg.Store, uiOpts)
 	if err != nil {

@@ -84,8 +84,8 @@ type testUI struct {
 	now  time.Time
 }
 
-// mustNewUI builds a UI whose clock stands at now.
-func mustNewUI(tb testing.TB, now time.Time) *testUI {
+// mustNewUI builds a UI whose clock stands at now; with options changed by each of with.
+func mustNewUI(tb testing.TB, now time.Time, with ...func(*Options)) *testUI {
 	tb.Helper()
 	clock := func() time.Time { return now }
 	st := newTestStore(tb, now)
@@ -95,7 +95,11 @@ func mustNewUI(tb testing.TB, now time.Time) *testUI {
 	if err != nil {
 		tb.Fatalf("api server: %v", err)
 	}
-	u, err := New(logger, reg, st, Options{Now: clock, API: api})
+	opts := Options{Now: clock, API: api}
+	for _, f := range with {
+		f(&opts)
+	}
+	u, err := New(logger, reg, st, opts)
 	if err != nil {
 		tb.Fatalf("ui: %v", err)
 	}

@@ -102,7 +102,7 @@ func TestEscaping(t *testing.T) {
 	now := t0.Add(time.Hour)
 	tu := mustNewUI(t, now)
 	tu.putLease(t, lease("default", "demo", evil, now.Add(-time.Second), 10, 0), now.Add(-time.Second))
-	tab := tu.hub.addTab(func() {})
+	tab := tu.hub.addTab(TabUser{}, func() {})
 	if err := tu.hub.report(tab, TabInfo{Identity: evil, Namespace: "default", Lease: "demo", State: "leader", Role: "leader", LastLog: TabLog{Text: evil},
 		Coordinated: true, BinaryVersion: evil, EmulationVersion: evil, Strategy: evil, PreferredHolder: "x" + evil}); err != nil {
 		t.Fatal(err)
@@ -466,7 +466,7 @@ func TestDashboardTabModes(t *testing.T) {
 	tu := mustNewUI(t, t0)
 	report := func(info TabInfo) {
 		t.Helper()
-		if err := tu.hub.report(tu.hub.addTab(func() {}), info); err != nil {
+		if err := tu.hub.report(tu.hub.addTab(TabUser{}, func() {}), info); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -41,6 +41,23 @@ type TabInfo struct {
 	SteppingDown bool `json:"steppingDown"`
 	// ConnectedAt is when the tab connected, Unix ms on the server's clock.
 	ConnectedAt int64 `json:"connectedAt"`
+	// Owner is the authenticated user who opened the tab, set by the hub (never by the tab);
+	// empty on a server without authentication.
+	Owner string `json:"owner"`
+}
+
+// TabUser is who opened a candidate tab, on a server with authentication.
+type TabUser struct {
+	// Name is the authenticated user name; dashboards see it as the Owner of the user's tabs.
+	Name string
+	// Namespaces, when not nil, are the only namespaces the user's tabs may report (a
+	// participant's own and the arena); nil lets them report any (the instructor).
+	Namespaces []string
+}
+
+// mayReport says whether u's tabs may report a tab of namespace ns.
+func (u TabUser) mayReport(ns string) bool {
+	return u.Namespaces == nil || slices.Contains(u.Namespaces, ns)
 }
 
 // TabFaults are a tab's active faults, as its snapshot has them.
@@ -169,6 +186,7 @@ type Hub struct {
 // hubTab is one connected tab.
 type hubTab struct {
 	id       string
+	owner    TabUser
 	info     TabInfo
 	reported bool
 	// out holds messages for the tab; when it is full the tab is disconnected.
@@ -199,9 +217,10 @@ func newTabID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// addTab registers a connected tab; kick disconnects it.
-func (h *Hub) addTab(kick func()) *hubTab {
-	t := &hubTab{id: newTabID(), out: make(chan []byte, tabQueue), kick: kick}
+// addTab registers a tab opened by owner (the zero TabUser on a server without
+// authentication); kick disconnects it.
+func (h *Hub) addTab(owner TabUser, kick func()) *hubTab {
+	t := &hubTab{id: newTabID(), owner: owner, out: make(chan []byte, tabQueue), kick: kick}
 	t.info.ConnectedAt = h.now().UnixMilli()
 	h.mu.Lock()
 	h.tabs[t.id] = t
@@ -222,11 +241,19 @@ func (h *Hub) removeTab(t *hubTab) {
 	}
 }
 
-// report stores what a tab says about itself.
+// errTabNamespace refuses a report of a tab in a namespace its owner may not write in.
+var errTabNamespace = errors.New("may not report a tab in this namespace")
+
+// report stores what a tab says about itself, under the name of the user who opened it. A
+// report of a namespace the owner may not write in is refused and changes nothing.
 func (h *Hub) report(t *hubTab, info TabInfo) error {
 	if err := info.clean(); err != nil {
 		return err
 	}
+	if !t.owner.mayReport(info.Namespace) {
+		return fmt.Errorf("%w: %q only in %s", errTabNamespace, t.owner.Name, strings.Join(t.owner.Namespaces, ", "))
+	}
+	info.Owner = t.owner.Name
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.tabs[t.id]; !ok {

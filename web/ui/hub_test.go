@@ -142,7 +142,7 @@ func TestTabHubChecksOrigin(t *testing.T) {
 func TestTabHubDisconnectsSlowTab(t *testing.T) {
 	h := NewHub(nil, nil)
 	kicked := false
-	tab := h.addTab(func() { kicked = true })
+	tab := h.addTab(TabUser{}, func() { kicked = true })
 	var err error
 	for range tabQueue + 1 {
 		err = h.Command(tab.id, TabCommand{Type: "pause"})

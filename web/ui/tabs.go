@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -17,20 +18,40 @@ const (
 	wsWriteTimeout = 5 * time.Second
 	// tabsMinInterval spaces the list updates a dashboard gets; changes in between coalesce.
 	tabsMinInterval = 150 * time.Millisecond
-	// wsReadLimit bounds one message from a browser.
-	wsReadLimit = 64 << 10
+	// tabReadLimit bounds one report from a candidate tab: a real one is under 4 KiB, even
+	// with every string at the length the hub keeps.
+	tabReadLimit = 16 << 10
+	// watchReadLimit bounds one command from a dashboard: a real one is under 200 bytes.
+	watchReadLimit = 4 << 10
+
+	// A candidate tab reports at most four times a second (play.js); the hub takes up to
+	// reportRate reports a second from one tab, reportBurst at once. Reports beyond that
+	// coalesce: the newest waits until the tab may report again, the older ones are dropped.
+	// Dashboards' fault commands have the same limit.
+	reportRate  = 20
+	reportBurst = 10
+	// A client that sends more than floodRate messages a second (floodBurst at once) is
+	// flooding: the hub closes its socket with StatusPolicyViolation.
+	floodRate  = 100
+	floodBurst = 200
+	// retryMin spaces the retries of a report waiting for the limit.
+	retryMin = 10 * time.Millisecond
 )
 
-// acceptWS upgrades to a WebSocket. The origin is checked: a browser must come from this
-// very host (coder/websocket refuses any other Origin unless told otherwise).
-func acceptWS(c echo.Context) (*websocket.Conn, error) {
+// floodReason is the close reason of a flooding client.
+var floodReason = fmt.Sprintf("too many messages: at most %d a second", reportRate)
+
+// acceptWS upgrades to a WebSocket whose messages may be at most readLimit bytes (a longer
+// one closes it with StatusMessageTooBig). The origin is checked: a browser must come from
+// this very host (coder/websocket refuses any other Origin unless told otherwise).
+func acceptWS(c echo.Context, readLimit int64) (*websocket.Conn, error) {
 	conn, err := websocket.Accept(c.Response(), c.Request(), &websocket.AcceptOptions{
 		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
 		return nil, err
 	}
-	conn.SetReadLimit(wsReadLimit)
+	conn.SetReadLimit(readLimit)
 	return conn, nil
 }
 
@@ -41,6 +62,67 @@ func wsWrite(ctx context.Context, conn *websocket.Conn, msg []byte) error {
 	return conn.Write(ctx, websocket.MessageText, msg)
 }
 
+// tokenBucket is a rate limit on the server's clock: rate tokens a second, at most burst at
+// once. A clock that goes back refills nothing.
+type tokenBucket struct {
+	rate, burst, tokens float64
+	last                time.Time
+}
+
+func newTokenBucket(rate, burst float64, now time.Time) *tokenBucket {
+	return &tokenBucket{rate: rate, burst: burst, tokens: burst, last: now}
+}
+
+// take takes a token at now and returns 0, or, when there is none, how long until there is
+// one (without taking it).
+func (b *tokenBucket) take(now time.Time) time.Duration {
+	if now.After(b.last) {
+		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+		b.last = now
+	}
+	if b.tokens >= 1 {
+		b.tokens--
+		return 0
+	}
+	return time.Duration((1 - b.tokens) / b.rate * float64(time.Second))
+}
+
+// latestMessage holds the newest message not handled yet; a newer one replaces it.
+type latestMessage struct {
+	mu    sync.Mutex
+	data  []byte
+	ready chan struct{} // one signal: a message is waiting
+}
+
+func newLatestMessage() *latestMessage { return &latestMessage{ready: make(chan struct{}, 1)} }
+
+func (l *latestMessage) put(data []byte) {
+	l.mu.Lock()
+	l.data = data
+	l.mu.Unlock()
+	select {
+	case l.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (l *latestMessage) take() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	data := l.data
+	l.data = nil
+	return data
+}
+
+// putBack returns a message taken too early, unless a newer one came meanwhile.
+func (l *latestMessage) putBack(data []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.data == nil {
+		l.data = data
+	}
+}
+
 // tabMessage is what a candidate tab sends: {"type":"report","tab":{...}}.
 type tabMessage struct {
 	Type string  `json:"type"`
@@ -48,9 +130,16 @@ type tabMessage struct {
 }
 
 // tabConnect is a candidate tab's stream: it reports its state, the hub sends it "hello" with
-// its id and then the fault commands the instructor clicks on the dashboard.
+// its id and then the fault commands the instructor clicks on the dashboard. On a server with
+// authentication the tab is listed as its user's, and a participant's tab may report only the
+// namespaces the participant may write in. Reports are rate-limited (the newest one is kept
+// for when the tab may report again); a client flooding the hub is disconnected.
 func (u *UI) tabConnect(c echo.Context) error {
-	conn, err := acceptWS(c)
+	var owner TabUser
+	if u.opts.TabUser != nil {
+		owner, _ = u.opts.TabUser(c.Request())
+	}
+	conn, err := acceptWS(c, tabReadLimit)
 	if err != nil {
 		u.log.Debug("tab connect refused", slog.Any("error", err))
 		return nil // Accept has answered
@@ -58,11 +147,12 @@ func (u *UI) tabConnect(c echo.Context) error {
 	// The stream lives with the server, not with the hijacked request.
 	ctx, cancel := context.WithCancel(u.opts.Context)
 	defer cancel()
-	t := u.hub.addTab(cancel)
+	t := u.hub.addTab(owner, cancel)
 	defer u.hub.removeTab(t)
 
+	reports := newLatestMessage()
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		defer cancel()
@@ -77,13 +167,61 @@ func (u *UI) tabConnect(c echo.Context) error {
 			}
 		}
 	}()
+	go func() {
+		defer wg.Done()
+		u.applyReports(ctx, t, reports)
+	}()
 	hello, _ := json.Marshal(map[string]string{"type": "hello", "id": t.id})
 	t.send(hello)
 
+	flood := newTokenBucket(floodRate, floodBurst, u.opts.Now())
+	status, reason := websocket.StatusNormalClosure, ""
 	for {
 		_, data, err := conn.Read(ctx)
 		if err != nil {
 			break
+		}
+		if flood.take(u.opts.Now()) > 0 {
+			u.log.Debug("tab flooding the hub: disconnected", slog.String("tab", t.id), slog.String("user", owner.Name))
+			status, reason = websocket.StatusPolicyViolation, floodReason
+			break
+		}
+		reports.put(data)
+	}
+	cancel()
+	wg.Wait()
+	conn.Close(status, reason)
+	return nil
+}
+
+// applyReports hands a tab's reports to the hub, at most reportRate a second: a report that
+// comes too soon waits for the next token, and a newer one replaces it meanwhile.
+func (u *UI) applyReports(ctx context.Context, t *hubTab, reports *latestMessage) {
+	limit := newTokenBucket(reportRate, reportBurst, u.opts.Now())
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	waiting := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-reports.ready:
+		case <-retry.C:
+			waiting = false
+		}
+		if waiting {
+			continue // the retry comes, for this report or a newer one
+		}
+		data := reports.take()
+		if data == nil {
+			continue
+		}
+		if wait := limit.take(u.opts.Now()); wait > 0 {
+			reports.putBack(data)
+			retry.Reset(max(wait, retryMin))
+			waiting = true
+			continue
 		}
 		var m tabMessage
 		if err := json.Unmarshal(data, &m); err != nil || m.Type != "report" {
@@ -94,14 +232,13 @@ func (u *UI) tabConnect(c echo.Context) error {
 			u.log.Debug("tab report refused", slog.String("tab", t.id), slog.Any("error", err))
 		}
 	}
-	cancel()
-	wg.Wait()
-	conn.Close(websocket.StatusNormalClosure, "")
-	return nil
 }
 
 // errOnlyInstructor answers fault commands from a dashboard that may only watch.
 var errOnlyInstructor = errors.New("only the instructor may inject faults into other tabs")
+
+// errTooManyCommands answers a dashboard sending more than reportRate commands a second.
+var errTooManyCommands = fmt.Errorf("too many commands: at most %d a second", reportRate)
 
 // watchMessage is what a dashboard sends: {"type":"command","tab":"id","command":{...}}.
 type watchMessage struct {
@@ -115,7 +252,7 @@ type watchMessage struct {
 // decisions changed ("decisions": all known leases first, then only those that changed), and
 // fault commands the other way.
 func (u *UI) tabWatch(c echo.Context) error {
-	conn, err := acceptWS(c)
+	conn, err := acceptWS(c, watchReadLimit)
 	if err != nil {
 		u.log.Debug("tab watch refused", slog.Any("error", err))
 		return nil
@@ -130,14 +267,23 @@ func (u *UI) tabWatch(c echo.Context) error {
 
 	// Replies to commands (errors only); bounded, dropped when the dashboard is not reading.
 	replies := make(chan []byte, 8)
+	flooded := false
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer cancel()
+		flood := newTokenBucket(floodRate, floodBurst, u.opts.Now())
+		limit := newTokenBucket(reportRate, reportBurst, u.opts.Now())
 		for {
 			_, data, err := conn.Read(ctx)
 			if err != nil {
+				return
+			}
+			now := u.opts.Now()
+			if flood.take(now) > 0 {
+				u.log.Debug("dashboard flooding the hub: disconnected")
+				flooded = true
 				return
 			}
 			var m watchMessage
@@ -145,7 +291,10 @@ func (u *UI) tabWatch(c echo.Context) error {
 				continue
 			}
 			cmdErr := errOnlyInstructor
-			if mayCommand {
+			switch {
+			case limit.take(now) > 0:
+				cmdErr = errTooManyCommands
+			case mayCommand:
 				cmdErr = u.hub.Command(m.Tab, m.Command)
 			}
 			if cmdErr != nil {
@@ -161,7 +310,9 @@ func (u *UI) tabWatch(c echo.Context) error {
 	err = u.watchLoop(ctx, conn, w, decided, replies)
 	cancel()
 	wg.Wait()
-	if err == nil || errors.Is(err, context.Canceled) {
+	if flooded {
+		conn.Close(websocket.StatusPolicyViolation, floodReason)
+	} else if err == nil || errors.Is(err, context.Canceled) {
 		conn.Close(websocket.StatusNormalClosure, "")
 	} else {
 		conn.Close(websocket.StatusGoingAway, "write failed")

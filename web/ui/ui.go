@@ -43,6 +43,11 @@ type Options struct {
 	// people's candidate tabs (in workshop mode: the instructor). Nil lets everyone, as on an
 	// open loopback server; others still see the tabs live.
 	MayCommandTabs func(r *http.Request) bool
+	// TabUser returns who opens a candidate tab (/ui/tabs/connect), and false on a server
+	// without authentication. The hub lists the tab as that user's and refuses its reports of
+	// a namespace outside TabUser.Namespaces. Nil: tabs have no owner and may report any
+	// namespace, as on an open loopback server.
+	TabUser func(r *http.Request) (TabUser, bool)
 	// Decisions lists the Coordinated Leader Election controller's decisions about a lease,
 	// in the order taken; nil when the controller does not run. SetDecisions sets it later.
 	Decisions func(namespace, lease string) []templates.DecisionView

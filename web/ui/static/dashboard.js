@@ -459,11 +459,12 @@
       row.dataset.namespace = t.namespace;
       row.dataset.lease = t.lease;
       row.dataset.identity = t.identity;
+      row.dataset.owner = t.owner || '';
       row.dataset.state = t.state;
       row.className = 'tabrow tab-' + t.state;
       LL.showState(row.querySelector('.state'), t.state);
       LL.setText(row, 'identity', t.identity);
-      LL.setText(row, 'lease', t.namespace + '/' + t.lease);
+      LL.setText(row, 'lease', t.namespace + '/' + t.lease + (t.owner ? ' · opened by ' + t.owner : ''));
       LL.setText(row, 'faults', t.activeFaults && t.activeFaults.length ? t.activeFaults.join(', ') : 'no faults');
       LL.setText(row, 'log', (t.lastLog && t.lastLog.text) || '');
       showMode(row, t);

@@ -1,0 +1,329 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// dialAs opens a WebSocket to path on srv as a page of srv's origin whose request says it is
+// user's (the X-Test-User header the test's TabUser reads).
+func dialAs(tb testing.TB, ctx context.Context, srv *httptest.Server, path, user string) *websocket.Conn {
+	tb.Helper()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+path, &websocket.DialOptions{
+		HTTPHeader: http.Header{"Origin": {srv.URL}, "X-Test-User": {user}},
+	})
+	if err != nil {
+		tb.Fatalf("dial %s as %q: %v", path, user, err)
+	}
+	tb.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+// workshopUsers is a TabUser as a workshop server has it: "instructor" may report any
+// namespace, "participant-NN" only its own and arena, and no header means no authentication.
+func workshopUsers(o *Options) {
+	o.TabUser = func(r *http.Request) (TabUser, bool) {
+		name := r.Header.Get("X-Test-User")
+		switch {
+		case name == "":
+			return TabUser{}, false
+		case name == "instructor":
+			return TabUser{Name: name}, true
+		}
+		return TabUser{Name: name, Namespaces: []string{name, "arena"}}, true
+	}
+}
+
+func report(identity, namespace, state, text string) map[string]any {
+	return map[string]any{"type": "report", "tab": map[string]any{
+		"identity": identity, "namespace": namespace, "lease": "demo", "state": state, "role": state,
+		"lastLog": map[string]any{"at": 1, "kind": "note", "text": text},
+	}}
+}
+
+// TestTabHubOwnsTabs: on a server with authentication a tab is listed under the name of the
+// user who opened it, whatever it claims, and a participant's tab cannot report a namespace
+// the participant may not write in (another participant's): the report is dropped.
+func TestTabHubOwnsTabs(t *testing.T) {
+	tu := mustNewUI(t, t0, workshopUsers)
+	srv := httptest.NewServer(tu.echo)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	// participant-01 claims to be participant-02's leader, then to be someone else.
+	spoof := dialAs(t, ctx, srv, "/ui/tabs/connect", "participant-01")
+	spoofID, _ := readJSON(t, ctx, spoof)["id"].(string)
+	// The hub refuses the report itself, whenever it comes.
+	tu.hub.mu.Lock()
+	spoofTab := tu.hub.tabs[spoofID]
+	tu.hub.mu.Unlock()
+	if spoofTab == nil {
+		t.Fatalf("tab %q not in the hub", spoofID)
+	}
+	if err := tu.hub.report(spoofTab, TabInfo{Identity: "participant-02-real", Namespace: "participant-02", State: "leader"}); !errors.Is(err, errTabNamespace) {
+		t.Errorf("participant-01 reported a tab of participant-02: %v", err)
+	}
+	if listed := tu.hub.Tabs(); len(listed) != 0 {
+		t.Errorf("after a refused report: listed %+v", listed)
+	}
+	// And over the socket.
+	writeJSON(t, ctx, spoof, report("participant-02-real", "participant-02", "leader", "spoofed"))
+	claim := report("participant-02-real", "arena", "follower", "in the arena")
+	claim["tab"].(map[string]any)["owner"] = "participant-02"
+	writeJSON(t, ctx, spoof, claim)
+	own := dialAs(t, ctx, srv, "/ui/tabs/connect", "participant-01")
+	readJSON(t, ctx, own)
+	writeJSON(t, ctx, own, report("p1-tab", "participant-01", "leader", "mine"))
+	// The instructor may run tabs anywhere.
+	inst := dialAs(t, ctx, srv, "/ui/tabs/connect", "instructor")
+	readJSON(t, ctx, inst)
+	writeJSON(t, ctx, inst, report("teacher", "participant-02", "follower", "visiting"))
+
+	dash := dialAs(t, ctx, srv, "/ui/tabs/watch", "instructor")
+	tabs := readTabs(t, ctx, dash, func(ts []TabInfo) bool {
+		for _, tab := range ts {
+			if tab.Namespace == "participant-02" && tab.Owner != "instructor" {
+				t.Fatalf("a tab of participant-02 listed: %+v", tab)
+			}
+		}
+		return len(ts) == 3
+	})
+	got := map[string]string{}
+	for _, tab := range tabs {
+		got[tab.Identity] = tab.Namespace + " " + tab.State + " by " + tab.Owner
+	}
+	want := map[string]string{
+		"participant-02-real": "arena follower by participant-01",
+		"p1-tab":              "participant-01 leader by participant-01",
+		"teacher":             "participant-02 follower by instructor",
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: listed as %q, want %q", id, got[id], w)
+		}
+	}
+
+	// The owner is in the JSON dashboard.js reads.
+	raw := dialAs(t, ctx, srv, "/ui/tabs/watch", "participant-02")
+	for {
+		m := readJSON(t, ctx, raw)
+		list, _ := m["tabs"].([]any)
+		if m["type"] != "tabs" || len(list) != 3 {
+			continue
+		}
+		owners := []string{}
+		for _, x := range list {
+			owners = append(owners, x.(map[string]any)["owner"].(string))
+		}
+		slices.Sort(owners)
+		if strings.Join(owners, ",") != "instructor,participant-01,participant-01" {
+			t.Errorf("owners in the JSON: %v", owners)
+		}
+		break
+	}
+
+	// Without authentication, as on an open loopback server, any namespace goes and no one owns
+	// a tab.
+	open := dialAs(t, ctx, srv, "/ui/tabs/connect", "")
+	readJSON(t, ctx, open)
+	writeJSON(t, ctx, open, report("anyone", "participant-02", "leader", "open"))
+	readTabs(t, ctx, dash, func(ts []TabInfo) bool {
+		return slices.ContainsFunc(ts, func(tab TabInfo) bool {
+			return tab.Identity == "anyone" && tab.Namespace == "participant-02" && tab.Owner == ""
+		})
+	})
+}
+
+// testClock is a clock the test moves.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// drain reads and drops what the hub sends a tab until c closes, and then sends c's close
+// status to done. Reading lets Ping get its pong.
+func drain(ctx context.Context, c *websocket.Conn) <-chan websocket.StatusCode {
+	done := make(chan websocket.StatusCode, 1)
+	go func() {
+		for {
+			if _, _, err := c.Read(ctx); err != nil {
+				done <- websocket.CloseStatus(err)
+				return
+			}
+		}
+	}()
+	return done
+}
+
+// TestTabHubLimitsReports: while the server's clock stands still a tab's flood of reports
+// changes the list at most reportBurst times, the newest report is kept and shown once the
+// clock allows another, and a client that goes on flooding, or sends a report larger than any
+// real one, is disconnected with a reason.
+func TestTabHubLimitsReports(t *testing.T) {
+	clock := &testClock{t: t0}
+	tu := mustNewUI(t, t0, func(o *Options) { o.Now = clock.now })
+	srv := httptest.NewServer(tu.echo)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	tab := mustDial(t, ctx, srv, "/ui/tabs/connect", srv.URL)
+	readJSON(t, ctx, tab)
+	closed := drain(ctx, tab)
+	const n = floodBurst / 2
+	for i := range n {
+		state := "follower"
+		if i == n-1 {
+			state = "leader"
+		}
+		writeJSON(t, ctx, tab, report("tab-1", "default", state, fmt.Sprintf("#%d", i)))
+	}
+	// The pong comes after the hub has read every report before the ping.
+	if err := tab.Ping(ctx); err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	tu.hub.mu.Lock()
+	changes := tu.hub.version
+	tu.hub.mu.Unlock()
+	if changes == 0 || changes > reportBurst {
+		t.Errorf("%d reports at once changed the list %d times, want 1 to %d", n, changes, reportBurst)
+	}
+	clock.add(time.Second)
+	dash := mustDial(t, ctx, srv, "/ui/tabs/watch", srv.URL)
+	readTabs(t, ctx, dash, func(ts []TabInfo) bool {
+		return len(ts) == 1 && ts[0].State == "leader" && ts[0].LastLog.Text == fmt.Sprintf("#%d", n-1)
+	})
+	tu.hub.mu.Lock()
+	changes = tu.hub.version
+	tu.hub.mu.Unlock()
+	if changes > reportBurst+1 {
+		t.Errorf("the list changed %d times, want at most %d", changes, reportBurst+1)
+	}
+
+	// Going on: the flood limit is reached and the hub closes the socket, saying why.
+	for range 2 * floodBurst {
+		if err := tab.Write(ctx, websocket.MessageText, []byte(`{"type":"report"}`)); err != nil {
+			break // closed already
+		}
+	}
+	if got := <-closed; got != websocket.StatusPolicyViolation {
+		t.Errorf("a flooding tab: close status %v, want %v", got, websocket.StatusPolicyViolation)
+	}
+
+	// A report larger than any real one is refused.
+	big := mustDial(t, ctx, srv, "/ui/tabs/connect", srv.URL)
+	readJSON(t, ctx, big)
+	bigClosed := drain(ctx, big)
+	writeJSON(t, ctx, big, report("tab-2", "default", "leader", strings.Repeat("x", tabReadLimit)))
+	if got := <-bigClosed; got != websocket.StatusMessageTooBig {
+		t.Errorf("a huge report: close status %v, want %v", got, websocket.StatusMessageTooBig)
+	}
+}
+
+// TestTabHubLimitsCommands: a dashboard's commands beyond reportBurst at once are refused until
+// the clock allows more, and a dashboard that floods the hub is disconnected with a reason.
+func TestTabHubLimitsCommands(t *testing.T) {
+	clock := &testClock{t: t0}
+	tu := mustNewUI(t, t0, func(o *Options) { o.Now = clock.now })
+	srv := httptest.NewServer(tu.echo)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	dash := mustDial(t, ctx, srv, "/ui/tabs/watch", srv.URL)
+	readTabs(t, ctx, dash, func([]TabInfo) bool { return true })
+	command := func() string {
+		writeJSON(t, ctx, dash, map[string]any{"type": "command", "tab": "nope", "command": map[string]any{"type": "pause"}})
+		for {
+			if m := readJSON(t, ctx, dash); m["type"] == "error" {
+				return m["error"].(string)
+			}
+		}
+	}
+	for i := range reportBurst {
+		if got := command(); !strings.Contains(got, "no such tab") {
+			t.Fatalf("command %d: %q", i, got)
+		}
+	}
+	if got := command(); !strings.Contains(got, "too many commands") {
+		t.Errorf("command %d at once: %q, want too many commands", reportBurst+1, got)
+	}
+	clock.add(time.Second)
+	if got := command(); !strings.Contains(got, "no such tab") {
+		t.Errorf("a command a second later: %q", got)
+	}
+
+	closed := make(chan websocket.StatusCode, 1)
+	go func() {
+		for {
+			if _, _, err := dash.Read(ctx); err != nil {
+				closed <- websocket.CloseStatus(err)
+				return
+			}
+		}
+	}()
+	for range floodBurst + 1 {
+		if err := dash.Write(ctx, websocket.MessageText, []byte(`{}`)); err != nil {
+			break
+		}
+	}
+	if got := <-closed; got != websocket.StatusPolicyViolation {
+		t.Errorf("a flooding dashboard: close status %v, want %v", got, websocket.StatusPolicyViolation)
+	}
+}
+
+// TestTokenBucket: burst tokens at once, then rate a second; a clock going back refills nothing.
+func TestTokenBucket(t *testing.T) {
+	b := newTokenBucket(20, 10, t0)
+	for i := range 10 {
+		if wait := b.take(t0); wait != 0 {
+			t.Fatalf("token %d of the burst: wait %v", i, wait)
+		}
+	}
+	for _, tc := range []struct {
+		at   time.Duration
+		want time.Duration
+	}{
+		{0, 50 * time.Millisecond},
+		{20 * time.Millisecond, 30 * time.Millisecond},
+		{50 * time.Millisecond, 0},
+		{50 * time.Millisecond, 50 * time.Millisecond},
+		{-time.Hour, 50 * time.Millisecond},
+		{time.Hour, 0},
+	} {
+		if got := b.take(t0.Add(tc.at)); (got - tc.want).Abs() > time.Millisecond {
+			t.Errorf("take at %v: wait %v, want %v", tc.at, got, tc.want)
+		}
+	}
+	// A long pause refills the burst, no more.
+	n := 0
+	for b.take(t0.Add(time.Hour)) == 0 {
+		n++
+	}
+	if n != 9 {
+		t.Errorf("after an hour %d more tokens, want 9 (the burst less the one taken)", n)
+	}
+}
