@@ -141,3 +141,13 @@ func decisionWord(kind string) string {
 	}
 	return strings.ToUpper(kind)
 }
+
+// tabLeaseText is a tab row's lease, and who opened the tab when the server knows users; the
+// dashboard's script writes the same text when the row changes.
+func tabLeaseText(t Tab) string {
+	s := t.Namespace + "/" + t.Lease
+	if t.Owner != "" {
+		s += " · opened by " + t.Owner
+	}
+	return s
+}

@@ -133,6 +133,7 @@ type CandidateRow struct {
 // Tab is one connected browser candidate tab, as it last reported itself.
 type Tab struct {
 	ID           string
+	Owner        string // the user who opened the tab, on a server with tokens
 	Identity     string
 	Namespace    string
 	Lease        string

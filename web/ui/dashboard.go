@@ -250,6 +250,7 @@ func strategiesText(list []coordinationv1.CoordinatedLeaseStrategy, alpha bool) 
 func tabView(t TabInfo) templates.Tab {
 	return templates.Tab{
 		ID:           t.ID,
+		Owner:        t.Owner,
 		Identity:     t.Identity,
 		Namespace:    t.Namespace,
 		Lease:        t.Lease,

@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -131,6 +133,18 @@ func TestTabHubOwnsTabs(t *testing.T) {
 			t.Errorf("owners in the JSON: %v", owners)
 		}
 		break
+	}
+
+	// The dashboard as the server renders it names the owners too.
+	resp, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Contains(page, []byte(`data-identity="p1-tab" data-state="leader" data-owner="participant-01"`)) ||
+		!bytes.Contains(page, []byte(` · opened by participant-01</span>`)) {
+		t.Errorf("the rendered tab rows do not name their owners:\n%s", page)
 	}
 
 	// Without authentication, as on an open loopback server, any namespace goes and no one owns
