@@ -192,17 +192,24 @@ func drain(ctx context.Context, c *websocket.Conn) <-chan websocket.StatusCode {
 	return done
 }
 
+// startClockedHub serves a UI whose clock stands still until the test moves it, with a
+// context for the test's sockets; both end with the test.
+func startClockedHub(t *testing.T) (*testClock, *testUI, *httptest.Server, context.Context) {
+	clock := &testClock{t: t0}
+	tu := mustNewUI(t, t0, func(o *Options) { o.Now = clock.now })
+	srv := httptest.NewServer(tu.echo)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return clock, tu, srv, ctx
+}
+
 // TestTabHubLimitsReports: while the server's clock stands still a tab's flood of reports
 // changes the list at most reportBurst times, the newest report is kept and shown once the
 // clock allows another, and a client that goes on flooding, or sends a report larger than any
 // real one, is disconnected with a reason.
 func TestTabHubLimitsReports(t *testing.T) {
-	clock := &testClock{t: t0}
-	tu := mustNewUI(t, t0, func(o *Options) { o.Now = clock.now })
-	srv := httptest.NewServer(tu.echo)
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	clock, tu, srv, ctx := startClockedHub(t)
 
 	tab := mustDial(t, ctx, srv, "/ui/tabs/connect", srv.URL)
 	readJSON(t, ctx, tab)
@@ -260,12 +267,7 @@ func TestTabHubLimitsReports(t *testing.T) {
 // TestTabHubLimitsCommands: a dashboard's commands beyond reportBurst at once are refused until
 // the clock allows more, and a dashboard that floods the hub is disconnected with a reason.
 func TestTabHubLimitsCommands(t *testing.T) {
-	clock := &testClock{t: t0}
-	tu := mustNewUI(t, t0, func(o *Options) { o.Now = clock.now })
-	srv := httptest.NewServer(tu.echo)
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	clock, _, srv, ctx := startClockedHub(t)
 
 	dash := mustDial(t, ctx, srv, "/ui/tabs/watch", srv.URL)
 	readTabs(t, ctx, dash, func([]TabInfo) bool { return true })
