@@ -432,3 +432,35 @@ func TestMalformedInputKeepsServing(t *testing.T) {
 		t.Errorf("after the malformed requests: %v", err)
 	}
 }
+
+// TestQuotaUnderConcurrentCreates: creates sent together are counted one after another, so
+// that they cannot all pass the same count and overshoot the quota.
+func TestQuotaUnderConcurrentCreates(t *testing.T) {
+	w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.maxObjects = 5 })
+	ctx := ctxT(t, 30*time.Second)
+	p1 := w.client(t, "participant-01")
+	var created, refused atomic.Int64
+	var wg sync.WaitGroup
+	// Ten at once: client-go's own rate limiter lets a burst of ten through together.
+	for i := range 10 {
+		wg.Go(func() {
+			_, err := p1.CoordinationV1().Leases("participant-01").Create(ctx, namedLease(fmt.Sprint("c", i)), metav1.CreateOptions{})
+			switch {
+			case err == nil:
+				created.Add(1)
+			case apierrors.IsForbidden(err):
+				refused.Add(1)
+			default:
+				t.Errorf("create c%d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	list, err := p1.CoordinationV1().Leases("participant-01").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.Load() != 5 || refused.Load() != 5 || len(list.Items) != 5 {
+		t.Errorf("created %d, refused %d, stored %d; want 5, 5, 5", created.Load(), refused.Load(), len(list.Items))
+	}
+}

@@ -47,8 +47,10 @@ type Options struct {
 	BookmarkInterval time.Duration
 	// AdmitCreate, when set, is asked after validation before any object is created, whether
 	// by POST or by a PUT or apply to a missing name, dry runs included; an error refuses the
-	// create and is the response (admission, as the real server's ResourceQuota plugin).
-	AdmitCreate func(ctx context.Context, gr schema.GroupResource, namespace, name string) error
+	// create and is the response (admission, as the real server's ResourceQuota plugin). An
+	// admitted create calls done once it is stored or has failed: admission that counts objects
+	// holds back other creates it counts until then.
+	AdmitCreate func(ctx context.Context, gr schema.GroupResource, namespace, name string) (done func(), err error)
 }
 
 // Server answers API requests for the kinds of a registry from a store.

@@ -225,9 +225,11 @@ func (q *request) createObject(obj runtime.Object, wo writeOptions, checkRV bool
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: q.kind.Group, Kind: q.kind.Kind}, acc.GetName(), errs)
 	}
 	if admit := q.s.opts.AdmitCreate; admit != nil {
-		if err := admit(q.r.Context(), q.kind.GroupResource(), acc.GetNamespace(), acc.GetName()); err != nil {
+		done, err := admit(q.r.Context(), q.kind.GroupResource(), acc.GetNamespace(), acc.GetName())
+		if err != nil {
 			return nil, err
 		}
+		defer done()
 	}
 	if fm := q.fieldManager(); fm != nil && !wo.applied {
 		live, err := q.s.reg.Scheme.New(q.kind.StorageGVK())

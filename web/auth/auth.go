@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -53,6 +54,8 @@ type Auth struct {
 	watches *watchCounter
 	byName  map[string]Token
 	order   []string // identity names, instructors first
+	// quotaLocks holds a *sync.Mutex per namespace/resource (AdmitCreate).
+	quotaLocks sync.Map
 }
 
 // New returns an Auth for opts.Tokens, counting objects for the quota in st.
@@ -190,13 +193,27 @@ func (a *Auth) serveAPI(c echo.Context, next echo.HandlerFunc, u User) error {
 // AdmitCreate is the API server's admission of creates (apiserver.Options.AdmitCreate): a
 // participant may keep at most MaxObjectsPerNamespace objects of a resource in a namespace,
 // however they are created (POST, PUT or apply to a missing name, the dashboard's form). The
-// instructor and the server's own clients are not limited.
-func (a *Auth) AdmitCreate(ctx context.Context, gr schema.GroupResource, namespace, name string) error {
+// instructor and the server's own clients are not limited. Limited creates of one resource in
+// one namespace go one at a time, from the count to the stored object (done), so that creates
+// sent together cannot all pass the same count.
+func (a *Auth) AdmitCreate(ctx context.Context, gr schema.GroupResource, namespace, name string) (done func(), err error) {
 	u, ok := UserFrom(ctx)
-	if !ok || u.Role == RoleInstructor || internalUser(u) {
-		return nil
+	if !ok || u.Role == RoleInstructor || internalUser(u) || a.opts.MaxObjectsPerNamespace <= 0 {
+		return func() {}, nil
 	}
-	return checkQuota(ctx, a.st, a.opts.MaxObjectsPerNamespace, gr, namespace, name)
+	mu := a.quotaLock(namespace + "/" + gr.String())
+	mu.Lock()
+	if err := checkQuota(ctx, a.st, a.opts.MaxObjectsPerNamespace, gr, namespace, name); err != nil {
+		mu.Unlock()
+		return func() {}, err
+	}
+	return mu.Unlock, nil
+}
+
+// quotaLock is the lock of the creates counted against one quota (namespace/resource).
+func (a *Auth) quotaLock(key string) *sync.Mutex {
+	mu, _ := a.quotaLocks.LoadOrStore(key, &sync.Mutex{})
+	return mu.(*sync.Mutex)
 }
 
 // internalUser says whether u is one of the server's own clients.

@@ -226,7 +226,7 @@ func TestAdmitCreate(t *testing.T) {
 	a := New(nil, countingStore{n: 5}, Options{MaxObjectsPerNamespace: 5})
 	leases := schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}
 	p1 := WithUser(context.Background(), User{Name: "p1", Role: RoleParticipant, Namespace: "p1"})
-	err := a.AdmitCreate(p1, leases, "p1", "x")
+	_, err := a.AdmitCreate(p1, leases, "p1", "x")
 	want := "leases.coordination.k8s.io \"x\" is forbidden: exceeded quota: leaselab-objects, requested: count/leases.coordination.k8s.io=1, used: count/leases.coordination.k8s.io=5, limited: count/leases.coordination.k8s.io=5"
 	if !apierrors.IsForbidden(err) || err.Error() != want {
 		t.Errorf("participant over quota: %v\nwant %s", err, want)
@@ -236,12 +236,22 @@ func TestAdmitCreate(t *testing.T) {
 		"internal":   WithUser(context.Background(), User{Name: "system:leaselab:election", Role: RoleParticipant}),
 		"no user":    context.Background(),
 	} {
-		if err := a.AdmitCreate(ctx, leases, "p1", "x"); err != nil {
+		done, err := a.AdmitCreate(ctx, leases, "p1", "x")
+		if err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+		done()
 	}
 	under := New(nil, countingStore{n: 4}, Options{MaxObjectsPerNamespace: 5})
-	if err := under.AdmitCreate(p1, leases, "p1", "x"); err != nil {
+	done, err := under.AdmitCreate(p1, leases, "p1", "x")
+	if err != nil {
 		t.Errorf("participant under quota: %v", err)
 	}
+	done()
+	// done released the namespace's lock: the next create is admitted too.
+	done, err = under.AdmitCreate(p1, leases, "p1", "y")
+	if err != nil {
+		t.Errorf("participant under quota, again: %v", err)
+	}
+	done()
 }
