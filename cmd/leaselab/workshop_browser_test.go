@@ -5,11 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// TestWorkshopBrowser: in a real Chromium, a participant's join link opens a session the page's
-// scripts cannot read (HttpOnly); the candidate tab, authenticated by that session alone, leads
+// TestWorkshopBrowser: in a real Chromium, a participant's join link asks for a click, which
+// opens a session the page's scripts cannot read (HttpOnly); the candidate tab, authenticated by that session alone, leads
 // a lease in the participant's namespace, and cannot write in another participant's.
 func TestWorkshopBrowser(t *testing.T) {
 	// Plain HTTP on loopback: the browser would refuse the self-signed certificate.
@@ -23,7 +24,18 @@ func TestWorkshopBrowser(t *testing.T) {
 		t.Fatalf("dashboard without a session: %q %v", msg, err)
 	}
 
+	// The join link asks first: loading it sets no session; its Join button does.
 	tab, _ = openBrowserTab(t, browser, w.URL+"/join?token="+w.tokens["participant-01"])
+	if who, err := browserEval(tab, `(document.querySelector('[data-testid=join-identity]') || {}).textContent || ''`); err != nil || who != "participant-01" {
+		t.Fatalf("join page: identity %q %v", who, err)
+	}
+	other, _ := openBrowserTab(t, browser, w.URL+"/")
+	if msg, err := browserEval(other, `(document.querySelector('[data-testid=signin-message]') || {}).textContent || ''`); err != nil || !strings.Contains(msg, "join link") {
+		t.Fatalf("dashboard after loading the join link, before its button: %q %v (want no session yet)", msg, err)
+	}
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`[data-testid=join-button]`)), chromedp.WaitVisible(chromedp.CSS(`#lease-grid`))); err != nil {
+		t.Fatalf("join button: %v", err)
+	}
 	if u, err := browserEval(tab, `location.pathname + location.search`); err != nil || u != "/?namespace=participant-01" {
 		t.Fatalf("after the join link: %q %v", u, err)
 	}

@@ -89,6 +89,34 @@ func (w *workshop) httpClient(tb testing.TB) *http.Client {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
+// postJoin posts user's token to /join as the join page's form does, with header added (by
+// default the Origin and Sec-Fetch-Site a browser sends from the page).
+func (w *workshop) postJoin(tb testing.TB, hc *http.Client, user string, header map[string]string) *http.Response {
+	tb.Helper()
+	req, _ := http.NewRequest(http.MethodPost, w.URL+"/join", strings.NewReader(url.Values{"token": {w.tokens[user]}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if header == nil {
+		header = map[string]string{"Origin": w.URL, "Sec-Fetch-Site": "same-origin"}
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+// join signs hc in as user, as the join page's button does.
+func (w *workshop) join(tb testing.TB, hc *http.Client, user string) {
+	tb.Helper()
+	if resp := w.postJoin(tb, hc, user, nil); resp.StatusCode != http.StatusSeeOther {
+		tb.Fatalf("join as %s: %d", user, resp.StatusCode)
+	}
+}
+
 func namedLease(name string) *coordinationv1.Lease {
 	return &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name}}
 }
@@ -182,17 +210,30 @@ func TestUnauthenticated(t *testing.T) {
 	}
 }
 
-// TestJoinLinkSession: the join link sets an HttpOnly, SameSite=Strict, Secure cookie; the
-// browser then uses the dashboard, the API and its forms as the participant; cross-site form
+// TestJoinLinkSession: the join link asks for a click, whose same-origin post sets an HttpOnly,
+// SameSite=Strict, Secure cookie (a cross-site post sets none); the browser then uses the dashboard, the API and its forms as the participant; cross-site form
 // posts are refused; only the instructor sees the workshop page.
 func TestJoinLinkSession(t *testing.T) {
 	w := mustStartWorkshop(t, 2, "", nil)
 	hc := w.httpClient(t)
+	// The link itself only asks: loading it (an image, a link another page shows) signs no one in.
 	resp, err := hc.Get(w.URL + "/join?token=" + url.QueryEscape(w.tokens["participant-01"]))
 	if err != nil {
 		t.Fatal(err)
 	}
+	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 0 || !bytes.Contains(page, []byte(`data-testid="join-button"`)) ||
+		resp.Header.Get("Referrer-Policy") != "no-referrer" || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("GET join link: %d %v %s", resp.StatusCode, resp.Header, page)
+	}
+	// Another site's form posting the token (login CSRF) is refused.
+	resp = w.postJoin(t, hc, "participant-01", map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"})
+	if resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
+		t.Fatalf("cross-site join: %d %v", resp.StatusCode, resp.Header)
+	}
+	// The page's Join button.
+	resp = w.postJoin(t, hc, "participant-01", nil)
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/?namespace=participant-01" {
 		t.Fatalf("join: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -262,16 +303,12 @@ func TestJoinLinkSession(t *testing.T) {
 
 	// The instructor's page lists every join link, QR code and kubeconfig.
 	ic := w.httpClient(t)
-	resp, err = ic.Get(w.URL + "/join?token=" + url.QueryEscape(w.tokens["instructor"]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	w.join(t, ic, "instructor")
 	resp, err = ic.Get(w.URL + "/workshop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, _ := io.ReadAll(resp.Body)
+	page, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'none'") {
 		t.Fatalf("/workshop: %d %v", resp.StatusCode, resp.Header)
@@ -550,12 +587,8 @@ func TestKubeconfigFromDB(t *testing.T) {
 	}
 	// The instructor page's download names the same server.
 	hc := w.httpClient(t)
-	resp, err := hc.Get(w.URL + "/join?token=" + w.tokens[auth.InstructorName])
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	resp, err = hc.Get(w.URL + "/workshop/kubeconfig/participant-01")
+	w.join(t, hc, auth.InstructorName)
+	resp, err := hc.Get(w.URL + "/workshop/kubeconfig/participant-01")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,40 +18,93 @@ const pageCSP = "default-src 'none'; img-src 'self'; style-src 'self'; form-acti
 
 // Register adds the join link and the instructor's workshop page:
 //
-//	GET /join?token=T                    sets the session cookie, redirects to the dashboard
-//	GET /workshop                        join links, QR codes and kubeconfigs (instructor)
-//	GET /workshop/qr/:name               the QR code of a join link (PNG)
-//	GET /workshop/kubeconfig/:name       a kubeconfig (download)
+//	GET  /join?token=T                   asks to confirm: a page whose Join button posts the token
+//	POST /join                           same origin only: sets the session cookie, redirects to
+//	                                     the dashboard
+//	GET  /workshop                       join links, QR codes and kubeconfigs (instructor)
+//	GET  /workshop/qr/:name              the QR code of a join link (PNG)
+//	GET  /workshop/kubeconfig/:name      a kubeconfig (download)
 func (a *Auth) Register(e *echo.Echo) {
-	e.GET("/join", a.join)
+	e.GET("/join", a.joinPage)
+	e.POST("/join", a.join)
 	e.GET("/workshop", a.workshopPage)
 	e.GET("/workshop/qr/:name", a.qrCode)
 	e.GET("/workshop/kubeconfig/:name", a.kubeconfig)
 }
 
-// join turns a token into a browser session. The cookie is HttpOnly (scripts never see the
-// token), SameSite=Strict (no cross-site request carries it) and Secure over TLS.
+// invalidJoin is the message of a join link or form whose token is unknown.
+const invalidJoin = "This join link is not valid. Ask the instructor for yours."
+
+type joinView struct {
+	Name, Namespace, Arena string
+	Instructor             bool
+	Token                  string
+}
+
+// joinPage asks before it signs the browser in: loading a URL is something any page can make a
+// browser do (an image, a link, a redirect), so a GET that set the session would let anyone sign
+// the instructor's browser in as a participant of their choosing (login CSRF). The page's
+// button posts the token to /join, which only a page of this site can do. A browser already
+// signed in as the link's identity goes straight to the dashboard.
+func (a *Auth) joinPage(c echo.Context) error {
+	r := c.Request()
+	noReferrer(c)
+	token := r.URL.Query().Get("token")
+	u, ok := a.authn.Lookup(token)
+	if !ok {
+		return a.renderPage(c, http.StatusUnauthorized, signInTmpl, signInView{Message: invalidJoin})
+	}
+	if ck, err := r.Cookie(SessionCookie); err == nil {
+		if cur, ok := a.authn.Lookup(ck.Value); ok && cur.Name == u.Name {
+			return c.Redirect(http.StatusSeeOther, dashboardOf(u))
+		}
+	}
+	return a.renderPage(c, http.StatusOK, joinTmpl, joinView{
+		Name: u.Name, Namespace: u.Namespace, Arena: ArenaNamespace, Instructor: u.Role == RoleInstructor, Token: token,
+	})
+}
+
+// join turns a token posted by the join page into a browser session. Only a same-origin post
+// is taken (Sec-Fetch-Site, then Origin against Host): another site cannot sign a browser in.
+// The cookie is HttpOnly (scripts never see the token), SameSite=Strict (no cross-site request
+// carries it) and Secure over TLS.
 func (a *Auth) join(c echo.Context) error {
 	r := c.Request()
-	u, ok := a.authn.Lookup(r.URL.Query().Get("token"))
+	noReferrer(c)
+	if err := crossOrigin.Check(r); err != nil {
+		return c.String(http.StatusForbidden, "cross-origin request refused: "+err.Error()+"\n")
+	}
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, a.opts.MaxFormBytes)
+	token := r.PostFormValue("token")
+	u, ok := a.authn.Lookup(token)
 	if !ok {
-		return a.renderPage(c, http.StatusUnauthorized, signInTmpl, signInView{Message: "This join link is not valid. Ask the instructor for yours."})
+		return a.renderPage(c, http.StatusUnauthorized, signInTmpl, signInView{Message: invalidJoin})
 	}
 	c.SetCookie(&http.Cookie{
 		Name:     SessionCookie,
-		Value:    r.URL.Query().Get("token"),
+		Value:    token,
 		Path:     "/",
 		HttpOnly: true,
 		Secure:   r.TLS != nil,
 		SameSite: http.SameSiteStrictMode,
 		MaxAge:   7 * 24 * 3600,
 	})
-	c.Response().Header().Set("Referrer-Policy", "no-referrer")
-	dest := "/"
+	return c.Redirect(http.StatusSeeOther, dashboardOf(u))
+}
+
+// noReferrer keeps the token of a join link out of Referer headers and caches.
+func noReferrer(c echo.Context) {
+	h := c.Response().Header()
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+}
+
+// dashboardOf is where a signed-in identity lands: a participant in its namespace.
+func dashboardOf(u User) string {
 	if u.Role == RoleParticipant && u.Namespace != "" {
-		dest = "/?" + url.Values{"namespace": {u.Namespace}}.Encode()
+		return "/?" + url.Values{"namespace": {u.Namespace}}.Encode()
 	}
-	return c.Redirect(http.StatusSeeOther, dest)
+	return "/"
 }
 
 func (a *Auth) signInPage(c echo.Context) error {
@@ -158,6 +211,19 @@ var signInTmpl = template.Must(template.New("signin").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in — leaselab</title></head>
 <body><main><h1>leaselab</h1><p data-testid="signin-message">{{.Message}}</p></main></body></html>
+`))
+
+var joinTmpl = template.Must(template.New("join").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Join — leaselab</title></head>
+<body><main><h1>leaselab</h1>
+<p data-testid="join-message">Join the workshop as <strong data-testid="join-identity">{{.Name}}</strong>{{if .Instructor}}, the instructor: you may write in every namespace{{else if .Namespace}}, writing in the namespace <code data-testid="join-namespace">{{.Namespace}}</code> (and in <code>{{.Arena}}</code>){{end}}.</p>
+<form method="post" action="/join">
+<input type="hidden" name="token" value="{{.Token}}">
+<p><button type="submit" data-testid="join-button" autofocus>Join</button></p>
+</form>
+<p><small>This browser will stay signed in as {{.Name}} for a week, in place of any earlier sign-in. Not you? Close this page.</small></p>
+</main></body></html>
 `))
 
 var workshopTmpl = template.Must(template.New("workshop").Parse(`<!doctype html>

@@ -1,0 +1,132 @@
+package auth
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+)
+
+// TestJoin: GET /join only asks (no cookie), so that loading a URL cannot sign a browser in;
+// a same-origin POST of the token sets the session and 303s to the dashboard; a cross-site
+// POST is refused with 403, and a bad token gets the invalid-link page, neither with a cookie.
+func TestJoin(t *testing.T) {
+	a := New(nil, countingStore{}, Options{Tokens: []Token{
+		{"tp<&'", User{Name: "p1", Role: RoleParticipant, Namespace: "p1"}},
+		{"ti", User{Name: "instructor", Role: RoleInstructor}},
+	}})
+	e := echo.New()
+	e.Use(a.Middleware)
+	a.Register(e)
+	do := func(req *http.Request) *httptest.ResponseRecorder {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, req)
+		for _, k := range []string{"Referrer-Policy", "Cache-Control"} {
+			if want := map[string]string{"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}[k]; rec.Header().Get(k) != want {
+				t.Errorf("%s %s: %s %q, want %q", req.Method, req.URL, k, rec.Header().Get(k), want)
+			}
+		}
+		return rec
+	}
+	post := func(token string, header map[string]string) *httptest.ResponseRecorder {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodPost, "http://lab.example/join", strings.NewReader(url.Values{"token": {token}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		return do(req)
+	}
+	noCookie := func(name string, rec *httptest.ResponseRecorder) {
+		t.Helper()
+		if sc := rec.Header().Values("Set-Cookie"); len(sc) != 0 {
+			t.Errorf("%s sets a cookie: %q", name, sc)
+		}
+	}
+
+	// GET: the confirmation page, the token escaped in its form, and no cookie.
+	rec := do(httptest.NewRequest(http.MethodGet, "http://lab.example/join?"+url.Values{"token": {"tp<&'"}}.Encode(), nil))
+	body := rec.Body.String()
+	noCookie("GET /join", rec)
+	if rec.Code != http.StatusOK || !strings.Contains(body, `data-testid="join-button"`) ||
+		!strings.Contains(body, `Join the workshop as <strong data-testid="join-identity">p1</strong>`) ||
+		!strings.Contains(body, `<code data-testid="join-namespace">p1</code>`) ||
+		!strings.Contains(body, `<form method="post" action="/join">`) ||
+		!strings.Contains(body, `name="token" value="tp&lt;&amp;&#39;"`) {
+		t.Errorf("GET /join: %d %s", rec.Code, body)
+	}
+	if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "form-action 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Errorf("GET /join: CSP %q", csp)
+	}
+	if strings.Contains(body, "<script") {
+		t.Errorf("GET /join has a script: %s", body)
+	}
+	rec = do(httptest.NewRequest(http.MethodGet, "http://lab.example/join?token=ti", nil))
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `as <strong data-testid="join-identity">instructor</strong>, the instructor`) {
+		t.Errorf("GET /join as the instructor: %d %s", rec.Code, rec.Body)
+	}
+	rec = do(httptest.NewRequest(http.MethodGet, "http://lab.example/join?token=nope", nil))
+	noCookie("GET /join with a bad token", rec)
+	if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), "not valid") {
+		t.Errorf("GET /join with a bad token: %d %s", rec.Code, rec.Body)
+	}
+
+	// A browser already signed in as the link's identity goes straight to the dashboard; one
+	// signed in as another is asked.
+	req := httptest.NewRequest(http.MethodGet, "http://lab.example/join?token=ti", nil)
+	req.AddCookie(&http.Cookie{Name: SessionCookie, Value: "ti"})
+	if rec := do(req); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/" {
+		t.Errorf("GET /join signed in as the same identity: %d %q", rec.Code, rec.Header().Get("Location"))
+	}
+	req = httptest.NewRequest(http.MethodGet, "http://lab.example/join?token=ti", nil)
+	req.AddCookie(&http.Cookie{Name: SessionCookie, Value: "tp<&'"})
+	if rec := do(req); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "join-button") {
+		t.Errorf("GET /join signed in as another identity: %d %s", rec.Code, rec.Body)
+	}
+
+	// POST from the join page itself: the session, and the participant's dashboard.
+	for _, h := range []map[string]string{
+		{"Sec-Fetch-Site": "same-origin", "Origin": "http://lab.example"},
+		{"Origin": "http://lab.example"},
+	} {
+		rec := post("tp<&'", h)
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/?namespace=p1" {
+			t.Errorf("POST /join %v: %d %q", h, rec.Code, rec.Header().Get("Location"))
+		}
+		cookies := rec.Result().Cookies()
+		if len(cookies) != 1 || cookies[0].Name != SessionCookie || cookies[0].Value != "tp<&'" ||
+			!cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Path != "/" {
+			t.Errorf("POST /join %v: cookies %+v", h, cookies)
+		}
+	}
+	if rec := post("ti", map[string]string{"Sec-Fetch-Site": "same-origin"}); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/" {
+		t.Errorf("POST /join as the instructor: %d %q", rec.Code, rec.Header().Get("Location"))
+	}
+
+	// Another site's form (login CSRF): refused, with or without Origin, and no cookie.
+	for _, h := range []map[string]string{
+		{"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"},
+		{"Sec-Fetch-Site": "cross-site"},
+		{"Sec-Fetch-Site": "same-site", "Origin": "http://other.lab.example"},
+		{"Origin": "https://evil.example"},
+	} {
+		rec := post("tp<&'", h)
+		noCookie("cross-site POST /join", rec)
+		if rec.Code != http.StatusForbidden {
+			t.Errorf("POST /join %v: %d, want 403", h, rec.Code)
+		}
+	}
+
+	// A bad or missing token: the invalid-link page, no cookie.
+	for _, tok := range []string{"nope", ""} {
+		rec := post(tok, map[string]string{"Sec-Fetch-Site": "same-origin"})
+		noCookie("POST /join with a bad token", rec)
+		if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), "not valid") {
+			t.Errorf("POST /join with token %q: %d %s", tok, rec.Code, rec.Body)
+		}
+	}
+}
