@@ -14,6 +14,7 @@ import (
 	_ "net/http/pprof" // served only with Config.Profiling
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -62,6 +63,9 @@ type Server struct {
 	// ctx ends long-lived streams (watches, WebSockets) at shutdown.
 	ctx    context.Context
 	cancel context.CancelFunc
+
+	connsMu sync.Mutex
+	fresh   map[net.Conn]struct{} // connections without a request yet (trackConn)
 }
 
 // New builds the server and every route.
@@ -70,7 +74,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{log: cfg.Logger, st: cfg.Store, ctx: ctx, cancel: cancel}
+	s := &Server{log: cfg.Logger, st: cfg.Store, ctx: ctx, cancel: cancel, fresh: map[net.Conn]struct{}{}}
 
 	reg := kinds.NewRegistry(kinds.Options{CoordinatedLeaderElection: cfg.CoordinatedLeaderElection})
 	apiOpts := apiserver.Options{
@@ -150,7 +154,8 @@ func New(cfg Config) (*Server, error) {
 		IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx },
 		// Connection-level noise (TLS handshakes of clients without the CA, port scans) at Debug.
-		ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
+		ErrorLog:  slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
+		ConnState: s.trackConn,
 	}
 	return s, nil
 }
@@ -170,7 +175,43 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown ends every watch, then waits for in-flight requests until ctx is done.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.cancel()
-	return s.http.Shutdown(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.http.Shutdown(ctx) }()
+	// net/http waits five seconds for a connection that has not sent a request yet before it
+	// counts it as idle, and browsers open such connections ahead of need: close them now, and
+	// any that arrive while the listener is closing.
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		s.closeFresh()
+		select {
+		case err := <-done:
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// trackConn keeps the connections that have not sent a request yet (net/http's StateNew).
+func (s *Server) trackConn(c net.Conn, state http.ConnState) {
+	s.connsMu.Lock()
+	defer s.connsMu.Unlock()
+	if state == http.StateNew {
+		s.fresh[c] = struct{}{}
+	} else {
+		delete(s.fresh, c)
+	}
+}
+
+// closeFresh closes the connections that have not sent a request yet: they have nothing in
+// flight to wait for.
+func (s *Server) closeFresh() {
+	s.connsMu.Lock()
+	defer s.connsMu.Unlock()
+	for c := range s.fresh {
+		c.Close()
+		delete(s.fresh, c)
+	}
 }
 
 // health answers /healthz, /livez and /readyz as the real server does: "ok", or with ?verbose

@@ -124,3 +124,48 @@ func TestBodyReadTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestShutdownClosesFreshConnections: a connection that has not sent a request (browsers open
+// them ahead of need) does not hold shutdown up; net/http alone waits five seconds for it.
+func TestShutdownClosesFreshConnections(t *testing.T) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "leaselab.db"), sqlite.Options{CompactInterval: -1}, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := web.New(web.Config{Logger: logger, Store: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// A request on another connection makes sure the server has accepted the idle one.
+	resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v (waiting for a connection without a request)", err)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err == nil {
+		t.Error("the fresh connection is still open")
+	}
+}
