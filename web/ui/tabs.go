@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
 )
 
 const (
@@ -41,6 +42,12 @@ const (
 // floodReason is the close reason of a flooding client.
 var floodReason = fmt.Sprintf("too many messages: at most %d a second", reportRate)
 
+// closeFlooded closes a flooding client's socket with the reason, before the stream's context
+// ends: a write cut short by the context would drop the connection without a close frame.
+func closeFlooded(conn *websocket.Conn) {
+	conn.Close(websocket.StatusPolicyViolation, floodReason)
+}
+
 // acceptWS upgrades to a WebSocket whose messages may be at most readLimit bytes (a longer
 // one closes it with StatusMessageTooBig). The origin is checked: a browser must come from
 // this very host (coder/websocket refuses any other Origin unless told otherwise).
@@ -63,28 +70,24 @@ func wsWrite(ctx context.Context, conn *websocket.Conn, msg []byte) error {
 }
 
 // tokenBucket is a rate limit on the server's clock: rate tokens a second, at most burst at
-// once. A clock that goes back refills nothing.
-type tokenBucket struct {
-	rate, burst, tokens float64
-	last                time.Time
-}
+// once (golang.org/x/time/rate, as the per-identity limits of web/auth).
+type tokenBucket struct{ l *rate.Limiter }
 
-func newTokenBucket(rate, burst float64, now time.Time) *tokenBucket {
-	return &tokenBucket{rate: rate, burst: burst, tokens: burst, last: now}
+func newTokenBucket(r float64, burst int, now time.Time) *tokenBucket {
+	l := rate.NewLimiter(rate.Limit(r), burst)
+	l.AllowN(now, 0) // start the clock at now, with a full bucket
+	return &tokenBucket{l: l}
 }
 
 // take takes a token at now and returns 0, or, when there is none, how long until there is
 // one (without taking it).
 func (b *tokenBucket) take(now time.Time) time.Duration {
-	if now.After(b.last) {
-		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
-		b.last = now
-	}
-	if b.tokens >= 1 {
-		b.tokens--
+	if b.l.AllowN(now, 1) {
 		return 0
 	}
-	return time.Duration((1 - b.tokens) / b.rate * float64(time.Second))
+	r := b.l.ReserveN(now, 1)
+	defer r.CancelAt(now)
+	return r.DelayFrom(now)
 }
 
 // latestMessage holds the newest message not handled yet; a newer one replaces it.
@@ -175,7 +178,6 @@ func (u *UI) tabConnect(c echo.Context) error {
 	t.send(hello)
 
 	flood := newTokenBucket(floodRate, floodBurst, u.opts.Now())
-	status, reason := websocket.StatusNormalClosure, ""
 	for {
 		_, data, err := conn.Read(ctx)
 		if err != nil {
@@ -183,14 +185,14 @@ func (u *UI) tabConnect(c echo.Context) error {
 		}
 		if flood.take(u.opts.Now()) > 0 {
 			u.log.Debug("tab flooding the hub: disconnected", slog.String("tab", t.id), slog.String("user", owner.Name))
-			status, reason = websocket.StatusPolicyViolation, floodReason
+			closeFlooded(conn)
 			break
 		}
 		reports.put(data)
 	}
 	cancel()
 	wg.Wait()
-	conn.Close(status, reason)
+	conn.Close(websocket.StatusNormalClosure, "") // a no-op after closeFlooded
 	return nil
 }
 
@@ -267,7 +269,6 @@ func (u *UI) tabWatch(c echo.Context) error {
 
 	// Replies to commands (errors only); bounded, dropped when the dashboard is not reading.
 	replies := make(chan []byte, 8)
-	flooded := false
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -283,7 +284,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 			now := u.opts.Now()
 			if flood.take(now) > 0 {
 				u.log.Debug("dashboard flooding the hub: disconnected")
-				flooded = true
+				closeFlooded(conn)
 				return
 			}
 			var m watchMessage
@@ -310,9 +311,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 	err = u.watchLoop(ctx, conn, w, decided, replies)
 	cancel()
 	wg.Wait()
-	if flooded {
-		conn.Close(websocket.StatusPolicyViolation, floodReason)
-	} else if err == nil || errors.Is(err, context.Canceled) {
+	if err == nil || errors.Is(err, context.Canceled) {
 		conn.Close(websocket.StatusNormalClosure, "")
 	} else {
 		conn.Close(websocket.StatusGoingAway, "write failed")
