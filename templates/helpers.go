@@ -3,7 +3,6 @@ package templates
 import (
 	"math"
 	"strconv"
-	"strings"
 )
 
 // The countdown ring's geometry (viewBox 0 0 100 100).
@@ -43,7 +42,7 @@ func stateWord(state string) string {
 var iconNames = map[string]string{
 	"leader": "leader", "follower": "follower", "paused": "paused", "partitioned": "partitioned",
 	"stopped": "stopped", "held": "leader", "free": "free", "expired": "expired",
-	"acquired": "acquired", "released": "released", "takeover": "takeover", "deleted": "deleted",
+	"acquired": "acquired", "released": "released", "stepped-down": "released", "takeover": "takeover", "deleted": "deleted",
 	"created": "created", "conflict": "conflict", "renewed": "renewed",
 }
 
@@ -62,16 +61,6 @@ func holderText(holder string) string {
 	return holder
 }
 
-// endedWord labels how a term ended.
-func endedWord(ended string) string {
-	switch ended {
-	case "":
-		return "held"
-	case "takeover":
-		return "taken over"
-	}
-	return ended
-}
 
 // formNamespace is the namespace a form starts with.
 func formNamespace(ns string) string {
@@ -116,30 +105,6 @@ func faultsText(faults []string) string {
 		s += f
 	}
 	return s
-}
-
-// decisionIcons are the sprite symbols of the election controller's decision kinds; dashboard.js
-// has the same table.
-var decisionIcons = map[string]string{
-	"elect": "acquired", "prefer": "takeover", "strategy": "created", "keep": "leader",
-	"idle": "free", "conflict": "conflict", "ping": "renewed", "wait": "paused",
-	"no-answer": "expired", "gc": "deleted", "error": "expired",
-}
-
-// decisionIcon is the sprite symbol of a decision kind.
-func decisionIcon(kind string) string {
-	if n, ok := decisionIcons[kind]; ok {
-		return n
-	}
-	return "free"
-}
-
-// decisionWord is how a decision kind reads in a badge ("CONFLICT").
-func decisionWord(kind string) string {
-	if kind == "" {
-		return "NONE"
-	}
-	return strings.ToUpper(kind)
 }
 
 // tabLeaseText is a tab row's lease, and who opened the tab when the server knows users; the

@@ -161,7 +161,7 @@ type Tab struct {
 type FeedItem struct {
 	AtMs      int64
 	At        string // "14:02:11"
-	Kind      string // acquired, released, expired, takeover, deleted, created, conflict
+	Kind      string // acquired, released, expired, takeover, stepped-down, deleted, conflict
 	Text      string
 	Namespace string
 	Lease     string
@@ -246,14 +246,14 @@ type TimelineLane struct {
 type TimelineBar struct {
 	X, Y, W, H float64
 	Open       bool   // still held at the right edge
-	Ended      string // "", released, takeover, expired, deleted
+	Ended      string // "", released, takeover, expired, stepped-down, deleted
 	Title      string // the hover text: start, end, how it ended
 }
 
 // TimelineMark is a marker at the end of a term.
 type TimelineMark struct {
 	X, Y  float64 // centre
-	Kind  string  // takeover, released, expired, deleted
+	Kind  string  // takeover, released, expired, stepped-down, deleted
 	Title string
 }
 
@@ -269,7 +269,7 @@ type TimelineTerm struct {
 	Start       string
 	End         string // "" while held
 	Duration    string
-	Ended       string // "", released, takeover, expired, deleted
+	Ended       string // "", released, takeover, expired, stepped-down, deleted
 	EndedText   string // "held", "released", "taken over by tab-2", ...
 	Transitions int32
 	Renewals    int
@@ -329,6 +329,8 @@ type DecisionView struct {
 	Time      string
 	Age       string
 	Kind      string // elect, prefer, ping, wait, keep, ...
+	Icon      string // the icon of Kind
+	Word      string // Kind as a badge reads ("CONFLICT")
 	Candidate string // the candidate the decision names, if any
 	Message   string
 }

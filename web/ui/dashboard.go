@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/kinds/coordinationv1alpha1"
 )
 
@@ -97,8 +97,8 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 		if err != nil {
 			return templates.Dashboard{}, err
 		}
-		feed = append(feed, feedItems(l.Namespace, l.Name, computeTerms(changes, now))...)
-		card := leaseCard(l, lastWrite(l, changes), now)
+		feed = append(feed, feedItems(l.Namespace, l.Name, judge.Terms(changes, now))...)
+		card := leaseCard(l, currentChange(l, changes), now)
 		card.Candidates, card.Tabs = candCount[k], tabCount[k]
 		if d, ok := latest[k]; ok && d.Kind == templates.DecisionConflict {
 			card.Conflict = d.Message
@@ -121,12 +121,13 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 	return v, nil
 }
 
-// lastWrite is when the lease was last written: the commit time of its newest change in the
-// history, else (the history no longer reaching back that far) the newest managedFields time,
-// else its creation.
-func lastWrite(l *coordinationv1.Lease, changes []leaseChange) time.Time {
-	if n := len(changes); n > 0 && !changes[n-1].Deleted && strconv.FormatInt(changes[n-1].Revision, 10) == l.ResourceVersion {
-		return changes[n-1].At
+// currentChange is the lease as the rules see it: its newest change in the history, else
+// (the history no longer reaching back that far) the lease as if written at its newest
+// managedFields time, else at its creation.
+func currentChange(l *coordinationv1.Lease, changes []judge.Change) judge.Change {
+	rv, _ := strconv.ParseInt(l.ResourceVersion, 10, 64)
+	if n := len(changes); n > 0 && !changes[n-1].Deleted && changes[n-1].Revision == rv {
+		return changes[n-1]
 	}
 	var t time.Time
 	for _, m := range l.ManagedFields {
@@ -137,7 +138,7 @@ func lastWrite(l *coordinationv1.Lease, changes []leaseChange) time.Time {
 	if t.IsZero() {
 		t = l.CreationTimestamp.Time
 	}
-	return t
+	return judge.ChangeOf(l, rv, t, nil)
 }
 
 // leaseURL, playURL and deleteURL are the UI's links for a lease.
@@ -153,58 +154,40 @@ func deleteURL(ns, name string) string {
 	return "/ui/leases/" + url.PathEscape(ns) + "/" + url.PathEscape(name) + "/delete"
 }
 
-// leaseCard is the card of one lease, its countdown taken at now. changedAt is when the lease
-// was last written: the hold counts from it when the lease has neither renewTime nor
-// acquireTime (holdSince).
-func leaseCard(l *coordinationv1.Lease, changedAt, now time.Time) templates.LeaseCard {
+// leaseCard is the card of one lease as cur left it, its countdown taken at now.
+func leaseCard(l *coordinationv1.Lease, cur judge.Change, now time.Time) templates.LeaseCard {
 	c := templates.LeaseCard{
-		Namespace: l.Namespace,
-		Name:      l.Name,
-		URL:       leaseURL(l.Namespace, l.Name),
-		PlayURL:   playURL(l.Namespace, l.Name),
-		DeleteURL: deleteURL(l.Namespace, l.Name),
-		Remaining: "—",
+		Namespace:       l.Namespace,
+		Name:            l.Name,
+		URL:             leaseURL(l.Namespace, l.Name),
+		PlayURL:         playURL(l.Namespace, l.Name),
+		DeleteURL:       deleteURL(l.Namespace, l.Name),
+		Remaining:       "—",
+		Holder:          cur.Holder,
+		Transitions:     cur.Transitions,
+		DurationSeconds: int32(cur.Duration / time.Second),
+		Strategy:        cur.Strategy,
+		PreferredHolder: cur.PreferredHolder,
+		Status:          judge.Status(cur, now),
 	}
-	s := l.Spec
-	if s.HolderIdentity != nil {
-		c.Holder = *s.HolderIdentity
+	if !cur.RenewTime.IsZero() {
+		c.RenewTimeMs = cur.RenewTime.UnixMilli()
 	}
-	if s.LeaseTransitions != nil {
-		c.Transitions = *s.LeaseTransitions
-	}
-	if s.LeaseDurationSeconds != nil {
-		c.DurationSeconds = *s.LeaseDurationSeconds
-	}
-	if s.Strategy != nil {
-		c.Strategy = string(*s.Strategy)
-	}
-	if s.PreferredHolder != nil {
-		c.PreferredHolder = *s.PreferredHolder
-	}
-	if s.RenewTime != nil {
-		c.RenewTimeMs = s.RenewTime.UnixMilli()
-	}
-	var expires time.Time
-	if since := holdSince(s, changedAt); !since.IsZero() {
+	if since := cur.Since(); !since.IsZero() {
 		c.SinceMs = since.UnixMilli()
-		if c.DurationSeconds > 0 {
-			expires = since.Add(time.Duration(c.DurationSeconds) * time.Second)
-			c.ExpiresAtMs = expires.UnixMilli()
-		}
+	}
+	expires := cur.Expiry()
+	if !expires.IsZero() {
+		c.ExpiresAtMs = expires.UnixMilli()
 	}
 	switch {
-	case c.Holder == "":
-		c.Status = "free"
-	case expires.IsZero():
-		c.Status = "held"
-		c.RemainingFraction = 1
-	case !now.Before(expires):
-		c.Status = "expired"
+	case c.Status == judge.StatusExpired:
 		c.Remaining = "0 s"
-	default:
-		c.Status = "held"
+	case c.Status == judge.StatusHeld && expires.IsZero():
+		c.RemainingFraction = 1
+	case c.Status == judge.StatusHeld:
 		left := expires.Sub(now)
-		c.RemainingFraction = min(1, left.Seconds()/float64(c.DurationSeconds))
+		c.RemainingFraction = min(1, left.Seconds()/cur.Duration.Seconds())
 		c.Remaining = secsText(left)
 	}
 	return c
@@ -222,7 +205,7 @@ func candidateRow(lc *coordinationv1beta1.LeaseCandidate, now time.Time) templat
 		LeaseURL:         leaseURL(lc.Namespace, lc.Spec.LeaseName),
 	}
 	list, alpha := coordinationv1alpha1.PreferredStrategies(lc)
-	r.Strategies, r.V1alpha1 = strategiesText(list, alpha), alpha
+	r.Strategies, r.V1alpha1 = judge.StrategiesText(list, alpha), alpha
 	if lc.Spec.RenewTime != nil {
 		r.RenewTime = clockTime(lc.Spec.RenewTime.Time)
 		r.RenewAge = ageText(lc.Spec.RenewTime.Time, now)
@@ -231,19 +214,6 @@ func candidateRow(lc *coordinationv1beta1.LeaseCandidate, now time.Time) templat
 		r.PingTime = clockTime(lc.Spec.PingTime.Time)
 	}
 	return r
-}
-
-// strategiesText is how a candidate's strategies read: in order of preference, "(none)" for a
-// v1alpha1 candidate with an empty list. dashboard.js writes the same.
-func strategiesText(list []coordinationv1.CoordinatedLeaseStrategy, alpha bool) string {
-	if alpha && len(list) == 0 {
-		return "(none)"
-	}
-	parts := make([]string, len(list))
-	for i, s := range list {
-		parts[i] = string(s)
-	}
-	return strings.Join(parts, " > ")
 }
 
 // tabView is a connected tab for the templates.
@@ -289,31 +259,16 @@ func newestFeed(items []templates.FeedItem) []templates.FeedItem {
 	return items
 }
 
-// feedItems tells a lease's terms as feed lines: who acquired it, and how each term ended.
-func feedItems(ns, name string, terms []term) []templates.FeedItem {
-	lease := ns + "/" + name
-	item := func(at time.Time, kind, text string) templates.FeedItem {
-		return templates.FeedItem{AtMs: at.UnixMilli(), At: clockTime(at), Kind: kind, Text: text, Namespace: ns, Lease: name}
-	}
+// feedItems are the feed lines of a lease's terms (judge.Tell).
+func feedItems(ns, name string, terms []judge.Term) []templates.FeedItem {
 	var out []templates.FeedItem
-	for i, t := range terms {
-		if i == 0 || terms[i-1].Ended != endTakeover {
-			out = append(out, item(t.Start, "acquired", fmt.Sprintf("%s acquired %s (transitions %d)", t.Holder, lease, t.Transitions)))
-		}
-		switch t.Ended {
-		case endReleased:
-			out = append(out, item(t.End, "released", fmt.Sprintf("%s released %s", t.Holder, lease)))
-		case endTakeover:
-			next := ""
-			if i+1 < len(terms) {
-				next = fmt.Sprintf(" (transitions %d)", terms[i+1].Transitions)
-			}
-			out = append(out, item(t.End, "takeover", fmt.Sprintf("%s took %s over from %s%s", t.Next, lease, t.Holder, next)))
-		case endExpired:
-			out = append(out, item(t.End, "expired", fmt.Sprintf("%s's hold on %s expired: not renewed in time", t.Holder, lease)))
-		case endDeleted:
-			out = append(out, item(t.End, "deleted", fmt.Sprintf("%s was deleted while %s held it", lease, t.Holder)))
-		}
+	for _, t := range judge.Tell(ns+"/"+name, terms) {
+		out = append(out, feedItem(ns, name, t))
 	}
 	return out
+}
+
+// feedItem is one feed line for the templates.
+func feedItem(ns, name string, t judge.Told) templates.FeedItem {
+	return templates.FeedItem{AtMs: t.At.UnixMilli(), At: clockTime(t.At), Kind: t.Kind, Text: t.Text, Namespace: ns, Lease: name}
 }

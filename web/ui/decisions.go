@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/election"
 )
 
@@ -36,7 +37,7 @@ func ElectionDecisions(list func(namespace, lease string) []election.Decision) f
 		ds := list(namespace, lease)
 		out := make([]templates.DecisionView, len(ds))
 		for i, d := range ds {
-			out[i] = templates.DecisionView{At: d.Time, Kind: string(d.Kind), Candidate: d.Candidate, Message: d.Message}
+			out[i] = templates.DecisionView{At: d.Time, Kind: string(d.Kind), Icon: judge.DecisionIcon(string(d.Kind)), Word: judge.DecisionWord(string(d.Kind)), Candidate: d.Candidate, Message: d.Message}
 		}
 		return out
 	}
@@ -112,7 +113,10 @@ type decisionSummary struct {
 	Namespace string `json:"namespace"`
 	Lease     string `json:"lease"`
 	// Kind is "" when there is no decision (any more) about the lease.
-	Kind      string `json:"kind"`
+	Kind string `json:"kind"`
+	// Icon and Word are how the kind is drawn: the icon's name and the badge's word.
+	Icon      string `json:"icon"`
+	Word      string `json:"word"`
 	Candidate string `json:"candidate"`
 	Message   string `json:"message"`
 	AtMs      int64  `json:"atMs"`
@@ -131,7 +135,7 @@ func (u *UI) decisionsMessage(keys []leaseKey) []byte {
 	for _, k := range keys {
 		s := decisionSummary{Namespace: k.ns, Lease: k.name}
 		if d, ok := latestDecision(f, k, now); ok {
-			s.Kind, s.Candidate, s.Message, s.AtMs, s.Time = d.Kind, d.Candidate, truncate(d.Message, maxPushedMessage), d.AtMs, d.Time
+			s.Kind, s.Icon, s.Word, s.Candidate, s.Message, s.AtMs, s.Time = d.Kind, d.Icon, d.Word, d.Candidate, truncate(d.Message, maxPushedMessage), d.AtMs, d.Time
 		}
 		msg.Decisions = append(msg.Decisions, s)
 	}

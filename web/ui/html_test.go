@@ -538,9 +538,10 @@ func TestDashboardTabModes(t *testing.T) {
 	}
 }
 
-// TestHoldWithoutRenewTime checks the one expiry rule on every screen: a lease with a holder
-// but no renewTime counts its hold from acquireTime, else from the change that wrote it, so
-// the card, the lease page and the feed agree that it expired.
+// TestHoldWithoutRenewTime checks the one expiry rule on every screen: a hold counts from the
+// write that last changed the lease's record, as client-go's candidates count from when they
+// observed it, whatever renewTime or acquireTime say; the card, the lease page and the feed
+// agree that it expired.
 func TestHoldWithoutRenewTime(t *testing.T) {
 	now := t0.Add(time.Hour)
 	tu := mustNewUI(t, now)
@@ -564,7 +565,7 @@ func TestHoldWithoutRenewTime(t *testing.T) {
 	}{
 		"old":      {"EXPIRED", "0 s", now.Add(-15 * time.Second)},
 		"fresh":    {"HELD", "7.0 s", now.Add(-3 * time.Second)},
-		"acquired": {"HELD", "6.0 s", now.Add(-4 * time.Second)},
+		"acquired": {"HELD", "9.0 s", now.Add(-time.Second)},
 	}
 	doc.Find(`#lease-grid [data-testid=lease-card]`).Each(func(_ int, c *goquery.Selection) {
 		name := c.AttrOr("data-name", "")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/web/judge"
 )
 
 // maxEvents is how many events the lease page lists.
@@ -74,7 +75,7 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string) (templates.Leas
 			return live, false, err
 		}
 		live.Exists = true
-		live.Card = leaseCard(l, lastWrite(l, changes), now)
+		live.Card = leaseCard(l, currentChange(l, changes), now)
 		live.YAML, err = leaseYAML(l)
 		if err != nil {
 			return live, false, err
@@ -82,7 +83,7 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string) (templates.Leas
 	case !notFound(err):
 		return live, false, err
 	}
-	live.Timeline = layoutTimeline(computeTerms(changes, now), now)
+	live.Timeline = layoutTimeline(judge.Terms(changes, now), now)
 
 	events, err := u.leaseEvents(ctx, ns, name)
 	if err != nil {

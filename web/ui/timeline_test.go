@@ -1,198 +1,28 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leaselab/leaselab/web/judge"
 )
 
 var t0 = time.Date(2026, 3, 1, 14, 0, 0, 0, time.UTC)
 
 func at(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 
-// write is a change by holder at second s, renewing at s (on the writer's clock) for d seconds.
-func write(s float64, holder string, d int, transitions int32) leaseChange {
-	c := leaseChange{At: at(s), Holder: holder, Duration: time.Duration(d) * time.Second, Transitions: transitions}
-	if holder != "" {
-		c.Since = at(s)
-	}
-	return c
-}
-
-func deleted(s float64) leaseChange { return leaseChange{At: at(s), Deleted: true} }
-
-// termString is a compact form of a term for comparisons: "tab-1 0-5 takeover>tab-2 r2".
-func termString(t term) string {
-	end := "…"
-	if !t.End.IsZero() {
-		end = fmt.Sprint(t.End.Sub(t0).Seconds())
-	}
-	s := fmt.Sprintf("%s %v-%s", t.Holder, t.Start.Sub(t0).Seconds(), end)
-	if t.Ended != "" {
-		s += " " + t.Ended
-	}
-	if t.Next != "" {
-		s += ">" + t.Next
-	}
-	return fmt.Sprintf("%s t%d r%d", s, t.Transitions, t.Renewals)
-}
-
-func TestComputeTerms(t *testing.T) {
-	tests := []struct {
-		name    string
-		changes []leaseChange
-		now     float64
-		want    []string
-	}{
-		{
-			name:    "no changes",
-			changes: nil,
-			now:     10,
-			want:    nil,
-		},
-		{
-			name:    "created without a holder",
-			changes: []leaseChange{write(0, "", 0, 0)},
-			now:     10,
-			want:    nil,
-		},
-		{
-			name:    "held and renewed",
-			changes: []leaseChange{write(0, "tab-1", 10, 0), write(2, "tab-1", 10, 0), write(4, "tab-1", 10, 0)},
-			now:     5,
-			want:    []string{"tab-1 0-… t0 r2"},
-		},
-		{
-			name:    "last term expired before now",
-			changes: []leaseChange{write(0, "tab-1", 10, 0), write(2, "tab-1", 10, 0)},
-			now:     30,
-			want:    []string{"tab-1 0-12 expired t0 r1"},
-		},
-		{
-			name: "takeover before expiry",
-			changes: []leaseChange{
-				write(0, "tab-1", 10, 0), write(2, "tab-1", 10, 0),
-				write(5, "tab-2", 10, 1),
-			},
-			now:  6,
-			want: []string{"tab-1 0-5 takeover>tab-2 t0 r1", "tab-2 5-… t1 r0"},
-		},
-		{
-			name: "expiry, then another holder",
-			changes: []leaseChange{
-				write(0, "tab-1", 3, 0), write(1, "tab-1", 3, 0),
-				write(6, "tab-2", 3, 1),
-			},
-			now:  7,
-			want: []string{"tab-1 0-4 expired>tab-2 t0 r1", "tab-2 6-… t1 r0"},
-		},
-		{
-			name: "release, then another holder",
-			changes: []leaseChange{
-				write(0, "tab-1", 10, 0),
-				{At: at(3), Holder: "", Since: at(3), Duration: time.Second},
-				write(3.5, "tab-2", 10, 1),
-			},
-			now:  4,
-			want: []string{"tab-1 0-3 released t0 r0", "tab-2 3.5-… t1 r0"},
-		},
-		{
-			name: "deleted while held",
-			changes: []leaseChange{
-				write(0, "tab-1", 10, 0), deleted(2),
-				write(3, "tab-2", 10, 0),
-			},
-			now:  4,
-			want: []string{"tab-1 0-2 deleted t0 r0", "tab-2 3-… t0 r0"},
-		},
-		{
-			name: "deleted after it expired",
-			changes: []leaseChange{
-				write(0, "tab-1", 2, 0), deleted(5),
-			},
-			now:  6,
-			want: []string{"tab-1 0-2 expired t0 r0"},
-		},
-		{
-			name: "a paused holder writes again after its lease ran out",
-			changes: []leaseChange{
-				write(0, "tab-1", 3, 0), write(1, "tab-1", 3, 0),
-				write(8, "tab-1", 3, 0),
-			},
-			now:  9,
-			want: []string{"tab-1 0-4 expired>tab-1 t0 r1", "tab-1 8-… t0 r0"},
-		},
-		{
-			name: "renewTime from a clock ahead: a takeover, not an expiry",
-			changes: []leaseChange{
-				{At: at(0), Holder: "tab-1", Since: at(30), Duration: 3 * time.Second},
-				write(5, "tab-2", 3, 1),
-			},
-			now:  6,
-			want: []string{"tab-1 0-5 takeover>tab-2 t0 r0", "tab-2 5-… t1 r0"},
-		},
-		{
-			name: "no renewTime: the commit time stands in",
-			changes: []leaseChange{
-				{At: at(0), Holder: "tab-1", Duration: 3 * time.Second},
-			},
-			now:  5,
-			want: []string{"tab-1 0-3 expired t0 r0"},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := computeTerms(tt.changes, at(tt.now))
-			var gs []string
-			for _, g := range got {
-				gs = append(gs, termString(g))
-			}
-			if strings.Join(gs, "\n") != strings.Join(tt.want, "\n") {
-				t.Errorf("terms:\n%s\nwant:\n%s", strings.Join(gs, "\n"), strings.Join(tt.want, "\n"))
-			}
-		})
-	}
-}
-
-// TestAppendCompactKeepsTerms checks that folding renewals changes nothing but the number of
-// changes kept.
-func TestAppendCompactKeepsTerms(t *testing.T) {
-	var full []leaseChange
-	for i := range 20 {
-		full = append(full, write(float64(i), "tab-1", 3, 0))
-	}
-	full = append(full, write(30, "tab-1", 3, 0), write(31, "tab-1", 3, 0)) // after a gap
-	for i := range 10 {
-		full = append(full, write(32+float64(i)/2, "tab-2", 3, 1))
-	}
-	full = append(full, leaseChange{At: at(40), Since: at(40), Duration: time.Second})
-	full = append(full, deleted(41))
-	var compact []leaseChange
-	for _, c := range full {
-		compact = appendCompact(compact, c)
-	}
-	if len(compact) >= len(full)/3 {
-		t.Errorf("compacted to %d of %d changes", len(compact), len(full))
-	}
-	now := at(50)
-	want, got := computeTerms(full, now), computeTerms(compact, now)
-	if len(want) != len(got) {
-		t.Fatalf("compacted terms %v, want %v", got, want)
-	}
-	for i := range want {
-		if termString(want[i]) != termString(got[i]) {
-			t.Errorf("term %d: %s, want %s", i, termString(got[i]), termString(want[i]))
-		}
-	}
+// write is a change by holder at second s, renewing at s for d seconds.
+func write(s float64, holder string, d int, transitions int32) judge.Change {
+	return judge.Change{At: at(s), Holder: holder, Duration: time.Duration(d) * time.Second, Transitions: transitions}
 }
 
 func TestLayoutTimeline(t *testing.T) {
-	terms := computeTerms([]leaseChange{
+	terms := judge.Terms([]judge.Change{
 		write(0, "tab-1", 10, 0), write(2, "tab-1", 10, 0),
 		write(5, "tab-2", 3, 1),
 		write(12, "tab-1", 10, 2),
-		{At: at(20), Since: at(20), Duration: time.Second},
+		{At: at(20), Duration: time.Second},
 	}, at(60))
 	tl := layoutTimeline(terms, at(60))
 	if len(tl.Lanes) != 2 || tl.Lanes[0].Identity != "tab-1" || tl.Lanes[1].Identity != "tab-2" {

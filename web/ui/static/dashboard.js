@@ -324,15 +324,11 @@
     if (row.dataset.kind) {
       decisions.set(k, {
         kind: row.dataset.kind, candidate: row.dataset.candidate || '',
+        icon: row.dataset.icon || 'free', word: LL.field(row, 'kind-word').textContent.trim(),
         message: LL.field(row, 'message').textContent.trim(), atMs: Number(row.dataset.at) || 0,
       });
     }
   }
-
-  const decisionIcons = {
-    elect: 'acquired', prefer: 'takeover', strategy: 'created', keep: 'leader', idle: 'free', conflict: 'conflict',
-    ping: 'renewed', wait: 'paused', 'no-answer': 'expired', gc: 'deleted', error: 'expired',
-  };
 
   function onDecisions(msg) {
     if (election !== !!msg.election) {
@@ -383,8 +379,8 @@
     row.dataset.at = String(d ? d.atMs || 0 : 0);
     const badge = LL.field(row, 'kind');
     badge.hidden = !d;
-    badge.querySelector('use').setAttribute('href', '#i-' + (decisionIcons[kind] || 'free'));
-    LL.setText(row, 'kind-word', kind ? kind.toUpperCase() : 'NONE');
+    badge.querySelector('use').setAttribute('href', '#i-' + (d ? d.icon : 'free'));
+    LL.setText(row, 'kind-word', d ? d.word : 'NONE');
     LL.setText(row, 'message', d ? d.message || '' : (election ? 'no decision yet' : 'the election controller is off'));
     const age = LL.field(row, 'age');
     age.textContent = d ? ageText(d.atMs) : '';

@@ -1,0 +1,150 @@
+package judge
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+)
+
+// Kinds of feed lines.
+const (
+	KindAcquired    = "acquired"
+	KindReleased    = "released"
+	KindTakeover    = "takeover"
+	KindExpired     = "expired"
+	KindSteppedDown = "stepped-down"
+	KindDeleted     = "deleted"
+)
+
+// Told is one line of the feed: what happened to a lease, in words.
+type Told struct {
+	At   time.Time
+	Kind string
+	Text string
+}
+
+// Key identifies a line, so that a feed told again from a longer history can tell which lines
+// are new.
+func (t Told) Key() string { return fmt.Sprintf("%d/%s/%s", t.At.UnixNano(), t.Kind, t.Text) }
+
+// Tell tells a lease's terms as feed lines, oldest first: who acquired it, and how each term
+// ended. lease names it ("namespace/name").
+func Tell(lease string, terms []Term) []Told {
+	var out []Told
+	for i, t := range terms {
+		if i == 0 || terms[i-1].Ended != EndTakeover {
+			text := fmt.Sprintf("%s acquired %s (transitions %d)", t.Holder, lease, t.Transitions)
+			if i > 0 && terms[i-1].Ended == EndExpired && terms[i-1].Next == t.Holder {
+				prev := terms[i-1]
+				if prev.Holder == t.Holder {
+					text = fmt.Sprintf("%s wrote %s again after its hold had expired (transitions %d)", t.Holder, lease, t.Transitions)
+				} else {
+					text = fmt.Sprintf("%s acquired %s after %s's hold expired (transitions %d)", t.Holder, lease, prev.Holder, t.Transitions)
+				}
+			}
+			out = append(out, Told{t.Start, KindAcquired, text})
+		}
+		if line, ok := endLine(lease, terms, i); ok {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// endLine tells how terms[i] ended, if it did.
+func endLine(lease string, terms []Term, i int) (Told, bool) {
+	t := terms[i]
+	switch t.Ended {
+	case EndReleased:
+		return Told{t.End, KindReleased, fmt.Sprintf("%s released %s", t.Holder, lease)}, true
+	case EndTakeover:
+		next := ""
+		if i+1 < len(terms) {
+			next = fmt.Sprintf(" (transitions %d)", terms[i+1].Transitions)
+		}
+		return Told{t.End, KindTakeover, fmt.Sprintf("%s took %s over from %s%s", t.Next, lease, t.Holder, next)}, true
+	case EndExpired:
+		return Told{t.End, KindExpired, fmt.Sprintf("%s's hold on %s expired: not renewed in time", t.Holder, lease)}, true
+	case EndSteppedDown:
+		return Told{t.End, KindSteppedDown, fmt.Sprintf("%s stepped down from %s: the election controller prefers %s", t.Holder, lease, t.Next)}, true
+	case EndDeleted:
+		return Told{t.End, KindDeleted, fmt.Sprintf("%s was deleted while %s held it", lease, t.Holder)}, true
+	}
+	return Told{}, false
+}
+
+// EndedText says how a term ended, in words.
+func EndedText(t Term) string {
+	switch t.Ended {
+	case EndHeld:
+		return "still held"
+	case EndReleased:
+		return "released"
+	case EndTakeover:
+		return "taken over by " + t.Next
+	case EndSteppedDown:
+		return "stepped down for " + t.Next
+	case EndExpired:
+		if t.Next == t.Holder {
+			return "expired, then " + t.Holder + " wrote it again late"
+		}
+		if t.Next != "" {
+			return "expired, then " + t.Next + " took it"
+		}
+		return "expired"
+	case EndDeleted:
+		return "lease deleted"
+	}
+	return t.Ended
+}
+
+// EndedWord labels how a term ended, in a word or two.
+func EndedWord(ended string) string {
+	switch ended {
+	case EndHeld:
+		return "held"
+	case EndTakeover:
+		return "taken over"
+	case EndSteppedDown:
+		return "stepped down"
+	}
+	return ended
+}
+
+// StrategiesText is how a LeaseCandidate's strategies read: in order of preference, "(none)"
+// for a candidate written through v1alpha1 with an empty list.
+func StrategiesText(list []coordinationv1.CoordinatedLeaseStrategy, v1alpha1 bool) string {
+	if v1alpha1 && len(list) == 0 {
+		return "(none)"
+	}
+	parts := make([]string, len(list))
+	for i, s := range list {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, " > ")
+}
+
+// decisionIcons are the icons of the election controller's decision kinds.
+var decisionIcons = map[string]string{
+	"elect": "acquired", "prefer": "takeover", "strategy": "created", "keep": "leader",
+	"idle": "free", "conflict": "conflict", "ping": "renewed", "wait": "paused",
+	"no-answer": "expired", "gc": "deleted", "error": "expired",
+}
+
+// DecisionIcon is the icon of an election controller decision kind.
+func DecisionIcon(kind string) string {
+	if n, ok := decisionIcons[kind]; ok {
+		return n
+	}
+	return "free"
+}
+
+// DecisionWord is how a decision kind reads in a badge ("CONFLICT", "NONE" for no decision).
+func DecisionWord(kind string) string {
+	if kind == "" {
+		return "NONE"
+	}
+	return strings.ToUpper(kind)
+}
