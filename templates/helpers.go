@@ -61,7 +61,6 @@ func holderText(holder string) string {
 	return holder
 }
 
-
 // formNamespace is the namespace a form starts with.
 func formNamespace(ns string) string {
 	if ns == "" {

@@ -194,4 +194,3 @@ func TestCompactKeepsTerms(t *testing.T) {
 		}
 	}
 }
-

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/templates"
-	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/election"
+	"github.com/leaselab/leaselab/web/judge"
 )
 
 // maxDecisions is how many election decisions the lease page lists.
