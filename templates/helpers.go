@@ -38,7 +38,7 @@ func stateWord(state string) string {
 	return "UNKNOWN"
 }
 
-// iconNames maps states and feed kinds to sprite symbols.
+// iconNames maps states and feed kinds to sprite symbols (IconName).
 var iconNames = map[string]string{
 	"leader": "leader", "follower": "follower", "paused": "paused", "partitioned": "partitioned",
 	"stopped": "stopped", "held": "leader", "free": "free", "expired": "expired",
@@ -46,7 +46,8 @@ var iconNames = map[string]string{
 	"created": "created", "conflict": "conflict", "renewed": "renewed",
 }
 
-func iconName(kind string) string {
+// IconName is the sprite symbol of a state or a feed kind.
+func IconName(kind string) string {
 	if n, ok := iconNames[kind]; ok {
 		return n
 	}

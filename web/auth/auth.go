@@ -236,8 +236,8 @@ func (a *Auth) serveUI(c echo.Context, next echo.HandlerFunc, u User) error {
 		if u.Role != RoleInstructor {
 			return c.String(http.StatusForbidden, "only the instructor may open "+p+"\n")
 		}
-	case p == "/ui/tabs/watch", p == "/ui/tabs/connect":
-		// Everyone sees the tabs live; the UI lets only the instructor command them
+	case p == "/ui/tabs/watch", p == "/ui/tabs/connect", p == "/ui/board/watch":
+		// Everyone sees the tabs and the board live; the UI lets only the instructor command them
 		// (MayCommandTabs).
 		return a.stream(c, next, u)
 	case r.Method == http.MethodPost && strings.HasPrefix(p, "/ui/"):

@@ -160,3 +160,10 @@ func Compact(changes []Change, c Change) []Change {
 	}
 	return append(changes, c)
 }
+
+// Renewal reports whether cur renewed the hold prev left: the same holder wrote a new record
+// before the lease ran out.
+func Renewal(prev, cur Change) bool {
+	return !prev.Deleted && !cur.Deleted && cur.Holder != "" && prev.Holder == cur.Holder &&
+		cur.record != prev.record && continuous(prev, cur)
+}

@@ -62,6 +62,7 @@ type UI struct {
 	assets func() *assets // waits for the embedded assets, loaded in the background by New
 	hub    *Hub
 	hist   *historyCache
+	board  *board
 	// decisions is Options.Decisions, replaceable by SetDecisions while serving.
 	decisions atomic.Pointer[func(namespace, lease string) []templates.DecisionView]
 	// dfeed tells open dashboards which leases have new decisions (DecisionsChanged).
@@ -110,6 +111,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 	go u.assets()
 	u.hub = NewHub(logger, opts.Now)
 	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease)
+	u.board = newBoard(u)
 	return u, nil
 }
 
@@ -124,6 +126,8 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	GET  /ui/tabs/connect                   WebSocket: a candidate tab reports to the hub
 //	GET  /ui/tabs/watch                     WebSocket: the dashboard follows the tabs and the
 //	                                        election controller's latest decisions
+//	GET  /ui/board/watch                    WebSocket: the dashboard's lease cards and feed, as
+//	                                        the server judges them
 //	GET  /static/*                          embedded assets
 func (u *UI) Register(e *echo.Echo) {
 	e.GET("/", u.dashboard)
@@ -134,6 +138,7 @@ func (u *UI) Register(e *echo.Echo) {
 	e.POST("/ui/leases/:namespace/:name/delete", u.deleteLease, sameOrigin)
 	e.GET("/ui/tabs/connect", u.tabConnect)
 	e.GET("/ui/tabs/watch", u.tabWatch)
+	e.GET("/ui/board/watch", u.boardWatch)
 	e.GET("/static/*", u.static)
 	e.HEAD("/static/*", u.static)
 }

@@ -22,45 +22,12 @@
   const enc = encodeURIComponent;
 
   // --- leases -------------------------------------------------------------------------------
-  /** What the dashboard remembers of each lease: enough to tell what a change did. */
+  // The server judges every lease (web/judge): its status, when its hold runs out, and what each
+  // change did, as feed lines. This script draws the board it pushes and decides nothing.
+  /** The cards by lease key. */
   const leases = new Map();
   for (const card of grid.querySelectorAll('[data-lease-card]')) {
-    const d = card.dataset;
-    leases.set(key(d.namespace, d.name), {
-      holder: d.holder, since: Number(d.since) || 0, duration: Number(d.duration) || 0,
-      transitions: Number(d.transitions) || 0, card,
-    });
-  }
-
-  /**
-   * When a lease's hold counts from: spec.renewTime, else spec.acquireTime, else the time of
-   * the change that wrote it (changedAt). The server's holdSince (web/ui/timeline.go) is the
-   * same rule, so that cards, the feed and the timeline agree on when a lease expires.
-   */
-  function holdSince(s, changedAt) {
-    const t = Date.parse(s.renewTime || s.acquireTime || '');
-    return Number.isNaN(t) ? changedAt : t;
-  }
-
-  /** A lease as the dashboard keeps it; changedAt is when the change arrived (server clock). */
-  function specOf(o, changedAt) {
-    const s = o.spec || {};
-    return {
-      holder: s.holderIdentity || '',
-      since: holdSince(s, changedAt),
-      duration: s.leaseDurationSeconds || 0,
-      transitions: s.leaseTransitions || 0,
-      strategy: s.strategy || '',
-    };
-  }
-
-  function expiresOf(st) { return st.since && st.duration ? st.since + st.duration * 1000 : 0; }
-
-  function statusOf(st) {
-    if (!st.holder) return 'free';
-    const exp = expiresOf(st);
-    if (exp && LL.serverNow() >= exp) return 'expired';
-    return 'held';
+    leases.set(key(card.dataset.namespace, card.dataset.name), card);
   }
 
   function setStatus(card, status) {
@@ -94,111 +61,53 @@
     return card;
   }
 
-  function renderCard(card, st) {
-    card.dataset.holder = st.holder;
-    card.dataset.since = String(st.since);
-    card.dataset.duration = String(st.duration);
-    card.dataset.transitions = String(st.transitions);
+  /** Draws a card as the server judged it. */
+  function drawCard(c) {
+    const k = key(c.namespace, c.name);
+    let card = leases.get(k);
+    if (!card) { card = newCard(c.namespace, c.name); leases.set(k, card); }
+    card.dataset.holder = c.holder;
+    card.dataset.since = String(c.sinceMs);
+    card.dataset.duration = String(c.durationSeconds);
+    card.dataset.transitions = String(c.transitions);
     const h = LL.field(card, 'holder');
-    h.textContent = st.holder || 'no holder';
-    h.classList.toggle('holder-empty', !st.holder);
-    LL.setText(card, 'transitions', String(st.transitions));
+    h.textContent = c.holder || 'no holder';
+    h.classList.toggle('holder-empty', !c.holder);
+    LL.setText(card, 'transitions', String(c.transitions));
     const cle = LL.field(card, 'cle');
-    cle.hidden = !st.strategy;
-    cle.setAttribute('title', 'Coordinated Leader Election: strategy ' + st.strategy);
+    cle.hidden = !c.strategy;
+    cle.setAttribute('title', 'Coordinated Leader Election: strategy ' + c.strategy);
     const ring = card.querySelector('[data-ring]');
-    ring.dataset.expires = String(expiresOf(st));
-    ring.dataset.duration = String(st.duration);
+    ring.dataset.expires = String(c.expiresMs);
+    ring.dataset.duration = String(c.durationSeconds);
     delete ring.dataset.firedFor;
-    setStatus(card, statusOf(st));
+    setStatus(card, c.status);
     showCardConflict(card);
     card.hidden = !!nsFilter && card.dataset.namespace !== nsFilter;
   }
 
-  function onLease(type, o) {
-    const m = o.metadata || {};
-    const ns = m.namespace || '';
-    const name = m.name || '';
-    const k = key(ns, name);
-    const prev = leases.get(k);
-    if (type === 'DELETED') {
-      if (prev) {
-        prev.card.remove();
-        leases.delete(k);
-        for (const opt of leaseNames.querySelectorAll('option')) if (opt.value === name) { opt.remove(); break; }
-        feed('deleted', k + ' was deleted', ns, name);
-      }
-      emptyStates();
-      return;
+  function removeCard(c) {
+    const k = key(c.namespace, c.name);
+    const card = leases.get(k);
+    if (!card) return;
+    card.remove();
+    leases.delete(k);
+    for (const opt of leaseNames.querySelectorAll('option')) if (opt.value === c.name) { opt.remove(); break; }
+  }
+
+  function onBoard(msg) {
+    if (msg.reset) {
+      const keep = new Set((msg.cards || []).map((c) => key(c.namespace, c.name)));
+      for (const [k, card] of leases) if (!keep.has(k)) removeCard(card.dataset);
+      feedList.replaceChildren();
     }
-    // A live change arrives within milliseconds of its commit: its arrival stands in for the
-    // commit time when the lease has neither renewTime nor acquireTime.
-    const st = specOf(o, LL.serverNow());
-    const card = prev ? prev.card : newCard(ns, name);
-    if (!prev) {
-      feed(st.holder ? 'acquired' : 'created', st.holder ? st.holder + ' created and acquired ' + k : k + ' was created', ns, name);
-    } else {
-      tellChange(k, prev, st, ns, name);
-    }
-    st.card = card;
-    leases.set(k, st);
-    renderCard(card, st);
+    for (const c of msg.cards || []) drawCard(c);
+    for (const c of msg.gone || []) removeCard(c);
+    for (const f of msg.feed || []) feed(f, !msg.reset);
+    if (msg.renewals) renewals(msg.renewals);
     updateCounts();
     emptyStates();
   }
-
-  /** Tells in the feed what a change did: renewals are counted, the rest get a line. */
-  function tellChange(k, prev, st, ns, name) {
-    if (prev.holder === st.holder) {
-      if (!st.holder || st.since === prev.since) return;
-      const exp = expiresOf(prev);
-      if (exp && exp <= LL.serverNow()) {
-        feed('acquired', st.holder + ' wrote ' + k + ' again after its hold had expired (transitions ' + st.transitions + ')', ns, name);
-      } else {
-        renewals(1);
-      }
-      return;
-    }
-    if (!st.holder) {
-      feed('released', prev.holder + ' released ' + k, ns, name);
-    } else if (!prev.holder) {
-      feed('acquired', st.holder + ' acquired ' + k + ' (transitions ' + st.transitions + ')', ns, name);
-    } else {
-      const exp = expiresOf(prev);
-      if (exp && exp <= LL.serverNow()) {
-        feed('acquired', st.holder + ' acquired ' + k + ' after ' + prev.holder + "'s hold expired (transitions " + st.transitions + ')', ns, name);
-      } else {
-        feed('takeover', st.holder + ' took ' + k + ' over from ' + prev.holder + ' (transitions ' + st.transitions + ')', ns, name);
-      }
-    }
-  }
-
-  // A ring that drains to zero: the holder did not renew in time.
-  // While the server is out of reach the dashboard cannot know whether the holder renewed:
-  // nothing is told then. Rings that ran out meanwhile are told once the streams are back and
-  // have caught up, if no change arrived for them.
-  const unsure = new Map();
-  grid.addEventListener('ll:expired', (e) => {
-    const card = e.target.closest('[data-lease-card]');
-    if (!card) return;
-    const k = key(card.dataset.namespace, card.dataset.name);
-    const st = leases.get(k);
-    if (!st || !st.holder) return;
-    if (!LL.connected()) { unsure.set(k, st); return; }
-    tellExpired(k, st);
-  });
-  function tellExpired(k, st) {
-    setStatus(st.card, 'expired');
-    feed('expired', st.holder + "'s hold on " + k + ' expired: not renewed in time', st.card.dataset.namespace, st.card.dataset.name);
-  }
-  LL.onConnection((up) => {
-    if (!up) return;
-    setTimeout(() => {
-      if (!LL.connected()) return;
-      for (const [k, st] of unsure) if (leases.get(k) === st && statusOf(st) === 'expired') tellExpired(k, st);
-      unsure.clear();
-    }, 1500);
-  });
 
   // --- the feed -----------------------------------------------------------------------------
   let renewalCount = 0;
@@ -208,16 +117,17 @@
     renewalEl.textContent = String(renewalCount);
   }
 
-  function feed(kind, text, ns, name) {
+  /** Adds a feed line on top: f as the server told it ({atMs, at, kind, icon, text, namespace, lease}). */
+  function feed(f, fresh) {
     const li = LL.fromTemplate('feed-item-template');
-    li.className = 'feed-item feed-' + kind + ' fresh';
-    li.dataset.kind = kind;
-    li.dataset.namespace = ns;
-    li.dataset.lease = name;
-    li.querySelector('use').setAttribute('href', '#i-' + kind);
-    LL.setText(li, 'at', LL.clock(LL.serverNow()));
-    LL.setText(li, 'text', text);
-    li.hidden = !!nsFilter && ns !== nsFilter;
+    li.className = 'feed-item feed-' + f.kind + (fresh ? ' fresh' : '');
+    li.dataset.kind = f.kind;
+    li.dataset.namespace = f.namespace;
+    li.dataset.lease = f.lease;
+    li.querySelector('use').setAttribute('href', '#i-' + (f.icon || f.kind));
+    LL.setText(li, 'at', f.at || LL.clock(f.atMs));
+    LL.setText(li, 'text', f.text);
+    li.hidden = !!nsFilter && f.namespace !== nsFilter;
     feedList.insertBefore(li, feedList.firstChild);
     while (feedList.children.length > 60) feedList.lastElementChild.remove();
   }
@@ -343,8 +253,8 @@
       if (d.kind) decisions.set(k, d); else decisions.delete(k);
       const row = electionRows.get(k);
       if (row) renderElection(row, k);
-      const st = leases.get(k);
-      if (st) showCardConflict(st.card);
+      const card = leases.get(k);
+      if (card) showCardConflict(card);
     }
   }
 
@@ -415,7 +325,7 @@
       LL.setText(row, 'candidates', String(n));
       row.hidden = !!nsFilter && row.dataset.namespace !== nsFilter;
     }
-    for (const st of leases.values()) showCardConflict(st.card);
+    for (const card of leases.values()) showCardConflict(card);
   }
 
   // Ages move on without any message.
@@ -468,7 +378,7 @@
       row.hidden = !!nsFilter && t.namespace !== nsFilter;
       const log = t.lastLog || {};
       if (log.kind === 'conflict' && lastLogSeen.has(t.id) && lastLogSeen.get(t.id) !== log.at) {
-        feed('conflict', t.identity + ': ' + log.text, t.namespace, t.lease);
+        feed({ kind: 'conflict', icon: 'conflict', atMs: LL.serverNow(), text: t.identity + ': ' + log.text, namespace: t.namespace, lease: t.lease }, true);
       }
       lastLogSeen.set(t.id, log.at);
     }
@@ -520,9 +430,9 @@
       const k = key(t.namespace, t.lease);
       nTabs.set(k, (nTabs.get(k) || 0) + 1);
     }
-    for (const [k, st] of leases) {
-      LL.setText(st.card, 'candidates', String(nCands.get(k) || 0));
-      LL.setText(st.card, 'tabs', String(nTabs.get(k) || 0));
+    for (const [k, card] of leases) {
+      LL.setText(card, 'candidates', String(nCands.get(k) || 0));
+      LL.setText(card, 'tabs', String(nTabs.get(k) || 0));
     }
     syncElections(nCands);
   }
@@ -537,7 +447,7 @@
 
   // --- streams ------------------------------------------------------------------------------
   const reload = () => location.reload();
-  LL.watch('leases', '/apis/coordination.k8s.io/v1/leases', root.dataset.leasesRv, onLease, reload);
+  LL.socket('board', '/ui/board/watch', (msg) => { if (msg.type === 'board') onBoard(msg); });
   LL.watch('namespaces', '/api/v1/namespaces', root.dataset.namespacesRv, onNamespace, reload);
   LL.watch('candidates', '/apis/coordination.k8s.io/v1beta1/leasecandidates', root.dataset.candidatesRv, onCandidate, reload);
   emptyStates();

@@ -1,0 +1,382 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/labstack/echo/v4"
+	coordinationv1 "k8s.io/api/coordination/v1"
+
+	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/web/judge"
+)
+
+// The board keeps the dashboard's lease cards and feed as the judge decides them and pushes
+// what changes to open dashboards: the page's script draws the verdicts and decides nothing.
+// It follows the store's watch of leases, and wakes when a held lease runs out, so that an
+// expiry is told by the server, once, when it happens; a dashboard that was disconnected gets
+// the whole board again when it reconnects.
+type board struct {
+	u *UI
+
+	mu      sync.Mutex
+	started bool
+	leases  map[leaseKey]*boardLease
+	feed    []templates.FeedItem // newest last, at most maxBoardFeed
+	subs    map[*boardSub]struct{}
+	wake    chan struct{}
+}
+
+// boardLease is what the board knows of one lease.
+type boardLease struct {
+	lease *coordinationv1.Lease
+	cur   judge.Change
+	card  boardCard
+	told  map[string]bool // keys of the feed lines already told
+}
+
+// boardCard is a lease card as the dashboard's script draws it.
+type boardCard struct {
+	Namespace       string `json:"namespace"`
+	Name            string `json:"name"`
+	Holder          string `json:"holder"`
+	Status          string `json:"status"`
+	SinceMs         int64  `json:"sinceMs"`
+	ExpiresMs       int64  `json:"expiresMs"`
+	DurationSeconds int32  `json:"durationSeconds"`
+	Transitions     int32  `json:"transitions"`
+	Strategy        string `json:"strategy"`
+	PreferredHolder string `json:"preferredHolder"`
+}
+
+// boardFeedItem is a feed line as the dashboard's script draws it.
+type boardFeedItem struct {
+	AtMs      int64  `json:"atMs"`
+	At        string `json:"at"`
+	Kind      string `json:"kind"`
+	Icon      string `json:"icon"`
+	Text      string `json:"text"`
+	Namespace string `json:"namespace"`
+	Lease     string `json:"lease"`
+}
+
+// boardMessage is one message of the board's stream. Reset replaces every card and the feed;
+// otherwise Cards changed, Gone were deleted, Feed are new lines (oldest first) and Renewals
+// counts the renewals since the last message.
+type boardMessage struct {
+	Type     string          `json:"type"`
+	Reset    bool            `json:"reset,omitempty"`
+	Cards    []boardCard     `json:"cards"`
+	Gone     []boardCard     `json:"gone,omitempty"`
+	Feed     []boardFeedItem `json:"feed"`
+	Renewals int             `json:"renewals,omitempty"`
+}
+
+// boardSub is one open dashboard.
+type boardSub struct {
+	msgs chan []byte
+	// dropped is closed when the dashboard fell behind and was dropped.
+	dropped chan struct{}
+}
+
+const (
+	// maxBoardFeed is how many feed lines the board keeps for dashboards that (re)connect.
+	maxBoardFeed = 60
+	// boardQueue bounds the messages waiting for one dashboard; one that falls further behind
+	// is dropped and reconnects to a fresh board.
+	boardQueue = 64
+	// boardFlush spaces the board's messages: changes in between are sent together.
+	boardFlush = 100 * time.Millisecond
+)
+
+func newBoard(u *UI) *board {
+	return &board{u: u, leases: map[leaseKey]*boardLease{}, subs: map[*boardSub]struct{}{}, wake: make(chan struct{}, 1)}
+}
+
+// subscribe adds a dashboard; its first message is the whole board. It starts the board on
+// first use.
+func (b *board) subscribe(ctx context.Context) (*boardSub, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.started {
+		if err := b.start(ctx); err != nil {
+			return nil, err
+		}
+		b.started = true
+	}
+	s := &boardSub{msgs: make(chan []byte, boardQueue), dropped: make(chan struct{})}
+	s.msgs <- b.snapshotLocked()
+	b.subs[s] = struct{}{}
+	return s, nil
+}
+
+func (b *board) unsubscribe(s *boardSub) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.subs, s)
+}
+
+// start reads every lease, tells their history and follows their changes. Called with b.mu.
+func (b *board) start(ctx context.Context) error {
+	leases, rev, err := b.u.listLeases(ctx, "")
+	if err != nil {
+		return err
+	}
+	now := b.u.opts.Now()
+	var feed []templates.FeedItem
+	for _, l := range leases {
+		bl, items, err := b.tellLease(ctx, l, nil, now)
+		if err != nil {
+			return err
+		}
+		b.leases[leaseKey{l.Namespace, l.Name}] = bl
+		feed = append(feed, items...)
+	}
+	b.feed = slices.Clone(newestFeed(feed))
+	slices.Reverse(b.feed)
+	w, err := b.u.store.Watch(b.u.opts.Context, store.WatchOptions{Resource: b.u.leases.StorageResource(), After: rev})
+	if err != nil {
+		return err
+	}
+	go b.run(w)
+	return nil
+}
+
+// tellLease judges one lease: its card, and the feed lines not told before (all of them when
+// prev is nil).
+func (b *board) tellLease(ctx context.Context, l *coordinationv1.Lease, prev *boardLease, now time.Time) (*boardLease, []templates.FeedItem, error) {
+	changes, err := b.u.hist.changes(ctx, l.Namespace, l.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	bl := &boardLease{lease: l, cur: currentChange(l, changes), told: map[string]bool{}}
+	bl.card = cardOf(l, bl.cur, now)
+	var fresh []templates.FeedItem
+	for _, t := range judge.Tell(l.Namespace+"/"+l.Name, judge.Terms(changes, now)) {
+		k := t.Key()
+		bl.told[k] = true
+		if prev == nil || !prev.told[k] {
+			fresh = append(fresh, feedItem(l.Namespace, l.Name, t))
+		}
+	}
+	return bl, fresh, nil
+}
+
+// cardOf is the card the script draws.
+func cardOf(l *coordinationv1.Lease, cur judge.Change, now time.Time) boardCard {
+	c := leaseCard(l, cur, now)
+	return boardCard{
+		Namespace: c.Namespace, Name: c.Name, Holder: c.Holder, Status: c.Status,
+		SinceMs: c.SinceMs, ExpiresMs: c.ExpiresAtMs, DurationSeconds: c.DurationSeconds,
+		Transitions: c.Transitions, Strategy: c.Strategy, PreferredHolder: c.PreferredHolder,
+	}
+}
+
+// run applies the watch's changes and the leases running out, every boardFlush at most.
+func (b *board) run(w store.Watch) {
+	defer w.Close()
+	ctx := b.u.opts.Context
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var pending []store.Event
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.Events():
+			if !ok {
+				if err := w.Err(); err != nil && !errors.Is(err, context.Canceled) {
+					b.u.log.Warn("dashboard board: lease watch ended", slog.Any("error", err))
+				}
+				b.restart()
+				return
+			}
+			pending = append(pending, ev)
+			// Gather what else arrives within boardFlush.
+			if len(pending) == 1 {
+				timer.Reset(boardFlush)
+			}
+			continue
+		case <-timer.C:
+		}
+		wait := b.apply(ctx, pending)
+		pending = pending[:0]
+		timer.Reset(max(wait, boardFlush))
+	}
+}
+
+// restart forgets the board after its watch ended (fell behind, compacted, store closed): the
+// dashboards reconnect and the next one starts it afresh.
+func (b *board) restart() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.started = false
+	clear(b.leases)
+	for s := range b.subs {
+		close(s.dropped)
+		delete(b.subs, s)
+	}
+}
+
+// apply judges the leases that changed and those whose hold ran out, pushes the result to every
+// dashboard and returns how long until the next held lease runs out.
+func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
+	now := b.u.opts.Now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	msg := boardMessage{Type: "board"}
+	dirty := map[leaseKey]*coordinationv1.Lease{}
+	for _, ev := range evs {
+		k := leaseKey{ev.Object.Namespace, ev.Object.Name}
+		if ev.Type == store.Deleted {
+			dirty[k] = nil
+			continue
+		}
+		l, err := b.u.decodeLease(ev.Object)
+		if err != nil {
+			b.u.log.Warn("dashboard board: undecodable lease", slog.Any("error", err))
+			continue
+		}
+		if prev := b.leases[k]; prev != nil {
+			if judge.Renewal(prev.cur, judge.ChangeOf(l, ev.Object.Revision, ev.Time, &prev.cur)) {
+				msg.Renewals++
+			}
+		}
+		dirty[k] = l
+	}
+	for k, bl := range b.leases {
+		if _, ok := dirty[k]; !ok && bl.card.Status == judge.StatusHeld && judge.Status(bl.cur, now) != judge.StatusHeld {
+			dirty[k] = bl.lease
+		}
+	}
+	var feed []templates.FeedItem
+	for k, l := range dirty {
+		prev := b.leases[k]
+		if l == nil {
+			if prev != nil {
+				delete(b.leases, k)
+				msg.Gone = append(msg.Gone, prev.card)
+			}
+			continue
+		}
+		bl, items, err := b.tellLease(ctx, l, prev, now)
+		if err != nil {
+			b.u.log.Warn("dashboard board: lease history", slog.Any("error", err))
+			continue
+		}
+		b.leases[k] = bl
+		msg.Cards = append(msg.Cards, bl.card)
+		feed = append(feed, items...)
+	}
+	slices.SortStableFunc(feed, func(a, c templates.FeedItem) int { return compareInt64(a.AtMs, c.AtMs) })
+	for _, f := range feed {
+		msg.Feed = append(msg.Feed, boardItem(f))
+	}
+	b.feed = append(b.feed, feed...)
+	if n := len(b.feed); n > maxBoardFeed {
+		b.feed = slices.Clone(b.feed[n-maxBoardFeed:])
+	}
+	if len(msg.Cards)+len(msg.Gone)+len(msg.Feed)+msg.Renewals > 0 {
+		b.broadcastLocked(msg)
+	}
+	return b.nextExpiryLocked(now).Sub(now)
+}
+
+// nextExpiryLocked is when the next held lease runs out; an hour from now when none is held.
+func (b *board) nextExpiryLocked(now time.Time) time.Time {
+	next := now.Add(time.Hour)
+	for _, bl := range b.leases {
+		if bl.card.Status != judge.StatusHeld {
+			continue
+		}
+		if exp := bl.cur.Expiry(); !exp.IsZero() && exp.Before(next) {
+			next = exp
+		}
+	}
+	return next
+}
+
+func (b *board) broadcastLocked(msg boardMessage) {
+	data, err := json.Marshal(msg)
+	if err != nil {
+		b.u.log.Error("dashboard board: encode", slog.Any("error", err))
+		return
+	}
+	for s := range b.subs {
+		select {
+		case s.msgs <- data:
+		default:
+			// Too far behind: drop it; it reconnects and gets the whole board.
+			close(s.dropped)
+			delete(b.subs, s)
+		}
+	}
+}
+
+// snapshotLocked is the whole board as one message.
+func (b *board) snapshotLocked() []byte {
+	msg := boardMessage{Type: "board", Reset: true, Cards: make([]boardCard, 0, len(b.leases)), Feed: make([]boardFeedItem, 0, len(b.feed))}
+	for _, bl := range b.leases {
+		msg.Cards = append(msg.Cards, bl.card)
+	}
+	for _, f := range b.feed {
+		msg.Feed = append(msg.Feed, boardItem(f))
+	}
+	data, _ := json.Marshal(msg)
+	return data
+}
+
+func boardItem(f templates.FeedItem) boardFeedItem {
+	return boardFeedItem{AtMs: f.AtMs, At: f.At, Kind: f.Kind, Icon: templates.IconName(f.Kind), Text: f.Text, Namespace: f.Namespace, Lease: f.Lease}
+}
+
+func compareInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// boardWatch serves GET /ui/board/watch: the WebSocket that keeps a dashboard's lease cards and
+// feed current. The first message is the whole board, then what changes; the stream is
+// write-only (anything the browser sends closes it).
+func (u *UI) boardWatch(c echo.Context) error {
+	conn, err := acceptWS(c, watchReadLimit)
+	if err != nil {
+		u.log.Debug("board watch refused", slog.Any("error", err))
+		return nil
+	}
+	sub, err := u.board.subscribe(c.Request().Context())
+	if err != nil {
+		u.log.Error("dashboard board", slog.Any("error", err))
+		conn.Close(websocket.StatusInternalError, "the board could not be read")
+		return nil
+	}
+	defer u.board.unsubscribe(sub)
+	ctx := conn.CloseRead(u.opts.Context)
+	for {
+		select {
+		case <-ctx.Done():
+			conn.Close(websocket.StatusNormalClosure, "")
+			return nil
+		case <-sub.dropped:
+			conn.Close(websocket.StatusTryAgainLater, "fell behind: reconnect")
+			return nil
+		case msg := <-sub.msgs:
+			if err := wsWrite(ctx, conn, msg); err != nil {
+				conn.Close(websocket.StatusGoingAway, "write failed")
+				return nil
+			}
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/leaselab/leaselab/web/judge"
+)
+
+// mustBoardMessage waits for the next message of a board subscription.
+func mustBoardMessage(tb testing.TB, sub *boardSub) boardMessage {
+	tb.Helper()
+	select {
+	case data := <-sub.msgs:
+		var m boardMessage
+		if err := json.Unmarshal(data, &m); err != nil {
+			tb.Fatal(err)
+		}
+		return m
+	case <-sub.dropped:
+		tb.Fatal("the subscription was dropped")
+	case <-time.After(10 * time.Second):
+		tb.Fatal("no board message within 10 s")
+	}
+	return boardMessage{}
+}
+
+func feedTexts(items []boardFeedItem) string {
+	var s []string
+	for _, f := range items {
+		s = append(s, f.Kind+": "+f.Text)
+	}
+	return strings.Join(s, "\n")
+}
+
+// TestBoardTellsOnce: the board sends a dashboard the whole board, then each change as the
+// judge reads it, and tells an expiry itself, once, when the hold runs out.
+func TestBoardTellsOnce(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(t0.UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
+	tu := mustNewUI(t, t0, func(o *Options) { o.Now = now })
+	ctx := context.Background()
+	tu.putLease(t, lease("default", "demo", "a", t0, 2, 0), t0)
+
+	sub, err := tu.board.subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tu.board.unsubscribe(sub)
+	m := mustBoardMessage(t, sub)
+	if !m.Reset || len(m.Cards) != 1 || m.Cards[0].Status != judge.StatusHeld || m.Cards[0].ExpiresMs != t0.Add(2*time.Second).UnixMilli() {
+		t.Fatalf("first message: %+v", m)
+	}
+	if got, want := feedTexts(m.Feed), "acquired: a acquired default/demo (transitions 0)"; got != want {
+		t.Errorf("first feed %q, want %q", got, want)
+	}
+
+	// A renewal is counted, not told.
+	clock.Store(t0.Add(time.Second).UnixNano())
+	tu.putLease(t, lease("default", "demo", "a", t0.Add(time.Second), 2, 0), t0.Add(time.Second))
+	m = mustBoardMessage(t, sub)
+	if m.Reset || m.Renewals != 1 || len(m.Feed) != 0 || len(m.Cards) != 1 || m.Cards[0].ExpiresMs != t0.Add(3*time.Second).UnixMilli() {
+		t.Fatalf("after a renewal: %+v", m)
+	}
+
+	// The hold runs out: the server tells it.
+	clock.Store(t0.Add(3500 * time.Millisecond).UnixNano())
+	tu.board.apply(ctx, nil)
+	m = mustBoardMessage(t, sub)
+	if len(m.Cards) != 1 || m.Cards[0].Status != judge.StatusExpired {
+		t.Fatalf("after it ran out: %+v", m)
+	}
+	if got, want := feedTexts(m.Feed), "expired: a's hold on default/demo expired: not renewed in time"; got != want {
+		t.Errorf("feed %q, want %q", got, want)
+	}
+	// Told once.
+	tu.board.apply(ctx, nil)
+	select {
+	case data := <-sub.msgs:
+		t.Errorf("told again: %s", data)
+	default:
+	}
+
+	// Another holder takes it; a dashboard that connects now gets the whole story.
+	clock.Store(t0.Add(4 * time.Second).UnixNano())
+	tu.putLease(t, lease("default", "demo", "b", t0.Add(4*time.Second), 2, 1), t0.Add(4*time.Second))
+	m = mustBoardMessage(t, sub)
+	if got, want := feedTexts(m.Feed), "acquired: b acquired default/demo after a's hold expired (transitions 1)"; got != want {
+		t.Errorf("feed %q, want %q", got, want)
+	}
+	late, err := tu.board.subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tu.board.unsubscribe(late)
+	m = mustBoardMessage(t, late)
+	want := "acquired: a acquired default/demo (transitions 0)\n" +
+		"expired: a's hold on default/demo expired: not renewed in time\n" +
+		"acquired: b acquired default/demo after a's hold expired (transitions 1)"
+	if got := feedTexts(m.Feed); !m.Reset || got != want {
+		t.Errorf("a late dashboard's feed:\n%s\nwant:\n%s", got, want)
+	}
+}
