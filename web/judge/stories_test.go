@@ -153,8 +153,8 @@ func TestObservedIgnoresOtherWrites(t *testing.T) {
 func TestRenewal(t *testing.T) {
 	var h history
 	h.put(at(0), spec("a", at(0), 10, 0))
-	h.put(at(2), spec("a", at(2), 10, 0))  // renewal
-	h.put(at(3), spec("a", at(2), 10, 0))  // same record: not a renewal
+	h.put(at(2), spec("a", at(2), 10, 0))   // renewal
+	h.put(at(3), spec("a", at(2), 10, 0))   // same record: not a renewal
 	h.put(at(20), spec("a", at(20), 10, 0)) // after it ran out: a new term, not a renewal
 	h.put(at(21), spec("b", at(21), 10, 1)) // another holder
 	want := []bool{true, false, false, false}

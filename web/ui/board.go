@@ -6,12 +6,14 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/templates"
@@ -29,6 +31,7 @@ type board struct {
 	mu      sync.Mutex
 	started bool
 	leases  map[leaseKey]*boardLease
+	cands   map[leaseKey]boardCandidate
 	feed    []templates.FeedItem // newest last, at most maxBoardFeed
 	subs    map[*boardSub]struct{}
 	wake    chan struct{}
@@ -56,6 +59,21 @@ type boardCard struct {
 	PreferredHolder string `json:"preferredHolder"`
 }
 
+// boardCandidate is a LeaseCandidate row as the dashboard's script draws it.
+type boardCandidate struct {
+	Namespace        string `json:"namespace"`
+	Name             string `json:"name"`
+	LeaseName        string `json:"leaseName"`
+	BinaryVersion    string `json:"binaryVersion"`
+	EmulationVersion string `json:"emulationVersion"`
+	// Strategies is how the strategy column reads (judge.StrategiesText); V1alpha1 marks a
+	// candidate written through v1alpha1.
+	Strategies string `json:"strategies"`
+	V1alpha1   bool   `json:"v1alpha1"`
+	PingTime   string `json:"pingTime"`
+	RenewTime  string `json:"renewTime"`
+}
+
 // boardFeedItem is a feed line as the dashboard's script draws it.
 type boardFeedItem struct {
 	AtMs      int64  `json:"atMs"`
@@ -69,12 +87,15 @@ type boardFeedItem struct {
 
 // boardMessage is one message of the board's stream. Reset replaces every card and the feed;
 // otherwise Cards changed, Gone were deleted, Feed are new lines (oldest first) and Renewals
-// counts the renewals since the last message.
+// counts the renewals since the last message; Candidates and CandidatesGone are the
+// LeaseCandidate rows that changed and those deleted.
 type boardMessage struct {
-	Type     string          `json:"type"`
-	Reset    bool            `json:"reset,omitempty"`
-	Cards    []boardCard     `json:"cards"`
-	Gone     []boardCard     `json:"gone,omitempty"`
+	Type           string           `json:"type"`
+	Reset          bool             `json:"reset,omitempty"`
+	Cards          []boardCard      `json:"cards"`
+	Gone           []boardCard      `json:"gone,omitempty"`
+	Candidates     []boardCandidate `json:"candidates"`
+	CandidatesGone []boardCandidate `json:"candidatesGone,omitempty"`
 	Feed     []boardFeedItem `json:"feed"`
 	Renewals int             `json:"renewals,omitempty"`
 }
@@ -97,7 +118,7 @@ const (
 )
 
 func newBoard(u *UI) *board {
-	return &board{u: u, leases: map[leaseKey]*boardLease{}, subs: map[*boardSub]struct{}{}, wake: make(chan struct{}, 1)}
+	return &board{u: u, leases: map[leaseKey]*boardLease{}, cands: map[leaseKey]boardCandidate{}, subs: map[*boardSub]struct{}{}, wake: make(chan struct{}, 1)}
 }
 
 // subscribe adds a dashboard; its first message is the whole board. It starts the board on
@@ -141,12 +162,34 @@ func (b *board) start(ctx context.Context) error {
 	}
 	b.feed = slices.Clone(newestFeed(feed))
 	slices.Reverse(b.feed)
+	cands, candsRev, err := b.u.listCandidates(ctx, "")
+	if err != nil {
+		return err
+	}
+	for _, lc := range cands {
+		b.cands[leaseKey{lc.Namespace, lc.Name}] = candidateOf(lc, now)
+	}
 	w, err := b.u.store.Watch(b.u.opts.Context, store.WatchOptions{Resource: b.u.leases.StorageResource(), After: rev})
 	if err != nil {
 		return err
 	}
-	go b.run(w)
+	cw, err := b.u.store.Watch(b.u.opts.Context, store.WatchOptions{Resource: b.u.candidates.StorageResource(), After: candsRev})
+	if err != nil {
+		w.Close()
+		return err
+	}
+	go b.run(w, cw)
 	return nil
+}
+
+// candidateOf is a LeaseCandidate's row.
+func candidateOf(lc *coordinationv1beta1.LeaseCandidate, now time.Time) boardCandidate {
+	r := candidateRow(lc, now)
+	return boardCandidate{
+		Namespace: r.Namespace, Name: r.Name, LeaseName: r.LeaseName, BinaryVersion: r.BinaryVersion,
+		EmulationVersion: r.EmulationVersion, Strategies: r.Strategies, V1alpha1: r.V1alpha1,
+		PingTime: r.PingTime, RenewTime: r.RenewTime,
+	}
 }
 
 // tellLease judges one lease: its card, and the feed lines not told before (all of them when
@@ -179,9 +222,10 @@ func cardOf(l *coordinationv1.Lease, cur judge.Change, now time.Time) boardCard 
 	}
 }
 
-// run applies the watch's changes and the leases running out, every boardFlush at most.
-func (b *board) run(w store.Watch) {
+// run applies the watches' changes and the leases running out, every boardFlush at most.
+func (b *board) run(w, cw store.Watch) {
 	defer w.Close()
+	defer cw.Close()
 	ctx := b.u.opts.Context
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -192,24 +236,35 @@ func (b *board) run(w store.Watch) {
 			return
 		case ev, ok := <-w.Events():
 			if !ok {
-				if err := w.Err(); err != nil && !errors.Is(err, context.Canceled) {
-					b.u.log.Warn("dashboard board: lease watch ended", slog.Any("error", err))
-				}
-				b.restart()
+				b.ended(w)
 				return
 			}
 			pending = append(pending, ev)
-			// Gather what else arrives within boardFlush.
-			if len(pending) == 1 {
-				timer.Reset(boardFlush)
+		case ev, ok := <-cw.Events():
+			if !ok {
+				b.ended(cw)
+				return
 			}
-			continue
+			pending = append(pending, ev)
 		case <-timer.C:
+			wait := b.apply(ctx, pending)
+			pending = pending[:0]
+			timer.Reset(max(wait, boardFlush))
+			continue
 		}
-		wait := b.apply(ctx, pending)
-		pending = pending[:0]
-		timer.Reset(max(wait, boardFlush))
+		// Gather what else arrives within boardFlush.
+		if len(pending) == 1 {
+			timer.Reset(boardFlush)
+		}
 	}
+}
+
+// ended logs why a watch ended (fell behind, compacted, store closed) and restarts the board.
+func (b *board) ended(w store.Watch) {
+	if err := w.Err(); err != nil && !errors.Is(err, context.Canceled) {
+		b.u.log.Warn("dashboard board: watch ended", slog.Any("error", err))
+	}
+	b.restart()
 }
 
 // restart forgets the board after its watch ended (fell behind, compacted, store closed): the
@@ -219,6 +274,7 @@ func (b *board) restart() {
 	defer b.mu.Unlock()
 	b.started = false
 	clear(b.leases)
+	clear(b.cands)
 	for s := range b.subs {
 		close(s.dropped)
 		delete(b.subs, s)
@@ -235,6 +291,10 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 	dirty := map[leaseKey]*coordinationv1.Lease{}
 	for _, ev := range evs {
 		k := leaseKey{ev.Object.Namespace, ev.Object.Name}
+		if ev.Object.Resource != b.u.leases.StorageResource() {
+			b.applyCandidateLocked(&msg, ev, now)
+			continue
+		}
 		if ev.Type == store.Deleted {
 			dirty[k] = nil
 			continue
@@ -283,10 +343,31 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 	if n := len(b.feed); n > maxBoardFeed {
 		b.feed = slices.Clone(b.feed[n-maxBoardFeed:])
 	}
-	if len(msg.Cards)+len(msg.Gone)+len(msg.Feed)+msg.Renewals > 0 {
+	if len(msg.Cards)+len(msg.Gone)+len(msg.Feed)+msg.Renewals+len(msg.Candidates)+len(msg.CandidatesGone) > 0 {
 		b.broadcastLocked(msg)
 	}
 	return b.nextExpiryLocked(now).Sub(now)
+}
+
+// applyCandidateLocked adds a LeaseCandidate's change to msg.
+func (b *board) applyCandidateLocked(msg *boardMessage, ev store.Event, now time.Time) {
+	k := leaseKey{ev.Object.Namespace, ev.Object.Name}
+	if ev.Type == store.Deleted {
+		if r, ok := b.cands[k]; ok {
+			delete(b.cands, k)
+			msg.CandidatesGone = append(msg.CandidatesGone, r)
+		}
+		return
+	}
+	obj, err := decodeStored(b.u.reg, b.u.candidates, ev.Object)
+	lc, ok := obj.(*coordinationv1beta1.LeaseCandidate)
+	if err != nil || !ok {
+		b.u.log.Warn("dashboard board: undecodable lease candidate", slog.Any("error", err))
+		return
+	}
+	r := candidateOf(lc, now)
+	b.cands[k] = r
+	msg.Candidates = append(msg.Candidates, r)
 }
 
 // nextExpiryLocked is when the next held lease runs out; an hour from now when none is held.
@@ -329,6 +410,13 @@ func (b *board) snapshotLocked() []byte {
 	for _, f := range b.feed {
 		msg.Feed = append(msg.Feed, boardItem(f))
 	}
+	msg.Candidates = make([]boardCandidate, 0, len(b.cands))
+	for _, r := range b.cands {
+		msg.Candidates = append(msg.Candidates, r)
+	}
+	slices.SortFunc(msg.Candidates, func(a, c boardCandidate) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, c.Namespace+"/"+c.Name)
+	})
 	data, _ := json.Marshal(msg)
 	return data
 }

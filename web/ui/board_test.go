@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+
+	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/judge"
 )
 
@@ -104,5 +107,34 @@ func TestBoardTellsOnce(t *testing.T) {
 		"acquired: b acquired default/demo after a's hold expired (transitions 1)"
 	if got := feedTexts(m.Feed); !m.Reset || got != want {
 		t.Errorf("a late dashboard's feed:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestBoardCandidates: LeaseCandidate rows come with their strategies worded by the server,
+// the whole v1alpha1 list in order for a candidate written through v1alpha1.
+func TestBoardCandidates(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	ctx := context.Background()
+	tu.putCandidate(t, "default", "c1", "demo", coordinationv1.OldestEmulationVersion, nil)
+	sub, err := tu.board.subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tu.board.unsubscribe(sub)
+	m := mustBoardMessage(t, sub)
+	if len(m.Candidates) != 1 || m.Candidates[0].Strategies != "OldestEmulationVersion" || m.Candidates[0].V1alpha1 {
+		t.Fatalf("first message's candidates: %+v", m.Candidates)
+	}
+	tu.putCandidate(t, "default", "c2", "demo", "example.com/custom", []string{"example.com/custom", "OldestEmulationVersion"})
+	m = mustBoardMessage(t, sub)
+	if len(m.Candidates) != 1 || m.Candidates[0].Name != "c2" || m.Candidates[0].Strategies != "example.com/custom > OldestEmulationVersion" || !m.Candidates[0].V1alpha1 {
+		t.Fatalf("a v1alpha1 candidate: %+v", m.Candidates)
+	}
+	if _, err := tu.st.Delete(ctx, store.Key{Resource: "leasecandidates.coordination.k8s.io", Namespace: "default", Name: "c1"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	m = mustBoardMessage(t, sub)
+	if len(m.CandidatesGone) != 1 || m.CandidatesGone[0].Name != "c1" {
+		t.Fatalf("after a delete: %+v", m)
 	}
 }

@@ -1,7 +1,8 @@
-// dashboard.js: keeps the server-rendered dashboard current. Leases, namespaces and
-// LeaseCandidates come from the API's watch streams (WebSocket), the connected candidate tabs
-// and the election controller's latest decisions from the tab hub's stream, which also carries
-// the instructor's fault commands to a tab.
+// dashboard.js: keeps the server-rendered dashboard current. The lease cards, the feed and the
+// LeaseCandidates come from the board (/ui/board/watch), as the server judged them; namespaces
+// from the API's watch (WebSocket); the connected candidate tabs and the election controller's
+// latest decisions from the tab hub's stream, which also carries the instructor's fault
+// commands to a tab. It draws what it is sent and decides no lease rule of its own.
 'use strict';
 (function () {
   const root = document.getElementById('dashboard');
@@ -100,9 +101,13 @@
       const keep = new Set((msg.cards || []).map((c) => key(c.namespace, c.name)));
       for (const [k, card] of leases) if (!keep.has(k)) removeCard(card.dataset);
       feedList.replaceChildren();
+      const keepCands = new Set((msg.candidates || []).map((c) => key(c.namespace, c.name)));
+      for (const [k, row] of candidates) if (!keepCands.has(k)) removeCandidate(row.dataset);
     }
     for (const c of msg.cards || []) drawCard(c);
     for (const c of msg.gone || []) removeCard(c);
+    for (const c of msg.candidates || []) drawCandidate(c);
+    for (const c of msg.candidatesGone || []) removeCandidate(c);
     for (const f of msg.feed || []) feed(f, !msg.reset);
     if (msg.renewals) renewals(msg.renewals);
     updateCounts();
@@ -168,59 +173,38 @@
   for (const row of candBody.querySelectorAll('[data-candidate-row]')) {
     candidates.set(key(row.dataset.namespace, row.dataset.name), row);
   }
-  function onCandidate(type, o) {
-    const m = o.metadata || {};
-    const s = o.spec || {};
-    const k = key(m.namespace || '', m.name || '');
+  /** Draws a LeaseCandidate row as the server pushed it. */
+  function drawCandidate(c) {
+    const k = key(c.namespace, c.name);
     let row = candidates.get(k);
-    if (type === 'DELETED') {
-      if (row) { row.remove(); candidates.delete(k); }
-      updateCounts();
-      emptyStates();
-      return;
-    }
     if (!row) {
       row = LL.fromTemplate('candidate-row-template');
-      row.dataset.namespace = m.namespace || '';
-      row.dataset.name = m.name || '';
-      candBody.appendChild(row);
+      row.dataset.namespace = c.namespace;
+      row.dataset.name = c.name;
+      let before = null;
+      for (const r of candBody.querySelectorAll('[data-candidate-row]')) {
+        if (key(r.dataset.namespace, r.dataset.name) > k) { before = r; break; }
+      }
+      candBody.insertBefore(row, before);
       candidates.set(k, row);
     }
-    row.dataset.lease = s.leaseName || '';
+    row.dataset.lease = c.leaseName;
     LL.setText(row, 'name', k);
     const a = LL.field(row, 'lease');
-    a.textContent = s.leaseName || '';
-    a.setAttribute('href', '/leases/' + enc(m.namespace || '') + '/' + enc(s.leaseName || ''));
-    LL.setText(row, 'binary', s.binaryVersion || '');
-    LL.setText(row, 'emulation', s.emulationVersion || '');
-    const strat = strategiesOf(o);
-    LL.setText(row, 'strategy', strat.text);
-    LL.field(row, 'v1alpha1').hidden = !strat.alpha;
-    LL.setText(row, 'ping', s.pingTime ? LL.clock(Date.parse(s.pingTime)) : '');
-    LL.setText(row, 'renew', s.renewTime ? LL.clock(Date.parse(s.renewTime)) : '');
+    a.textContent = c.leaseName;
+    a.setAttribute('href', '/leases/' + enc(c.namespace) + '/' + enc(c.leaseName));
+    LL.setText(row, 'binary', c.binaryVersion);
+    LL.setText(row, 'emulation', c.emulationVersion);
+    LL.setText(row, 'strategy', c.strategies);
+    LL.field(row, 'v1alpha1').hidden = !c.v1alpha1;
+    LL.setText(row, 'ping', c.pingTime);
+    LL.setText(row, 'renew', c.renewTime);
     row.hidden = !!nsFilter && row.dataset.namespace !== nsFilter;
-    updateCounts();
-    emptyStates();
   }
-
-  /**
-   * A candidate's strategies as the server shows them: for one written through v1alpha1 (the
-   * annotation holds its whole preferredStrategies list while the list's first entry is
-   * spec.strategy) the list in order, otherwise its one strategy.
-   */
-  function strategiesOf(o) {
-    const s = o.spec || {};
-    const ann = (o.metadata || {}).annotations || {};
-    const raw = ann['leaselab.dev/v1alpha1-preferred-strategies'];
-    if (typeof raw === 'string') {
-      let list;
-      try { list = JSON.parse(raw); } catch (e) { list = undefined; }
-      if (list === null) list = [];
-      if (Array.isArray(list) && list.every((x) => typeof x === 'string') && (list.length ? list[0] : '') === (s.strategy || '')) {
-        return { text: list.length ? list.join(' > ') : '(none)', alpha: true };
-      }
-    }
-    return { text: s.strategy || '', alpha: false };
+  function removeCandidate(c) {
+    const k = key(c.namespace, c.name);
+    const row = candidates.get(k);
+    if (row) { row.remove(); candidates.delete(k); }
   }
 
   // --- elections: the controller's latest decision per lease with candidates ----------------
@@ -449,6 +433,5 @@
   const reload = () => location.reload();
   LL.socket('board', '/ui/board/watch', (msg) => { if (msg.type === 'board') onBoard(msg); });
   LL.watch('namespaces', '/api/v1/namespaces', root.dataset.namespacesRv, onNamespace, reload);
-  LL.watch('candidates', '/apis/coordination.k8s.io/v1beta1/leasecandidates', root.dataset.candidatesRv, onCandidate, reload);
   emptyStates();
 })();
