@@ -96,8 +96,8 @@ type boardMessage struct {
 	Gone           []boardCard      `json:"gone,omitempty"`
 	Candidates     []boardCandidate `json:"candidates"`
 	CandidatesGone []boardCandidate `json:"candidatesGone,omitempty"`
-	Feed     []boardFeedItem `json:"feed"`
-	Renewals int             `json:"renewals,omitempty"`
+	Feed           []boardFeedItem  `json:"feed"`
+	Renewals       int              `json:"renewals,omitempty"`
 }
 
 // boardSub is one open dashboard.
