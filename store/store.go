@@ -150,7 +150,16 @@ var (
 	ErrFutureRevision = errors.New("revision is in the future")
 	ErrWatcherTooSlow = errors.New("watcher fell behind")
 	ErrClosed         = errors.New("store closed")
+	// ErrDamaged wraps the errors of a store whose storage was found damaged (a corrupt file):
+	// nothing it serves can be trusted until it is restored.
+	ErrDamaged = errors.New("storage damaged")
 )
+
+// DamageReporter is implemented by stores that can find their storage damaged while serving.
+// Damaged returns why (an error wrapping ErrDamaged) once damage was seen, nil until then.
+type DamageReporter interface {
+	Damaged() error
+}
 
 // ConflictError carries the current revision of an object whose expected revision did not
 // match. It matches ErrConflict with errors.Is.

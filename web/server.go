@@ -225,6 +225,9 @@ func (s *Server) health(ready bool) echo.HandlerFunc {
 			if _, _, err := s.st.Revision(c.Request().Context()); err != nil {
 				failed = "store"
 			}
+			if d, ok := s.st.(store.DamageReporter); ok && d.Damaged() != nil {
+				failed = "store"
+			}
 			if s.ctx.Err() != nil {
 				failed = "shutdown"
 			}
@@ -273,13 +276,19 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if status >= 500 {
 			level = slog.LevelWarn
 		}
-		s.log.LogAttrs(r.Context(), level, "request",
+		attrs := []slog.Attr{
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
 			slog.Int("status", status),
 			slog.Duration("duration", time.Since(start)),
 			slog.String("user_agent", r.UserAgent()),
-		)
+		}
+		if err != nil && status >= 500 {
+			// A handler's error is its cause: without it a 500 says nothing.
+			level = slog.LevelError
+			attrs = append(attrs, slog.Any("error", err))
+		}
+		s.log.LogAttrs(r.Context(), level, "request", attrs...)
 		return nil
 	}
 }

@@ -286,12 +286,12 @@ func scanChange(rows *sql.Rows, resource string) (store.Event, error) {
 func (db *DB) readChanges(ctx context.Context, opts store.WatchOptions, after int64, limit int) (events []store.Event, current int64, err error) {
 	tx, err := db.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, 0, fmt.Errorf("begin read: %w", err)
+		return nil, 0, fmt.Errorf("begin read: %w", db.noteDamage(err))
 	}
 	defer func() { _ = tx.Rollback() }()
 	current, compacted, err := readRevisions(ctx, tx)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read revision: %w", err)
+		return nil, 0, fmt.Errorf("read revision: %w", db.noteDamage(err))
 	}
 	if after < compacted {
 		return nil, current, &store.CompactedError{Requested: after, Compacted: compacted}
@@ -310,18 +310,18 @@ func (db *DB) readChanges(ctx context.Context, opts store.WatchOptions, after in
 	args = append(args, limit)
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read changes: %w", err)
+		return nil, 0, fmt.Errorf("read changes: %w", db.noteDamage(err))
 	}
 	defer rows.Close()
 	for rows.Next() {
 		e, err := scanChange(rows, opts.Resource)
 		if err != nil {
-			return nil, 0, fmt.Errorf("read changes: %w", err)
+			return nil, 0, fmt.Errorf("read changes: %w", db.noteDamage(err))
 		}
 		events = append(events, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("read changes: %w", err)
+		return nil, 0, fmt.Errorf("read changes: %w", db.noteDamage(err))
 	}
 	return events, current, nil
 }

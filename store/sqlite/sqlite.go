@@ -124,6 +124,8 @@ type DB struct {
 	latest *latest // current objects for Get, kept by the writer
 
 	compactMu sync.Mutex
+	// damage is the first error that found the file damaged (noteDamage).
+	damage atomic.Pointer[error]
 
 	closed    atomic.Bool
 	ctx       context.Context // ends when Close starts
@@ -198,9 +200,18 @@ func (db *DB) open(ctx context.Context) error {
 	db.wdb.SetConnMaxLifetime(0)
 	db.wdb.SetConnMaxIdleTime(0)
 	if err := db.wdb.PingContext(ctx); err != nil {
+		if isDamage(err) {
+			return db.damagedAtStart(err)
+		}
 		return fmt.Errorf("open %s: %w", db.path, err)
 	}
+	if err := db.checkIntegrity(ctx); err != nil {
+		return err
+	}
 	if err := db.migrate(ctx); err != nil {
+		if isDamage(err) {
+			return db.damagedAtStart(err)
+		}
 		return err
 	}
 
@@ -407,5 +418,5 @@ func (db *DB) readErr(what string, err error) error {
 	if db.closed.Load() && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		return store.ErrClosed
 	}
-	return fmt.Errorf("%s: %w", what, err)
+	return fmt.Errorf("%s: %w", what, db.noteDamage(err))
 }

@@ -238,6 +238,7 @@ func (db *DB) commitBatch(tx *sql.Tx, batch []*writeOp) {
 			break
 		}
 		if failed < 0 {
+			err = db.noteDamage(err)
 			db.latest.end(all, nil)
 			// The callers get the error; logging it here too would report it twice.
 			db.logger.LogAttrs(context.Background(), slog.LevelDebug, "write batch failed",

@@ -308,7 +308,7 @@ func (q *request) watch() error {
 			}
 		}
 		if !ok {
-			if err := w.Err(); err != nil && errorsIs(err, store.ErrCompacted) {
+			if err := w.Err(); err != nil && (errorsIs(err, store.ErrCompacted) || errorsIs(err, store.ErrDamaged)) {
 				wr.sendError(sink, err)
 			}
 			return nil

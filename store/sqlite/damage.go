@@ -1,0 +1,84 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/leaselab/leaselab/store"
+)
+
+// damageHint says what to do about a damaged database.
+const damageHint = "restore it from a copy made with `leaselab backup`, or move it aside to start with an empty database"
+
+// isDamage reports whether err says the database file is damaged: a corrupt page or not a
+// database at all.
+func isDamage(err error) bool {
+	switch sqliteCode(err) & 0xff {
+	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return true
+	}
+	return false
+}
+
+// noteDamage records and logs, once, that err found the database damaged, and returns err
+// wrapped in store.ErrDamaged; other errors are returned unchanged.
+func (db *DB) noteDamage(err error) error {
+	if err == nil || !isDamage(err) {
+		return err
+	}
+	d := fmt.Errorf("%w: database %s: %w", store.ErrDamaged, db.path, err)
+	if db.damage.CompareAndSwap(nil, &d) {
+		db.logger.Error("database damaged: "+damageHint, slog.String(logKeyPath, db.path), slog.Any(logKeyError, err))
+	}
+	return d
+}
+
+// Damaged returns why the database is damaged, once a read or write found it so; nil until
+// then. It implements store.DamageReporter.
+func (db *DB) Damaged() error {
+	if d := db.damage.Load(); d != nil {
+		return *d
+	}
+	return nil
+}
+
+var _ store.DamageReporter = (*DB)(nil)
+
+// checkIntegrity runs SQLite's quick_check, which reads every page: a damaged file is refused
+// at start with what to do, instead of being served as healthy.
+func (db *DB) checkIntegrity(ctx context.Context) error {
+	rows, err := db.wdb.QueryContext(ctx, "PRAGMA quick_check(5)")
+	if err != nil {
+		return db.damagedAtStart(err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return db.damagedAtStart(err)
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return db.damagedAtStart(err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: database %s is damaged (%s): %s", store.ErrDamaged, db.path, strings.Join(problems, "; "), damageHint)
+	}
+	return nil
+}
+
+// damagedAtStart words an error met while checking the file at start.
+func (db *DB) damagedAtStart(err error) error {
+	if isDamage(err) {
+		return fmt.Errorf("%w: database %s is damaged (%v): %s", store.ErrDamaged, db.path, err, damageHint)
+	}
+	return fmt.Errorf("check database %s: %w", db.path, err)
+}
