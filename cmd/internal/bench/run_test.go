@@ -79,7 +79,7 @@ func TestRunReportsErrors(t *testing.T) {
 	ts := mustStartServer(t)
 	cfg := testConfig(ts, "heartbeat")
 	cfg.Clients, cfg.Leases, cfg.Interval = 2, 10, 100*time.Millisecond
-	cfg.Duration, cfg.Progress = 2*time.Second, 100*time.Millisecond
+	cfg.Duration, cfg.Progress = time.Second, 100*time.Millisecond
 	progress := &firstWrite{c: make(chan struct{})}
 	type result struct {
 		rep *Report
