@@ -144,21 +144,3 @@ func fillChanges(tb testing.TB, path string, leases, renewals int) {
 	close(next)
 	wg.Wait()
 }
-
-func TestMissingFrom(t *testing.T) {
-	for _, c := range []struct {
-		want, got []int64
-		missing   int
-	}{
-		{nil, nil, 0},
-		{[]int64{1, 2, 3}, []int64{1, 2, 3}, 0},
-		{[]int64{1, 2, 3}, nil, 3},
-		{[]int64{2, 4, 6}, []int64{1, 2, 3, 5, 6, 7}, 1},
-		{[]int64{5}, []int64{1, 2}, 1},
-		{[]int64{1, 9}, []int64{9}, 1},
-	} {
-		if got := missingFrom(c.want, c.got); got != c.missing {
-			t.Errorf("missingFrom(%v, %v) = %d, want %d", c.want, c.got, got, c.missing)
-		}
-	}
-}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 // through net/http's Transport and over a connection of its own: the same object read, a PUT
 // that writes, and the errors client-go's callers test for.
 func TestLeaseClient(t *testing.T) {
-	ts := mustStartServer(t, "")
+	ts := mustStartServer(t)
 	for _, direct := range []bool{false, true} {
 		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
 			testLeaseClient(t, ts, direct)
@@ -35,7 +35,7 @@ func testLeaseClient(t *testing.T, ts *testServer, direct bool) {
 	ctx := context.Background()
 	name := fmt.Sprintf("l-%v", direct)
 	typed := ts.Client.CoordinationV1().Leases("bench")
-	if _, err := typed.Create(ctx, newLease(name, "a", nil), metav1.CreateOptions{}); err != nil {
+	if _, err := typed.Create(ctx, newLease(name, "a"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := newLeaseClient(ts.Config, "bench", direct)
@@ -79,7 +79,7 @@ func testLeaseClient(t *testing.T, ts *testServer, direct bool) {
 // lease with managedFields, which also name renewTime.
 func TestScanWatchEvent(t *testing.T) {
 	renew := metav1.NewMicroTime(time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC))
-	l := newLease("l", "a", nil)
+	l := newLease("l", "a")
 	l.ResourceVersion = "42"
 	l.Spec.RenewTime = &renew
 	l.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationUpdate,
@@ -123,7 +123,7 @@ func TestScanWatchFrame(t *testing.T) {
 		}
 		return b
 	}
-	l := newLease("l", "a", nil)
+	l := newLease("l", "a")
 	l.ResourceVersion = "42"
 	l.Spec.RenewTime = &renew
 	l.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationUpdate,

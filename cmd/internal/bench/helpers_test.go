@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/web"
+)
+
+// testServer is a real leaselab, its SQLite store and its web server, on 127.0.0.1:0 with a
+// database in a temporary directory. It is built from the same pieces `leaselab serve` wires
+// (package main, which starts them, cannot be imported), without the election controller
+// and access control, which the load generator does not need.
+type testServer struct {
+	URL    string
+	DB     string
+	Config *rest.Config
+	Client kubernetes.Interface
+	// Close stops the server; the test's cleanup calls it too.
+	Close func()
+}
+
+// mustStartServer starts a leaselab for a test and stops it at cleanup.
+func mustStartServer(tb testing.TB) *testServer {
+	tb.Helper()
+	ctx := context.Background()
+	path := filepath.Join(tb.TempDir(), "leaselab.db")
+	logger := slog.New(slog.DiscardHandler)
+	db, err := sqlite.Open(ctx, path, sqlite.Options{}, logger)
+	if err != nil {
+		tb.Fatalf("open database: %v", err)
+	}
+	srv, err := web.New(web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true})
+	if err != nil {
+		db.Close()
+		tb.Fatalf("web server: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		db.Close()
+		tb.Fatalf("listen: %v", err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	ts := &testServer{URL: "http://" + ln.Addr().String(), DB: path}
+	ts.Close = sync.OnceFunc(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			tb.Errorf("shutdown: %v", err)
+		}
+		if err := <-served; err != nil {
+			tb.Errorf("serve: %v", err)
+		}
+		if err := db.Close(); err != nil {
+			tb.Errorf("close database: %v", err)
+		}
+	})
+	tb.Cleanup(ts.Close)
+	ts.Config = &rest.Config{Host: ts.URL, QPS: -1, UserAgent: "leaselab-bench-test"}
+	ts.Client = kubernetes.NewForConfigOrDie(ts.Config)
+	mustBeReady(tb, ts.URL)
+	return ts
+}
+
+// mustBeReady fails the test unless the server at url answers /readyz.
+func mustBeReady(tb testing.TB, url string) {
+	tb.Helper()
+	resp, err := http.Get(url + "/readyz")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("readyz: %s", resp.Status)
+	}
+}
+
+// newLease returns a lease named name held by holder, as an elector first writes it.
+func newLease(name, holder string) *coordinationv1.Lease {
+	now := metav1.NewMicroTime(time.Now())
+	return &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(holder), LeaseDurationSeconds: ptr.To[int32](15),
+			AcquireTime: &now, RenewTime: &now, LeaseTransitions: ptr.To[int32](0)},
+	}
+}
+
+// testConfig is a short run of workload against ts: a second, a few clients, no progress line.
+func testConfig(ts *testServer, workload string) Config {
+	return Config{
+		Workload:       workload,
+		Rest:           ts.Config,
+		Namespace:      "leaselab-bench",
+		Clients:        4,
+		Duration:       time.Second,
+		Leases:         20,
+		Interval:       200 * time.Millisecond,
+		Watchers:       6,
+		WebSocketShare: 0.5,
+		DB:             ts.DB,
+	}
+}
