@@ -151,6 +151,9 @@ func Open(ctx context.Context, path string, opts Options, logger *slog.Logger) (
 	}
 	db.hub = newHub(db.opts.WatchQueue)
 	db.latest = newLatest()
+	if err := checkPath(path); err != nil {
+		return nil, err
+	}
 	if err := createPrivate(path); err != nil {
 		return nil, fmt.Errorf("create database: %w", err)
 	}
