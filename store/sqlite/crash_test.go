@@ -12,7 +12,10 @@ import (
 	"time"
 )
 
-const crashEnv = "LEASELAB_CRASH_DB"
+const (
+	crashEnv             = "LEASELAB_CRASH_DB"
+	crashNoCheckpointEnv = "LEASELAB_CRASH_NO_CHECKPOINT"
+)
 
 // TestCrashKeepsAcknowledgedWrites runs writers in a child process, kills it with SIGKILL while
 // they write, and checks that every write the child saw acknowledged is in the reopened store.
@@ -80,6 +83,13 @@ func crashChild(path string) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if os.Getenv(crashNoCheckpointEnv) != "" {
+		// Everything stays in the -wal file, as between two checkpoints.
+		if _, err := db.wdb.Exec("PRAGMA wal_autocheckpoint=0"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup

@@ -80,6 +80,10 @@ type Options struct {
 	WatchQueue int
 	// Now is the clock for change timestamps and age-based compaction; nil means time.Now.
 	Now func() time.Time
+	// AcceptRollback opens a database that is behind the revision it acknowledged (its -wal
+	// file lost, say) instead of refusing it with ErrRolledBack; new writes then continue after
+	// the acknowledged revision.
+	AcceptRollback bool
 }
 
 func (o Options) withDefaults() Options {
@@ -126,6 +130,9 @@ type DB struct {
 	compactMu sync.Mutex
 	// damage is the first error that found the file damaged (noteDamage).
 	damage atomic.Pointer[error]
+	// acked is the highest revision acknowledged to a caller; recorded the highest written to
+	// the record beside the database (acked.go).
+	acked, recorded atomic.Int64
 
 	closed    atomic.Bool
 	ctx       context.Context // ends when Close starts
@@ -167,11 +174,25 @@ func Open(ctx context.Context, path string, opts Options, logger *slog.Logger) (
 		return nil, err
 	}
 	current, compacted, err := db.Revision(ctx)
+	if err == nil {
+		current, err = db.checkRollback(ctx, current)
+	}
 	if err != nil {
 		db.closeDBs()
 		return nil, err
 	}
+	db.acked.Store(current)
+	db.recorded.Store(current)
+	if err := writeAcked(path, current); err != nil {
+		db.closeDBs()
+		return nil, fmt.Errorf("record the acknowledged revision: %w", err)
+	}
 	db.ctx, db.cancel = context.WithCancel(context.Background())
+	db.wg.Add(1)
+	go func() {
+		defer db.wg.Done()
+		db.keepAcked()
+	}()
 	db.wg.Add(1)
 	go func() {
 		defer db.wg.Done()
@@ -277,6 +298,7 @@ func (db *DB) Close() error {
 		db.cancel()
 		db.wg.Wait()
 		db.hub.close()
+		db.recordAcked()
 		// A Compact called by a user stops at its next batch; wait for it.
 		db.compactMu.Lock()
 		defer db.compactMu.Unlock()

@@ -276,6 +276,9 @@ func (db *DB) commitBatch(tx *sql.Tx, batch []*writeOp) {
 	db.latest.end(all, committed)
 	// The callers first: publishing readies the goroutine of every watch, and a caller
 	// answered after that waits behind all of them before it can send its response.
+	if last > 0 {
+		db.acked.Store(last)
+	}
 	for i, op := range ops {
 		op.done <- writeResult{obj: outcomes[i].obj, err: outcomes[i].err}
 	}
