@@ -109,6 +109,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if rh, ok := logger.Handler().(*repeatHandler); ok {
+		go func() {
+			t := time.NewTicker(repeatWindow)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					rh.flushRepeats(context.Background())
+					return
+				case <-t.C:
+					rh.flushRepeats(ctx)
+				}
+			}
+		}()
+	}
 	srv, err := startServer(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -131,13 +146,16 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
 	opts := &slog.HandlerOptions{Level: lv}
+	var h slog.Handler
 	switch strings.ToLower(format) {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		h = slog.NewTextHandler(w, opts)
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		h = slog.NewJSONHandler(w, opts)
+	default:
+		return nil, fmt.Errorf("--log-format: %q is neither text nor json", format)
 	}
-	return nil, fmt.Errorf("--log-format: %q is neither text nor json", format)
+	return slog.New(newRepeatHandler(h, time.Now)), nil
 }
 
 // runningServer is a started leaselab: the store, the HTTP server and its listener.

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRepeatedErrorsAreFolded: a thousand identical failures make two lines, the first and a
+// count; other errors and lower levels pass.
+func TestRepeatedErrorsAreFolded(t *testing.T) {
+	var out bytes.Buffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h := newRepeatHandler(slog.NewTextHandler(&out, nil), func() time.Time { return now })
+	log := slog.New(h)
+	disk := errors.New("database or disk is full (13)")
+	for i := range 1000 {
+		log.Error("request", slog.String("path", "/apis/x"), slog.Int("n", i), slog.Any("error", disk))
+	}
+	log.Error("request", slog.Any("error", errors.New("something else")))
+	log.Info("request", slog.Any("error", disk))
+	if n := strings.Count(out.String(), "disk is full"); n != 2 {
+		t.Fatalf("%d lines about the full disk before the window ended, want 2 (one error, one info):\n%s", n, out.String())
+	}
+	now = now.Add(repeatWindow)
+	h.flushRepeats(context.Background())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, "repeated 999 times in 10s") || !strings.Contains(last, "n=999") {
+		t.Errorf("summary %q", last)
+	}
+	// A new window starts with a written line again.
+	log.Error("request", slog.Any("error", disk))
+	if got := strings.Count(out.String(), "disk is full"); got != 4 {
+		t.Errorf("%d lines after the window, want 4:\n%s", got, out.String())
+	}
+}
