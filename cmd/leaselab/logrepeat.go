@@ -37,7 +37,9 @@ func newRepeatHandler(next slog.Handler, now func() time.Time) *repeatHandler {
 	return &repeatHandler{next: next, now: now, seen: &repeatState{windows: map[string]*repeatWindowState{}}}
 }
 
-func (h *repeatHandler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
+func (h *repeatHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.next.Enabled(ctx, l)
+}
 
 func (h *repeatHandler) WithAttrs(as []slog.Attr) slog.Handler {
 	return &repeatHandler{next: h.next.WithAttrs(as), now: h.now, seen: h.seen}
