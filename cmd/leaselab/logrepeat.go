@@ -67,15 +67,7 @@ func (h *repeatHandler) Handle(ctx context.Context, r slog.Record) error {
 	key := r.Level.String() + "\x00" + r.Message + "\x00" + errText
 	now := h.now()
 	h.seen.mu.Lock()
-	var flush []*repeatWindowState
-	for k, w := range h.seen.windows {
-		if now.Sub(w.start) >= repeatWindow {
-			delete(h.seen.windows, k)
-			if w.repeated > 0 {
-				flush = append(flush, w)
-			}
-		}
-	}
+	flush := h.seen.endedLocked(now)
 	w, folding := h.seen.windows[key]
 	if folding {
 		w.repeated++
@@ -103,19 +95,25 @@ func (h *repeatHandler) writeSummary(ctx context.Context, w *repeatWindowState) 
 // flushRepeats writes the summaries of the windows that have ended, so that a burst that stops
 // is still counted; serve calls it every repeatWindow.
 func (h *repeatHandler) flushRepeats(ctx context.Context) {
-	now := h.now()
 	h.seen.mu.Lock()
-	var flush []*repeatWindowState
-	for k, w := range h.seen.windows {
-		if now.Sub(w.start) >= repeatWindow {
-			delete(h.seen.windows, k)
-			if w.repeated > 0 {
-				flush = append(flush, w)
-			}
-		}
-	}
+	flush := h.seen.endedLocked(h.now())
 	h.seen.mu.Unlock()
 	for _, w := range flush {
 		h.writeSummary(ctx, w)
 	}
+}
+
+// endedLocked forgets the windows that have ended at now and returns those that folded
+// records, to be summarised.
+func (s *repeatState) endedLocked(now time.Time) []*repeatWindowState {
+	var ended []*repeatWindowState
+	for k, w := range s.windows {
+		if now.Sub(w.start) >= repeatWindow {
+			delete(s.windows, k)
+			if w.repeated > 0 {
+				ended = append(ended, w)
+			}
+		}
+	}
+	return ended
 }
