@@ -237,7 +237,7 @@ func (a *access) printAccess(w io.Writer, url, db string) {
 			n++
 		}
 	}
-	fmt.Fprintf(w, "  dashboard:  %s/ (browsers sign in with a join link: %s/join?token=TOKEN)\n", url, url)
+	fmt.Fprintf(w, "  dashboard:  %s/ (browsers sign in with a join link from %s/workshop)\n", url, url)
 	plural := "s"
 	if n == 1 {
 		plural = ""
@@ -250,7 +250,7 @@ func (a *access) printAccess(w io.Writer, url, db string) {
 		if t.User.Role == auth.RoleInstructor && t.User.Name == auth.InstructorName {
 			fmt.Fprintf(w, "  instructor: open %s/join?token=%s then %s/workshop (join links, QR codes, kubeconfigs)\n", url, t.Token, url)
 			// Without --server, the kubeconfig names the URL the server recorded: the public one.
-			fmt.Fprintf(w, "  kubectl:    leaselab kubeconfig --db %s --token %s > instructor.kubeconfig\n", db, t.Token)
+			fmt.Fprintf(w, "  kubectl:    %s kubeconfig --db %s --token %s > instructor.kubeconfig\n", invokedName(), db, t.Token)
 		}
 	}
 }

@@ -130,7 +130,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "leaselab %s serving on %s (database %s)\n", leaselabVersion(), srv.URL, cfg.db)
 	if srv.access.auth == nil {
-		fmt.Fprintf(stdout, "  dashboard:  %s/\n  kubectl:    leaselab kubeconfig --server %s > leaselab.kubeconfig; kubectl --kubeconfig leaselab.kubeconfig get leases -A\n", srv.URL, srv.URL)
+		fmt.Fprintf(stdout, "  dashboard:  %s/\n  kubectl:    %s kubeconfig --server %s > leaselab.kubeconfig; kubectl --kubeconfig leaselab.kubeconfig get leases -A\n", srv.URL, invokedName(), srv.URL)
 	} else {
 		srv.access.printAccess(stdout, srv.URL, cfg.db)
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 
@@ -51,4 +54,28 @@ func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	v := serverVersion()
 	fmt.Fprintf(stdout, "leaselab %s (serves Kubernetes API v%s.%s, %s %s)\n", leaselabVersion(), v.Major, v.Minor, v.GoVersion, v.Platform)
 	return nil
+}
+
+// invokedName is how to run this binary again in the printed hints: the path it was started by
+// when that is not what PATH finds (bin/leaselab after make build), else plain "leaselab".
+func invokedName() string {
+	arg := os.Args[0]
+	if filepath.Base(arg) != "leaselab" {
+		return "leaselab"
+	}
+	if found, err := exec.LookPath("leaselab"); err == nil {
+		if a, err := filepath.Abs(arg); err == nil && sameFile(a, found) {
+			return "leaselab"
+		}
+	}
+	return arg
+}
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
