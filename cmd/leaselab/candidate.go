@@ -6,10 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-logr/logr"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -112,13 +117,13 @@ func runElector(ctx context.Context, c candidateConfig, cfg *rest.Config, stdout
 	if err != nil {
 		return err
 	}
-	// client-go logs its own retries through klog; the one-line log below says what matters.
-	klog.SetOutput(io.Discard)
-	klog.LogToStderr(false)
-
 	say := func(format string, args ...any) {
 		fmt.Fprintf(stdout, "%s %s %s\n", time.Now().Format("15:04:05.000"), c.identity, fmt.Sprintf(format, args...))
 	}
+	// client-go's leader election logs through klog: its errors are said in the same one-line
+	// form, its chatter is dropped, and so is the request a stop cuts short (a clean stop logs
+	// no error).
+	klog.SetLogger(logr.FromSlogHandler(&klogLines{say: say, stopping: ctx.Done()}))
 
 	// The broadcaster outlives ctx: the elector releases the lease after ctx ends and records an
 	// event about it, so the broadcaster is shut down only once the elector has returned and
@@ -217,3 +222,42 @@ func (s *countingSink) Patch(e *corev1.Event, data []byte) (*corev1.Event, error
 	defer s.pending.Add(-1)
 	return s.EventSink.Patch(e, data)
 }
+
+// klogLines says client-go's error records as the candidate's own lines; everything else, and
+// any record once the candidate is stopping, is dropped.
+type klogLines struct {
+	say      func(format string, args ...any)
+	stopping <-chan struct{}
+	attrs    []slog.Attr
+}
+
+func (k *klogLines) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelError }
+
+func (k *klogLines) Handle(_ context.Context, r slog.Record) error {
+	select {
+	case <-k.stopping:
+		return nil
+	default:
+	}
+	var b strings.Builder
+	b.WriteString(r.Message)
+	add := func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
+	}
+	for _, a := range k.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	if strings.Contains(b.String(), context.Canceled.Error()) {
+		return nil
+	}
+	k.say("client-go: %s", b.String())
+	return nil
+}
+
+func (k *klogLines) WithAttrs(as []slog.Attr) slog.Handler {
+	return &klogLines{say: k.say, stopping: k.stopping, attrs: append(slices.Clip(k.attrs), as...)}
+}
+
+func (k *klogLines) WithGroup(string) slog.Handler { return k }

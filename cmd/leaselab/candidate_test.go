@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,12 +147,15 @@ func TestCandidateStopOutput(t *testing.T) {
 	if strings.Contains(follower, "stopped leading") {
 		t.Errorf("a follower said it stopped leading:\n%s", follower)
 	}
+	if strings.Contains(follower, "client-go:") || strings.Contains(follower, "canceled") {
+		t.Errorf("a clean stop logged an error:\n%s", follower)
+	}
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("leader exited %d:\n%s", code, out.String())
 	}
-	if !strings.Contains(out.String(), "leader stopped leading") {
-		t.Errorf("leader output:\n%s", out.String())
+	if o := out.String(); !strings.Contains(o, "leader stopped leading") || strings.Contains(o, "client-go:") || strings.Contains(o, "canceled") {
+		t.Errorf("leader output:\n%s", o)
 	}
 	rctx := ctxT(t, 10*time.Second)
 	l, err := ts.Client.CoordinationV1().Leases("default").Get(rctx, "stop", metav1.GetOptions{})
@@ -170,5 +174,20 @@ func TestCandidateStopOutput(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(msgs, "\n"), "leader stopped leading") {
 		t.Errorf("events: %q", msgs)
+	}
+}
+
+// TestCandidateSaysClientErrors: what client-go's leader election reports (here, a server that
+// cannot be reached) is said on the candidate's own lines.
+func TestCandidateSaysClientErrors(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	out := runCandidateUntil(t, "client-go: Error retrieving lease lock", "--server", "http://"+addr, "--lease", "gone", "--identity", "a", "--retry-period", "200ms")
+	if !strings.Contains(out, "connection refused") {
+		t.Errorf("output:\n%s", out)
 	}
 }
