@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"encoding/json"
+	"k8s.io/client-go/tools/clientcmd"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -254,4 +255,31 @@ func TestAdmitCreate(t *testing.T) {
 		t.Errorf("participant under quota, again: %v", err)
 	}
 	done()
+}
+
+// TestKubeconfigForPlainHTTP: a kubeconfig for a plain-http server says insecure-skip-tls-verify
+// (client-node refuses http without it; there is nothing to verify), and one with a CA does not.
+func TestKubeconfigForPlainHTTP(t *testing.T) {
+	b, err := Kubeconfig("http://127.0.0.1:8080", "default", "", "leaselab", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Clusters["leaselab"].InsecureSkipTLSVerify {
+		t.Errorf("http kubeconfig:\n%s", b)
+	}
+	// client-go takes it as it is.
+	if _, err := clientcmd.NewDefaultClientConfig(*cfg, nil).ClientConfig(); err != nil {
+		t.Errorf("client-go refuses it: %v", err)
+	}
+	b, err = Kubeconfig("https://127.0.0.1:8443", "default", "t", "leaselab", []byte("-----BEGIN CERTIFICATE-----\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := clientcmd.Load(b); err != nil || cfg.Clusters["leaselab"].InsecureSkipTLSVerify {
+		t.Errorf("https kubeconfig with a CA:\n%s (%v)", b, err)
+	}
 }
