@@ -168,6 +168,107 @@ type Snapshot struct {
 	Log []LogEntry
 }
 
+// Snapshot returns everything the page shows, consistently.
+func (c *Candidate) Snapshot() Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	off := time.Duration(c.offset.Load())
+	own := func(t time.Time) time.Time {
+		if t.IsZero() {
+			return t
+		}
+		return t.Add(off)
+	}
+	mode, latency := c.net.State()
+	paused, pausedAt := c.freezer.state()
+	observed, observedAt := c.elector.view()
+	s := Snapshot{
+		Version:              c.version,
+		Identity:             c.cfg.Identity,
+		Namespace:            c.cfg.Namespace,
+		Lease:                c.cfg.LeaseName,
+		State:                stateOf(c.phase, paused, mode),
+		Role:                 roleOf(c.phase),
+		Holder:               observed.Holder,
+		Transitions:          observed.Transitions,
+		LeaseDurationSeconds: observed.DurationSeconds,
+		Now:                  own(c.clock.Now()),
+		NextRetry:            own(c.next),
+		LastError:            c.lastErr,
+		StopReason:           c.stopReason,
+		Coordinated:          c.cfg.Coordinated,
+		BinaryVersion:        c.cfg.BinaryVersion,
+		EmulationVersion:     c.cfg.EmulationVersion,
+		Strategy:             c.cfg.strategy(),
+		Timings: Timings{
+			LeaseDuration:   c.cfg.LeaseDuration,
+			RenewDeadline:   c.cfg.RenewDeadline,
+			RetryPeriod:     c.cfg.RetryPeriod,
+			ReleaseOnCancel: c.cfg.ReleaseOnCancel,
+			StopAfterLoss:   c.cfg.StopAfterLoss,
+		},
+		Faults: Faults{Paused: paused, PausedSince: own(pausedAt), Partition: mode, Latency: latency, ClockOffset: off},
+		Log:    c.log.newestFirst(),
+	}
+	if !observedAt.IsZero() {
+		s.ObservedAt = own(observedAt)
+		s.ObservedExpiry = own(observedAt.Add(observed.duration()))
+	}
+	s.setRecord(c.elector.lock.lease())
+	// The renew deadline as a reader counts it: from the last successful renewal, so
+	// that it drains between renewals and is never longer than the setting. (A round
+	// that starts a retry period later has its own deadline, as in client-go, so
+	// leadership may end up to one retry period after this.)
+	if c.phase == phaseLeading && !c.lastRenew.IsZero() {
+		s.RenewDeadline = own(c.lastRenew.Add(c.cfg.RenewDeadline))
+	}
+	return s
+}
+
+// setRecord fills in the server's record as last read or written; lease is
+// nil when there is none.
+func (s *Snapshot) setRecord(lease *Lease) {
+	if lease == nil {
+		return
+	}
+	r := recordFromSpec(lease.Spec)
+	s.RecordHolder = r.Holder
+	s.RecordRenewTime = r.RenewTime
+	if !r.RenewTime.IsZero() {
+		s.RecordExpiry = r.RenewTime.Add(r.duration())
+	}
+	s.ResourceVersion = lease.Metadata.ResourceVersion
+	s.PreferredHolder = r.PreferredHolder
+}
+
+// stateOf is the one word the page shows, in order of precedence: a stopped
+// candidate is "stopped" whatever its faults; a paused one is "paused" even
+// when also partitioned.
+func stateOf(p phase, paused bool, mode PartitionMode) State {
+	switch {
+	case p == phaseStopped:
+		return StateStopped
+	case paused:
+		return StatePaused
+	case mode != PartitionNone:
+		return StatePartitioned
+	case p == phaseLeading:
+		return StateLeader
+	}
+	return StateFollower
+}
+
+// roleOf is what the algorithm believes in phase p.
+func roleOf(p phase) Role {
+	switch p {
+	case phaseLeading:
+		return RoleLeader
+	case phaseFollowing:
+		return RoleFollower
+	}
+	return RoleNone
+}
+
 // snapshotJSON is the wire form posted to the page: instants as Unix
 // milliseconds on the candidate's clock (0 when unknown), durations in
 // milliseconds. Coordinated mode: "coordinated" (bool), "binaryVersion",
