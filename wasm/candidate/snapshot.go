@@ -4,31 +4,33 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
-// State is the one word the page shows (data-state).
-type State string
+// State is the one word the page shows (data-state); the list of states is
+// the tab protocol's.
+type State = tabproto.State
 
-// States, in order of precedence: a stopped candidate is "stopped" whatever
-// its faults; a paused one is "paused" even when also partitioned.
+// States, in order of precedence (see stateOf).
 const (
-	StateStopped     State = "stopped"
-	StatePaused      State = "paused"
-	StatePartitioned State = "partitioned"
-	StateLeader      State = "leader"
-	StateFollower    State = "follower"
+	StateStopped     = tabproto.StateStopped
+	StatePaused      = tabproto.StatePaused
+	StatePartitioned = tabproto.StatePartitioned
+	StateLeader      = tabproto.StateLeader
+	StateFollower    = tabproto.StateFollower
 )
 
 // Role is what the algorithm believes: leader between acquiring and losing
 // the lease (client-go's OnStartedLeading .. OnStoppedLeading), follower while
 // trying to acquire, none when stopped.
-type Role string
+type Role = tabproto.Role
 
 // Roles.
 const (
-	RoleLeader   Role = "leader"
-	RoleFollower Role = "follower"
-	RoleNone     Role = ""
+	RoleLeader   = tabproto.RoleLeader
+	RoleFollower = tabproto.RoleFollower
+	RoleNone     = tabproto.RoleNone
 )
 
 // LogKind classifies a decision-log entry, for icons and colors.
@@ -392,4 +394,34 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 // String is a one-line summary, for test failures.
 func (s Snapshot) String() string {
 	return fmt.Sprintf("%s: state=%s role=%s holder=%q transitions=%d rv=%s", s.Identity, s.State, s.Role, s.Holder, s.Transitions, s.ResourceVersion)
+}
+
+// Report is what the tab tells the server's tab hub about itself: the
+// snapshot in the tab protocol's words, with the newest decision.
+func (s Snapshot) Report() tabproto.Report {
+	r := tabproto.Report{
+		Identity:  s.Identity,
+		Namespace: s.Namespace,
+		Lease:     s.Lease,
+		State:     s.State,
+		Role:      s.Role,
+		Holder:    s.Holder,
+		Faults: tabproto.Faults{
+			Paused:        s.Faults.Paused,
+			Partition:     s.Faults.Partition,
+			LatencyMs:     s.Faults.Latency.Milliseconds(),
+			ClockOffsetMs: s.Faults.ClockOffset.Milliseconds(),
+		},
+		ActiveFaults:     s.Faults.Describe(),
+		Coordinated:      s.Coordinated,
+		BinaryVersion:    s.BinaryVersion,
+		EmulationVersion: s.EmulationVersion,
+		Strategy:         s.Strategy,
+		PreferredHolder:  s.PreferredHolder,
+	}
+	if len(s.Log) > 0 {
+		e := s.Log[0]
+		r.LastLog = tabproto.LogLine{At: unixMs(e.At), Kind: string(e.Kind), Text: e.Text}
+	}
+	return r
 }
