@@ -392,6 +392,7 @@ func (c *Candidate) withStep(ctx context.Context, f func(context.Context)) {
 	cancel(nil)
 }
 
+// stopReqLocked reports whether a crash or a release is pending.
 func (c *Candidate) stopReqLocked() bool { return c.crashReq || c.releaseReq }
 
 // withDeadline returns a context cancelled with errCutOff once the clock
@@ -504,6 +505,7 @@ func (c *Candidate) Subscribe() (<-chan struct{}, func()) {
 	}
 }
 
+// changedLocked bumps the snapshot's version and tells the subscribers.
 func (c *Candidate) changedLocked() {
 	c.version++
 	for ch := range c.subs {

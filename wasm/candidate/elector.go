@@ -214,6 +214,7 @@ func (le *elector) setObserved(r record) {
 	le.observedTime = le.clock.Now()
 }
 
+// observedRecord returns the record last observed.
 func (le *elector) observedRecord() record {
 	le.mu.Lock()
 	defer le.mu.Unlock()
@@ -227,6 +228,8 @@ func (le *elector) view() (record, time.Time) {
 	return le.observed, le.observedTime
 }
 
+// isLeader is client-go's IsLeader: the record last observed names this
+// candidate.
 func (le *elector) isLeader() bool {
 	le.mu.Lock()
 	defer le.mu.Unlock()

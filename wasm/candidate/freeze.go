@@ -17,6 +17,7 @@ type freezer struct {
 	pending []func()      // deadlines that fell during the freeze
 }
 
+// newFreezer returns a freezer that is not frozen.
 func newFreezer() *freezer {
 	f := &freezer{thawed: make(chan struct{})}
 	close(f.thawed)

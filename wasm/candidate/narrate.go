@@ -266,6 +266,7 @@ func secsRound(d time.Duration) string {
 	return fmt.Sprintf("%.1f s", d.Seconds())
 }
 
+// nameOrNobody names a holder, or nobody.
 func nameOrNobody(s string) string {
 	if s == "" {
 		return "nobody"
