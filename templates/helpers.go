@@ -3,6 +3,8 @@ package templates
 import (
 	"math"
 	"strconv"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // The countdown ring's geometry (viewBox 0 0 100 100).
@@ -18,21 +20,16 @@ func i64(v int64) string { return strconv.FormatInt(v, 10) }
 // f2 formats a coordinate with at most two decimals.
 func f2(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) }
 
-// States a candidate tab can be in (data-state), and what the page calls them.
-var stateWords = map[string]string{
-	"leader":      "LEADER",
-	"follower":    "FOLLOWER",
-	"paused":      "PAUSED",
-	"partitioned": "PARTITIONED",
-	"stopped":     "STOPPED",
-	"held":        "HELD",
-	"free":        "FREE",
-	"expired":     "EXPIRED",
-}
+// leaseStateWords are what the page calls the states of a lease card; a tab's states and their
+// words are the tab protocol's (tabproto.State).
+var leaseStateWords = map[string]string{"held": "HELD", "free": "FREE", "expired": "EXPIRED"}
 
-// stateWord is the word shown for a state.
+// stateWord is the word shown for a tab's or a lease card's state.
 func stateWord(state string) string {
-	if w, ok := stateWords[state]; ok {
+	if s := tabproto.State(state); s.Valid() {
+		return s.Word()
+	}
+	if w, ok := leaseStateWords[state]; ok {
 		return w
 	}
 	return "UNKNOWN"

@@ -7,8 +7,9 @@ import (
 )
 
 // TestDependencyDirections keeps the layering of DESIGN.md true: web sees the store only
-// through store.Interface (never the SQLite implementation), templates sees view models only,
-// and nothing but cmd wires the program together. Test files are not listed: tests may start
+// through store.Interface (never the SQLite implementation), templates sees view models (and
+// the tab protocol's states) only, the tab protocol shared with the browser sees nothing of the
+// server, and nothing but cmd wires the program together. Test files are not listed: tests may start
 // the real store.
 func TestDependencyDirections(t *testing.T) {
 	for _, tc := range []struct {
@@ -16,7 +17,13 @@ func TestDependencyDirections(t *testing.T) {
 		forbidden []string
 	}{
 		{"./...", []string{"github.com/leaselab/leaselab/store/sqlite", "modernc.org/sqlite", "github.com/leaselab/leaselab/cmd"}},
-		{"../templates", []string{"github.com/leaselab/leaselab/store", "github.com/leaselab/leaselab/web", "github.com/labstack/echo"}},
+		// Templates may know the tab protocol's states, not the browser candidate.
+		{"../templates", []string{"github.com/leaselab/leaselab/store", "github.com/leaselab/leaselab/web", "github.com/labstack/echo",
+			"github.com/leaselab/leaselab/wasm/candidate"}},
+		// The tab protocol is shared with the browser: standard library only (wasm/deps_test.go
+		// checks it all), and certainly nothing of the server's.
+		{"../wasm/tabproto", []string{"github.com/leaselab/leaselab/web", "github.com/leaselab/leaselab/store",
+			"github.com/leaselab/leaselab/templates", "github.com/labstack/echo", "github.com/a-h/templ", "k8s.io"}},
 		{"../store/...", []string{"github.com/leaselab/leaselab/web", "github.com/labstack/echo"}},
 	} {
 		out, err := exec.Command("go", "list", "-deps", tc.pkgs).Output()

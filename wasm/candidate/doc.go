@@ -31,7 +31,16 @@
 // package imports neither k8s.io/api nor client-go, and it keeps every JSON
 // field it does not know when it writes an object back.
 //
-// The algorithm is a step function (Candidate.Step) driven either by a test
-// with a ManualClock or by Candidate.Run with the system clock. Worker wraps a
-// Candidate in the message protocol spoken with the page.
+// The algorithm is apart from its narration. The elector (elector.go) is
+// client-go's LeaderElector without its loops: its tryAcquireOrRenew,
+// tryCoordinatedRenew and release read side by side with client-go's and
+// return outcomes (outcome.go): acquired, renewed, held by another with the
+// expiry by this candidate's own observation, conflict, failed with its
+// cause, released, end of term, and so on. The narrator (narrate.go) turns
+// outcomes into the decision log's sentences; it is the only place that
+// words them. The Candidate runs client-go's acquire and renew loops around
+// the elector as a step function (Candidate.Step), driven either by a test
+// with a ManualClock or by Candidate.Run with the system clock, and applies
+// the faults. Worker wraps a Candidate in the message protocol spoken with
+// the page.
 package candidate

@@ -5,20 +5,19 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
-// PartitionMode says how requests behave while the network is partitioned.
-type PartitionMode string
+// PartitionMode says how requests behave while the network is partitioned;
+// the modes are the tab protocol's.
+type PartitionMode = tabproto.Partition
 
-// Partition modes.
+// Partition modes (see tabproto).
 const (
-	// PartitionNone is a healthy network.
-	PartitionNone PartitionMode = ""
-	// PartitionHang drops packets: requests and responses wait until the
-	// partition heals (then go through) or their context ends.
-	PartitionHang PartitionMode = "hang"
-	// PartitionFail refuses connections: requests fail at once.
-	PartitionFail PartitionMode = "fail"
+	PartitionNone = tabproto.PartitionNone
+	PartitionHang = tabproto.PartitionHang
+	PartitionFail = tabproto.PartitionFail
 )
 
 // ErrPartitioned is returned by requests that meet a failing partition.

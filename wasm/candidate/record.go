@@ -99,15 +99,3 @@ func specFromRecord(r record, unknown map[string]json.RawMessage) LeaseSpec {
 	}
 	return s
 }
-
-// observeLocked takes in a record read from the server: one that differs from the last one
-// observed restarts the expiry countdown on the candidate's own clock, as client-go's
-// observedTime does. c.mu must be held.
-func (c *Candidate) observeLocked(rec record) {
-	if key := rec.key(); !c.haveKey || key != c.observedKey {
-		c.observed = rec
-		c.observedTime = c.clock.Now()
-		c.observedKey = key
-		c.haveKey = true
-	}
-}

@@ -4,31 +4,33 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
-// State is the one word the page shows (data-state).
-type State string
+// State is the one word the page shows (data-state); the list of states is
+// the tab protocol's.
+type State = tabproto.State
 
-// States, in order of precedence: a stopped candidate is "stopped" whatever
-// its faults; a paused one is "paused" even when also partitioned.
+// States, in order of precedence (see stateOf).
 const (
-	StateStopped     State = "stopped"
-	StatePaused      State = "paused"
-	StatePartitioned State = "partitioned"
-	StateLeader      State = "leader"
-	StateFollower    State = "follower"
+	StateStopped     = tabproto.StateStopped
+	StatePaused      = tabproto.StatePaused
+	StatePartitioned = tabproto.StatePartitioned
+	StateLeader      = tabproto.StateLeader
+	StateFollower    = tabproto.StateFollower
 )
 
 // Role is what the algorithm believes: leader between acquiring and losing
 // the lease (client-go's OnStartedLeading .. OnStoppedLeading), follower while
 // trying to acquire, none when stopped.
-type Role string
+type Role = tabproto.Role
 
 // Roles.
 const (
-	RoleLeader   Role = "leader"
-	RoleFollower Role = "follower"
-	RoleNone     Role = ""
+	RoleLeader   = tabproto.RoleLeader
+	RoleFollower = tabproto.RoleFollower
+	RoleNone     = tabproto.RoleNone
 )
 
 // LogKind classifies a decision-log entry, for icons and colors.
@@ -168,6 +170,107 @@ type Snapshot struct {
 	Log []LogEntry
 }
 
+// Snapshot returns everything the page shows, consistently.
+func (c *Candidate) Snapshot() Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	off := time.Duration(c.offset.Load())
+	own := func(t time.Time) time.Time {
+		if t.IsZero() {
+			return t
+		}
+		return t.Add(off)
+	}
+	mode, latency := c.net.State()
+	paused, pausedAt := c.freezer.state()
+	observed, observedAt := c.elector.view()
+	s := Snapshot{
+		Version:              c.version,
+		Identity:             c.cfg.Identity,
+		Namespace:            c.cfg.Namespace,
+		Lease:                c.cfg.LeaseName,
+		State:                stateOf(c.phase, paused, mode),
+		Role:                 roleOf(c.phase),
+		Holder:               observed.Holder,
+		Transitions:          observed.Transitions,
+		LeaseDurationSeconds: observed.DurationSeconds,
+		Now:                  own(c.clock.Now()),
+		NextRetry:            own(c.next),
+		LastError:            c.lastErr,
+		StopReason:           c.stopReason,
+		Coordinated:          c.cfg.Coordinated,
+		BinaryVersion:        c.cfg.BinaryVersion,
+		EmulationVersion:     c.cfg.EmulationVersion,
+		Strategy:             c.cfg.strategy(),
+		Timings: Timings{
+			LeaseDuration:   c.cfg.LeaseDuration,
+			RenewDeadline:   c.cfg.RenewDeadline,
+			RetryPeriod:     c.cfg.RetryPeriod,
+			ReleaseOnCancel: c.cfg.ReleaseOnCancel,
+			StopAfterLoss:   c.cfg.StopAfterLoss,
+		},
+		Faults: Faults{Paused: paused, PausedSince: own(pausedAt), Partition: mode, Latency: latency, ClockOffset: off},
+		Log:    c.log.newestFirst(),
+	}
+	if !observedAt.IsZero() {
+		s.ObservedAt = own(observedAt)
+		s.ObservedExpiry = own(observedAt.Add(observed.duration()))
+	}
+	s.setRecord(c.elector.lock.lease())
+	// The renew deadline as a reader counts it: from the last successful renewal, so
+	// that it drains between renewals and is never longer than the setting. (A round
+	// that starts a retry period later has its own deadline, as in client-go, so
+	// leadership may end up to one retry period after this.)
+	if c.phase == phaseLeading && !c.lastRenew.IsZero() {
+		s.RenewDeadline = own(c.lastRenew.Add(c.cfg.RenewDeadline))
+	}
+	return s
+}
+
+// setRecord fills in the server's record as last read or written; lease is
+// nil when there is none.
+func (s *Snapshot) setRecord(lease *Lease) {
+	if lease == nil {
+		return
+	}
+	r := recordFromSpec(lease.Spec)
+	s.RecordHolder = r.Holder
+	s.RecordRenewTime = r.RenewTime
+	if !r.RenewTime.IsZero() {
+		s.RecordExpiry = r.RenewTime.Add(r.duration())
+	}
+	s.ResourceVersion = lease.Metadata.ResourceVersion
+	s.PreferredHolder = r.PreferredHolder
+}
+
+// stateOf is the one word the page shows, in order of precedence: a stopped
+// candidate is "stopped" whatever its faults; a paused one is "paused" even
+// when also partitioned.
+func stateOf(p phase, paused bool, mode PartitionMode) State {
+	switch {
+	case p == phaseStopped:
+		return StateStopped
+	case paused:
+		return StatePaused
+	case mode != PartitionNone:
+		return StatePartitioned
+	case p == phaseLeading:
+		return StateLeader
+	}
+	return StateFollower
+}
+
+// roleOf is what the algorithm believes in phase p.
+func roleOf(p phase) Role {
+	switch p {
+	case phaseLeading:
+		return RoleLeader
+	case phaseFollowing:
+		return RoleFollower
+	}
+	return RoleNone
+}
+
 // snapshotJSON is the wire form posted to the page: instants as Unix
 // milliseconds on the candidate's clock (0 when unknown), durations in
 // milliseconds. Coordinated mode: "coordinated" (bool), "binaryVersion",
@@ -291,4 +394,34 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 // String is a one-line summary, for test failures.
 func (s Snapshot) String() string {
 	return fmt.Sprintf("%s: state=%s role=%s holder=%q transitions=%d rv=%s", s.Identity, s.State, s.Role, s.Holder, s.Transitions, s.ResourceVersion)
+}
+
+// Report is what the tab tells the server's tab hub about itself: the
+// snapshot in the tab protocol's words, with the newest decision.
+func (s Snapshot) Report() tabproto.Report {
+	r := tabproto.Report{
+		Identity:  s.Identity,
+		Namespace: s.Namespace,
+		Lease:     s.Lease,
+		State:     s.State,
+		Role:      s.Role,
+		Holder:    s.Holder,
+		Faults: tabproto.Faults{
+			Paused:        s.Faults.Paused,
+			Partition:     s.Faults.Partition,
+			LatencyMs:     s.Faults.Latency.Milliseconds(),
+			ClockOffsetMs: s.Faults.ClockOffset.Milliseconds(),
+		},
+		ActiveFaults:     s.Faults.Describe(),
+		Coordinated:      s.Coordinated,
+		BinaryVersion:    s.BinaryVersion,
+		EmulationVersion: s.EmulationVersion,
+		Strategy:         s.Strategy,
+		PreferredHolder:  s.PreferredHolder,
+	}
+	if len(s.Log) > 0 {
+		e := s.Log[0]
+		r.LastLog = tabproto.LogLine{At: unixMs(e.At), Kind: string(e.Kind), Text: e.Text}
+	}
+	return r
 }

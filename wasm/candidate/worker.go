@@ -8,6 +8,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // DefaultSlowLatency is the round trip a "slow" command adds when it names
@@ -32,15 +34,22 @@ const DefaultSlowLatency = 1500 * time.Millisecond
 //	{"type":"clockOffset","seconds":-5}                   absolute offset, not a step
 //	{"type":"release"}  {"type":"crash"}  {"type":"rejoin"}
 //	{"type":"snapshot"}                                   post a snapshot now
+//	{"type":"remote","command":{...}}                     a command from the server's tab hub,
+//	                                                      obeyed only if tabproto.Command.Validate
+//	                                                      accepts it
+//
+// The commands are tabproto.Command values; out-of-range values are clamped.
 //
 // Worker to page:
 //
 //	{"type":"ready"}                                      posted by Ready; send "start" after it
-//	{"type":"snapshot","snapshot":{...}}                  after every change (see Snapshot.MarshalJSON);
-//	                                                      coordinated mode adds nothing but values:
-//	                                                      "coordinated", "binaryVersion",
-//	                                                      "emulationVersion", "strategy",
-//	                                                      "preferredHolder"
+//	{"type":"snapshot","snapshot":{...},"report":{...}}   after every change: the snapshot (see
+//	                                                      Snapshot.MarshalJSON; coordinated mode
+//	                                                      adds nothing but values: "coordinated",
+//	                                                      "binaryVersion", "emulationVersion",
+//	                                                      "strategy", "preferredHolder") and the
+//	                                                      tabproto.Report the page passes on to
+//	                                                      the server's tab hub
 //	{"type":"error","error":"...","problems":["..."]}     refused config or message
 type Worker struct {
 	opts   WorkerOptions
@@ -85,12 +94,12 @@ func (w *Worker) Ready() {
 	w.post(map[string]any{"type": "ready"})
 }
 
+// workerMessage is a message from the page: "start" with its config,
+// "remote" with a command from the dashboard, or a command of its own.
 type workerMessage struct {
-	Type      string          `json:"type"`
-	Config    json.RawMessage `json:"config"`
-	Mode      PartitionMode   `json:"mode"`
-	LatencyMs *float64        `json:"latencyMs"`
-	Seconds   *float64        `json:"seconds"`
+	tabproto.Command
+	Config json.RawMessage   `json:"config"`
+	Remote *tabproto.Command `json:"command"`
 }
 
 // Handle acts on one message from the page. It does not block: the
@@ -111,46 +120,66 @@ func (w *Worker) Handle(msg []byte) {
 		w.postError(fmt.Errorf("%q before start", m.Type))
 		return
 	}
-	switch m.Type {
-	case "pause":
+	cmd := m.Command
+	if m.Type == "remote" {
+		// The page forwards what the server's tab hub sent: obey fault commands only.
+		if m.Remote == nil {
+			w.postError(errors.New(`remote needs "command"`))
+			return
+		}
+		if err := m.Remote.Validate(); err != nil {
+			w.postError(fmt.Errorf("refused the dashboard's command: %w", err))
+			return
+		}
+		cmd = *m.Remote
+	}
+	if err := w.obey(c, cmd); err != nil {
+		w.postError(err)
+	}
+}
+
+// obey carries out a command, clamping its values to the protocol's bounds.
+func (w *Worker) obey(c *Candidate, cmd tabproto.Command) error {
+	switch cmd.Type {
+	case tabproto.CommandPause:
 		c.Pause()
-	case "resume":
+	case tabproto.CommandResume:
 		c.Resume()
-	case "partition":
-		mode := m.Mode
+	case tabproto.CommandPartition:
+		mode := cmd.Mode
 		if mode == PartitionNone {
 			mode = PartitionHang
 		}
 		if mode != PartitionHang && mode != PartitionFail {
-			w.postError(fmt.Errorf("partition mode must be %q or %q, not %q", PartitionHang, PartitionFail, m.Mode))
-			return
+			return fmt.Errorf("partition mode must be %q or %q, not %q", PartitionHang, PartitionFail, cmd.Mode)
 		}
 		c.Partition(mode)
-	case "heal":
+	case tabproto.CommandHeal:
 		c.Heal()
-	case "slow":
+	case tabproto.CommandSlow:
 		d := DefaultSlowLatency
-		if m.LatencyMs != nil {
-			d = time.Duration(math.Round(min(max(*m.LatencyMs, 0), 600_000))) * time.Millisecond
+		if cmd.LatencyMs != nil {
+			d = time.Duration(math.Round(min(max(*cmd.LatencyMs, 0), tabproto.MaxLatencyMs))) * time.Millisecond
 		}
 		c.SetLatency(d)
-	case "clockOffset":
-		if m.Seconds == nil {
-			w.postError(errors.New(`clockOffset needs "seconds"`))
-			return
+	case tabproto.CommandClockOffset:
+		if cmd.Seconds == nil {
+			return errors.New(`clockOffset needs "seconds"`)
 		}
-		c.SetClockOffset(time.Duration(math.Round(min(max(*m.Seconds, -86_400), 86_400)*1000)) * time.Millisecond)
-	case "release":
+		const bound = tabproto.MaxClockOffsetSeconds
+		c.SetClockOffset(time.Duration(math.Round(min(max(*cmd.Seconds, -bound), bound)*1000)) * time.Millisecond)
+	case tabproto.CommandRelease:
 		c.Release()
-	case "crash":
+	case tabproto.CommandCrash:
 		c.Crash()
-	case "rejoin":
+	case tabproto.CommandRejoin:
 		c.Rejoin()
-	case "snapshot":
+	case tabproto.CommandSnapshot:
 		w.postSnapshot(c)
 	default:
-		w.postError(fmt.Errorf("unknown message type %q", m.Type))
+		return fmt.Errorf("unknown message type %q", cmd.Type)
 	}
+	return nil
 }
 
 func (w *Worker) start(raw json.RawMessage) {
@@ -204,8 +233,11 @@ func (w *Worker) Close() {
 	w.wg.Wait()
 }
 
+// postSnapshot posts the snapshot and, for the page to pass on to the
+// server's tab hub, the report it makes.
 func (w *Worker) postSnapshot(c *Candidate) {
-	w.post(map[string]any{"type": "snapshot", "snapshot": c.Snapshot()})
+	s := c.Snapshot()
+	w.post(map[string]any{"type": "snapshot", "snapshot": s, "report": s.Report()})
 }
 
 func (w *Worker) postError(err error) {

@@ -224,7 +224,7 @@ func tabView(t TabInfo) templates.Tab {
 		Identity:     t.Identity,
 		Namespace:    t.Namespace,
 		Lease:        t.Lease,
-		State:        t.State,
+		State:        string(t.State),
 		Holder:       t.Holder,
 		Paused:       t.Faults.Paused,
 		Partitioned:  t.Faults.Partition != "",

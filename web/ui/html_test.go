@@ -20,6 +20,8 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/election"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 const evil = `<script>alert(1)</script>`
@@ -103,7 +105,7 @@ func TestEscaping(t *testing.T) {
 	tu := mustNewUI(t, now)
 	tu.putLease(t, lease("default", "demo", evil, now.Add(-time.Second), 10, 0), now.Add(-time.Second))
 	tab := tu.hub.addTab(TabUser{}, func() {})
-	if err := tu.hub.report(tab, TabInfo{Identity: evil, Namespace: "default", Lease: "demo", State: "leader", Role: "leader", LastLog: TabLog{Text: evil},
+	if err := tu.hub.report(tab, tabproto.Report{Identity: evil, Namespace: "default", Lease: "demo", State: "leader", Role: "leader", LastLog: tabproto.LogLine{Text: evil},
 		Coordinated: true, BinaryVersion: evil, EmulationVersion: evil, Strategy: evil, PreferredHolder: "x" + evil}); err != nil {
 		t.Fatal(err)
 	}
@@ -464,17 +466,17 @@ func TestDashboardCandidatePingAndRenew(t *testing.T) {
 // prefers another candidate), a plain tab as plain with no versions.
 func TestDashboardTabModes(t *testing.T) {
 	tu := mustNewUI(t, t0)
-	report := func(info TabInfo) {
+	report := func(info tabproto.Report) {
 		t.Helper()
 		if err := tu.hub.report(tu.hub.addTab(TabUser{}, func() {}), info); err != nil {
 			t.Fatal(err)
 		}
 	}
-	report(TabInfo{Identity: "tab-new", Namespace: "default", Lease: "sched", State: "leader", Role: "leader", Holder: "tab-new",
+	report(tabproto.Report{Identity: "tab-new", Namespace: "default", Lease: "sched", State: "leader", Role: "leader", Holder: "tab-new",
 		Coordinated: true, BinaryVersion: "1.36.0", EmulationVersion: "1.36.0", Strategy: "OldestEmulationVersion", PreferredHolder: "tab-old"})
-	report(TabInfo{Identity: "tab-old", Namespace: "default", Lease: "sched", State: "follower", Role: "follower", Holder: "tab-new",
+	report(tabproto.Report{Identity: "tab-old", Namespace: "default", Lease: "sched", State: "follower", Role: "follower", Holder: "tab-new",
 		Coordinated: true, BinaryVersion: "1.36.0", EmulationVersion: "1.35.0", Strategy: "OldestEmulationVersion", PreferredHolder: "tab-old"})
-	report(TabInfo{Identity: "tab-plain", Namespace: "default", Lease: "demo", State: "leader", Role: "leader", Holder: "tab-plain",
+	report(tabproto.Report{Identity: "tab-plain", Namespace: "default", Lease: "demo", State: "leader", Role: "leader", Holder: "tab-plain",
 		BinaryVersion: "1.36.0", EmulationVersion: "1.35.0", Strategy: "OldestEmulationVersion"})
 
 	doc := tu.mustGetDoc(t, "/", http.StatusOK)

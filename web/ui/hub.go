@@ -11,33 +11,19 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // TabInfo is one connected candidate tab as the hub shows it to dashboards: what the tab last
-// reported about itself, plus the id the hub gave it.
+// reported about itself, plus what the hub knows and decides. Its JSON is the report's fields
+// followed by the hub's, in this order; dashboard.js reads it.
 type TabInfo struct {
-	ID           string    `json:"id"`
-	Identity     string    `json:"identity"`
-	Namespace    string    `json:"namespace"`
-	Lease        string    `json:"lease"`
-	State        string    `json:"state"`
-	Role         string    `json:"role"`
-	Holder       string    `json:"holder"`
-	Faults       TabFaults `json:"faults"`
-	ActiveFaults []string  `json:"activeFaults"`
-	LastLog      TabLog    `json:"lastLog"`
-	// Coordinated is true when the tab runs in Coordinated Leader Election mode; then
-	// BinaryVersion, EmulationVersion and Strategy are what its LeaseCandidate declares, and
-	// PreferredHolder is the server's spec.preferredHolder in the lease record it last read.
-	// A plain tab has none of them.
-	Coordinated      bool   `json:"coordinated"`
-	BinaryVersion    string `json:"binaryVersion"`
-	EmulationVersion string `json:"emulationVersion"`
-	Strategy         string `json:"strategy"`
-	PreferredHolder  string `json:"preferredHolder"`
-	// SteppingDown is decided by the hub from the above: a coordinated tab that leads or holds
-	// the lease while the server prefers another candidate.
+	// ID is the id the hub gave the tab.
+	ID string `json:"id"`
+	tabproto.Report
+	// SteppingDown is decided by the hub from the report (see tabproto.Report.SteppingDown),
+	// never taken from the tab.
 	SteppingDown bool `json:"steppingDown"`
 	// ConnectedAt is when the tab connected, Unix ms on the server's clock.
 	ConnectedAt int64 `json:"connectedAt"`
@@ -58,113 +44,6 @@ type TabUser struct {
 // mayReport says whether u's tabs may report a tab of namespace ns.
 func (u TabUser) mayReport(ns string) bool {
 	return u.Namespaces == nil || slices.Contains(u.Namespaces, ns)
-}
-
-// TabFaults are a tab's active faults, as its snapshot has them.
-type TabFaults struct {
-	Paused        bool   `json:"paused"`
-	Partition     string `json:"partition"`
-	LatencyMs     int64  `json:"latencyMs"`
-	ClockOffsetMs int64  `json:"clockOffsetMs"`
-}
-
-// TabLog is the newest line of a tab's decision log.
-type TabLog struct {
-	At   int64  `json:"at"`
-	Kind string `json:"kind"`
-	Text string `json:"text"`
-}
-
-// tabStates are the states a tab may report (its data-state).
-var tabStates = []string{"leader", "follower", "paused", "partitioned", "stopped"}
-
-// Limits on what a tab may report; longer strings are cut.
-const (
-	maxIdentityLen = 253
-	maxNameLen     = 253
-	maxTextLen     = 300
-	maxFaults      = 8
-	maxVersionLen  = 64
-)
-
-// clean makes a reported tab safe to keep and show: known state, bounded strings.
-func (t *TabInfo) clean() error {
-	if !slices.Contains(tabStates, t.State) {
-		return fmt.Errorf("unknown state %q", truncate(t.State, 40))
-	}
-	t.Identity = truncate(t.Identity, maxIdentityLen)
-	t.Namespace = truncate(t.Namespace, maxNameLen)
-	t.Lease = truncate(t.Lease, maxNameLen)
-	t.Holder = truncate(t.Holder, maxIdentityLen)
-	t.Role = truncate(t.Role, 20)
-	t.Faults.Partition = truncate(t.Faults.Partition, 20)
-	if len(t.ActiveFaults) > maxFaults {
-		t.ActiveFaults = t.ActiveFaults[:maxFaults]
-	}
-	for i, f := range t.ActiveFaults {
-		t.ActiveFaults[i] = truncate(f, 100)
-	}
-	if t.ActiveFaults == nil {
-		t.ActiveFaults = []string{}
-	}
-	t.LastLog.Kind = truncate(t.LastLog.Kind, 20)
-	t.LastLog.Text = truncate(t.LastLog.Text, maxTextLen)
-	if t.Coordinated {
-		t.BinaryVersion = truncate(t.BinaryVersion, maxVersionLen)
-		t.EmulationVersion = truncate(t.EmulationVersion, maxVersionLen)
-		t.Strategy = truncate(t.Strategy, maxVersionLen)
-		t.PreferredHolder = truncate(t.PreferredHolder, maxIdentityLen)
-	} else {
-		t.BinaryVersion, t.EmulationVersion, t.Strategy, t.PreferredHolder = "", "", "", ""
-	}
-	t.SteppingDown = t.Coordinated && t.PreferredHolder != "" && t.PreferredHolder != t.Identity &&
-		(t.Role == "leader" || t.Holder == t.Identity)
-	return nil
-}
-
-// truncate cuts s to at most n bytes on a rune boundary, and drops invalid UTF-8.
-func truncate(s string, n int) string {
-	s = strings.ToValidUTF8(s, "")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// TabCommand is a fault command for a tab's worker: the worker's own message (see
-// wasm/candidate.Worker), restricted to the fault commands.
-type TabCommand struct {
-	Type      string   `json:"type"`
-	Mode      string   `json:"mode,omitempty"`
-	LatencyMs *float64 `json:"latencyMs,omitempty"`
-	Seconds   *float64 `json:"seconds,omitempty"`
-}
-
-// validate refuses anything but a known fault command with sane values.
-func (c TabCommand) validate() error {
-	switch c.Type {
-	case "pause", "resume", "heal", "release", "crash", "rejoin", "snapshot":
-		return nil
-	case "partition":
-		if c.Mode != "" && c.Mode != "hang" && c.Mode != "fail" {
-			return fmt.Errorf("partition mode must be hang or fail")
-		}
-		return nil
-	case "slow":
-		if c.LatencyMs != nil && (*c.LatencyMs < 0 || *c.LatencyMs > 600_000) {
-			return errors.New("latencyMs must be between 0 and 600000")
-		}
-		return nil
-	case "clockOffset":
-		if c.Seconds == nil || *c.Seconds < -86_400 || *c.Seconds > 86_400 {
-			return errors.New("clockOffset needs seconds between -86400 and 86400")
-		}
-		return nil
-	}
-	return fmt.Errorf("unknown command %q", truncate(c.Type, 40))
 }
 
 // Hub connects candidate tabs with dashboards, in memory: tabs report their state, dashboards
@@ -245,22 +124,23 @@ func (h *Hub) removeTab(t *hubTab) {
 var errTabNamespace = errors.New("may not report a tab in this namespace")
 
 // report stores what a tab says about itself, under the name of the user who opened it. A
-// report of a namespace the owner may not write in is refused and changes nothing.
-func (h *Hub) report(t *hubTab, info TabInfo) error {
-	if err := info.clean(); err != nil {
+// report of a namespace the owner may not write in is refused and changes nothing. It returns
+// the report's validation error (see tabproto.Report.Clean), an error wrapping
+// errTabNamespace, or an error when the tab is gone.
+func (h *Hub) report(t *hubTab, r tabproto.Report) error {
+	if err := r.Clean(); err != nil {
 		return err
 	}
-	if !t.owner.mayReport(info.Namespace) {
+	if !t.owner.mayReport(r.Namespace) {
 		return fmt.Errorf("%w: %q only in %s", errTabNamespace, t.owner.Name, strings.Join(t.owner.Namespaces, ", "))
 	}
-	info.Owner = t.owner.Name
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.tabs[t.id]; !ok {
 		return errors.New("tab is gone")
 	}
-	info.ID, info.ConnectedAt = t.id, t.info.ConnectedAt
-	t.info, t.reported = info, true
+	t.info = TabInfo{ID: t.id, Report: r, SteppingDown: r.SteppingDown(), ConnectedAt: t.info.ConnectedAt, Owner: t.owner.Name}
+	t.reported = true
 	h.changedLocked()
 	return nil
 }
@@ -345,15 +225,9 @@ var (
 )
 
 // Command forwards a fault command to one tab. It returns ErrNoSuchTab, ErrTabSlow, or the
-// reason the command was refused.
-func (h *Hub) Command(tabID string, cmd TabCommand) error {
-	if err := cmd.validate(); err != nil {
-		return err
-	}
-	msg, err := json.Marshal(struct {
-		Type    string     `json:"type"`
-		Command TabCommand `json:"command"`
-	}{"command", cmd})
+// reason the command was refused (see tabproto.Command.Validate).
+func (h *Hub) Command(tabID string, cmd tabproto.Command) error {
+	msg, err := tabproto.EncodeCommand(cmd)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // mustDial opens a WebSocket to path on srv, as a page of origin would.
@@ -145,7 +147,7 @@ func TestTabHubDisconnectsSlowTab(t *testing.T) {
 	tab := h.addTab(TabUser{}, func() { kicked = true })
 	var err error
 	for range tabQueue + 1 {
-		err = h.Command(tab.id, TabCommand{Type: "pause"})
+		err = h.Command(tab.id, tabproto.Command{Type: "pause"})
 	}
 	if err != ErrTabSlow || !kicked {
 		t.Errorf("a tab that takes no commands: err %v, kicked %v", err, kicked)
@@ -228,25 +230,34 @@ func TestTabHubReportsMode(t *testing.T) {
 	})
 }
 
-// TestTabInfoCleanBoundsMode: what a tab reports about its mode is bounded like the rest.
+// TestTabInfoCleanBoundsMode: what a tab reports about its mode is bounded like the rest, and
+// the hub, not the tab, decides who is stepping down.
 func TestTabInfoCleanBoundsMode(t *testing.T) {
+	h := NewHub(nil, nil)
 	long := strings.Repeat("9", 1000)
-	info := TabInfo{Identity: "tab-1", State: "leader", Role: "leader", Holder: "tab-1", Coordinated: true,
-		BinaryVersion: long, EmulationVersion: long, Strategy: long, PreferredHolder: long}
-	if err := info.clean(); err != nil {
+	if err := h.report(h.addTab(TabUser{}, func() {}), tabproto.Report{Identity: "tab-1", Namespace: "a", State: "leader", Role: "leader", Holder: "tab-1",
+		Coordinated: true, BinaryVersion: long, EmulationVersion: long, Strategy: long, PreferredHolder: long}); err != nil {
 		t.Fatal(err)
 	}
-	if len(info.BinaryVersion) != maxVersionLen || len(info.EmulationVersion) != maxVersionLen || len(info.Strategy) != maxVersionLen ||
-		len(info.PreferredHolder) != maxIdentityLen {
+	// A tab cannot claim to step down: the hub decides.
+	claim, err := tabproto.DecodeReport([]byte(`{"type":"report","tab":{"identity":"tab-2","namespace":"b","state":"leader","role":"leader","steppingDown":true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.report(h.addTab(TabUser{}, func() {}), claim); err != nil {
+		t.Fatal(err)
+	}
+	tabs := h.Tabs()
+	if len(tabs) != 2 {
+		t.Fatalf("tabs %+v", tabs)
+	}
+	info, plain := tabs[0], tabs[1]
+	if len(info.BinaryVersion) != tabproto.MaxVersionLen || len(info.EmulationVersion) != tabproto.MaxVersionLen || len(info.Strategy) != tabproto.MaxVersionLen ||
+		len(info.PreferredHolder) != tabproto.MaxIdentityLen {
 		t.Errorf("lengths %d %d %d %d", len(info.BinaryVersion), len(info.EmulationVersion), len(info.Strategy), len(info.PreferredHolder))
 	}
 	if !info.SteppingDown {
 		t.Error("a leader the server prefers another candidate to is not stepping down")
-	}
-	// A tab cannot claim to step down: the hub decides.
-	plain := TabInfo{Identity: "tab-2", State: "leader", Role: "leader", SteppingDown: true}
-	if err := plain.clean(); err != nil {
-		t.Fatal(err)
 	}
 	if plain.SteppingDown {
 		t.Error("a plain tab is stepping down because it said so")

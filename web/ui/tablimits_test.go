@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // dialAs opens a WebSocket to path on srv as a page of srv's origin whose request says it is
@@ -73,7 +75,7 @@ func TestTabHubOwnsTabs(t *testing.T) {
 	if spoofTab == nil {
 		t.Fatalf("tab %q not in the hub", spoofID)
 	}
-	if err := tu.hub.report(spoofTab, TabInfo{Identity: "participant-02-real", Namespace: "participant-02", State: "leader"}); !errors.Is(err, errTabNamespace) {
+	if err := tu.hub.report(spoofTab, tabproto.Report{Identity: "participant-02-real", Namespace: "participant-02", State: "leader"}); !errors.Is(err, errTabNamespace) {
 		t.Errorf("participant-01 reported a tab of participant-02: %v", err)
 	}
 	if listed := tu.hub.Tabs(); len(listed) != 0 {
@@ -103,7 +105,7 @@ func TestTabHubOwnsTabs(t *testing.T) {
 	})
 	got := map[string]string{}
 	for _, tab := range tabs {
-		got[tab.Identity] = tab.Namespace + " " + tab.State + " by " + tab.Owner
+		got[tab.Identity] = tab.Namespace + " " + string(tab.State) + " by " + tab.Owner
 	}
 	want := map[string]string{
 		"participant-02-real": "arena follower by participant-01",

@@ -12,6 +12,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 	"golang.org/x/time/rate"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 const (
@@ -126,12 +128,6 @@ func (l *latestMessage) putBack(data []byte) {
 	}
 }
 
-// tabMessage is what a candidate tab sends: {"type":"report","tab":{...}}.
-type tabMessage struct {
-	Type string  `json:"type"`
-	Tab  TabInfo `json:"tab"`
-}
-
 // tabConnect is a candidate tab's stream: it reports its state, the hub sends it "hello" with
 // its id and then the fault commands the instructor clicks on the dashboard. On a server with
 // authentication the tab is listed as its user's, and a participant's tab may report only the
@@ -174,8 +170,7 @@ func (u *UI) tabConnect(c echo.Context) error {
 		defer wg.Done()
 		u.applyReports(ctx, t, reports)
 	}()
-	hello, _ := json.Marshal(map[string]string{"type": "hello", "id": t.id})
-	t.send(hello)
+	t.send(tabproto.EncodeHello(t.id))
 
 	flood := newTokenBucket(floodRate, floodBurst, u.opts.Now())
 	for {
@@ -225,12 +220,11 @@ func (u *UI) applyReports(ctx context.Context, t *hubTab, reports *latestMessage
 			waiting = true
 			continue
 		}
-		var m tabMessage
-		if err := json.Unmarshal(data, &m); err != nil || m.Type != "report" {
-			u.log.Debug("tab sent a bad message", slog.String("tab", t.id))
-			continue
+		r, err := tabproto.DecodeReport(data)
+		if err == nil {
+			err = u.hub.report(t, r)
 		}
-		if err := u.hub.report(t, m.Tab); err != nil {
+		if err != nil {
 			u.log.Debug("tab report refused", slog.String("tab", t.id), slog.Any("error", err))
 		}
 	}
@@ -244,9 +238,9 @@ var errTooManyCommands = fmt.Errorf("too many commands: at most %d a second", re
 
 // watchMessage is what a dashboard sends: {"type":"command","tab":"id","command":{...}}.
 type watchMessage struct {
-	Type    string     `json:"type"`
-	Tab     string     `json:"tab"`
-	Command TabCommand `json:"command"`
+	Type    string           `json:"type"`
+	Tab     string           `json:"tab"`
+	Command tabproto.Command `json:"command"`
 }
 
 // tabWatch is a dashboard's stream: the list of connected tabs whenever it changes (at most

@@ -36,6 +36,7 @@
   }
 
   let snap = null;
+  let tabReport = null; // what the hub is told: the candidate makes it (wasm/tabproto.Report)
   let candOffset = 0; // the candidate's clock minus the browser's
 
   // --- the worker ---------------------------------------------------------------------------
@@ -48,6 +49,7 @@
         break;
       case 'snapshot':
         snap = m.snapshot;
+        tabReport = m.report;
         candOffset = snap.now - Date.now();
         render();
         report();
@@ -221,11 +223,11 @@
   });
 
   // --- the tab hub --------------------------------------------------------------------------
-  const remoteTypes = ['pause', 'resume', 'partition', 'heal', 'slow', 'clockOffset', 'release', 'crash', 'rejoin', 'snapshot'];
   const hubSend = LL.socket('hub', '/ui/tabs/connect', (msg) => {
     if (msg.type === 'hello') cand.dataset.tabId = msg.id;
-    if (msg.type === 'command' && msg.command && remoteTypes.includes(msg.command.type)) {
-      worker.postMessage(msg.command);
+    if (msg.type === 'command' && msg.command) {
+      // The candidate obeys only fault commands (wasm/tabproto decides which).
+      worker.postMessage({ type: 'remote', command: msg.command });
       const note = $('remote-note');
       note.textContent = 'At ' + LL.clock(Date.now()) + ' the dashboard sent: ' + msg.command.type;
       note.hidden = false;
@@ -236,25 +238,13 @@
   let pending = 0;
   /** Reports the tab to the hub: at most four times a second, always the latest state. */
   function report() {
-    if (!snap) return;
+    if (!tabReport) return;
     const wait = 250 - (Date.now() - lastSent);
     if (wait > 0) {
       if (!pending) pending = setTimeout(() => { pending = 0; report(); }, wait);
       return;
     }
     lastSent = Date.now();
-    const s = snap;
-    const log = (s.log && s.log[0]) || { at: 0, kind: '', text: '' };
-    hubSend({
-      type: 'report',
-      tab: {
-        identity: s.identity, namespace: s.namespace, lease: s.lease, state: s.state, role: s.role, holder: s.holder,
-        faults: { paused: !!s.faults.paused, partition: s.faults.partition || '', latencyMs: s.faults.latencyMs || 0, clockOffsetMs: s.faults.clockOffsetMs || 0 },
-        activeFaults: s.activeFaults || [],
-        lastLog: { at: log.at, kind: log.kind, text: log.text },
-        coordinated: !!s.coordinated, binaryVersion: s.binaryVersion || '', emulationVersion: s.emulationVersion || '',
-        strategy: s.strategy || '', preferredHolder: s.preferredHolder || '',
-      },
-    });
+    hubSend({ type: 'report', tab: tabReport });
   }
 })();

@@ -1,0 +1,161 @@
+package tabproto
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Report is what a tab says about itself: its identity and lease, its state, the lease
+// holder it last observed, its faults and its newest decision.
+type Report struct {
+	Identity  string `json:"identity"`
+	Namespace string `json:"namespace"`
+	Lease     string `json:"lease"`
+	State     State  `json:"state"`
+	Role      Role   `json:"role"`
+	Holder    string `json:"holder"`
+	Faults    Faults `json:"faults"`
+	// ActiveFaults are the faults in words ("slow network: +1.5 s per request").
+	ActiveFaults []string `json:"activeFaults"`
+	LastLog      LogLine  `json:"lastLog"`
+	// Coordinated is true when the tab runs in Coordinated Leader Election mode; then
+	// BinaryVersion, EmulationVersion and Strategy are what its LeaseCandidate declares, and
+	// PreferredHolder is the server's spec.preferredHolder in the lease record it last read.
+	// A plain tab has none of them.
+	Coordinated      bool   `json:"coordinated"`
+	BinaryVersion    string `json:"binaryVersion"`
+	EmulationVersion string `json:"emulationVersion"`
+	Strategy         string `json:"strategy"`
+	PreferredHolder  string `json:"preferredHolder"`
+}
+
+// Faults are a tab's active faults.
+type Faults struct {
+	Paused        bool      `json:"paused"`
+	Partition     Partition `json:"partition"`
+	LatencyMs     int64     `json:"latencyMs"`     // added round-trip time
+	ClockOffsetMs int64     `json:"clockOffsetMs"` // the tab's clock minus the real one
+}
+
+// LogLine is the newest line of a tab's decision log.
+type LogLine struct {
+	At   int64  `json:"at"` // Unix ms on the tab's clock; 0 when the log is empty
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+}
+
+// SteppingDown reports whether the tab is a coordinated leader, or holder, whom the server
+// asks to step down for another candidate. The hub decides it from the report; the tab's own
+// word is not taken for it.
+func (r Report) SteppingDown() bool {
+	return r.Coordinated && r.PreferredHolder != "" && r.PreferredHolder != r.Identity &&
+		(r.Role == RoleLeader || r.Holder == r.Identity)
+}
+
+// Limits on what a tab may report; Clean cuts longer strings.
+const (
+	MaxIdentityLen = 253 // identities and holders
+	MaxNameLen     = 253 // namespaces and lease names
+	MaxTextLen     = 300 // the decision's text
+	MaxFaults      = 8   // entries of ActiveFaults
+	MaxFaultLen    = 100 // one entry of ActiveFaults
+	MaxVersionLen  = 64  // versions and the strategy
+	MaxWordLen     = 20  // role, partition mode, log kind
+)
+
+// Clean makes a report from a tab safe to keep and show: it refuses an unknown state, cuts
+// every string to its limit (on a rune boundary, dropping invalid UTF-8) and clears the
+// coordinated fields of a plain tab.
+func (r *Report) Clean() error {
+	if !r.State.Valid() {
+		return fmt.Errorf("unknown state %q", cut(string(r.State), 40))
+	}
+	r.Identity = cut(r.Identity, MaxIdentityLen)
+	r.Namespace = cut(r.Namespace, MaxNameLen)
+	r.Lease = cut(r.Lease, MaxNameLen)
+	r.Holder = cut(r.Holder, MaxIdentityLen)
+	r.Role = Role(cut(string(r.Role), MaxWordLen))
+	r.Faults.Partition = Partition(cut(string(r.Faults.Partition), MaxWordLen))
+	if len(r.ActiveFaults) > MaxFaults {
+		r.ActiveFaults = r.ActiveFaults[:MaxFaults]
+	}
+	for i, f := range r.ActiveFaults {
+		r.ActiveFaults[i] = cut(f, MaxFaultLen)
+	}
+	if r.ActiveFaults == nil {
+		r.ActiveFaults = []string{}
+	}
+	r.LastLog.Kind = cut(r.LastLog.Kind, MaxWordLen)
+	r.LastLog.Text = cut(r.LastLog.Text, MaxTextLen)
+	if r.Coordinated {
+		r.BinaryVersion = cut(r.BinaryVersion, MaxVersionLen)
+		r.EmulationVersion = cut(r.EmulationVersion, MaxVersionLen)
+		r.Strategy = cut(r.Strategy, MaxVersionLen)
+		r.PreferredHolder = cut(r.PreferredHolder, MaxIdentityLen)
+	} else {
+		r.BinaryVersion, r.EmulationVersion, r.Strategy, r.PreferredHolder = "", "", "", ""
+	}
+	return nil
+}
+
+// cut cuts s to at most n bytes on a rune boundary, and drops invalid UTF-8.
+func cut(s string, n int) string {
+	s = strings.ToValidUTF8(s, "")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Message types.
+const (
+	TypeHello   = "hello"
+	TypeReport  = "report"
+	TypeCommand = "command"
+)
+
+// reportMessage is a tab's report on the wire.
+type reportMessage struct {
+	Type string `json:"type"`
+	Tab  Report `json:"tab"`
+}
+
+// ErrNotReport is DecodeReport's error for a message of another type.
+var ErrNotReport = errors.New(`not a "report" message`)
+
+// EncodeReport returns the message a tab sends to report r.
+func EncodeReport(r Report) ([]byte, error) {
+	return json.Marshal(reportMessage{Type: TypeReport, Tab: r})
+}
+
+// DecodeReport reads a message from a tab and returns its report, cleaned (see Clean). It
+// returns a JSON syntax or type error, ErrNotReport, or Clean's error.
+func DecodeReport(data []byte) (Report, error) {
+	var m reportMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return Report{}, err
+	}
+	if m.Type != TypeReport {
+		return Report{}, ErrNotReport
+	}
+	if err := m.Tab.Clean(); err != nil {
+		return Report{}, err
+	}
+	return m.Tab, nil
+}
+
+// EncodeHello returns the hub's first message to a tab, with the id the hub gave it. Its keys
+// come in the order the hub has always written them.
+func EncodeHello(id string) []byte {
+	b, _ := json.Marshal(struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+	}{id, TypeHello}) // a struct of two strings always encodes
+	return b
+}
