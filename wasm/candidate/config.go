@@ -1,6 +1,7 @@
 package candidate
 
 import (
+	"errors"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -24,6 +25,10 @@ const (
 	DefaultRetryPeriod   = 2 * time.Second
 	// MaxDuration bounds leaseDuration (and so the other two).
 	MaxDuration = 24 * time.Hour
+	// MinRetryPeriod is the shortest retryPeriod a page may ask for. client-go takes any
+	// positive one, but a playground is shared: a room of thirty tabs retrying every
+	// millisecond is a load test, and nothing can be seen at that pace anyway.
+	MinRetryPeriod = 250 * time.Millisecond
 )
 
 // Config describes one candidate.
@@ -290,7 +295,17 @@ func (p Params) Config() (Config, error) {
 	if c.Identity == "" {
 		c.Identity = fmt.Sprintf("tab-%04x", rand.IntN(1<<16))
 	}
-	return c, c.Validate()
+	err := c.Validate()
+	if c.RetryPeriod > 0 && c.RetryPeriod < MinRetryPeriod {
+		floor := fmt.Sprintf("retryPeriod (%s) must be at least %s on a shared playground", secs(c.RetryPeriod), secs(MinRetryPeriod))
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			ce.Problems = append(ce.Problems, floor)
+		} else {
+			err = &ConfigError{Problems: []string{floor}}
+		}
+	}
+	return c, err
 }
 
 func seconds(v *float64, def time.Duration) time.Duration {
