@@ -26,6 +26,7 @@ import (
 	"github.com/leaselab/leaselab/web/auth"
 	"github.com/leaselab/leaselab/web/discovery"
 	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/request"
 	"github.com/leaselab/leaselab/web/ui"
 )
 
@@ -128,6 +129,7 @@ func New(cfg Config) (*Server, error) {
 	e.HidePort = true
 	e.Use(s.logRequests)
 	e.Use(s.recoverPanics)
+	e.Use(withRequestInfo)
 	e.Use(limitBodyReads(cmp.Or(cfg.BodyReadTimeout, time.Minute)))
 	if cfg.Auth == nil {
 		e.Use(guardOpen)
@@ -310,6 +312,16 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 			})
 			err = c.Blob(http.StatusInternalServerError, "application/json", b)
 		}()
+		return next(c)
+	}
+}
+
+// withRequestInfo parses what a request addresses, once, for every later step: authorization,
+// limits, the API and discovery handlers read it from the request's context.
+func withRequestInfo(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		c.SetRequest(r.WithContext(request.WithInfo(r.Context(), request.Parse(r))))
 		return next(c)
 	}
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/kinds"
+	apirequest "github.com/leaselab/leaselab/web/request"
 )
 
 // MaxBodyBytes is the largest request body accepted, as the real server's 3 MiB limit.
@@ -165,16 +166,16 @@ type request struct {
 	s    *Server
 	w    http.ResponseWriter
 	r    *http.Request
-	ri   RequestInfo
+	ri   apirequest.Info
 	kind *kinds.Kind
 	gv   schema.GroupVersion // the version of the URL
 }
 
-// ServeHTTP serves one API request.
+// ServeHTTP serves one API request, as the front door's request info describes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ri, ok := NewRequestInfo(r)
+	ri := apirequest.InfoOf(r)
 	q := &request{s: s, w: w, r: r, ri: ri}
-	if !ok {
+	if !ri.IsResourceRequest {
 		q.fail(errNotFoundPath())
 		return
 	}
@@ -260,7 +261,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // allowedMethod reports whether the real server has a route for the request's method on its
 // path: a collection takes GET, POST and DELETE; an object GET, PUT, PATCH and DELETE; the
 // legacy /watch/ paths only GET.
-func allowedMethod(ri RequestInfo) bool {
+func allowedMethod(ri apirequest.Info) bool {
 	switch {
 	case ri.LegacyWatch:
 		return ri.Verb == "watch"

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/store"
-	"github.com/leaselab/leaselab/web/apiserver"
+	"github.com/leaselab/leaselab/web/request"
 )
 
 // Options configure an Auth.
@@ -167,14 +167,14 @@ func (a *Auth) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 func errUnauthorized() *apierrors.StatusError { return apierrors.NewUnauthorized("Unauthorized") }
 
 // gr is the group and resource a request addresses.
-func gr(ri apiserver.RequestInfo) schema.GroupResource {
+func gr(ri request.Info) schema.GroupResource {
 	return schema.GroupResource{Group: ri.Group, Resource: ri.Resource}
 }
 
 func (a *Auth) serveAPI(c echo.Context, next echo.HandlerFunc, u User) error {
 	r := c.Request()
-	ri, ok := apiserver.NewRequestInfo(r)
-	if !ok || ri.Verb == "" {
+	ri := request.InfoOf(r)
+	if !ri.IsResourceRequest || ri.Verb == "" {
 		// Discovery, OpenAPI, /version: readable by anyone signed in; no writes there.
 		if !safeMethod(r.Method) && u.Role != RoleInstructor {
 			return WriteStatus(c, ForbiddenPath(u, strings.ToLower(r.Method), r.URL.Path))
@@ -242,7 +242,7 @@ func (a *Auth) serveUI(c echo.Context, next echo.HandlerFunc, u User) error {
 		return a.stream(c, next, u)
 	case r.Method == http.MethodPost && strings.HasPrefix(p, "/ui/"):
 		r.Body = http.MaxBytesReader(c.Response(), r.Body, a.opts.MaxFormBytes)
-		ri := apiserver.RequestInfo{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
+		ri := request.Info{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
 		if c.Path() == "/ui/leases" {
 			ri.Verb, ri.Namespace, ri.Name = "create", strings.TrimSpace(c.FormValue("namespace")), strings.TrimSpace(c.FormValue("name"))
 		} else {
