@@ -3,7 +3,6 @@ package apiserver
 import (
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"strconv"
 
@@ -22,6 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/mediatype"
 )
 
 // maxJSONPatchOperations bounds a JSON patch as the real server does.
@@ -42,8 +42,9 @@ const patchAttempts = 8
 // patchType returns the patch type of a PATCH request's Content-Type. Any other type is refused
 // with the 415 of the real server's router, which words it differently from a create's.
 func patchType(r *http.Request) (types.PatchType, error) {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch pt := types.PatchType(mt); pt {
+	// A bad parameter does not matter: the type alone says what the patch is.
+	mt, _ := mediatype.Parse(r.Header.Get("Content-Type"))
+	switch pt := types.PatchType(mt.String()); pt {
 	case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType:
 		return pt, nil
 	}

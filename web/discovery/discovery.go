@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/mediatype"
 )
 
 // Media types this package produces.
@@ -384,18 +385,18 @@ var discoveryFormats = []string{mediaJSON, mediaYAML, mediaProtobuf}
 // the v2beta1 the real server no longer serves either, is passed over for the next clause.
 // ok is false when no clause can be served.
 func negotiateDiscovery(accept string, aggregatedAvailable bool) (mediaType string, aggregated, ok bool) {
-	for _, m := range parseAccept(accept) {
+	for _, m := range mediatype.ParseAccept(accept) {
 		for _, f := range discoveryFormats {
 			typ, subtype, _ := strings.Cut(f, "/")
-			if !m.matches(typ, subtype) {
+			if !m.Matches(typ, subtype) {
 				continue
 			}
-			g, v, as := m.params["g"], m.params["v"], m.params["as"]
+			g, v, as := m.Params["g"], m.Params["v"], m.Params["as"]
 			if g == "" && v == "" && as == "" {
 				return f, false, true
 			}
 			// profile=nopeer asks to leave out peer servers' resources; there are none.
-			if profile := m.params["profile"]; aggregatedAvailable &&
+			if profile := m.Params["profile"]; aggregatedAvailable &&
 				g == "apidiscovery.k8s.io" && v == "v2" && as == "APIGroupDiscoveryList" &&
 				(profile == "" || profile == "nopeer") {
 				return f, true, true
@@ -453,9 +454,9 @@ func openAPIFormats(version string) []openAPIFormat {
 // negotiateOpenAPI picks the representation of an OpenAPI document; ok is false when the
 // Accept header allows none.
 func negotiateOpenAPI(accept, version string) (openAPIFormat, bool) {
-	for _, m := range parseAccept(accept) {
+	for _, m := range mediatype.ParseAccept(accept) {
 		for _, f := range openAPIFormats(version) {
-			if m.matches(f.typ, f.subtype) {
+			if m.Matches(f.typ, f.subtype) {
 				return f, true
 			}
 		}
