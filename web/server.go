@@ -5,7 +5,6 @@ package web
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -27,6 +26,7 @@ import (
 	"github.com/leaselab/leaselab/web/discovery"
 	"github.com/leaselab/leaselab/web/kinds"
 	"github.com/leaselab/leaselab/web/request"
+	"github.com/leaselab/leaselab/web/status"
 	"github.com/leaselab/leaselab/web/ui"
 )
 
@@ -270,15 +270,15 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		r := c.Request()
-		status := c.Response().Status
+		code := c.Response().Status
 		level := slog.LevelDebug
-		if status >= 500 {
+		if code >= 500 {
 			level = slog.LevelWarn
 		}
 		s.log.LogAttrs(r.Context(), level, "request",
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
-			slog.Int("status", status),
+			slog.Int("status", code),
 			slog.Duration("duration", time.Since(start)),
 			slog.String("user_agent", r.UserAgent()),
 		)
@@ -305,12 +305,8 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 			if c.Response().Committed {
 				return
 			}
-			b, _ := json.Marshal(metav1.Status{
-				TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-				Status:   metav1.StatusFailure, Reason: metav1.StatusReasonInternalError, Code: http.StatusInternalServerError,
-				Message: fmt.Sprintf("Internal error occurred: %v", v),
-			})
-			err = c.Blob(http.StatusInternalServerError, "application/json", b)
+			status.Write(c.Response(), r, status.New(http.StatusInternalServerError, metav1.StatusReasonInternalError,
+				fmt.Sprintf("Internal error occurred: %v", v), nil), status.Recovered)
 		}()
 		return next(c)
 	}

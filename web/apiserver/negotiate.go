@@ -3,7 +3,6 @@ package apiserver
 import (
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/web/mediatype"
+	apirequest "github.com/leaselab/leaselab/web/request"
+	"github.com/leaselab/leaselab/web/status"
 )
 
 const (
@@ -60,7 +61,7 @@ func (q *request) mediaTypes() []string {
 // media type asks for indented output too. The router's coarser check comes first (checkAccept).
 func (q *request) negotiateOutput(allowAs bool) (output, error) {
 	s, r, media := q.s, q.r, q.mediaTypes()
-	out := output{pretty: isPretty(r)}
+	out := output{pretty: apirequest.Pretty(r)}
 	accept := r.Header.Get("Accept")
 	if strings.TrimSpace(accept) == "" {
 		out.info = s.serializer(mediaJSON)
@@ -113,8 +114,7 @@ func (q *request) negotiateOutput(allowAs bool) (output, error) {
 		}
 		return out, nil
 	}
-	return out, statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
-		"only the following media types are accepted: "+strings.Join(media, ", "), nil)
+	return out, status.NotAcceptable(media...)
 }
 
 // checkAccept is the real server's router (go-restful) looking at the Accept header before any
@@ -139,7 +139,7 @@ func checkAccept(r *http.Request, stream bool) error {
 	if stream {
 		produces = append(slices.Clip(produces), mediaJSON+";stream=watch", mediaProtobuf+";stream=watch")
 	}
-	return statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+	return status.New(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
 		"406: Not Acceptable\n\nAvailable representations: "+strings.Join(produces, ", "), &metav1.StatusDetails{})
 }
 
@@ -160,17 +160,6 @@ func (q *request) negotiateInput() (runtime.SerializerInfo, error) {
 	if err == nil && slices.Contains(media, mt.String()) {
 		return q.s.serializer(mt.String()), nil
 	}
-	return runtime.SerializerInfo{}, statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+	return runtime.SerializerInfo{}, status.New(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
 		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(media, ", "), nil)
-}
-
-// isPretty follows the real server: ?pretty=true, or no (or an empty) pretty parameter and a
-// User-Agent of a command-line tool or a browser.
-func isPretty(r *http.Request) bool {
-	if v := r.URL.Query().Get("pretty"); v != "" {
-		b, _ := strconv.ParseBool(v)
-		return b
-	}
-	ua := r.UserAgent()
-	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
 }

@@ -2,11 +2,8 @@ package auth
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +14,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/request"
+	"github.com/leaselab/leaselab/web/status"
 )
 
 // Options configure an Auth.
@@ -133,7 +131,7 @@ func (a *Auth) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			if api {
 				// As kube-apiserver: "Unauthorized", no details, no WWW-Authenticate.
-				return WriteStatus(c, errUnauthorized())
+				return writeErr(c, errUnauthorized())
 			}
 			return a.signInPage(c)
 		}
@@ -142,7 +140,7 @@ func (a *Auth) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if via == viaCookie && !safeMethod(r.Method) {
 			if err := crossOrigin.Check(r); err != nil {
 				if api {
-					return WriteStatus(c, apierrors.NewForbidden(schema.GroupResource{}, "", err))
+					return writeErr(c, apierrors.NewForbidden(schema.GroupResource{}, "", err))
 				}
 				return c.String(http.StatusForbidden, "cross-origin request refused: "+err.Error()+"\n")
 			}
@@ -153,7 +151,7 @@ func (a *Auth) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if a.rate != nil && !internalUser(u) {
 			if ok, wait := a.rate.allow(u.Name, a.opts.Now()); !ok {
 				se := tooManyRequests("too many requests from user \""+u.Name+"\", please try again later", wait)
-				return WriteStatus(c, se)
+				return writeErr(c, se)
 			}
 		}
 		if api {
@@ -177,7 +175,7 @@ func (a *Auth) serveAPI(c echo.Context, next echo.HandlerFunc, u User) error {
 	if !ri.IsResourceRequest || ri.Verb == "" {
 		// Discovery, OpenAPI, /version: readable by anyone signed in; no writes there.
 		if !safeMethod(r.Method) && u.Role != RoleInstructor {
-			return WriteStatus(c, ForbiddenPath(u, strings.ToLower(r.Method), r.URL.Path))
+			return writeErr(c, ForbiddenPath(u, strings.ToLower(r.Method), r.URL.Path))
 		}
 		return next(c)
 	}
@@ -222,7 +220,7 @@ func internalUser(u User) bool { return strings.HasPrefix(u.Name, "system:leasel
 // stream serves a long-lived request (watch, WebSocket) counted against u's watches.
 func (a *Auth) stream(c echo.Context, next echo.HandlerFunc, u User) error {
 	if !a.watches.acquire(u.Name) {
-		return WriteStatus(c, tooManyRequests("too many open watches for user \""+u.Name+"\": close some before opening more", time.Second))
+		return writeErr(c, tooManyRequests("too many open watches for user \""+u.Name+"\": close some before opening more", time.Second))
 	}
 	defer a.watches.release(u.Name)
 	return next(c)
@@ -255,28 +253,8 @@ func (a *Auth) serveUI(c echo.Context, next echo.HandlerFunc, u User) error {
 	return next(c)
 }
 
-// WriteStatus answers with a Status as the real server writes it; 429 also gets Retry-After.
-func WriteStatus(c echo.Context, se *apierrors.StatusError) error {
-	st := se.ErrStatus
-	st.Kind, st.APIVersion = "Status", "v1"
-	b, err := json.Marshal(&st)
-	if err != nil {
-		return err
-	}
-	h := c.Response().Header()
-	h.Set("Cache-Control", "no-cache, private")
-	h.Set("X-Content-Type-Options", "nosniff")
-	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
-		h.Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
-	}
-	return c.Blob(int(st.Code), "application/json", b)
-}
-
-// writeErr answers a StatusError as such and anything else as a 500 Status.
+// writeErr answers err as a Status, as the real server's filters do (web/status).
 func writeErr(c echo.Context, err error) error {
-	var se *apierrors.StatusError
-	if errors.As(err, &se) {
-		return WriteStatus(c, se)
-	}
-	return WriteStatus(c, apierrors.NewInternalError(err))
+	status.Write(c.Response(), c.Request(), err, status.Filter)
+	return nil
 }

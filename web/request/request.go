@@ -10,6 +10,7 @@ package request
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -157,4 +158,16 @@ func WithInProcess(ctx context.Context) context.Context {
 func InProcess(ctx context.Context) bool {
 	v, _ := ctx.Value(inProcessKey{}).(bool)
 	return v
+}
+
+// Pretty reports whether r asks for indented output, as the real server decides it:
+// ?pretty=true, or no (or an empty) pretty parameter and the User-Agent of a command-line tool
+// or a browser.
+func Pretty(r *http.Request) bool {
+	if v := r.URL.Query().Get("pretty"); v != "" {
+		b, _ := strconv.ParseBool(v)
+		return b
+	}
+	ua := r.UserAgent()
+	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
 }
