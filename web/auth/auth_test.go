@@ -218,6 +218,30 @@ func TestMiddleware(t *testing.T) {
 	if rec := do("GET", leases, "tq"); rec.Code != 200 {
 		t.Errorf("p2 while p1 is limited: %d", rec.Code)
 	}
+
+	// The server's own code calling itself in process (web/inprocess) is trusted as the user
+	// its context carries, without a token and without counting against p1's bucket (its own
+	// request was counted), and authorized as that user. A user in the context without the
+	// in-process mark is not trusted.
+	inProcess := func(method, path string, u User, mark bool) *httptest.ResponseRecorder {
+		ctx := WithUser(context.Background(), u)
+		if mark {
+			ctx = request.WithInProcess(ctx)
+		}
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequestWithContext(ctx, method, path, nil))
+		return rec
+	}
+	p1 := User{Name: "p1", Role: RoleParticipant, Namespace: "p1"}
+	if rec := inProcess("POST", leases, p1, true); rec.Code != 200 || seen.Name != "p1" {
+		t.Errorf("p1 in process, limited outside: %d %+v", rec.Code, seen)
+	}
+	if rec := inProcess("POST", "/apis/coordination.k8s.io/v1/namespaces/p2/leases", p1, true); rec.Code != 403 || !strings.Contains(rec.Body.String(), "cannot create") {
+		t.Errorf("p1 in process writes in p2's namespace: %d %s", rec.Code, rec.Body)
+	}
+	if rec := inProcess("GET", leases, p1, false); rec.Code != 401 {
+		t.Errorf("a user in the context without the in-process mark: %d", rec.Code)
+	}
 }
 
 // TestAdmitCreate: a participant's create past the quota is refused with ResourceQuota's
