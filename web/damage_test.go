@@ -30,10 +30,7 @@ func TestDamagedStoreIsNotReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s, err := web.New(web.Config{Logger: logger, Store: db})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, web.Config{Logger: logger, Store: db})
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 	defer s.Shutdown(context.Background())

@@ -83,10 +83,7 @@ func FuzzWebSocketMessages(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	s, err := web.New(web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true})
-	if err != nil {
-		f.Fatal(err)
-	}
+	s := mustNew(f, web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true})
 	pl := &panicLog{}
 	srv := httptest.NewUnstartedServer(s.Handler())
 	srv.Config.ErrorLog = log.New(pl, "", 0)

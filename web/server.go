@@ -5,7 +5,6 @@ package web
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,7 +24,10 @@ import (
 	"github.com/leaselab/leaselab/web/apiserver"
 	"github.com/leaselab/leaselab/web/auth"
 	"github.com/leaselab/leaselab/web/discovery"
+	"github.com/leaselab/leaselab/web/inprocess"
 	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/request"
+	"github.com/leaselab/leaselab/web/status"
 	"github.com/leaselab/leaselab/web/ui"
 )
 
@@ -52,31 +54,34 @@ type Config struct {
 	BodyReadTimeout time.Duration
 }
 
-// Server serves leaselab over HTTP.
-type Server struct {
-	log  *slog.Logger
-	echo *echo.Echo
-	http *http.Server
-	st   store.Interface
-	UI   *ui.UI // the browser screens
+// API is the server before its browser screens are added: the handler chain (request info,
+// panics, body limits, authentication) with the Kubernetes API, discovery, the health checks
+// and the workshop's pages. It comes apart from Server so that the server's own clients (the
+// election controller) can be built on its in-process transport (Transport) first, and handed
+// to the screens when New adds them: wiring goes one way, nothing is set after construction.
+type API struct {
+	cfg       Config
+	log       *slog.Logger
+	st        store.Interface
+	reg       *kinds.Registry
+	api       *apiserver.Server
+	echo      *echo.Echo
+	transport *inprocess.Transport
 
 	// ctx ends long-lived streams (watches, WebSockets) at shutdown.
 	ctx    context.Context
 	cancel context.CancelFunc
-
-	connsMu sync.Mutex
-	fresh   map[net.Conn]struct{} // connections without a request yet (trackConn)
 }
 
-// New builds the server and every route.
-func New(cfg Config) (*Server, error) {
+// NewAPI builds the handler chain and every route but the browser screens'. The server's
+// lifetime starts here: Server.Shutdown ends it, or Close when no Server is made.
+func NewAPI(cfg Config) (*API, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{log: cfg.Logger, st: cfg.Store, ctx: ctx, cancel: cancel, fresh: map[net.Conn]struct{}{}}
-
-	reg := kinds.NewRegistry(kinds.Options{CoordinatedLeaderElection: cfg.CoordinatedLeaderElection})
+	a := &API{cfg: cfg, log: cfg.Logger, st: cfg.Store, ctx: ctx, cancel: cancel}
+	a.reg = kinds.NewRegistry(kinds.Options{CoordinatedLeaderElection: cfg.CoordinatedLeaderElection})
 	apiOpts := apiserver.Options{
 		Now:              cfg.Now,
 		Context:          ctx,
@@ -85,83 +90,123 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Auth != nil {
 		apiOpts.AdmitCreate = cfg.Auth.AdmitCreate
 	}
-	api, err := apiserver.New(cfg.Logger, reg, cfg.Store, apiOpts)
-	if err != nil {
+	var err error
+	if a.api, err = apiserver.New(cfg.Logger, a.reg, cfg.Store, apiOpts); err != nil {
 		cancel()
 		return nil, fmt.Errorf("api server: %w", err)
 	}
-	uiOpts := ui.Options{Now: cfg.Now, Context: ctx, API: api}
-	if cfg.Auth != nil {
-		uiOpts.MayCommandTabs = func(r *http.Request) bool {
-			u, ok := auth.UserFrom(r.Context())
-			return ok && u.Role == auth.RoleInstructor
-		}
-		uiOpts.TabUser = func(r *http.Request) (ui.TabUser, bool) {
-			u, ok := auth.UserFrom(r.Context())
-			if !ok {
-				return ui.TabUser{}, false
-			}
-			tu := ui.TabUser{Name: u.Name}
-			if u.Role != auth.RoleInstructor {
-				if u.Namespace != "" {
-					tu.Namespaces = append(tu.Namespaces, u.Namespace)
-				}
-				tu.Namespaces = append(tu.Namespaces, auth.ArenaNamespace)
-			}
-			return tu, true
-		}
-	}
-	screens, err := ui.New(cfg.Logger, reg, cfg.Store, uiOpts)
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("ui: %w", err)
-	}
-
-	disc, err := discovery.New(reg.Kinds(), reg.Scheme, reg.StructuralSchema, cfg.Version)
+	disc, err := discovery.New(a.reg.Kinds(), a.reg.Scheme, a.reg.StructuralSchema, cfg.Version)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
+	a.echo = a.chain()
+	a.echo.GET("/healthz", a.health(false))
+	a.echo.GET("/livez", a.health(false))
+	a.echo.GET("/readyz", a.health(true))
+	disc.Register(a.echo)
+	if cfg.Profiling {
+		a.echo.Any("/debug/pprof/*", echo.WrapHandler(http.DefaultServeMux))
+	}
+	a.api.Register(a.echo)
+	a.transport = inprocess.New(a.echo)
+	return a, nil
+}
 
+// chain is the Echo instance with the middleware every request goes through, in order.
+func (a *API) chain() *echo.Echo {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	e.Use(s.logRequests)
-	e.Use(s.recoverPanics)
-	e.Use(limitBodyReads(cmp.Or(cfg.BodyReadTimeout, time.Minute)))
-	if cfg.Auth == nil {
+	e.Use(a.logRequests)
+	e.Use(a.recoverPanics)
+	e.Use(withRequestInfo)
+	e.Use(limitBodyReads(cmp.Or(a.cfg.BodyReadTimeout, time.Minute)))
+	if a.cfg.Auth == nil {
 		e.Use(guardOpen)
+	} else {
+		e.Use(a.cfg.Auth.Middleware)
+		a.cfg.Auth.Register(e)
 	}
-	if cfg.Auth != nil {
-		e.Use(cfg.Auth.Middleware)
-		cfg.Auth.Register(e)
+	return e
+}
+
+// Transport is the in-process transport of the whole handler chain (web/inprocess): the
+// server's own clients call the server through it, without a network or a token.
+func (a *API) Transport() *inprocess.Transport { return a.transport }
+
+// Close ends the lifetime NewAPI started, for an API that no Server was made of.
+func (a *API) Close() { a.cancel() }
+
+// Screens configure the browser screens New adds.
+type Screens struct {
+	// Elections is the Coordinated Leader Election controller whose decisions the screens
+	// show; nil when it does not run.
+	Elections ui.Elections
+}
+
+// Server serves leaselab over HTTP.
+type Server struct {
+	api  *API
+	http *http.Server
+	ui   *ui.UI // the browser screens
+
+	connsMu sync.Mutex
+	fresh   map[net.Conn]struct{} // connections without a request yet (trackConn)
+}
+
+// New adds the browser screens to a and returns the server, ready to serve. a belongs to the
+// server from now on.
+func New(a *API, screens Screens) (*Server, error) {
+	uiOpts := ui.Options{Now: a.cfg.Now, Context: a.ctx, API: a.transport, Elections: screens.Elections}
+	if a.cfg.Auth != nil {
+		uiOpts.MayCommandTabs = mayCommandTabs
+		uiOpts.TabUser = tabUser
 	}
-	e.GET("/healthz", s.health(false))
-	e.GET("/livez", s.health(false))
-	e.GET("/readyz", s.health(true))
-	disc.Register(e)
-	if cfg.Profiling {
-		e.Any("/debug/pprof/*", echo.WrapHandler(http.DefaultServeMux))
+	u, err := ui.New(a.log, a.reg, a.st, uiOpts)
+	if err != nil {
+		return nil, fmt.Errorf("ui: %w", err)
 	}
-	api.Register(e)
-	screens.Register(e)
-	s.UI = screens
-	s.echo = e
+	u.Register(a.echo)
+	s := &Server{api: a, ui: u, fresh: map[net.Conn]struct{}{}}
 	s.http = &http.Server{
-		Handler:           e,
+		Handler:           a.echo,
 		ReadHeaderTimeout: 10 * time.Second,
 		// Idle keep-alive connections are closed: a crowd of stuck clients cannot pile them up.
 		IdleTimeout: 2 * time.Minute,
-		BaseContext: func(net.Listener) context.Context { return ctx },
+		BaseContext: func(net.Listener) context.Context { return a.ctx },
 		// Connection-level noise (TLS handshakes of clients without the CA, port scans) at Debug.
-		ErrorLog:  slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
+		ErrorLog:  slog.NewLogLogger(a.log.Handler(), slog.LevelDebug),
 		ConnState: s.trackConn,
 	}
 	return s, nil
 }
 
+// mayCommandTabs lets only the instructor inject faults into other people's candidate tabs.
+func mayCommandTabs(r *http.Request) bool {
+	u, ok := auth.UserFrom(r.Context())
+	return ok && u.Role == auth.RoleInstructor
+}
+
+// tabUser is who opens a candidate tab, and the namespaces its reports may name: the
+// participant's own and the arena; any for the instructor.
+func tabUser(r *http.Request) (ui.TabUser, bool) {
+	u, ok := auth.UserFrom(r.Context())
+	if !ok {
+		return ui.TabUser{}, false
+	}
+	tu := ui.TabUser{Name: u.Name}
+	if u.Role != auth.RoleInstructor {
+		if u.Namespace != "" {
+			tu.Namespaces = append(tu.Namespaces, u.Namespace)
+		}
+		tu.Namespaces = append(tu.Namespaces, auth.ArenaNamespace)
+	}
+	return tu, true
+}
+
 // Handler returns the server's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s.api.echo }
 
 // Serve accepts connections on ln until Shutdown; it returns nil after a clean shutdown.
 func (s *Server) Serve(ln net.Listener) error {
@@ -174,7 +219,7 @@ func (s *Server) Serve(ln net.Listener) error {
 
 // Shutdown ends every watch, then waits for in-flight requests until ctx is done.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.cancel()
+	s.api.cancel()
 	done := make(chan error, 1)
 	go func() { done <- s.http.Shutdown(ctx) }()
 	// net/http waits five seconds for a connection that has not sent a request yet before it
@@ -216,19 +261,19 @@ func (s *Server) closeFresh() {
 
 // health answers /healthz, /livez and /readyz as the real server does: "ok", or with ?verbose
 // the list of checks. Readiness also needs the store to answer.
-func (s *Server) health(ready bool) echo.HandlerFunc {
+func (a *API) health(ready bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		checks := []string{"ping"}
 		failed := ""
 		if ready {
 			checks = append(checks, "store")
-			if _, _, err := s.st.Revision(c.Request().Context()); err != nil {
+			if _, _, err := a.st.Revision(c.Request().Context()); err != nil {
 				failed = "store"
 			}
-			if d, ok := s.st.(store.DamageReporter); ok && d.Damaged() != nil {
+			if d, ok := a.st.(store.DamageReporter); ok && d.Damaged() != nil {
 				failed = "store"
 			}
-			if s.ctx.Err() != nil {
+			if a.ctx.Err() != nil {
 				failed = "shutdown"
 			}
 			checks = append(checks, "shutdown")
@@ -263,7 +308,7 @@ func (s *Server) health(ready bool) echo.HandlerFunc {
 }
 
 // logRequests logs every request at Debug, and failures (5xx) at Warn.
-func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+func (a *API) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
 		err := next(c)
@@ -271,31 +316,31 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		r := c.Request()
-		status := c.Response().Status
+		code := c.Response().Status
 		level := slog.LevelDebug
-		if status >= 500 {
+		if code >= 500 {
 			level = slog.LevelWarn
 		}
 		attrs := []slog.Attr{
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
-			slog.Int("status", status),
+			slog.Int("status", code),
 			slog.Duration("duration", time.Since(start)),
 			slog.String("user_agent", r.UserAgent()),
 		}
-		if err != nil && status >= 500 {
+		if err != nil && code >= 500 {
 			// A handler's error is its cause: without it a 500 says nothing.
 			level = slog.LevelError
 			attrs = append(attrs, slog.Any("error", err))
 		}
-		s.log.LogAttrs(r.Context(), level, "request", attrs...)
+		a.log.LogAttrs(r.Context(), level, "request", attrs...)
 		return nil
 	}
 }
 
 // recoverPanics turns a handler's panic into a 500 Status, as the real server's panic filter
 // does, instead of a dropped connection; the server goes on serving everyone else.
-func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+func (a *API) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) (err error) {
 		defer func() {
 			v := recover()
@@ -306,19 +351,25 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 				panic(v)
 			}
 			r := c.Request()
-			s.log.Error("panic serving a request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			a.log.Error("panic serving a request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 			err = nil
 			if c.Response().Committed {
 				return
 			}
-			b, _ := json.Marshal(metav1.Status{
-				TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-				Status:   metav1.StatusFailure, Reason: metav1.StatusReasonInternalError, Code: http.StatusInternalServerError,
-				Message: fmt.Sprintf("Internal error occurred: %v", v),
-			})
-			err = c.Blob(http.StatusInternalServerError, "application/json", b)
+			status.Write(c.Response(), r, status.New(http.StatusInternalServerError, metav1.StatusReasonInternalError,
+				fmt.Sprintf("Internal error occurred: %v", v), nil), status.Recovered)
 		}()
+		return next(c)
+	}
+}
+
+// withRequestInfo parses what a request addresses, once, for every later step: authorization,
+// limits, the API and discovery handlers read it from the request's context.
+func withRequestInfo(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		c.SetRequest(r.WithContext(request.WithInfo(r.Context(), request.Parse(r))))
 		return next(c)
 	}
 }
@@ -345,10 +396,14 @@ var openCrossOrigin = http.NewCrossOriginProtection()
 // in the user's browser, which could otherwise write without any credential: a Host that is not
 // a loopback name is refused (a DNS rebinding attack names the attacker's host), and so is a
 // cross-site unsafe request (Sec-Fetch-Site, then Origin against Host). kubectl, client-go and
-// curl send neither header and pass.
+// curl send neither header and pass, and so does the server's own code calling itself in
+// process (web/inprocess), whatever host its requests name.
 func guardOpen(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
+		if request.InProcess(r.Context()) {
+			return next(c)
+		}
 		if r.Host != "" && !loopbackHost(r.Host) {
 			return c.String(http.StatusMisdirectedRequest, fmt.Sprintf(
 				"leaselab without tokens answers only to localhost, 127.0.0.1 and [::1], not to %q (serve with --workshop or --token-file to be reached by other names)\n", r.Host))

@@ -26,10 +26,7 @@ func startOpen(tb testing.TB, cfg web.Config) *httptest.Server {
 		tb.Fatal(err)
 	}
 	cfg.Logger, cfg.Store = logger, db
-	s, err := web.New(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	s := mustNew(tb, cfg)
 	srv := httptest.NewServer(s.Handler())
 	tb.Cleanup(func() {
 		s.Shutdown(context.Background())
@@ -37,6 +34,21 @@ func startOpen(tb testing.TB, cfg web.Config) *httptest.Server {
 		db.Close()
 	})
 	return srv
+}
+
+// mustNew builds a server without an election controller.
+func mustNew(tb testing.TB, cfg web.Config) *web.Server {
+	tb.Helper()
+	a, err := web.NewAPI(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := web.New(a, web.Screens{})
+	if err != nil {
+		a.Close()
+		tb.Fatal(err)
+	}
+	return s
 }
 
 const testLeases = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
@@ -134,10 +146,7 @@ func TestShutdownClosesFreshConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s, err := web.New(web.Config{Logger: logger, Store: db})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, web.Config{Logger: logger, Store: db})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

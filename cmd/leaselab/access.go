@@ -9,15 +9,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
 
-	"k8s.io/client-go/rest"
-
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/auth"
+	"github.com/leaselab/leaselab/web/inprocess"
 )
 
 // accessConfig is who may reach `leaselab serve` and how: tokens, the workshop, TLS and the
@@ -69,14 +67,11 @@ func (c *accessConfig) validate() error {
 // access is the set-up of authentication and TLS for one server.
 type access struct {
 	auth *auth.Auth // nil: open, loopback only
-	// tokens are every identity, the internal one included.
-	tokens []auth.Token
-	// internalToken is the server's own instructor identity, for its in-process clients (the
-	// namespaces of the workshop, the election controller); never printed.
-	internalToken string
-	tlsConfig     *tls.Config
-	caData        []byte // PEM, when the certificate is self-signed
-	certFile      string
+	// tokens are every identity.
+	tokens    []auth.Token
+	tlsConfig *tls.Config
+	caData    []byte // PEM, when the certificate is self-signed
+	certFile  string
 }
 
 // setupAccess reads the token file, creates or loads the workshop identities, refuses an open
@@ -110,19 +105,10 @@ func setupAccess(ctx context.Context, c accessConfig, addr, dbPath string, st st
 	}
 	a.tokens = append(a.tokens, ws...)
 
-	if len(a.tokens) == 0 {
-		if !loopbackAddr(addr) {
-			return nil, fmt.Errorf("refusing to serve on %s without authentication: anyone on the network could read and write every lease. "+
-				"Enable tokens with --workshop N (participants, namespaces and join links) or --token-file FILE (CSV token,user,uid,\"group1,group2\"), "+
-				"or listen on a loopback address such as --addr 127.0.0.1:8080", addr)
-		}
-	} else {
-		internal, err := randomToken()
-		if err != nil {
-			return nil, err
-		}
-		a.internalToken = internal
-		a.tokens = append(a.tokens, auth.Token{Token: internal, User: auth.User{Name: "system:leaselab", Role: auth.RoleInstructor, Groups: []string{"system:masters"}}})
+	if len(a.tokens) == 0 && !loopbackAddr(addr) {
+		return nil, fmt.Errorf("refusing to serve on %s without authentication: anyone on the network could read and write every lease. "+
+			"Enable tokens with --workshop N (participants, namespaces and join links) or --token-file FILE (CSV token,user,uid,\"group1,group2\"), "+
+			"or listen on a loopback address such as --addr 127.0.0.1:8080", addr)
 	}
 
 	tlsOn := false
@@ -199,9 +185,14 @@ func (a *access) scheme() string {
 	return "http"
 }
 
+// serverUser is the server's own identity for the namespaces it creates: one of its own
+// (not limited), allowed everything.
+var serverUser = auth.User{Name: "system:leaselab", Role: auth.RoleInstructor, Groups: []string{"system:masters"}}
+
 // createNamespaces makes sure every participant's namespace and the arena exist, through the
-// API itself (as the server's own identity) so that they are ordinary Namespace objects.
-func (a *access) createNamespaces(h http.Handler) error {
+// API itself in process (as the server's own identity) so that they are ordinary Namespace
+// objects.
+func (a *access) createNamespaces(ctx context.Context, transport *inprocess.Transport) error {
 	if a.auth == nil {
 		return nil
 	}
@@ -215,15 +206,25 @@ func (a *access) createNamespaces(h http.Handler) error {
 		return nil
 	}
 	names[auth.ArenaNamespace] = true
+	rt := transport.As(serverUser)
 	for ns := range names {
 		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns)
-		req := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces", strings.NewReader(body))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+inprocess.Host+"/api/v1/namespaces", strings.NewReader(body))
+		if err != nil {
+			return err
+		}
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+a.internalToken)
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code != http.StatusCreated && rec.Code != http.StatusConflict {
-			return fmt.Errorf("create namespace %s: %d %s", ns, rec.Code, strings.TrimSpace(rec.Body.String()))
+		// No User-Agent, as these namespaces have always been created: their managedFields
+		// name no manager.
+		req.Header["User-Agent"] = []string{""}
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			return fmt.Errorf("create namespace %s: %w", ns, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusConflict {
+			return fmt.Errorf("create namespace %s: %d %s", ns, resp.StatusCode, strings.TrimSpace(string(b)))
 		}
 	}
 	return nil
@@ -266,20 +267,4 @@ func loopbackAddr(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// restConfig is a client configuration for the server's own in-process clients: its internal
-// identity and, over TLS, its certificate authority.
-func (a *access) restConfig(url, userAgent string, qps float32, burst int) *rest.Config {
-	return &rest.Config{
-		Host:            url,
-		UserAgent:       userAgent,
-		QPS:             qps,
-		Burst:           burst,
-		BearerToken:     a.internalToken,
-		TLSClientConfig: rest.TLSClientConfig{CAData: a.caData},
-		// The server's own clients use LeaseCandidate v1beta1 on purpose (as kube-apiserver's
-		// controller does); its deprecation warning would only fill the log.
-		WarningHandler: rest.NoWarnings{},
-	}
 }

@@ -15,11 +15,13 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
+	"github.com/leaselab/leaselab/web/auth"
 	"github.com/leaselab/leaselab/web/election"
-	"github.com/leaselab/leaselab/web/ui"
+	"github.com/leaselab/leaselab/web/inprocess"
 )
 
 // serveConfig is everything `leaselab serve` is configured with.
@@ -169,8 +171,8 @@ type runningServer struct {
 	timeout time.Duration
 	access  *access
 
-	// election is the Coordinated Leader Election controller, nil when it is off; the UI reads
-	// its decisions.
+	// election is the Coordinated Leader Election controller, nil when it is off; the screens
+	// were given it at construction.
 	election     *election.Controller
 	stopElection context.CancelFunc
 	electionDone chan struct{}
@@ -196,7 +198,7 @@ func startServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*ru
 		db.Close()
 		return nil, err
 	}
-	w, err := web.New(web.Config{
+	front, err := web.NewAPI(web.Config{
 		Logger:                    logger,
 		Store:                     db,
 		Version:                   serverVersion(),
@@ -208,14 +210,29 @@ func startServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*ru
 		db.Close()
 		return nil, err
 	}
-	if err := acc.createNamespaces(w.Handler()); err != nil {
+	fail := func(err error) (*runningServer, error) {
+		front.Close()
 		db.Close()
 		return nil, err
 	}
+	if err := acc.createNamespaces(ctx, front.Transport()); err != nil {
+		return fail(err)
+	}
+	var screens web.Screens
+	var ctrl *election.Controller
+	if cfg.coordinated && cfg.cleController {
+		if ctrl, err = newElection(cfg, logger, front.Transport()); err != nil {
+			return fail(err)
+		}
+		screens.Elections = ctrl
+	}
+	w, err := web.New(front, screens)
+	if err != nil {
+		return fail(err)
+	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("listen: %w", err)
+		return fail(fmt.Errorf("listen: %w", err))
 	}
 	ln = acc.wrap(ln)
 	rs := &runningServer{
@@ -232,11 +249,8 @@ func startServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*ru
 	if err := os.WriteFile(announcedURLPath(cfg.db), []byte(announced+"\n"), 0o644); err != nil {
 		logger.Warn("could not record the server's URL beside the database; leaselab kubeconfig --db needs --server", slog.Any("error", err))
 	}
-	if cfg.coordinated && cfg.cleController {
-		if err := rs.startElection(cfg); err != nil {
-			rs.Close()
-			return nil, err
-		}
+	if ctrl != nil {
+		rs.runElection(ctrl)
 	}
 	logger.Info("serving", slog.String("url", rs.URL), slog.String("db", cfg.db), slog.Duration("startup", time.Since(start)))
 	return rs, nil
@@ -264,38 +278,37 @@ func announcedURL(publicURL, listenURL string) string {
 	return u.String()
 }
 
-// startElection runs the election controller as a client of this server over loopback, like
-// any other client, with its own field manager.
-func (rs *runningServer) startElection(cfg serveConfig) error {
-	opts, err := cfg.electionOptions(rs.log)
+// electionUser is the election controller's identity: one of the server's own (not limited),
+// allowed everything.
+var electionUser = auth.User{Name: "system:leaselab:election", Role: auth.RoleInstructor, Groups: []string{"system:masters"}}
+
+// newElection builds the election controller as a client of this server in process (no
+// network, no token), with its own identity and field manager.
+func newElection(cfg serveConfig, logger *slog.Logger, transport *inprocess.Transport) (*election.Controller, error) {
+	opts, err := cfg.electionOptions(logger)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	client, err := kubernetes.NewForConfig(rs.access.restConfig(rs.URL, election.DefaultFieldManager, 100, 200))
+	rc := transport.As(electionUser).RESTConfig(election.DefaultFieldManager)
+	rc.QPS, rc.Burst = 100, 200
+	// The server's own clients use LeaseCandidate v1beta1 on purpose (as kube-apiserver's
+	// controller does); its deprecation warning would only fill the log.
+	rc.WarningHandler = rest.NoWarnings{}
+	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
-		return fmt.Errorf("election client: %w", err)
+		return nil, fmt.Errorf("election client: %w", err)
 	}
-	ctrl, err := election.New(client, opts)
-	if err != nil {
-		return err
-	}
+	return election.New(client, opts)
+}
+
+// runElection runs the election controller until Close.
+func (rs *runningServer) runElection(ctrl *election.Controller) {
 	ctx, cancel := context.WithCancel(context.Background())
 	rs.election, rs.stopElection, rs.electionDone = ctrl, cancel, make(chan struct{})
-	rs.web.UI.SetDecisions(ui.ElectionDecisions(ctrl.Decisions))
-	// Open dashboards get every new decision pushed: a decision can change (a strategy
-	// conflict, a ping window running out) without any API object changing.
-	decided, unsubscribe := ctrl.Subscribe()
-	go func() {
-		for d := range decided {
-			rs.web.UI.DecisionsChanged(d.Namespace, d.Lease)
-		}
-	}()
 	go func() {
 		defer close(rs.electionDone)
-		defer unsubscribe()
 		ctrl.Run(ctx)
 	}()
-	return nil
 }
 
 // Close stops the election controller, ends every watch, waits for requests in flight (up to the shutdown timeout) and closes

@@ -7,7 +7,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -200,13 +199,4 @@ func certCovers(c tls.Certificate, dnsNames []string, ips []net.IP) bool {
 		}
 	}
 	return true
-}
-
-// randomToken returns 32 random bytes, base64url.
-func randomToken() (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("random token: %w", err)
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
 }

@@ -1,16 +1,17 @@
 package apiserver
 
 import (
-	"mime"
 	"net/http"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/leaselab/leaselab/web/mediatype"
+	apirequest "github.com/leaselab/leaselab/web/request"
+	"github.com/leaselab/leaselab/web/status"
 )
 
 const (
@@ -45,42 +46,6 @@ func (o output) metaGV() schema.GroupVersion {
 	return metaGV
 }
 
-type mediaRange struct {
-	typ, sub string
-	params   map[string]string
-	q        float64
-	order    int
-}
-
-// parseAccept splits an Accept header into media ranges, best first.
-func parseAccept(header string) []mediaRange {
-	var out []mediaRange
-	for i, part := range strings.Split(header, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		mt, params, err := mime.ParseMediaType(part)
-		if err != nil {
-			continue
-		}
-		typ, sub, _ := strings.Cut(mt, "/")
-		q := 1.0
-		if v, ok := params["q"]; ok {
-			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				q = f
-			}
-			delete(params, "q")
-		}
-		if q <= 0 {
-			continue
-		}
-		out = append(out, mediaRange{typ: typ, sub: sub, params: params, q: q, order: i})
-	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].q > out[b].q })
-	return out
-}
-
 // mediaTypes returns the media types the request's kind and version are served as: all of
 // supportedMediaTypes, or JSON and YAML for a version without protobuf.
 func (q *request) mediaTypes() []string {
@@ -96,19 +61,19 @@ func (q *request) mediaTypes() []string {
 // media type asks for indented output too. The router's coarser check comes first (checkAccept).
 func (q *request) negotiateOutput(allowAs bool) (output, error) {
 	s, r, media := q.s, q.r, q.mediaTypes()
-	out := output{pretty: isPretty(r)}
+	out := output{pretty: apirequest.Pretty(r)}
 	accept := r.Header.Get("Accept")
 	if strings.TrimSpace(accept) == "" {
 		out.info = s.serializer(mediaJSON)
 		return out, nil
 	}
-	for _, mr := range parseAccept(accept) {
-		as := mr.params["as"]
+	for _, mr := range mediatype.ParseAccept(accept) {
+		as := mr.Params["as"]
 		if as != "" {
-			if !allowAs || mr.params["g"] != "meta.k8s.io" {
+			if !allowAs || mr.Params["g"] != "meta.k8s.io" {
 				continue
 			}
-			v := mr.params["v"]
+			v := mr.Params["v"]
 			switch as {
 			case asTable:
 				if v != "v1" && v != "v1beta1" {
@@ -125,13 +90,13 @@ func (q *request) negotiateOutput(allowAs bool) (output, error) {
 		}
 		var mt string
 		switch {
-		case mr.typ == "*" && mr.sub == "*", mr.typ == "application" && mr.sub == "*":
+		case mr.Type == "*" && mr.Subtype == "*", mr.Type == "application" && mr.Subtype == "*":
 			mt = mediaJSON
-		case mr.typ == "application" && mr.sub == "json":
+		case mr.Type == "application" && mr.Subtype == "json":
 			mt = mediaJSON
-		case mr.typ == "application" && mr.sub == "yaml":
+		case mr.Type == "application" && mr.Subtype == "yaml":
 			mt = mediaYAML
-		case mr.typ == "application" && mr.sub == "vnd.kubernetes.protobuf" && slices.Contains(media, mediaProtobuf):
+		case mr.Type == "application" && mr.Subtype == "vnd.kubernetes.protobuf" && slices.Contains(media, mediaProtobuf):
 			mt = mediaProtobuf
 		default:
 			out.as, out.asVersion = "", ""
@@ -144,18 +109,19 @@ func (q *request) negotiateOutput(allowAs bool) (output, error) {
 			continue
 		}
 		out.info = s.serializer(mt)
-		if mr.params["pretty"] == "1" {
+		if mr.Params["pretty"] == "1" {
 			out.pretty = true
 		}
 		return out, nil
 	}
-	return out, statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
-		"only the following media types are accepted: "+strings.Join(media, ", "), nil)
+	return out, status.NotAcceptable(media...)
 }
 
 // checkAccept is the real server's router (go-restful) looking at the Accept header before any
 // handler runs: unless one of its entries, parameters stripped, is */* or exactly a media type
-// the route produces, the answer is a 406 worded by the router. List and watch routes (stream)
+// the route produces, the answer is a 406 worded by the router. The router compares the text
+// as it is (case, q=0 and broken clauses included), so this deliberately does not parse media
+// types. List and watch routes (stream)
 // also produce the watch stream types. Finer negotiation is negotiateOutput's.
 func checkAccept(r *http.Request, stream bool) error {
 	accept := r.Header.Get("Accept")
@@ -173,7 +139,7 @@ func checkAccept(r *http.Request, stream bool) error {
 	if stream {
 		produces = append(slices.Clip(produces), mediaJSON+";stream=watch", mediaProtobuf+";stream=watch")
 	}
-	return statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+	return status.New(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
 		"406: Not Acceptable\n\nAvailable representations: "+strings.Join(produces, ", "), &metav1.StatusDetails{})
 }
 
@@ -190,21 +156,10 @@ func (q *request) negotiateInput() (runtime.SerializerInfo, error) {
 		return q.s.serializer(mediaJSON), nil
 	}
 	media := q.mediaTypes()
-	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil && slices.Contains(media, mt) {
-		return q.s.serializer(mt), nil
+	mt, err := mediatype.Parse(ct)
+	if err == nil && slices.Contains(media, mt.String()) {
+		return q.s.serializer(mt.String()), nil
 	}
-	return runtime.SerializerInfo{}, statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+	return runtime.SerializerInfo{}, status.New(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
 		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(media, ", "), nil)
-}
-
-// isPretty follows the real server: ?pretty=true, or no (or an empty) pretty parameter and a
-// User-Agent of a command-line tool or a browser.
-func isPretty(r *http.Request) bool {
-	if v := r.URL.Query().Get("pretty"); v != "" {
-		b, _ := strconv.ParseBool(v)
-		return b
-	}
-	ua := r.UserAgent()
-	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
 }

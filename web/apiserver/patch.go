@@ -3,7 +3,6 @@ package apiserver
 import (
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"strconv"
 
@@ -22,6 +21,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/mediatype"
+	"github.com/leaselab/leaselab/web/status"
 )
 
 // maxJSONPatchOperations bounds a JSON patch as the real server does.
@@ -42,12 +43,13 @@ const patchAttempts = 8
 // patchType returns the patch type of a PATCH request's Content-Type. Any other type is refused
 // with the 415 of the real server's router, which words it differently from a create's.
 func patchType(r *http.Request) (types.PatchType, error) {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch pt := types.PatchType(mt); pt {
+	// A bad parameter does not matter: the type alone says what the patch is.
+	mt, _ := mediatype.Parse(r.Header.Get("Content-Type"))
+	switch pt := types.PatchType(mt.String()); pt {
 	case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType:
 		return pt, nil
 	}
-	return "", statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type", &metav1.StatusDetails{})
+	return "", status.New(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type", &metav1.StatusDetails{})
 }
 
 func (q *request) patch() error {
@@ -120,7 +122,7 @@ func (q *request) patch() error {
 		case types.JSONPatchType:
 			patched, err = applyJSONPatch(jp, original)
 			if err != nil {
-				return statusError(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the server rejected our request due to an error in our request", &metav1.StatusDetails{})
+				return status.New(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the server rejected our request due to an error in our request", &metav1.StatusDetails{})
 			}
 		case types.MergePatchType:
 			patched, err = jsonpatch.MergePatch(original, body)
@@ -144,7 +146,7 @@ func (q *request) patch() error {
 		// A resourceVersion in the patched object is a precondition; none means last writer wins.
 		pinned := acc.GetResourceVersion() != strconv.FormatInt(cur.Revision, 10)
 		if pinned {
-			return apierrors.NewConflict(q.kind.GroupResource(), q.ri.Name, fmt.Errorf("%s", conflictMessage))
+			return errModified(q.kind.GroupResource(), q.ri.Name)
 		}
 		result, err := q.updateObject(obj, old, cur.Revision, wo)
 		if errorsIs(err, store.ErrConflict) && attempt < patchAttempts && !patchSetsResourceVersion(pt, body) {

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/status"
 )
 
 // tooLargeWait is how long a read at a future resourceVersion waits for the store to catch up
@@ -80,7 +81,7 @@ func (s *Server) waitForRevision(ctx context.Context, gr schema.GroupResource, r
 			return nil
 		}
 		if time.Now().After(deadline) {
-			st := statusError(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
+			st := status.New(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
 				fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", rv, cur),
 				&metav1.StatusDetails{
 					Causes:            []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}},
@@ -308,7 +309,7 @@ func (q *request) listObjects(opts *metainternalversion.ListOptions) ([]runtime.
 		}
 		if errorsIs(err, store.ErrFutureRevision) {
 			cur, _, _ := q.s.store.Revision(ctx)
-			return nil, metav1.ListMeta{}, statusError(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
+			return nil, metav1.ListMeta{}, status.New(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
 				fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", so.Revision, cur),
 				&metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}, RetryAfterSeconds: 1})
 		}

@@ -6,7 +6,6 @@ package apiserver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +23,8 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/kinds"
+	apirequest "github.com/leaselab/leaselab/web/request"
+	"github.com/leaselab/leaselab/web/status"
 )
 
 // MaxBodyBytes is the largest request body accepted, as the real server's 3 MiB limit.
@@ -165,16 +166,16 @@ type request struct {
 	s    *Server
 	w    http.ResponseWriter
 	r    *http.Request
-	ri   RequestInfo
+	ri   apirequest.Info
 	kind *kinds.Kind
 	gv   schema.GroupVersion // the version of the URL
 }
 
-// ServeHTTP serves one API request.
+// ServeHTTP serves one API request, as the front door's request info describes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ri, ok := NewRequestInfo(r)
+	ri := apirequest.InfoOf(r)
 	q := &request{s: s, w: w, r: r, ri: ri}
-	if !ok {
+	if !ri.IsResourceRequest {
 		q.fail(errNotFoundPath())
 		return
 	}
@@ -260,7 +261,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // allowedMethod reports whether the real server has a route for the request's method on its
 // path: a collection takes GET, POST and DELETE; an object GET, PUT, PATCH and DELETE; the
 // legacy /watch/ paths only GET.
-func allowedMethod(ri RequestInfo) bool {
+func allowedMethod(ri apirequest.Info) bool {
 	switch {
 	case ri.LegacyWatch:
 		return ri.Verb == "watch"
@@ -275,40 +276,11 @@ func (q *request) key(name string) store.Key {
 	return store.Key{Resource: q.kind.StorageResource(), Namespace: q.ri.Namespace, Name: name}
 }
 
-// fail writes err as a Status in the format the client accepts (JSON when none is).
+// fail answers err as a Status in the format the client accepts (JSON when none is).
 func (q *request) fail(err error) {
-	st := toStatus(err)
-	if st.Code >= 500 && st.Code != http.StatusServiceUnavailable && st.Code != http.StatusGatewayTimeout {
+	code := status.Write(q.w, q.r, err, status.API(q.mediaTypes()))
+	if code >= 500 && code != http.StatusServiceUnavailable && code != http.StatusGatewayTimeout {
 		q.s.log.Error("request failed", slog.String("method", q.r.Method), slog.String("path", q.r.URL.Path), slog.Any("error", err))
-	}
-	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
-		q.w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
-	}
-	out, nerr := q.negotiateOutput(false)
-	if nerr != nil {
-		// Nothing the client accepts can carry a Status (a 406, or an Accept that only takes a
-		// Table): the real server then writes it as indented JSON all the same.
-		q.writeRawJSON(int(st.Code), st)
-		return
-	}
-	q.writeObject(int(st.Code), out, st, schema.GroupVersion{Version: "v1"})
-}
-
-// writeRawJSON writes v as indented JSON without a trailing newline, as the real server's
-// responsewriters.WriteRawJSON does.
-func (q *request) writeRawJSON(code int, v any) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		http.Error(q.w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	h := q.w.Header()
-	h.Set("Content-Type", mediaJSON)
-	h.Set("Cache-Control", "no-cache, private")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	q.w.WriteHeader(code)
-	if q.r.Method != http.MethodHead {
-		q.w.Write(b)
 	}
 }
 

@@ -11,32 +11,22 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/status"
 )
-
-// statusError builds a Status error for the cases apimachinery has no constructor for.
-func statusError(code int32, reason metav1.StatusReason, message string, details *metav1.StatusDetails) *apierrors.StatusError {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    code,
-		Reason:  reason,
-		Message: message,
-		Details: details,
-	}}
-}
 
 // errNotFoundPath is the answer for a path under an API prefix that names no served resource.
 func errNotFoundPath() *apierrors.StatusError {
-	return statusError(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", &metav1.StatusDetails{})
+	return status.New(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", &metav1.StatusDetails{})
 }
 
 func errMethodNotAllowed() *apierrors.StatusError {
-	return statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource", &metav1.StatusDetails{})
+	return status.New(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource", &metav1.StatusDetails{})
 }
 
 // internalError is a plain 500 with an empty reason, as the real server answers errors that
 // are not Status errors.
 func internalError(message string) *apierrors.StatusError {
-	return statusError(http.StatusInternalServerError, "", message, nil)
+	return status.New(http.StatusInternalServerError, "", message, nil)
 }
 
 // preconditionConflict words a failed storage precondition (the uid of an update) as the real
@@ -63,7 +53,7 @@ func storeError(err error, gr schema.GroupResource, name string) error {
 	case errors.Is(err, store.ErrExists):
 		return apierrors.NewAlreadyExists(gr, name)
 	case errors.Is(err, store.ErrConflict):
-		return apierrors.NewConflict(gr, name, errors.New(conflictMessage))
+		return errModified(gr, name)
 	case errors.As(err, &ce):
 		return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", ce.Requested, ce.Compacted))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -78,20 +68,8 @@ func storeError(err error, gr schema.GroupResource, name string) error {
 	return apierrors.NewInternalError(err)
 }
 
-const conflictMessage = "the object has been modified; please apply your changes to the latest version and try again"
-
-// toStatus turns any error into the Status the client receives, kind and apiVersion set.
-func toStatus(err error) *metav1.Status {
-	var st metav1.Status
-	var as apierrors.APIStatus
-	if errors.As(err, &as) {
-		st = as.Status()
-		if st.Status == "" {
-			st.Status = metav1.StatusFailure
-		}
-	} else {
-		st = apierrors.NewInternalError(err).ErrStatus
-	}
-	st.Kind, st.APIVersion = "Status", "v1"
-	return &st
+// errModified is the 409 of a write against an object that changed since the client read it,
+// worded as the real server's.
+func errModified(gr schema.GroupResource, name string) *apierrors.StatusError {
+	return apierrors.NewConflict(gr, name, errors.New("the object has been modified; please apply your changes to the latest version and try again"))
 }

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/status"
 )
 
 // minRequestTimeout is the real server's default; a watch without timeoutSeconds lasts a random
@@ -160,8 +161,7 @@ func (q *request) watch() error {
 	}
 	if out.info.StreamSerializer == nil {
 		// YAML has no stream form; the real server does not look further down the Accept list.
-		return statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
-			"only the following media types are accepted: "+mediaJSON+";stream=watch, "+mediaProtobuf+";stream=watch", nil)
+		return status.NotAcceptable(mediaJSON+";stream=watch", mediaProtobuf+";stream=watch")
 	}
 	rv, err := strconv.ParseUint(orZero(opts.ResourceVersion), 10, 63)
 	if err != nil {
@@ -524,7 +524,7 @@ func (wr *watcher) sendBookmark(sink eventSink, rv int64, initialEnd bool) error
 
 // sendError sends an ERROR event with the Status of err; the stream ends after it.
 func (wr *watcher) sendError(sink eventSink, err error) error {
-	st := toStatus(storeError(err, wr.q.kind.GroupResource(), ""))
+	st := status.From(storeError(err, wr.q.kind.GroupResource(), ""))
 	return wr.write(sink, watch.Error, st, schema.GroupVersion{Version: "v1"})
 }
 

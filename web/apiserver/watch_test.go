@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/store/sqlite"
-	"github.com/leaselab/leaselab/web/apiserver"
 )
 
 const mergePatch = "application/merge-patch+json"
@@ -419,18 +417,4 @@ func TestWatchParamValues(t *testing.T) {
 			t.Errorf("want the initial-events-end bookmark, got %s", ev.raw)
 		}
 	})
-	for _, tc := range []struct {
-		target, verb string
-	}{
-		{leasesPath + "?watch=yes", "watch"},
-		{leasesPath + "?watch=", "watch"},
-		{leasesPath + "?watch=FALSE", "list"},
-		{leasesPath + "?watch=0", "list"},
-		{leasesPath, "list"},
-	} {
-		ri, ok := apiserver.NewRequestInfo(httptest.NewRequest(http.MethodGet, tc.target, nil))
-		if !ok || ri.Verb != tc.verb {
-			t.Errorf("%s: verb %q, want %q", tc.target, ri.Verb, tc.verb)
-		}
-	}
 }

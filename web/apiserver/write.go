@@ -339,7 +339,7 @@ func (q *request) update() error {
 			return apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q: must be a positive integer", rv))
 		}
 		if n != cur.Revision {
-			return apierrors.NewConflict(q.kind.GroupResource(), q.ri.Name, fmt.Errorf("%s", conflictMessage))
+			return errModified(q.kind.GroupResource(), q.ri.Name)
 		}
 	}
 	result, err := q.updateObject(obj, old, expect, wo)
@@ -438,7 +438,7 @@ func (q *request) updateObject(obj, old runtime.Object, expect int64, wo writeOp
 	}
 	o, err := q.s.store.Update(q.r.Context(), q.key(acc.GetName()), expect, value)
 	if errorsIs(err, store.ErrNotFound) || errorsIs(err, store.ErrConflict) {
-		return nil, storeConflict{apierrors.NewConflict(q.kind.GroupResource(), acc.GetName(), fmt.Errorf("%s", conflictMessage))}
+		return nil, storeConflict{errModified(q.kind.GroupResource(), acc.GetName())}
 	}
 	if err != nil {
 		return nil, storeError(err, q.kind.GroupResource(), acc.GetName())
@@ -504,7 +504,7 @@ func (q *request) delete() error {
 					continue // changed between our read and the delete: look again
 				}
 				if errorsIs(err, store.ErrConflict) {
-					return apierrors.NewConflict(q.kind.GroupResource(), q.ri.Name, fmt.Errorf("%s", conflictMessage))
+					return errModified(q.kind.GroupResource(), q.ri.Name)
 				}
 				return storeError(err, q.kind.GroupResource(), q.ri.Name)
 			}

@@ -2,11 +2,8 @@ package auth
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,7 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/store"
-	"github.com/leaselab/leaselab/web/apiserver"
+	"github.com/leaselab/leaselab/web/request"
+	"github.com/leaselab/leaselab/web/status"
 )
 
 // Options configure an Auth.
@@ -125,59 +123,83 @@ func (a *Auth) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if publicPath(p) {
 			return next(c)
 		}
-		api := apiPath(p)
-		u, via, found, err := a.authn.Authenticate(r)
-		if err != nil || !found {
-			if err != nil {
-				a.log.Debug("authentication failed", slog.String("path", p), slog.String("via", via), slog.Any("error", err))
-			}
-			if api {
-				// As kube-apiserver: "Unauthorized", no details, no WWW-Authenticate.
-				return WriteStatus(c, errUnauthorized())
-			}
-			return a.signInPage(c)
-		}
-		// A session cookie is sent by the browser on its own: an unsafe request riding on it
-		// must come from this site (SameSite=Strict already keeps it off cross-site requests).
-		if via == viaCookie && !safeMethod(r.Method) {
-			if err := crossOrigin.Check(r); err != nil {
-				if api {
-					return WriteStatus(c, apierrors.NewForbidden(schema.GroupResource{}, "", err))
-				}
-				return c.String(http.StatusForbidden, "cross-origin request refused: "+err.Error()+"\n")
+		u, trusted := inProcessUser(r.Context())
+		if !trusted {
+			var ok bool
+			var err error
+			if u, ok, err = a.admit(c); !ok {
+				return err
 			}
 		}
-		r = r.WithContext(WithUser(r.Context(), u))
-		c.SetRequest(r)
-		// The server's own clients (system:leaselab: the election controller) are not limited.
-		if a.rate != nil && !internalUser(u) {
-			if ok, wait := a.rate.allow(u.Name, a.opts.Now()); !ok {
-				se := tooManyRequests("too many requests from user \""+u.Name+"\", please try again later", wait)
-				return WriteStatus(c, se)
-			}
-		}
-		if api {
+		if apiPath(p) {
 			return a.serveAPI(c, next, u)
 		}
 		return a.serveUI(c, next, u)
 	}
 }
 
+// inProcessUser returns the identity of a request the server's own code made in this process
+// (web/inprocess): it needs no token, and it was limited, if at all, as the request it serves.
+func inProcessUser(ctx context.Context) (User, bool) {
+	if !request.InProcess(ctx) {
+		return User{}, false
+	}
+	return UserFrom(ctx)
+}
+
+// admit authenticates a request, checks that a browser's unsafe request comes from this site
+// and applies the rate limit. It returns the user, or false after answering the request (err
+// is then the answer's, for Echo's error handler).
+func (a *Auth) admit(c echo.Context) (User, bool, error) {
+	r := c.Request()
+	api := apiPath(r.URL.Path)
+	u, via, found, err := a.authn.Authenticate(r)
+	if err != nil || !found {
+		if err != nil {
+			a.log.Debug("authentication failed", slog.String("path", r.URL.Path), slog.String("via", via), slog.Any("error", err))
+		}
+		if api {
+			// As kube-apiserver: "Unauthorized", no details, no WWW-Authenticate.
+			return User{}, false, writeErr(c, errUnauthorized())
+		}
+		return User{}, false, a.signInPage(c)
+	}
+	// A session cookie is sent by the browser on its own: an unsafe request riding on it
+	// must come from this site (SameSite=Strict already keeps it off cross-site requests).
+	if via == viaCookie && !safeMethod(r.Method) {
+		if err := crossOrigin.Check(r); err != nil {
+			if api {
+				return User{}, false, writeErr(c, apierrors.NewForbidden(schema.GroupResource{}, "", err))
+			}
+			return User{}, false, c.String(http.StatusForbidden, "cross-origin request refused: "+err.Error()+"\n")
+		}
+	}
+	c.SetRequest(r.WithContext(WithUser(r.Context(), u)))
+	// The server's own clients (system:leaselab...) are not limited.
+	if a.rate != nil && !internalUser(u) {
+		if ok, wait := a.rate.allow(u.Name, a.opts.Now()); !ok {
+			se := tooManyRequests("too many requests from user \""+u.Name+"\", please try again later", wait)
+			return User{}, false, writeErr(c, se)
+		}
+	}
+	return u, true, nil
+}
+
 // errUnauthorized is kube-apiserver's 401.
 func errUnauthorized() *apierrors.StatusError { return apierrors.NewUnauthorized("Unauthorized") }
 
 // gr is the group and resource a request addresses.
-func gr(ri apiserver.RequestInfo) schema.GroupResource {
+func gr(ri request.Info) schema.GroupResource {
 	return schema.GroupResource{Group: ri.Group, Resource: ri.Resource}
 }
 
 func (a *Auth) serveAPI(c echo.Context, next echo.HandlerFunc, u User) error {
 	r := c.Request()
-	ri, ok := apiserver.NewRequestInfo(r)
-	if !ok || ri.Verb == "" {
+	ri := request.InfoOf(r)
+	if !ri.IsResourceRequest || ri.Verb == "" {
 		// Discovery, OpenAPI, /version: readable by anyone signed in; no writes there.
 		if !safeMethod(r.Method) && u.Role != RoleInstructor {
-			return WriteStatus(c, ForbiddenPath(u, strings.ToLower(r.Method), r.URL.Path))
+			return writeErr(c, ForbiddenPath(u, strings.ToLower(r.Method), r.URL.Path))
 		}
 		return next(c)
 	}
@@ -222,7 +244,7 @@ func internalUser(u User) bool { return strings.HasPrefix(u.Name, "system:leasel
 // stream serves a long-lived request (watch, WebSocket) counted against u's watches.
 func (a *Auth) stream(c echo.Context, next echo.HandlerFunc, u User) error {
 	if !a.watches.acquire(u.Name) {
-		return WriteStatus(c, tooManyRequests("too many open watches for user \""+u.Name+"\": close some before opening more", time.Second))
+		return writeErr(c, tooManyRequests("too many open watches for user \""+u.Name+"\": close some before opening more", time.Second))
 	}
 	defer a.watches.release(u.Name)
 	return next(c)
@@ -241,42 +263,15 @@ func (a *Auth) serveUI(c echo.Context, next echo.HandlerFunc, u User) error {
 		// (MayCommandTabs).
 		return a.stream(c, next, u)
 	case r.Method == http.MethodPost && strings.HasPrefix(p, "/ui/"):
+		// The forms' actions call the API in process as u, which authorizes them as any
+		// other request (web/inprocess).
 		r.Body = http.MaxBytesReader(c.Response(), r.Body, a.opts.MaxFormBytes)
-		ri := apiserver.RequestInfo{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
-		if c.Path() == "/ui/leases" {
-			ri.Verb, ri.Namespace, ri.Name = "create", strings.TrimSpace(c.FormValue("namespace")), strings.TrimSpace(c.FormValue("name"))
-		} else {
-			ri.Verb, ri.Namespace, ri.Name = "delete", c.Param("namespace"), c.Param("name")
-		}
-		if err := Authorize(u, ri); err != nil {
-			return c.String(http.StatusForbidden, err.Error()+"\n")
-		}
 	}
 	return next(c)
 }
 
-// WriteStatus answers with a Status as the real server writes it; 429 also gets Retry-After.
-func WriteStatus(c echo.Context, se *apierrors.StatusError) error {
-	st := se.ErrStatus
-	st.Kind, st.APIVersion = "Status", "v1"
-	b, err := json.Marshal(&st)
-	if err != nil {
-		return err
-	}
-	h := c.Response().Header()
-	h.Set("Cache-Control", "no-cache, private")
-	h.Set("X-Content-Type-Options", "nosniff")
-	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
-		h.Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
-	}
-	return c.Blob(int(st.Code), "application/json", b)
-}
-
-// writeErr answers a StatusError as such and anything else as a 500 Status.
+// writeErr answers err as a Status, as the real server's filters do (web/status).
 func writeErr(c echo.Context, err error) error {
-	var se *apierrors.StatusError
-	if errors.As(err, &se) {
-		return WriteStatus(c, se)
-	}
-	return WriteStatus(c, apierrors.NewInternalError(err))
+	status.Write(c.Response(), c.Request(), err, status.Filter)
+	return nil
 }

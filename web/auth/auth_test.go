@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/store"
-	"github.com/leaselab/leaselab/web/apiserver"
+	"github.com/leaselab/leaselab/web/request"
 )
 
 func TestParseTokenFile(t *testing.T) {
@@ -111,15 +111,15 @@ func TestStatusBodies(t *testing.T) {
 		}
 		return rec.Body.String()
 	}
-	list := apiserver.RequestInfo{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Namespace: "default", Verb: "list"}
+	list := request.Info{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Namespace: "default", Verb: "list"}
 	for got, want := range map[string]string{
 		// auth-bad-token-401.http
 		body(errUnauthorized()): `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`,
 		// authz-forbidden-403.http
 		body(Forbidden(User{Name: "peer-nobody"}, list, "")): `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"leases.coordination.k8s.io is forbidden: User \"peer-nobody\" cannot list resource \"leases\" in API group \"coordination.k8s.io\" in the namespace \"default\"","reason":"Forbidden","details":{"group":"coordination.k8s.io","kind":"leases"},"code":403}`,
 		// the reference's example with a name (section 8)
-		body(Forbidden(User{Name: "alice"}, apiserver.RequestInfo{Group: "coordination.k8s.io", Resource: "leases", Namespace: "default", Name: "demo", Verb: "get"}, "")): `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"leases.coordination.k8s.io \"demo\" is forbidden: User \"alice\" cannot get resource \"leases\" in API group \"coordination.k8s.io\" in the namespace \"default\"","reason":"Forbidden","details":{"name":"demo","group":"coordination.k8s.io","kind":"leases"},"code":403}`,
-		body(Forbidden(User{Name: "p"}, apiserver.RequestInfo{Resource: "namespaces", Name: "x", Verb: "delete"}, "")):                                                     `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"x\" is forbidden: User \"p\" cannot delete resource \"namespaces\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"name":"x","kind":"namespaces"},"code":403}`,
+		body(Forbidden(User{Name: "alice"}, request.Info{Group: "coordination.k8s.io", Resource: "leases", Namespace: "default", Name: "demo", Verb: "get"}, "")): `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"leases.coordination.k8s.io \"demo\" is forbidden: User \"alice\" cannot get resource \"leases\" in API group \"coordination.k8s.io\" in the namespace \"default\"","reason":"Forbidden","details":{"name":"demo","group":"coordination.k8s.io","kind":"leases"},"code":403}`,
+		body(Forbidden(User{Name: "p"}, request.Info{Resource: "namespaces", Name: "x", Verb: "delete"}, "")):                                                     `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"x\" is forbidden: User \"p\" cannot delete resource \"namespaces\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"name":"x","kind":"namespaces"},"code":403}`,
 	} {
 		if got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
@@ -148,7 +148,7 @@ func TestAuthorize(t *testing.T) {
 		{inst, "delete", "participant-02", "leases", true},
 		{inst, "create", "", "namespaces", true},
 	} {
-		err := Authorize(c.u, apiserver.RequestInfo{Verb: c.verb, Namespace: c.ns, Resource: c.resource})
+		err := Authorize(c.u, request.Info{Verb: c.verb, Namespace: c.ns, Resource: c.resource})
 		if (err == nil) != c.allowed {
 			t.Errorf("%s %s %s in %q: %v", c.u.Name, c.verb, c.resource, c.ns, err)
 		}
@@ -218,6 +218,30 @@ func TestMiddleware(t *testing.T) {
 	}
 	if rec := do("GET", leases, "tq"); rec.Code != 200 {
 		t.Errorf("p2 while p1 is limited: %d", rec.Code)
+	}
+
+	// The server's own code calling itself in process (web/inprocess) is trusted as the user
+	// its context carries, without a token and without counting against p1's bucket (its own
+	// request was counted), and authorized as that user. A user in the context without the
+	// in-process mark is not trusted.
+	inProcess := func(method, path string, u User, mark bool) *httptest.ResponseRecorder {
+		ctx := WithUser(context.Background(), u)
+		if mark {
+			ctx = request.WithInProcess(ctx)
+		}
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequestWithContext(ctx, method, path, nil))
+		return rec
+	}
+	p1 := User{Name: "p1", Role: RoleParticipant, Namespace: "p1"}
+	if rec := inProcess("POST", leases, p1, true); rec.Code != 200 || seen.Name != "p1" {
+		t.Errorf("p1 in process, limited outside: %d %+v", rec.Code, seen)
+	}
+	if rec := inProcess("POST", "/apis/coordination.k8s.io/v1/namespaces/p2/leases", p1, true); rec.Code != 403 || !strings.Contains(rec.Body.String(), "cannot create") {
+		t.Errorf("p1 in process writes in p2's namespace: %d %s", rec.Code, rec.Body)
+	}
+	if rec := inProcess("GET", leases, p1, false); rec.Code != 401 {
+		t.Errorf("a user in the context without the in-process mark: %d", rec.Code)
 	}
 }
 

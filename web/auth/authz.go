@@ -7,7 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/leaselab/leaselab/web/apiserver"
+	"github.com/leaselab/leaselab/web/request"
 )
 
 // readVerbs are the verbs every authenticated identity has everywhere.
@@ -16,7 +16,7 @@ var readVerbs = map[string]bool{"get": true, "list": true, "watch": true}
 // Authorize decides an API request: instructors may do everything; participants may read
 // everything and write namespaced objects in their own namespace and in ArenaNamespace only.
 // A refusal is a *apierrors.StatusError worded as RBAC's (403 Forbidden).
-func Authorize(u User, ri apiserver.RequestInfo) error {
+func Authorize(u User, ri request.Info) error {
 	if u.Role == RoleInstructor || readVerbs[ri.Verb] {
 		return nil
 	}
@@ -33,7 +33,7 @@ func Authorize(u User, ri apiserver.RequestInfo) error {
 // Forbidden builds the real server's 403 for a resource request: `leases.coordination.k8s.io
 // "demo" is forbidden: User "alice" cannot create resource "leases" in API group
 // "coordination.k8s.io" in the namespace "default"`, with reason appended after ": ".
-func Forbidden(u User, ri apiserver.RequestInfo, reason string) *apierrors.StatusError {
+func Forbidden(u User, ri request.Info, reason string) *apierrors.StatusError {
 	resource := ri.Resource
 	if ri.Subresource != "" {
 		resource += "/" + ri.Subresource

@@ -36,6 +36,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/mediatype"
+	"github.com/leaselab/leaselab/web/status"
 )
 
 // Media types this package produces.
@@ -340,7 +342,7 @@ func (h *Handler) serveDiscovery(c echo.Context, legacy func(*http.Request) (*re
 	w.Header().Add("Vary", "Accept")
 	format, useAggregated, ok := negotiateDiscovery(r.Header.Get("Accept"), aggregated != nil)
 	if !ok {
-		return writeNotAcceptable(w, mediaJSON, mediaYAML, mediaProtobuf)
+		return fail(c, status.NotAcceptable(mediaJSON, mediaYAML, mediaProtobuf))
 	}
 	var doc *representations
 	params := ""
@@ -384,18 +386,18 @@ var discoveryFormats = []string{mediaJSON, mediaYAML, mediaProtobuf}
 // the v2beta1 the real server no longer serves either, is passed over for the next clause.
 // ok is false when no clause can be served.
 func negotiateDiscovery(accept string, aggregatedAvailable bool) (mediaType string, aggregated, ok bool) {
-	for _, m := range parseAccept(accept) {
+	for _, m := range mediatype.ParseAccept(accept) {
 		for _, f := range discoveryFormats {
 			typ, subtype, _ := strings.Cut(f, "/")
-			if !m.matches(typ, subtype) {
+			if !m.Matches(typ, subtype) {
 				continue
 			}
-			g, v, as := m.params["g"], m.params["v"], m.params["as"]
+			g, v, as := m.Params["g"], m.Params["v"], m.Params["as"]
 			if g == "" && v == "" && as == "" {
 				return f, false, true
 			}
 			// profile=nopeer asks to leave out peer servers' resources; there are none.
-			if profile := m.params["profile"]; aggregatedAvailable &&
+			if profile := m.Params["profile"]; aggregatedAvailable &&
 				g == "apidiscovery.k8s.io" && v == "v2" && as == "APIGroupDiscoveryList" &&
 				(profile == "" || profile == "nopeer") {
 				return f, true, true
@@ -406,30 +408,10 @@ func negotiateDiscovery(accept string, aggregatedAvailable bool) (mediaType stri
 	return "", false, false
 }
 
-// writeNotAcceptable writes the 406 Status the real server sends when no acceptable media
-// type can be produced.
-func writeNotAcceptable(w http.ResponseWriter, offered ...string) error {
-	return writeStatus(w, http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
-		"only the following media types are accepted: "+strings.Join(offered, ", "))
-}
-
-// writeStatus writes a failure Status as JSON.
-func writeStatus(w http.ResponseWriter, code int, reason metav1.StatusReason, message string) error {
-	status := metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusFailure,
-		Message:  message,
-		Reason:   reason,
-		Code:     int32(code),
-	}
-	body, err := json.Marshal(status)
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", mediaJSON)
-	w.WriteHeader(code)
-	_, err = w.Write(append(body, '\n'))
-	return err
+// fail answers err as a Status (web/status).
+func fail(c echo.Context, err error) error {
+	status.Write(c.Response(), c.Request(), err, status.Discovery)
+	return nil
 }
 
 // openAPIFormat is one way an OpenAPI document can be asked for.
@@ -453,9 +435,9 @@ func openAPIFormats(version string) []openAPIFormat {
 // negotiateOpenAPI picks the representation of an OpenAPI document; ok is false when the
 // Accept header allows none.
 func negotiateOpenAPI(accept, version string) (openAPIFormat, bool) {
-	for _, m := range parseAccept(accept) {
+	for _, m := range mediatype.ParseAccept(accept) {
 		for _, f := range openAPIFormats(version) {
-			if m.matches(f.typ, f.subtype) {
+			if m.Matches(f.typ, f.subtype) {
 				return f, true
 			}
 		}
@@ -470,7 +452,7 @@ func (h *Handler) serveOpenAPIDocument(c echo.Context, version string, doc *open
 	w.Header().Add("Vary", "Accept")
 	f, ok := negotiateOpenAPI(r.Header.Get("Accept"), version)
 	if !ok {
-		return writeNotAcceptable(w, mediaJSON, openAPIFormats(version)[1].contentType)
+		return fail(c, status.NotAcceptable(mediaJSON, openAPIFormats(version)[1].contentType))
 	}
 	body := doc.json
 	if f.protobuf {
@@ -489,16 +471,16 @@ func (h *Handler) serveOpenAPIDocument(c echo.Context, version string, doc *open
 
 // waitOpenAPI waits for the OpenAPI documents; if they could not be built, it writes a 500
 // Status and returns nil.
-func (h *Handler) waitOpenAPI(w http.ResponseWriter) (*openAPIDocuments, error) {
+func (h *Handler) waitOpenAPI(c echo.Context) (*openAPIDocuments, error) {
 	docs, err := h.openAPI()
 	if err != nil {
-		return nil, writeStatus(w, http.StatusInternalServerError, metav1.StatusReasonInternalError, err.Error())
+		return nil, fail(c, status.New(http.StatusInternalServerError, metav1.StatusReasonInternalError, err.Error(), nil))
 	}
 	return docs, nil
 }
 
 func (h *Handler) serveOpenAPIV2(c echo.Context) error {
-	docs, err := h.waitOpenAPI(c.Response())
+	docs, err := h.waitOpenAPI(c)
 	if docs == nil {
 		return err
 	}
@@ -507,7 +489,7 @@ func (h *Handler) serveOpenAPIV2(c echo.Context) error {
 
 func (h *Handler) serveOpenAPIV3Index(c echo.Context) error {
 	w, r := c.Response(), c.Request()
-	docs, err := h.waitOpenAPI(w)
+	docs, err := h.waitOpenAPI(c)
 	if docs == nil {
 		return err
 	}
@@ -522,7 +504,7 @@ func (h *Handler) serveOpenAPIV3Index(c echo.Context) error {
 // ?hash= of its content: a current hash makes the response cacheable for good, a stale
 // one is redirected to the current URL, as the real server does.
 func (h *Handler) serveOpenAPIV3(c echo.Context, key string) error {
-	docs, err := h.waitOpenAPI(c.Response())
+	docs, err := h.waitOpenAPI(c)
 	if docs == nil {
 		return err
 	}

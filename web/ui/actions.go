@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/web/inprocess"
 )
 
 // dashboardUserAgent makes the API record the dashboard as the field manager of its writes.
@@ -51,6 +53,9 @@ func (u *UI) createLease(c echo.Context) error {
 			return err
 		}
 		if err := u.callAPI(ctx, http.MethodPost, leasesPath(form.Namespace), body); err != nil {
+			if refused, err := forbidden(c, err); refused {
+				return err
+			}
 			form.Errors = append(form.Errors, err.Error())
 		}
 	}
@@ -71,6 +76,9 @@ func (u *UI) deleteLease(c echo.Context) error {
 		return u.fail(c, http.StatusBadRequest, "not a valid namespace: "+ns)
 	}
 	err := u.callAPI(c.Request().Context(), http.MethodDelete, leasesPath(ns)+"/"+url.PathEscape(name), nil)
+	if refused, err := forbidden(c, err); refused {
+		return err
+	}
 	var se *apiError
 	if err != nil && !(errors.As(err, &se) && se.code == http.StatusNotFound) {
 		return u.fail(c, http.StatusBadGateway, "The lease could not be deleted: "+err.Error())
@@ -90,13 +98,23 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.msg }
 
-// callAPI performs one request on the API handler in-process and returns an *apiError for a
-// refusal.
+// forbidden answers an action the API refused with 403, as a plain-text 403 with the API's
+// message; it reports false for any other error.
+func forbidden(c echo.Context, err error) (bool, error) {
+	var ae *apiError
+	if !errors.As(err, &ae) || ae.code != http.StatusForbidden {
+		return false, nil
+	}
+	return true, c.String(http.StatusForbidden, ae.msg+"\n")
+}
+
+// callAPI performs one request on the API in process (Options.API), as the user of ctx (the
+// signed-in user of the request being served), and returns an *apiError for a refusal.
 func (u *UI) callAPI(ctx context.Context, method, path string, body []byte) error {
 	if u.opts.API == nil {
 		return &apiError{code: http.StatusServiceUnavailable, msg: "the API is not available"}
 	}
-	req, err := http.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+inprocess.Host+path, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -105,40 +123,22 @@ func (u *UI) callAPI(ctx context.Context, method, path string, body []byte) erro
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("User-Agent", dashboardUserAgent)
-	rec := &responseBuffer{header: http.Header{}}
-	u.opts.API.ServeHTTP(rec, req)
-	if rec.code == 0 {
-		rec.code = http.StatusOK
+	resp, err := u.opts.API.RoundTrip(req)
+	if err != nil {
+		return err
 	}
-	if rec.code < 300 {
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode < 300 {
 		return nil
 	}
 	var st metav1.Status
-	msg := strings.TrimSpace(rec.body.String())
-	if json.Unmarshal(rec.body.Bytes(), &st) == nil && st.Message != "" {
+	msg := strings.TrimSpace(string(b))
+	if json.Unmarshal(b, &st) == nil && st.Message != "" {
 		msg = st.Message
 	}
-	return &apiError{code: rec.code, msg: msg}
-}
-
-// responseBuffer is an http.ResponseWriter that keeps the response in memory.
-type responseBuffer struct {
-	header http.Header
-	code   int
-	body   bytes.Buffer
-}
-
-func (r *responseBuffer) Header() http.Header { return r.header }
-
-func (r *responseBuffer) WriteHeader(code int) {
-	if r.code == 0 {
-		r.code = code
-	}
-}
-
-func (r *responseBuffer) Write(b []byte) (int, error) {
-	if r.code == 0 {
-		r.code = http.StatusOK
-	}
-	return r.body.Write(b)
+	return &apiError{code: resp.StatusCode, msg: msg}
 }

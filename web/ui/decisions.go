@@ -15,24 +15,16 @@ import (
 // maxDecisions is how many election decisions the lease page lists.
 const maxDecisions = 30
 
-// SetDecisions sets where the lease page and the dashboard read the Coordinated Leader Election
-// controller's decisions (see Options.Decisions), once the controller runs; nil hides them.
-// DecisionsChanged then tells open dashboards about new ones.
-func (u *UI) SetDecisions(f func(namespace, lease string) []templates.DecisionView) {
-	u.decisions.Store(&f)
-	u.dfeed.changedAll()
-}
-
-// DecisionsChanged tells the UI that the election controller decided something about a lease:
+// decisionsChanged tells the UI that the election controller decided something about a lease:
 // every open dashboard is sent the lease's latest decision. It never blocks; changes that come
-// faster than dashboards take them are folded together. The server calls it for every decision
-// the controller publishes (election.Controller.Subscribe).
-func (u *UI) DecisionsChanged(namespace, lease string) {
+// faster than dashboards take them are folded together. New calls it for every decision the
+// controller publishes (Elections.Subscribe).
+func (u *UI) decisionsChanged(namespace, lease string) {
 	u.dfeed.touch(leaseKey{namespace, lease})
 }
 
-// ElectionDecisions adapts web/election's Controller.Decisions for SetDecisions.
-func ElectionDecisions(list func(namespace, lease string) []election.Decision) func(namespace, lease string) []templates.DecisionView {
+// electionDecisions adapts the controller's Decisions for the screens.
+func electionDecisions(list func(namespace, lease string) []election.Decision) func(namespace, lease string) []templates.DecisionView {
 	return func(namespace, lease string) []templates.DecisionView {
 		ds := list(namespace, lease)
 		out := make([]templates.DecisionView, len(ds))
@@ -45,10 +37,7 @@ func ElectionDecisions(list func(namespace, lease string) []election.Decision) f
 
 // decisionsFunc returns the source of decisions, nil when the controller does not run.
 func (u *UI) decisionsFunc() func(namespace, lease string) []templates.DecisionView {
-	if f := u.decisions.Load(); f != nil && *f != nil {
-		return *f
-	}
-	return nil
+	return u.decisions
 }
 
 // decisionViews orders decisions newest first, keeps the latest maxDecisions and fills in
@@ -180,17 +169,6 @@ func (f *decisionFeed) touch(k leaseKey) {
 	}
 	f.seq++
 	f.changed[k] = f.seq
-	f.wakeLocked()
-}
-
-// changedAll marks every known lease changed (the source of decisions was replaced).
-func (f *decisionFeed) changedAll() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.seq++
-	for k := range f.changed {
-		f.changed[k] = f.seq
-	}
 	f.wakeLocked()
 }
 

@@ -81,7 +81,7 @@ func TestDashboardElections(t *testing.T) {
 		t.Errorf("without the controller: %q", got)
 	}
 
-	tu.SetDecisions(ElectionDecisions(fakeDecisions(map[string][]election.Decision{
+	tu.setDecisions(fakeDecisions(map[string][]election.Decision{
 		"default/sched": {
 			{Time: at(40), Kind: election.KindPing, Message: "pinged sched-a, sched-b: election needed because the lease does not exist"},
 			{Time: at(50), Kind: election.KindConflict, Message: conflictMsg},
@@ -93,7 +93,7 @@ func TestDashboardElections(t *testing.T) {
 		"default/clash": {{Time: at(55), Kind: election.KindConflict, Message: conflictMsg}},
 		// plain has no candidates: its decisions are not listed and do not mark its card.
 		"default/plain": {{Time: at(55), Kind: election.KindConflict, Message: conflictMsg}},
-	})))
+	}))
 	doc = tu.mustGetDoc(t, "/", http.StatusOK)
 	if got := doc.Find(`[data-testid=elections]`).AttrOr("data-election", ""); got != "true" {
 		t.Errorf("data-election %q with the controller", got)
@@ -191,12 +191,12 @@ func TestLeasePageWithoutLease(t *testing.T) {
 		t.Error("a conflict shown without decisions")
 	}
 
-	tu.SetDecisions(ElectionDecisions(fakeDecisions(map[string][]election.Decision{
+	tu.setDecisions(fakeDecisions(map[string][]election.Decision{
 		"default/sched": {
 			{Time: at(40), Kind: election.KindPing, Message: "pinged sched-a, sched-b"},
 			{Time: at(50), Kind: election.KindConflict, Message: conflictMsg},
 		},
-	})))
+	}))
 	for _, path := range []string{"/leases/default/sched", "/leases/default/sched/live"} {
 		doc = tu.mustGetDoc(t, path, http.StatusOK)
 		if got := text(doc.Find(`[data-testid=lease-conflict]`)); !strings.Contains(got, conflictMsg) || !strings.Contains(got, "CONFLICT") {
@@ -221,9 +221,9 @@ func TestElectionEscaping(t *testing.T) {
 	tu.putCandidate(t, "default", "c1", evilLease, coordinationv1.CoordinatedLeaseStrategy(evil), []string{evil, "OldestEmulationVersion"})
 	tu.putLease(t, lease("default", evilLease, "", time.Time{}, 0, 0), now)
 	msg := "strategy conflict: " + evil + " wants " + evil + "; the lease is left alone until the candidates agree"
-	tu.SetDecisions(ElectionDecisions(fakeDecisions(map[string][]election.Decision{
+	tu.setDecisions(fakeDecisions(map[string][]election.Decision{
 		"default/" + evilLease: {{Time: at(50), Kind: election.KindConflict, Candidate: evil, Message: msg}},
-	})))
+	}))
 	leasePath := "/leases/default/" + url.PathEscape(evilLease)
 	for _, path := range []string{"/", leasePath, leasePath + "/live"} {
 		w := tu.do(t, httptest.NewRequest(http.MethodGet, path, nil))
@@ -275,16 +275,16 @@ func TestDashboardDecisionsPushed(t *testing.T) {
 	tu := mustNewUI(t, at(60))
 	decisions := map[string][]election.Decision{}
 	var mu sync.Mutex
-	tu.SetDecisions(ElectionDecisions(func(ns, l string) []election.Decision {
+	tu.setDecisions(func(ns, l string) []election.Decision {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(decisions[ns+"/"+l])
-	}))
+	})
 	decide := func(lease string, d election.Decision) {
 		mu.Lock()
 		decisions["default/"+lease] = append(decisions["default/"+lease], d)
 		mu.Unlock()
-		tu.DecisionsChanged("default", lease)
+		tu.decisionsChanged("default", lease)
 	}
 	srv := httptest.NewServer(tu.echo)
 	defer srv.Close()
@@ -335,5 +335,42 @@ func TestDashboardDecisionsPushed(t *testing.T) {
 	all := readDecisions(func(ds []decisionSummary) bool { return len(ds) == 2 })
 	if all[0].Lease != "other" || all[0].Kind != "elect" || all[1].Lease != "sched" || all[1].Kind != "conflict" {
 		t.Errorf("catch-up %+v", all)
+	}
+}
+
+// fakeElections is an election controller that publishes what a test sends.
+type fakeElections struct {
+	decided chan election.Decision
+	stopped chan struct{}
+}
+
+func (f *fakeElections) Decisions(string, string) []election.Decision { return nil }
+
+func (f *fakeElections) Subscribe() (<-chan election.Decision, func()) {
+	return f.decided, func() { close(f.stopped); close(f.decided) }
+}
+
+// TestElectionsSubscribed: the screens subscribe to the controller they are built with, mark
+// each decided lease for open dashboards, and end the subscription with the server.
+func TestElectionsSubscribed(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fakeElections{decided: make(chan election.Decision), stopped: make(chan struct{})}
+	tu := mustNewUI(t, at(60), func(o *Options) { o.Elections, o.Context = f, ctx })
+	if tu.decisionsFunc() == nil {
+		t.Fatal("the screens do not read the controller's decisions")
+	}
+	f.decided <- election.Decision{Namespace: "default", Lease: "sched", Kind: election.KindElect}
+	deadline := time.Now().Add(10 * time.Second)
+	for keys, _ := tu.dfeed.since(0); !slices.Contains(keys, leaseKey{"default", "sched"}); keys, _ = tu.dfeed.since(0) {
+		if time.Now().After(deadline) {
+			t.Fatal("the decision did not reach the dashboards' feed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-f.stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the subscription outlives the server")
 	}
 }

@@ -22,6 +22,8 @@ import (
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web/apiserver"
+	"github.com/leaselab/leaselab/web/election"
+	"github.com/leaselab/leaselab/web/inprocess"
 	"github.com/leaselab/leaselab/web/kinds"
 )
 
@@ -95,7 +97,9 @@ func mustNewUI(tb testing.TB, now time.Time, with ...func(*Options)) *testUI {
 	if err != nil {
 		tb.Fatalf("api server: %v", err)
 	}
-	opts := Options{Now: clock, API: api}
+	apiEcho := echo.New()
+	api.Register(apiEcho)
+	opts := Options{Now: clock, API: inprocess.New(apiEcho)}
 	for _, f := range with {
 		f(&opts)
 	}
@@ -106,6 +110,12 @@ func mustNewUI(tb testing.TB, now time.Time, with ...func(*Options)) *testUI {
 	e := echo.New()
 	u.Register(e)
 	return &testUI{UI: u, st: st, echo: e, now: now}
+}
+
+// setDecisions makes the screens show the decisions f lists, as if an election controller
+// took them.
+func (tu *testUI) setDecisions(f func(namespace, lease string) []election.Decision) {
+	tu.decisions = electionDecisions(f)
 }
 
 // putLease stores a lease as the API would (storage JSON without resourceVersion) at time at.

@@ -397,13 +397,13 @@ func TestLeasePageElectionDecisions(t *testing.T) {
 	}
 
 	var asked []string
-	tu.SetDecisions(ElectionDecisions(func(ns, l string) []election.Decision {
+	tu.setDecisions(func(ns, l string) []election.Decision {
 		asked = append(asked, ns+"/"+l)
 		return []election.Decision{
 			{Time: at(1), Namespace: ns, Lease: l, Kind: election.KindElect, Candidate: "tab-1", Message: "created the lease with holder tab-1"},
 			{Time: at(30), Namespace: ns, Lease: l, Kind: election.KindPrefer, Candidate: "tab-2", Message: "set preferredHolder tab-2 (holder tab-1 must step down)"},
 		}
-	}))
+	})
 	doc = tu.mustGetDoc(t, "/leases/default/demo", http.StatusOK)
 	var got []string
 	doc.Find(`[data-testid=lease-decisions] [data-testid=decision]`).Each(func(_ int, s *goquery.Selection) {
@@ -425,7 +425,7 @@ func TestLeasePageElectionDecisions(t *testing.T) {
 		t.Error("live part lacks the decisions")
 	}
 	// Without decisions yet: the section says why.
-	tu.SetDecisions(ElectionDecisions(func(string, string) []election.Decision { return nil }))
+	tu.setDecisions(func(string, string) []election.Decision { return nil })
 	doc = tu.mustGetDoc(t, "/leases/default/demo", http.StatusOK)
 	if !strings.Contains(text(doc.Find(`[aria-label="election decisions"]`)), "No decisions about this lease yet") {
 		t.Error("empty decisions not explained")

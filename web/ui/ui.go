@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/kinds"
 )
 
@@ -35,10 +35,11 @@ type Options struct {
 	Now func() time.Time
 	// Context is the server's lifetime: WebSocket streams end when it is done. Default: never.
 	Context context.Context
-	// API is the Kubernetes API handler. Lease creates and deletes from the dashboard go
-	// through it, in-process, so that they follow exactly the API's rules (validation,
-	// defaulting, namespaces, managed fields). Without it those actions answer 503.
-	API http.Handler
+	// API is the server's in-process transport (web/inprocess). Lease creates and deletes from
+	// the dashboard go through it as the signed-in user, so that they follow exactly the API's
+	// rules (authorization, quota, validation, defaulting, namespaces, managed fields). Without
+	// it those actions answer 503.
+	API http.RoundTripper
 	// MayCommandTabs reports whether the caller of a dashboard may inject faults into other
 	// people's candidate tabs (in workshop mode: the instructor). Nil lets everyone, as on an
 	// open loopback server; others still see the tabs live.
@@ -48,10 +49,23 @@ type Options struct {
 	// a namespace outside TabUser.Namespaces. Nil: tabs have no owner and may report any
 	// namespace, as on an open loopback server.
 	TabUser func(r *http.Request) (TabUser, bool)
-	// Decisions lists the Coordinated Leader Election controller's decisions about a lease,
-	// in the order taken; nil when the controller does not run. SetDecisions sets it later.
-	Decisions func(namespace, lease string) []templates.DecisionView
+	// Elections is the Coordinated Leader Election controller whose decisions the lease page
+	// and the dashboard show, and push to open dashboards as they are taken; nil when the
+	// controller does not run.
+	Elections Elections
 }
+
+// Elections is what the screens read from the Coordinated Leader Election controller
+// (web/election's Controller).
+type Elections interface {
+	// Decisions lists the decisions kept about a lease, oldest first.
+	Decisions(namespace, lease string) []election.Decision
+	// Subscribe returns every decision from now on, and a function that ends the
+	// subscription and closes the channel.
+	Subscribe() (<-chan election.Decision, func())
+}
+
+var _ Elections = (*election.Controller)(nil)
 
 // UI serves the browser screens.
 type UI struct {
@@ -63,9 +77,10 @@ type UI struct {
 	hub    *Hub
 	hist   *historyCache
 	board  *board
-	// decisions is Options.Decisions, replaceable by SetDecisions while serving.
-	decisions atomic.Pointer[func(namespace, lease string) []templates.DecisionView]
-	// dfeed tells open dashboards which leases have new decisions (DecisionsChanged).
+	// decisions lists the election controller's decisions about a lease; nil when the
+	// controller does not run.
+	decisions func(namespace, lease string) []templates.DecisionView
+	// dfeed tells open dashboards which leases have new decisions (decisionsChanged).
 	dfeed *decisionFeed
 
 	leases, candidates, events, namespaces *kinds.Kind
@@ -86,7 +101,6 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 		opts.Context = context.Background()
 	}
 	u := &UI{log: logger, reg: reg, store: st, opts: opts, dfeed: newDecisionFeed()}
-	u.decisions.Store(&opts.Decisions)
 	for _, k := range []struct {
 		dst                      **kinds.Kind
 		group, version, resource string
@@ -109,6 +123,18 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 		return a
 	})
 	go u.assets()
+	if e := opts.Elections; e != nil {
+		u.decisions = electionDecisions(e.Decisions)
+		// Open dashboards get every new decision pushed: a decision can change (a strategy
+		// conflict, a ping window running out) without any API object changing.
+		decided, unsubscribe := e.Subscribe()
+		context.AfterFunc(opts.Context, unsubscribe)
+		go func() {
+			for d := range decided {
+				u.decisionsChanged(d.Namespace, d.Lease)
+			}
+		}()
+	}
 	u.hub = NewHub(logger, opts.Now)
 	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease)
 	u.board = newBoard(u)

@@ -43,7 +43,12 @@ func mustStartServer(tb testing.TB) *testServer {
 	if err != nil {
 		tb.Fatalf("open database: %v", err)
 	}
-	srv, err := web.New(web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true})
+	api, err := web.NewAPI(web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true})
+	if err != nil {
+		db.Close()
+		tb.Fatalf("web server: %v", err)
+	}
+	srv, err := web.New(api, web.Screens{})
 	if err != nil {
 		db.Close()
 		tb.Fatalf("web server: %v", err)
