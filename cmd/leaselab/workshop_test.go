@@ -176,7 +176,7 @@ func TestWorkshopAuthorization(t *testing.T) {
 func TestUnauthenticated(t *testing.T) {
 	w := mustStartWorkshop(t, 1, "", nil)
 	hc := w.httpClient(t)
-	const want = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`
+	const want = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}` + "\n"
 	for _, authz := range []string{"", "Bearer not-a-valid-token", "Basic Zm9vOmJhcg=="} {
 		req, _ := http.NewRequest(http.MethodGet, w.URL+"/apis/coordination.k8s.io/v1/namespaces/default/leases", nil)
 		if authz != "" {

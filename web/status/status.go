@@ -50,7 +50,9 @@ type Form struct {
 // The forms of the parts of the server that answer with a Status.
 var (
 	// Filter is the form of authentication, authorization and the limits (401, 403, 429).
-	Filter = Form{NoNewline: true, NoCache: true, NoSniff: true}
+	// Their bodies end with the newline of the real server's JSON encoder, as every recorded
+	// 401 and 403 does (content-length 129 for the 128 bytes of the 401's JSON).
+	Filter = Form{NoCache: true, NoSniff: true}
 	// Discovery is the form of the discovery and OpenAPI documents' errors (406, 500).
 	Discovery = Form{}
 	// Recovered is the form of the 500 that answers a handler's panic.

@@ -38,7 +38,7 @@ func TestWrite(t *testing.T) {
 			body: "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n  \"message\": \"Internal error occurred: boom\",\n  \"reason\": \"InternalError\",\n  \"details\": {\n    \"causes\": [\n      {\n        \"message\": \"boom\"\n      }\n    ]\n  },\n  \"code\": 500\n}"},
 		{name: "api head", form: API(allMedia), err: notFound, method: http.MethodHead, code: 404, media: MediaJSON, body: ""},
 		{name: "filter", form: Filter, err: apierrors.NewTooManyRequests("slow down", 3), header: []string{"Accept", "application/yaml", "User-Agent", "curl/8"}, code: 429, media: MediaJSON,
-			body:    `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"slow down","reason":"TooManyRequests","details":{"retryAfterSeconds":3},"code":429}`,
+			body:    `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"slow down","reason":"TooManyRequests","details":{"retryAfterSeconds":3},"code":429}` + "\n",
 			headers: map[string]string{"Retry-After": "3", "Cache-Control": "no-cache, private", "X-Content-Type-Options": "nosniff"}},
 		{name: "discovery", form: Discovery, err: NotAcceptable(MediaJSON, MediaYAML), header: []string{"Accept", "text/html"}, code: 406, media: MediaJSON,
 			body:    `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"only the following media types are accepted: application/json, application/yaml","reason":"NotAcceptable","code":406}` + "\n",
