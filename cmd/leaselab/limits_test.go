@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coordinationv1ac "k8s.io/client-go/applyconfigurations/coordination/v1"
@@ -25,6 +28,7 @@ import (
 
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web/auth"
+	"github.com/leaselab/leaselab/web/election"
 )
 
 // apiGet performs one GET as user with a raw HTTP client (client-go would retry a 429).
@@ -462,5 +466,94 @@ func TestQuotaUnderConcurrentCreates(t *testing.T) {
 	}
 	if created.Load() != 5 || refused.Load() != 5 || len(list.Items) != 5 {
 		t.Errorf("created %d, refused %d, stored %d; want 5, 5, 5", created.Load(), refused.Load(), len(list.Items))
+	}
+}
+
+// TestControllerCountsAgainstQuota: Leases the election controller creates for a participant's
+// LeaseCandidates count against the participant's quota; the refused create is a decision that
+// says why, and nothing more is created.
+func TestControllerCountsAgainstQuota(t *testing.T) {
+	w := mustStartWorkshop(t, 1, "", func(c *serveConfig) {
+		c.access.maxObjects = 2
+		c.cleController = true
+		c.cleElectionDuration = 500 * time.Millisecond
+		c.cleRequeueInterval = 300 * time.Millisecond
+		c.cleLeaseDuration = 2 * time.Second
+	})
+	ctx := ctxT(t, time.Minute)
+	const ns = "participant-01"
+	cands := w.client(t, ns).CoordinationV1beta1().LeaseCandidates(ns)
+	leases := w.client(t, ns).CoordinationV1().Leases(ns)
+	// The candidates answer the controller's pings, as a coordinated elector does.
+	var mu sync.Mutex
+	live := map[string]bool{}
+	go func() {
+		for ctx.Err() == nil {
+			mu.Lock()
+			names := slices.Collect(maps.Keys(live))
+			mu.Unlock()
+			for _, name := range names {
+				if c, err := cands.Get(ctx, name, metav1.GetOptions{}); err == nil {
+					now := metav1.NewMicroTime(time.Now())
+					c.Spec.RenewTime = &now
+					cands.Update(ctx, c, metav1.UpdateOptions{})
+				}
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}()
+	candidate := func(name, lease string) {
+		t.Helper()
+		now := metav1.NewMicroTime(time.Now())
+		if _, err := cands.Create(ctx, &coordinationv1beta1.LeaseCandidate{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: coordinationv1beta1.LeaseCandidateSpec{LeaseName: lease, RenewTime: &now, BinaryVersion: "1.36.0",
+				EmulationVersion: "1.36.0", Strategy: coordinationv1.OldestEmulationVersion},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		live[name] = true
+		mu.Unlock()
+	}
+	countLeases := func() (int, string) {
+		l, err := leases.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return -1, err.Error()
+		}
+		var names []string
+		for _, x := range l.Items {
+			names = append(names, x.Name)
+		}
+		return len(l.Items), strings.Join(names, ",")
+	}
+	candidate("c0", "l0")
+	candidate("c1", "l1")
+	waitFor(t, 30*time.Second, "the controller creates a Lease per candidate", func() (bool, string) {
+		n, names := countLeases()
+		return n == 2, "leases " + names
+	})
+	for _, name := range []string{"c0", "c1"} {
+		mu.Lock()
+		delete(live, name)
+		mu.Unlock()
+		if err := cands.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	candidate("c2", "l2")
+	waitFor(t, 30*time.Second, "the refused create is a decision with its reason", func() (bool, string) {
+		ds := w.election.Decisions(ns, "l2")
+		var last string
+		for _, d := range ds {
+			last = string(d.Kind) + ": " + d.Message
+			if d.Kind == election.KindError && strings.Contains(d.Message, "exceeded quota") {
+				return true, last
+			}
+		}
+		return false, fmt.Sprintf("%d decisions, last %q", len(ds), last)
+	})
+	if n, names := countLeases(); n != 2 {
+		t.Errorf("leases in %s: %s, want at most the quota of 2", ns, names)
 	}
 }
