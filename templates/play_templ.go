@@ -314,14 +314,14 @@ func PlayView(v Play) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "\"></label> <label title=\"The pause between attempts (followers add up to 1.2 × this as jitter); at least 0.25 s here.\"><span>Retry period (s)</span><input name=\"retryPeriod\" type=\"number\" min=\"0.25\" step=\"any\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "\"></label> <label title=\"The pause between attempts (followers add up to 1.2 × this as jitter); at least 0.2 s here.\"><span>Retry period (s)</span><input name=\"retryPeriod\" type=\"number\" min=\"0.2\" step=\"any\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var17 string
 			templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(v.RetryPeriod)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `play.templ`, Line: 99, Col: 225}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `play.templ`, Line: 99, Col: 223}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 			if templ_7745c5c3_Err != nil {
@@ -363,7 +363,7 @@ func PlayView(v Play) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "\" placeholder=\"same as binary\" autocomplete=\"off\" spellcheck=\"false\"></label> <button type=\"submit\" class=\"button primary\">Start a candidate with these</button></form><p class=\"hint\">The rules are client-go's: lease duration &gt; renew deadline &gt; 1.2 × retry period; on this shared playground the retry period is at least 0.25 s. Versions: candidate speaks coordination.k8s.io/v1 Leases, and v1beta1 LeaseCandidates in coordinated mode, where the server picks the leader.</p></details>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "\" placeholder=\"same as binary\" autocomplete=\"off\" spellcheck=\"false\"></label> <button type=\"submit\" class=\"button primary\">Start a candidate with these</button></form><p class=\"hint\">The rules are client-go's: lease duration &gt; renew deadline &gt; 1.2 × retry period; on this shared playground the retry period is at least 0.2 s. Versions: candidate speaks coordination.k8s.io/v1 Leases, and v1beta1 LeaseCandidates in coordinated mode, where the server picks the leader.</p></details>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -28,7 +28,7 @@ const (
 	// MinRetryPeriod is the shortest retryPeriod a page may ask for. client-go takes any
 	// positive one, but a playground is shared: a room of thirty tabs retrying every
 	// millisecond is a load test, and nothing can be seen at that pace anyway.
-	MinRetryPeriod = 250 * time.Millisecond
+	MinRetryPeriod = 200 * time.Millisecond
 )
 
 // Config describes one candidate.

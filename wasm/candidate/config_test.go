@@ -36,7 +36,7 @@ func TestConfigRefusedWithReasons(t *testing.T) {
 		{candidate.Params{Lease: "demo", Identity: "a", LeaseDuration: f(7)}, []string{"leaseDuration (7 s) must be greater than renewDeadline (7 s)"}},
 		{candidate.Params{Lease: "demo", Identity: "a", RenewDeadline: f(2.4)}, []string{"renewDeadline (2.4 s) must be greater than 1.2 × retryPeriod (2.4 s)"}},
 		{candidate.Params{Lease: "demo", Identity: "a", RetryPeriod: f(0)}, []string{"retryPeriod must be greater than zero"}},
-		{candidate.Params{Lease: "demo", Identity: "a", RetryPeriod: f(0.001)}, []string{"retryPeriod (0.001 s) must be at least 0.25 s"}},
+		{candidate.Params{Lease: "demo", Identity: "a", RetryPeriod: f(0.001)}, []string{"retryPeriod (0.001 s) must be at least 0.2 s"}},
 		{candidate.Params{Lease: "demo", Identity: "a", LeaseDuration: f(-1), RenewDeadline: f(0)},
 			[]string{"leaseDuration must be greater than zero", "renewDeadline must be greater than zero"}},
 		{candidate.Params{Lease: "demo", Identity: "a", LeaseDuration: f(10.5)}, []string{"whole number of seconds"}},
