@@ -609,3 +609,19 @@ func TestHoldWithoutRenewTime(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestPlayRefusesForeignNamespace: a participant's tab for a namespace it may not write is
+// refused up front with the reason, instead of sitting as a follower repeating 403s.
+func TestPlayRefusesForeignNamespace(t *testing.T) {
+	tu := mustNewUI(t, t0, func(o *Options) {
+		o.TabUser = func(*http.Request) (TabUser, bool) {
+			return TabUser{Name: "participant-01", Namespaces: []string{"participant-01", "arena"}}, true
+		}
+	})
+	doc := tu.mustGetDoc(t, "/play?namespace=participant-02&lease=demo", http.StatusUnprocessableEntity)
+	if got := text(doc.Find(`[data-testid=problems]`)); !strings.Contains(got, `participant-01 may not write in namespace "participant-02": open the tab in "participant-01" or "arena"`) {
+		t.Errorf("problems %q", got)
+	}
+	tu.mustGetDoc(t, "/play?namespace=participant-01&lease=demo", http.StatusOK)
+	tu.mustGetDoc(t, "/play?namespace=arena&lease=demo", http.StatusOK)
+}

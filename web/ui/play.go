@@ -2,9 +2,11 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -43,6 +45,9 @@ func (u *UI) play(c echo.Context) error {
 	}
 	for _, msg := range validation.IsDNS1123Label(cfg.Namespace) {
 		problems = append(problems, "namespace "+strconv.Quote(cfg.Namespace)+" is not valid: "+msg)
+	}
+	if p := u.mayNotWrite(c.Request(), cfg.Namespace); p != "" {
+		problems = append(problems, p)
 	}
 
 	typed := func(key string, def float64) string {
@@ -88,4 +93,22 @@ func (u *UI) play(c echo.Context) error {
 		status = http.StatusUnprocessableEntity
 	}
 	return u.render(c, status, templates.PlayView(v))
+}
+
+// mayNotWrite says why the signed-in user may not run a candidate in namespace ns (a
+// participant's tab for another participant's namespace would only repeat 403s), or "" when
+// it may.
+func (u *UI) mayNotWrite(r *http.Request, ns string) string {
+	if u.opts.TabUser == nil {
+		return ""
+	}
+	tu, ok := u.opts.TabUser(r)
+	if !ok || tu.mayReport(ns) {
+		return ""
+	}
+	quoted := make([]string, len(tu.Namespaces))
+	for i, n := range tu.Namespaces {
+		quoted[i] = strconv.Quote(n)
+	}
+	return fmt.Sprintf("%s may not write in namespace %q: open the tab in %s", tu.Name, ns, strings.Join(quoted, " or "))
 }
