@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestParseFlagsWord: a command's one word (bench's workload, backup's path) may come before,
@@ -97,5 +100,44 @@ func TestCommandLineSmallCases(t *testing.T) {
 		if code != tc.code || !strings.Contains(out.String(), tc.want) || tc.not != "" && strings.Contains(out.String(), tc.not) {
 			t.Errorf("%q: exit %d, want %d with %q:\n%s", tc.args, code, tc.code, tc.want, out.String())
 		}
+	}
+}
+
+// TestFailedStartLeavesNoFiles: a start that fails because the port is taken leaves no new
+// database (nor its companions) behind, and leaves an existing one alone.
+func TestFailedStartLeavesNoFiles(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	cfg := serveConfig{addr: busy.Addr().String(), db: filepath.Join(dir, "fresh.db"), compactKeep: 100, compactMaxAge: time.Hour, coordinated: true}
+	logger := slog.New(slog.DiscardHandler)
+	if rs, err := startServer(context.Background(), cfg, logger); err == nil {
+		rs.Close()
+		t.Fatal("started on a port in use")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("a failed start left %v", names)
+	}
+	// An existing database stays.
+	cfg.addr = "127.0.0.1:0"
+	rs, err := startServer(context.Background(), cfg, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.Close()
+	cfg.addr = busy.Addr().String()
+	if rs, err := startServer(context.Background(), cfg, logger); err == nil {
+		rs.Close()
+		t.Fatal("started on a port in use")
+	}
+	if _, err := os.Stat(cfg.db); err != nil {
+		t.Errorf("the existing database after a failed start: %v", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +38,7 @@ type serveConfig struct {
 	coordinated     bool
 	shutdownTimeout time.Duration
 	profiling       bool
+	acceptRollback  bool
 
 	// The Coordinated Leader Election controller: on when coordinated and cleController are.
 	// Zero durations take kube-apiserver's constants.
@@ -60,6 +63,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.coordinated, "coordinated-leader-election", true, "keep Lease strategy and preferredHolder (Coordinated Leader Election)")
 	fs.BoolVar(&c.profiling, "profiling", false, "serve Go profiles under /debug/pprof/ (go tool pprof http://ADDR/debug/pprof/profile)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long shutdown waits for requests in flight")
+	fs.BoolVar(&c.acceptRollback, "accept-rollback", false, "open a database that is behind the revisions it acknowledged (its -wal file lost after a crash, or an older copy put in its place); new writes continue past every revision handed out, and clients that saw newer ones must relist")
 	c.access.register(fs)
 	fs.BoolVar(&c.cleController, "cle-controller", true, "run the Coordinated Leader Election controller, which picks Lease holders among LeaseCandidates (needs --coordinated-leader-election)")
 	fs.DurationVar(&c.cleElectionDuration, "cle-election-duration", 5*time.Second, "how long the election controller waits for candidates to answer a ping")
@@ -184,12 +188,40 @@ type runningServer struct {
 // startServer opens the database and serves on cfg.addr until Close. Tests use it to run the
 // whole program in-process on 127.0.0.1:0.
 func startServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*runningServer, error) {
-	start := time.Now()
 	// Flags that cannot work are reported before the database file is created.
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	db, err := sqlite.Open(ctx, cfg.db, sqlite.Options{CompactKeep: cfg.compactKeep, CompactMaxAge: cfg.compactMaxAge, CompactInterval: cfg.compactInterval}, logger)
+	// A start that fails (the port is taken, say) leaves no new files behind.
+	before, _ := filepath.Glob(globEscape(cfg.db) + "*")
+	rs, err := openServer(ctx, cfg, logger)
+	if err != nil {
+		after, _ := filepath.Glob(globEscape(cfg.db) + "*")
+		for _, f := range after {
+			if !slices.Contains(before, f) {
+				os.Remove(f)
+			}
+		}
+	}
+	return rs, err
+}
+
+// globEscape quotes the glob metacharacters of a path.
+func globEscape(path string) string {
+	var b strings.Builder
+	for _, r := range path {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteRune('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// openServer opens the database and starts serving.
+func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*runningServer, error) {
+	start := time.Now()
+	db, err := sqlite.Open(ctx, cfg.db, sqlite.Options{CompactKeep: cfg.compactKeep, CompactMaxAge: cfg.compactMaxAge, CompactInterval: cfg.compactInterval, AcceptRollback: cfg.acceptRollback}, logger)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
