@@ -95,7 +95,7 @@ func New(logger *slog.Logger, st store.Interface, opts Options) *Auth {
 // styles, the wasm: no secrets) and the join link.
 func publicPath(p string) bool {
 	switch p {
-	case "/healthz", "/livez", "/readyz", "/join", "/favicon.ico":
+	case "/healthz", "/livez", "/readyz", "/join", "/join/pages.css", "/favicon.ico":
 		return true
 	}
 	return strings.HasPrefix(p, "/static/")

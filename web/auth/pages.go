@@ -2,6 +2,7 @@ package auth
 
 import (
 	"bytes"
+	_ "embed"
 	"html/template"
 	"net"
 	"net/http"
@@ -30,6 +31,17 @@ func (a *Auth) Register(e *echo.Echo) {
 	e.GET("/workshop", a.workshopPage)
 	e.GET("/workshop/qr/:name", a.qrCode)
 	e.GET("/workshop/kubeconfig/:name", a.kubeconfig)
+	e.GET("/join/pages.css", pagesStyle)
+}
+
+//go:embed pages.css
+var pagesCSS []byte
+
+// pagesStyle serves the stylesheet of the sign-in, join and workshop pages. It sits under
+// /join, which anyone may open, so that the sign-in page is styled too.
+func pagesStyle(c echo.Context) error {
+	c.Response().Header().Set("Cache-Control", "public, max-age=3600")
+	return c.Blob(http.StatusOK, "text/css; charset=utf-8", pagesCSS)
 }
 
 // invalidJoin is the message of a join link or form whose token is unknown.
@@ -209,12 +221,14 @@ type signInView struct{ Message string }
 
 var signInTmpl = template.Must(template.New("signin").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/join/pages.css">
 <title>Sign in — leaselab</title></head>
 <body><main><h1>leaselab</h1><p data-testid="signin-message">{{.Message}}</p></main></body></html>
 `))
 
 var joinTmpl = template.Must(template.New("join").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/join/pages.css">
 <title>Join — leaselab</title></head>
 <body><main><h1>leaselab</h1>
 <p data-testid="join-message">Join the workshop as <strong data-testid="join-identity">{{.Name}}</strong>{{if .Instructor}}, the instructor: you may write in every namespace{{else if .Namespace}}, writing in the namespace <code data-testid="join-namespace">{{.Namespace}}</code> (and in <code>{{.Arena}}</code>){{end}}.</p>
@@ -228,23 +242,22 @@ var joinTmpl = template.Must(template.New("join").Parse(`<!doctype html>
 
 var workshopTmpl = template.Must(template.New("workshop").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/join/pages.css">
 <title>Workshop — leaselab</title></head>
 <body><main>
 <h1>Workshop</h1>
-<p>Participants join at <code data-testid="base-url">{{.BaseURL}}</code>: each scans their QR code or opens their join link; kubectl users download their kubeconfig.
+<p class="lead">Participants join at <code data-testid="base-url">{{.BaseURL}}</code>: each scans their QR code or opens their join link; kubectl users download their kubeconfig.
 Participants read everything and write in their own namespace and in <code>arena</code>.</p>
-{{if .Loopback}}<p data-testid="loopback-warning"><strong>These links use a loopback address: participants cannot reach it. Open this page through the address they use (or start with --public-url).</strong></p>{{end}}
-<table>
-<thead><tr><th>identity</th><th>role</th><th>namespace</th><th>join link</th><th>QR code</th><th>kubectl</th></tr></thead>
-<tbody>
-{{range .Identities}}<tr data-testid="identity" data-name="{{.Name}}" data-role="{{.Role}}">
-<td>{{.Name}}</td>
-<td>{{.Role}}</td>
-<td>{{if .Namespace}}{{.Namespace}}{{else}}all (writes everywhere){{end}}</td>
-<td><a href="{{.JoinURL}}" data-testid="join-link">{{.JoinURL}}</a></td>
-<td><img src="{{.QRURL}}" alt="QR code of the join link of {{.Name}}" width="200" height="200" data-testid="qr"></td>
-<td><a href="{{.KubeconfigURL}}" download data-testid="kubeconfig-link">kubeconfig</a></td>
-</tr>
-{{end}}</tbody></table>
+{{if .Loopback}}<p class="warning" data-testid="loopback-warning"><strong>These links use a loopback address: participants cannot reach it. Open this page through the address they use (or start with --public-url).</strong></p>{{end}}
+<p class="toolbar no-print"><a class="button" href="/">Dashboard</a> <span>Print this page for a card per participant to hand round.</span></p>
+<ul class="cards">
+{{range .Identities}}<li class="card" data-testid="identity" data-name="{{.Name}}" data-role="{{.Role}}">
+<h2>{{.Name}}</h2>
+<div class="role">{{.Role}} · {{if .Namespace}}writes in <code>{{.Namespace}}</code> and <code>arena</code>{{else}}writes everywhere{{end}}</div>
+<img src="{{.QRURL}}" alt="QR code of the join link of {{.Name}}" width="200" height="200" data-testid="qr">
+<a class="link" href="{{.JoinURL}}" data-testid="join-link">{{.JoinURL}}</a>
+<div class="actions"><a href="{{.KubeconfigURL}}" download data-testid="kubeconfig-link">kubeconfig</a></div>
+</li>
+{{end}}</ul>
 </main></body></html>
 `))

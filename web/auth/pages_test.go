@@ -130,3 +130,28 @@ func TestJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestPagesStyle: the sign-in, join and workshop pages share a stylesheet anyone may load (the
+// sign-in page is shown before any sign-in), and the workshop page lists a card per identity.
+func TestPagesStyle(t *testing.T) {
+	a := New(nil, countingStore{}, Options{Tokens: []Token{
+		{"tp", User{Name: "p1", Role: RoleParticipant, Namespace: "p1"}},
+		{"ti", User{Name: "instructor", Role: RoleInstructor}},
+	}})
+	e := echo.New()
+	e.Use(a.Middleware)
+	a.Register(e)
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://lab.example/join/pages.css", nil))
+	if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/css") || !strings.Contains(rec.Body.String(), "@media print") {
+		t.Fatalf("stylesheet: %d %s", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	req := httptest.NewRequest(http.MethodGet, "http://lab.example/workshop", nil)
+	req.Header.Set("Authorization", "Bearer ti")
+	rec = httptest.NewRecorder()
+	e.ServeHTTP(rec, req)
+	body := rec.Body.String()
+	if rec.Code != http.StatusOK || !strings.Contains(body, `href="/join/pages.css"`) || strings.Count(body, `class="card"`) != 2 {
+		t.Errorf("workshop page: %d\n%s", rec.Code, body)
+	}
+}
