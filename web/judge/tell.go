@@ -35,13 +35,13 @@ func Tell(lease string, terms []Term) []Told {
 	var out []Told
 	for i, t := range terms {
 		if i == 0 || terms[i-1].Ended != EndTakeover {
-			text := fmt.Sprintf("%s acquired %s (transitions %d)", t.Holder, lease, t.Transitions)
+			text := fmt.Sprintf("%s acquired %s (transitions %d)", Shown(t.Holder), lease, t.Transitions)
 			if i > 0 && terms[i-1].Ended == EndExpired && terms[i-1].Next == t.Holder {
 				prev := terms[i-1]
 				if prev.Holder == t.Holder {
-					text = fmt.Sprintf("%s wrote %s again after its hold had expired (transitions %d)", t.Holder, lease, t.Transitions)
+					text = fmt.Sprintf("%s wrote %s again after its hold had expired (transitions %d)", Shown(t.Holder), lease, t.Transitions)
 				} else {
-					text = fmt.Sprintf("%s acquired %s after %s's hold expired (transitions %d)", t.Holder, lease, prev.Holder, t.Transitions)
+					text = fmt.Sprintf("%s acquired %s after %s's hold expired (transitions %d)", Shown(t.Holder), lease, Shown(prev.Holder), t.Transitions)
 				}
 			}
 			out = append(out, Told{t.Start, KindAcquired, text})
@@ -58,19 +58,19 @@ func endLine(lease string, terms []Term, i int) (Told, bool) {
 	t := terms[i]
 	switch t.Ended {
 	case EndReleased:
-		return Told{t.End, KindReleased, fmt.Sprintf("%s released %s", t.Holder, lease)}, true
+		return Told{t.End, KindReleased, fmt.Sprintf("%s released %s", Shown(t.Holder), lease)}, true
 	case EndTakeover:
 		next := ""
 		if i+1 < len(terms) {
 			next = fmt.Sprintf(" (transitions %d)", terms[i+1].Transitions)
 		}
-		return Told{t.End, KindTakeover, fmt.Sprintf("%s took %s over from %s%s", t.Next, lease, t.Holder, next)}, true
+		return Told{t.End, KindTakeover, fmt.Sprintf("%s took %s over from %s%s", Shown(t.Next), lease, Shown(t.Holder), next)}, true
 	case EndExpired:
-		return Told{t.End, KindExpired, fmt.Sprintf("%s's hold on %s expired: not renewed in time", t.Holder, lease)}, true
+		return Told{t.End, KindExpired, fmt.Sprintf("%s's hold on %s expired: not renewed in time", Shown(t.Holder), lease)}, true
 	case EndSteppedDown:
-		return Told{t.End, KindSteppedDown, fmt.Sprintf("%s stepped down from %s: the election controller prefers %s", t.Holder, lease, t.Next)}, true
+		return Told{t.End, KindSteppedDown, fmt.Sprintf("%s stepped down from %s: the election controller prefers %s", Shown(t.Holder), lease, Shown(t.Next))}, true
 	case EndDeleted:
-		return Told{t.End, KindDeleted, fmt.Sprintf("%s was deleted while %s held it", lease, t.Holder)}, true
+		return Told{t.End, KindDeleted, fmt.Sprintf("%s was deleted while %s held it", lease, Shown(t.Holder))}, true
 	}
 	return Told{}, false
 }
@@ -83,15 +83,15 @@ func EndedText(t Term) string {
 	case EndReleased:
 		return "released"
 	case EndTakeover:
-		return "taken over by " + t.Next
+		return "taken over by " + Shown(t.Next)
 	case EndSteppedDown:
-		return "stepped down for " + t.Next
+		return "stepped down for " + Shown(t.Next)
 	case EndExpired:
 		if t.Next == t.Holder {
-			return "expired, then " + t.Holder + " wrote it again late"
+			return "expired, then " + Shown(t.Holder) + " wrote it again late"
 		}
 		if t.Next != "" {
-			return "expired, then " + t.Next + " took it"
+			return "expired, then " + Shown(t.Next) + " took it"
 		}
 		return "expired"
 	case EndDeleted:
@@ -147,4 +147,23 @@ func DecisionWord(kind string) string {
 		return "NONE"
 	}
 	return strings.ToUpper(kind)
+}
+
+// MaxShown is how many characters of a user's string (a holder identity may be megabytes, as
+// in Kubernetes) the screens show; the object's YAML keeps the whole value.
+const MaxShown = 128
+
+// Shown is s as the screens show it: cut to MaxShown characters, the cut marked with "…".
+func Shown(s string) string {
+	if len(s) <= MaxShown {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == MaxShown-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }

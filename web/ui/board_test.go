@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -136,5 +138,36 @@ func TestBoardCandidates(t *testing.T) {
 	m = mustBoardMessage(t, sub)
 	if len(m.CandidatesGone) != 1 || m.CandidatesGone[0].Name != "c1" {
 		t.Fatalf("after a delete: %+v", m)
+	}
+}
+
+// TestHugeHolderIsShownShort: a megabyte holderIdentity (valid, as in Kubernetes) is shown cut
+// on the cards, in the feed and on the timeline; only the object's YAML has it whole.
+func TestHugeHolderIsShownShort(t *testing.T) {
+	tu := mustNewUI(t, t0.Add(10*time.Second))
+	huge := strings.Repeat("h", 1<<20)
+	for i, holder := range []string{huge, "b", huge + "2", "c"} {
+		at := t0.Add(time.Duration(i) * 2 * time.Second)
+		tu.putLease(t, lease("default", "big", holder, at, 10, int32(i)), at)
+	}
+	rec := tu.do(t, httptest.NewRequest(http.MethodGet, "/", nil))
+	if n := rec.Body.Len(); rec.Code != http.StatusOK || n > 100<<10 {
+		t.Errorf("dashboard: %d, %d bytes; want under 100 KiB", rec.Code, n)
+	}
+	rec = tu.do(t, httptest.NewRequest(http.MethodGet, "/leases/default/big", nil))
+	if n := rec.Body.Len(); rec.Code != http.StatusOK || n > (1<<20)+100<<10 {
+		t.Errorf("lease page: %d, %d bytes; want the YAML's megabyte and under 100 KiB more", rec.Code, n)
+	}
+	sub, err := tu.board.subscribe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tu.board.unsubscribe(sub)
+	data := <-sub.msgs
+	if len(data) > 20<<10 {
+		t.Errorf("the board's first message is %d bytes", len(data))
+	}
+	if !strings.Contains(string(data), strings.Repeat("h", judge.MaxShown-1)+"…") {
+		t.Errorf("the board does not show the holder cut")
 	}
 }

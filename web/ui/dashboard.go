@@ -163,11 +163,11 @@ func leaseCard(l *coordinationv1.Lease, cur judge.Change, now time.Time) templat
 		PlayURL:         playURL(l.Namespace, l.Name),
 		DeleteURL:       deleteURL(l.Namespace, l.Name),
 		Remaining:       "—",
-		Holder:          cur.Holder,
+		Holder:          judge.Shown(cur.Holder),
 		Transitions:     cur.Transitions,
 		DurationSeconds: int32(cur.Duration / time.Second),
 		Strategy:        cur.Strategy,
-		PreferredHolder: cur.PreferredHolder,
+		PreferredHolder: judge.Shown(cur.PreferredHolder),
 		Status:          judge.Status(cur, now),
 	}
 	if !cur.RenewTime.IsZero() {

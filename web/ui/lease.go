@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -155,14 +156,27 @@ func eventRows(events []*corev1.Event, now time.Time) []templates.EventRow {
 			src = e.ReportingController
 		}
 		rows = append(rows, templates.EventRow{
-			Type:    e.Type,
-			Reason:  e.Reason,
-			Message: e.Message,
+			Type:    judge.Shown(e.Type),
+			Reason:  judge.Shown(e.Reason),
+			Message: shownMessage(e.Message),
 			Count:   e.Count,
 			Last:    clockTime(last(e)),
 			Age:     ageText(last(e), now),
-			Source:  src,
+			Source:  judge.Shown(src),
 		})
 	}
 	return rows
+}
+
+// shownMessage is an Event's message as the lease page shows it: kube-apiserver keeps up to
+// 1 KiB of it, and so do the screens.
+func shownMessage(m string) string {
+	if len(m) <= 1024 {
+		return m
+	}
+	cut := 1024
+	for cut > 0 && !utf8.RuneStart(m[cut]) {
+		cut--
+	}
+	return m[:cut] + "…"
 }

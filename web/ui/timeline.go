@@ -67,7 +67,7 @@ func layoutTimeline(terms []judge.Term, now time.Time) templates.Timeline {
 		}
 		laneOf[t.Holder] = len(lanes)
 		y := tlTop + float64(len(lanes))*tlLaneHeight
-		lanes = append(lanes, templates.TimelineLane{Identity: t.Holder, Label: shorten(t.Holder, 15), Y: y, LabelY: y + tlLaneHeight/2 + 5})
+		lanes = append(lanes, templates.TimelineLane{Identity: judge.Shown(t.Holder), Label: shorten(t.Holder, 15), Y: y, LabelY: y + tlLaneHeight/2 + 5})
 	}
 	nLanes := max(len(lanes), 1)
 	tl := templates.Timeline{
@@ -104,7 +104,7 @@ func layoutTimeline(terms []judge.Term, now time.Time) templates.Timeline {
 	for i := len(visible) - 1; i >= 0; i-- {
 		t := visible[i]
 		row := templates.TimelineTerm{
-			Holder:      t.Holder,
+			Holder:      judge.Shown(t.Holder),
 			Start:       clockTime(t.Start),
 			Ended:       t.Ended,
 			EndedText:   judge.EndedText(t),
@@ -148,10 +148,10 @@ func timelineTicks(from, to time.Time, x func(time.Time) float64) []templates.Ti
 // termTitle is a bar's hover text.
 func termTitle(t judge.Term) string {
 	if t.End.IsZero() {
-		return fmt.Sprintf("%s holds it since %s (transitions %d); %s", t.Holder, clockTime(t.Start), t.Transitions, judge.EndedText(t))
+		return fmt.Sprintf("%s holds it since %s (transitions %d); %s", judge.Shown(t.Holder), clockTime(t.Start), t.Transitions, judge.EndedText(t))
 	}
 	return fmt.Sprintf("%s held it from %s to %s (%s, transitions %d); %s",
-		t.Holder, clockTime(t.Start), clockTime(t.End), secsText(t.End.Sub(t.Start)), t.Transitions, judge.EndedText(t))
+		judge.Shown(t.Holder), clockTime(t.Start), clockTime(t.End), secsText(t.End.Sub(t.Start)), t.Transitions, judge.EndedText(t))
 }
 
 // historyCache keeps, per lease, the compacted changes read so far from the store's change
