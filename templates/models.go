@@ -179,6 +179,9 @@ type LeasePage struct {
 	DeleteURL string
 	PlayURL   string
 	LiveURL   string
+	// At is the past moment shown (RFC 3339 with milliseconds), "" when the page is live;
+	// AtText ("14:02:11.300") and AtAge ("2 min ago") say it in words, LiveLink leads back.
+	At, AtText, AtAge, LiveLink string
 }
 
 // LeaseLive is the live part of the lease page: the current state, the timeline, the events,

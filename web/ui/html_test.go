@@ -211,8 +211,9 @@ func TestLeasePageTimeline(t *testing.T) {
 			t.Errorf("YAML lacks %q:\n%s", s, yaml)
 		}
 	}
-	if got := text(doc.Find(`.lease-now [data-testid=holder]`)); got != "no holder" {
-		t.Errorf("holder %q, want no holder", got)
+	// Nobody holds it: [data-testid=holder] is empty (a contract), and the page says so.
+	if got, words := text(doc.Find(`.lease-now [data-testid=holder]`)), text(doc.Find(`.lease-now .holder`)); got != "" || words != "no holder" {
+		t.Errorf("holder %q (%q), want empty (no holder)", got, words)
 	}
 
 	// The live fragment is the same part, alone.
@@ -624,4 +625,56 @@ func TestPlayRefusesForeignNamespace(t *testing.T) {
 	}
 	tu.mustGetDoc(t, "/play?namespace=participant-01&lease=demo", http.StatusOK)
 	tu.mustGetDoc(t, "/play?namespace=arena&lease=demo", http.StatusOK)
+}
+
+// TestLeasePageAtMoment: /leases/{ns}/{name}?at= renders the lease as it was then, drawn by
+// the same judge from its history: the holder of that moment in [data-testid=holder] (empty
+// when nobody held it), the timeline up to then, the object as it was stored.
+func TestLeasePageAtMoment(t *testing.T) {
+	tu := mustNewUI(t, t0.Add(time.Minute))
+	for s := 0; s <= 8; s += 2 {
+		at := t0.Add(time.Duration(s) * time.Second)
+		tu.putLease(t, lease("default", "demo", "alice", at, 10, 0), at)
+	}
+	at := t0.Add(20 * time.Second)
+	tu.putLease(t, lease("default", "demo", "bob", at, 10, 1), at)
+	released := lease("default", "demo", "", time.Time{}, 10, 1)
+	released.Spec.HolderIdentity = ptr("")
+	tu.putLease(t, released, t0.Add(30*time.Second))
+
+	moment := func(s float64) *goquery.Document {
+		at := t0.Add(time.Duration(s * float64(time.Second))).UTC().Format(time.RFC3339Nano)
+		return tu.mustGetDoc(t, "/leases/default/demo?at="+url.QueryEscape(at), http.StatusOK)
+	}
+	for _, tc := range []struct {
+		s              float64
+		holder, status string
+	}{
+		{5.5, "alice", "HELD"}, // between two renewals the history cache folded
+		{19, "alice", "EXPIRED"},
+		{25, "bob", "HELD"},
+		{35, "", "FREE"},
+	} {
+		doc := moment(tc.s)
+		if got := doc.Find(`.lease-now [data-testid=holder]`).Text(); got != tc.holder {
+			t.Errorf("at %vs: holder %q, want %q", tc.s, got, tc.holder)
+		}
+		if got := text(doc.Find(`.lease-now [data-testid=lease-status]`)); got != tc.status {
+			t.Errorf("at %vs: status %q, want %q", tc.s, got, tc.status)
+		}
+		if doc.Find(`[data-testid=moment]`).Length() != 1 || doc.Find(`#lease-page`).AttrOr("data-at", "") == "" {
+			t.Errorf("at %vs: the page does not say it shows a past moment", tc.s)
+		}
+	}
+	if got := text(moment(5.5).Find(`[data-testid=yaml]`)); !strings.Contains(got, "renewTime: \"2026-03-01T14:00:04") {
+		t.Errorf("at 5.5s the object is not the one stored at 4s:\n%s", got)
+	}
+	// The timeline of a moment ends then: bob's term is not on it before he took the lease.
+	if n := moment(10).Find(`[data-testid=term]`).Length(); n != 1 {
+		t.Errorf("at 10s: %d terms, want alice's alone", n)
+	}
+	if doc := tu.mustGetDoc(t, "/leases/default/demo", http.StatusOK); doc.Find(`[data-testid=moment]`).Length() != 0 {
+		t.Error("the live page says it shows a past moment")
+	}
+	tu.mustGetDoc(t, "/leases/default/demo?at=yesterday", http.StatusBadRequest)
 }

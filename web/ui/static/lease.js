@@ -7,6 +7,8 @@
   const page = document.getElementById('lease-page');
   if (!page) return;
   const LL = window.LL;
+  // A page that shows a past moment (?at=) stays on it: nothing is live.
+  if (page.dataset.at) return;
   const ns = page.dataset.namespace;
   const name = page.dataset.name;
   const liveURL = page.dataset.liveUrl;
