@@ -8,7 +8,11 @@
   if (!page) return;
   const LL = window.LL;
   // A page that shows a past moment (?at=) stays on it: nothing is live.
-  if (page.dataset.at) return;
+  if (page.dataset.at) {
+    const conn = document.getElementById('conn');
+    if (conn) conn.textContent = 'past moment';
+    return;
+  }
   const ns = page.dataset.namespace;
   const name = page.dataset.name;
   const liveURL = page.dataset.liveUrl;

@@ -174,6 +174,8 @@
   function updateRings() {
     const now = serverNow();
     for (const r of document.querySelectorAll('[data-ring]')) {
+      // A page showing a past moment keeps its rings as the server drew them then.
+      if (r.closest('[data-at]:not([data-at=""])')) continue;
       const exp = Number(r.dataset.expires) || 0;
       const dur = Number(r.dataset.duration) || 0;
       const status = r.dataset.status;
