@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labstack/echo/v4"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,9 +27,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/leaselab/leaselab/store/sqlite"
-	"github.com/leaselab/leaselab/web/apiserver"
+	"github.com/leaselab/leaselab/web"
 	"github.com/leaselab/leaselab/web/election"
-	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/webtest"
 )
 
 // env is the controller on a fake clock against a real leaselab API (SQLite in a temporary
@@ -134,14 +132,12 @@ func mustStartEnv(tb testing.TB, configure func(*election.Options), seed func(*e
 	if err != nil {
 		tb.Fatalf("open store: %v", err)
 	}
-	apiCtx, apiCancel := context.WithCancel(context.Background())
-	api, err := apiserver.New(logger, kinds.NewRegistry(kinds.DefaultOptions()), db, apiserver.Options{Context: apiCtx, Now: clk.Now})
-	if err != nil {
-		tb.Fatalf("api server: %v", err)
-	}
-	e := echo.New()
-	api.Register(e)
-	srv := httptest.NewServer(e)
+	tb.Cleanup(func() { // after the server's and the controller's cleanups
+		if err := db.Close(); err != nil {
+			tb.Errorf("close store: %v", err)
+		}
+	})
+	srv := webtest.Start(tb, web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true, Now: clk.Now}, web.Screens{})
 	client := kubernetes.NewForConfigOrDie(&rest.Config{Host: srv.URL, QPS: -1, UserAgent: "election-test/v0"})
 
 	opts := election.Options{Clock: clk, Logger: logger}
@@ -164,11 +160,6 @@ func mustStartEnv(tb testing.TB, configure func(*election.Options), seed func(*e
 	tb.Cleanup(func() {
 		cancel()
 		wg.Wait()
-		apiCancel()
-		srv.Close()
-		if err := db.Close(); err != nil {
-			tb.Errorf("close store: %v", err)
-		}
 	})
 	return en
 }
