@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,25 +14,20 @@ import (
 
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
+	"github.com/leaselab/leaselab/web/webtest"
 )
 
-// startOpen serves a server without tokens, as on loopback, through httptest.
-func startOpen(tb testing.TB, cfg web.Config) *httptest.Server {
+// startOpen serves a server without tokens, as on loopback.
+func startOpen(tb testing.TB, cfg web.Config) *webtest.Server {
 	tb.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "leaselab.db"), sqlite.Options{CompactInterval: -1}, logger)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { db.Close() }) // after the server's own cleanup
 	cfg.Logger, cfg.Store = logger, db
-	s := mustNew(tb, cfg)
-	srv := httptest.NewServer(s.Handler())
-	tb.Cleanup(func() {
-		s.Shutdown(context.Background())
-		srv.Close()
-		db.Close()
-	})
-	return srv
+	return webtest.Start(tb, cfg, web.Screens{})
 }
 
 // mustNew builds a server without an election controller.
@@ -108,7 +102,7 @@ func TestOpenServerRefusesWebPages(t *testing.T) {
 // connection once the body read timeout passes, instead of holding it forever.
 func TestBodyReadTimeout(t *testing.T) {
 	srv := startOpen(t, web.Config{BodyReadTimeout: 200 * time.Millisecond})
-	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	c, err := net.Dial("tcp", srv.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,6 +145,6 @@ func browserWait(d time.Duration, cond func() (bool, string)) (time.Duration, er
 		if time.Since(start) > d {
 			return time.Since(start), fmt.Errorf("not within %s; last: %s", d, last)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // the poll interval: each cond evaluates script in the page
 	}
 }

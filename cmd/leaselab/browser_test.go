@@ -154,10 +154,7 @@ func TestBrowser(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("new leader after closing %s: %v", leader, err)
 	}
-	changedAt := changes.when(next, 5*time.Second)
-	if changedAt.IsZero() {
-		t.Fatalf("the Lease never named %s", next)
-	}
+	changedAt := changes.when(t, next, 5*time.Second)
 	took = changedAt.Sub(closedAt)
 	t.Logf("%s took the lease %s after %s's tab closed (leaseDuration + 2 × retry periods of at most %s: %s)",
 		next, took.Round(time.Millisecond), leader, retry, limit)
@@ -290,18 +287,19 @@ func watchLeaseHolder(t *testing.T, ts *testServer, ns, name string) *leaseHolde
 	return hw
 }
 
-// when returns when the Lease first named holder after the watch started, waiting up to d.
-func (hw *leaseHolderWatch) when(holder string, d time.Duration) time.Time {
-	deadline := time.Now().Add(d)
-	for {
+// when returns when the Lease first named holder after the watch started, waiting up to d; it
+// fails the test if the Lease did not name holder by then.
+func (hw *leaseHolderWatch) when(tb testing.TB, holder string, d time.Duration) time.Time {
+	tb.Helper()
+	var at time.Time
+	waitFor(tb, d, "the Lease names "+holder, func() (bool, string) {
 		hw.mu.Lock()
-		at, ok := hw.first[holder]
-		hw.mu.Unlock()
-		if ok || time.Now().After(deadline) {
-			return at
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		defer hw.mu.Unlock()
+		var ok bool
+		at, ok = hw.first[holder]
+		return ok, fmt.Sprintf("holders first seen: %v", hw.first)
+	})
+	return at
 }
 
 // TestBrowserCoordinated opens two coordinated candidate tabs of different emulation versions

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -45,31 +46,21 @@ func TestCandidateCommand(t *testing.T) {
 		done <- run(ctx, []string{"candidate", "--server", ts.URL, "--namespace", "cands", "--lease", "cli",
 			"--identity", "cli-1", "--lease-duration", "2s", "--renew-deadline", "1500ms", "--retry-period", "200ms"}, &out, &out)
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "became leader of cands/cli") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no leadership; output:\n%s", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, 10*time.Second, "leadership", func() (bool, string) {
+		return strings.Contains(out.String(), "became leader of cands/cli"), "output:\n" + out.String()
+	})
 	rctx := ctxT(t, 10*time.Second)
 	l, err := ts.Client.CoordinationV1().Leases("cands").Get(rctx, "cli", metav1.GetOptions{})
 	if err != nil || *l.Spec.HolderIdentity != "cli-1" {
 		t.Fatalf("lease = %+v, %v", l, err)
 	}
-	for {
+	waitFor(t, 10*time.Second, "a 'became leader' event", func() (bool, string) {
 		evs, err := ts.Client.CoreV1().Events("cands").List(rctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Lease,involvedObject.name=cli"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(evs.Items) > 0 && strings.Contains(evs.Items[0].Message, "cli-1 became leader") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no 'became leader' event: %+v", evs.Items)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(evs.Items) > 0 && strings.Contains(evs.Items[0].Message, "cli-1 became leader"), fmt.Sprintf("events %+v", evs.Items)
+	})
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("candidate exited %d; output:\n%s", code, out.String())
@@ -84,21 +75,15 @@ func TestCandidateCommand(t *testing.T) {
 func runCandidateUntil(t *testing.T, want string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	var out syncBuffer
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, append([]string{"candidate"}, args...), &out, &out) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), want) {
-		if time.Now().After(deadline) {
-			cancel()
-			<-done
-			t.Fatalf("candidate %q: no %q; output:\n%s", args, want, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	cancel()
-	if code := <-done; code != 0 {
+	stop := sync.OnceValue(func() int { cancel(); return <-done })
+	defer stop() // also when waitFor fails the test
+	waitFor(t, 10*time.Second, fmt.Sprintf("candidate %q: %q", args, want), func() (bool, string) {
+		return strings.Contains(out.String(), want), "output:\n" + out.String()
+	})
+	if code := stop(); code != 0 {
 		t.Fatalf("candidate %q exited %d; output:\n%s", args, code, out.String())
 	}
 	return out.String()
@@ -138,10 +123,9 @@ func TestCandidateStopOutput(t *testing.T) {
 	var out syncBuffer
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, append([]string{"candidate", "--identity", "leader"}, timing...), &out, &out) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "became leader") && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, 10*time.Second, "the first candidate leads", func() (bool, string) {
+		return strings.Contains(out.String(), "became leader"), "output:\n" + out.String()
+	})
 	// A follower that never leads.
 	follower := runCandidateUntil(t, "leader is now leader", append([]string{"--identity", "follower"}, timing...)...)
 	if strings.Contains(follower, "stopped leading") {

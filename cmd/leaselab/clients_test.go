@@ -68,22 +68,20 @@ func TestInformersFollowUpdates(t *testing.T) {
 			t.Fatalf("candidate update %d: %v", i, err)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var final *coordinationv1.Lease
+	waitFor(t, 10*time.Second, "the informers reach the final state", func() (bool, string) {
 		li, ok1, _ := leaseInf.GetStore().GetByKey("default/rapid")
 		ci, ok2, _ := candInf.GetStore().GetByKey("default/cand")
-		if ok1 && ok2 &&
-			li.(*coordinationv1.Lease).ResourceVersion == l.ResourceVersion &&
-			ci.(*coordinationv1beta1.LeaseCandidate).ResourceVersion == c.ResourceVersion {
-			if h := *li.(*coordinationv1.Lease).Spec.HolderIdentity; h != "h-100" {
-				t.Fatalf("informer holder = %s, want h-100", h)
-			}
-			return
+		if !ok1 || !ok2 {
+			return false, fmt.Sprintf("lease cached %v, candidate cached %v", ok1, ok2)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("informers did not reach the final state (lease rv %s, candidate rv %s)", l.ResourceVersion, c.ResourceVersion)
-		}
-		time.Sleep(20 * time.Millisecond)
+		final = li.(*coordinationv1.Lease)
+		crv := ci.(*coordinationv1beta1.LeaseCandidate).ResourceVersion
+		return final.ResourceVersion == l.ResourceVersion && crv == c.ResourceVersion,
+			fmt.Sprintf("lease rv %s of %s, candidate rv %s of %s", final.ResourceVersion, l.ResourceVersion, crv, c.ResourceVersion)
+	})
+	if h := *final.Spec.HolderIdentity; h != "h-100" {
+		t.Fatalf("informer holder = %s, want h-100", h)
 	}
 }
 
@@ -100,15 +98,17 @@ func TestLeaderElection(t *testing.T) {
 			var overlap atomic.Bool
 			var terms []string
 			cancels := map[string]context.CancelFunc{}
+			locks := map[string]*countingLock{}
 			stoppedIDs := map[string]bool{}
 			var wg sync.WaitGroup
 			for i := 0; i < 3; i++ {
 				id := fmt.Sprintf("elector-%d", i)
-				lock := &resourcelock.LeaseLock{
+				lock := &countingLock{Interface: &resourcelock.LeaseLock{
 					LeaseMeta:  metav1.ObjectMeta{Namespace: "default", Name: "election"},
 					Client:     ts.Client.CoordinationV1(),
 					LockConfig: resourcelock.ResourceLockConfig{Identity: id},
-				}
+				}}
+				locks[id] = lock
 				ectx, cancel := context.WithCancel(ctx)
 				cancels[id] = cancel
 				le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
@@ -157,12 +157,15 @@ func TestLeaderElection(t *testing.T) {
 			if err != nil || *lease.Spec.HolderIdentity != first {
 				t.Fatalf("lease holder = %v (err %v), want %s", lease.Spec.HolderIdentity, err, first)
 			}
-			// Stop the leader between two renewals. Cancelled in the middle of one, the renewal
-			// may still commit on the server after the client gave up on it; the release then
-			// carries a stale resourceVersion, fails with a conflict, and the others wait for
-			// the lease to expire, as they would against kube-apiserver.
-			waitRenewal(t, ts, lease)
-			time.Sleep(50 * time.Millisecond) // a renewal takes a few ms; the next one is 200 ms away
+			// Stop the leader between two renewals: right after one has returned to it, the next
+			// is a retry period (200 ms) away. Cancelled in the middle of one, the renewal may
+			// still commit on the server after the client gave up on it; the release then carries
+			// a stale resourceVersion, fails with a conflict, and the others wait for the lease
+			// to expire, as they would against kube-apiserver.
+			renewals := locks[first].updates.Load()
+			waitFor(t, 5*time.Second, first+" renews", func() (bool, string) {
+				return locks[first].updates.Load() > renewals, "no renewal returned"
+			})
 			stopped := time.Now()
 			mu.Lock()
 			stoppedIDs[first] = true
@@ -187,34 +190,30 @@ func TestLeaderElection(t *testing.T) {
 // waitLeader waits until the n-th term has started and returns its leader.
 func waitLeader(t *testing.T, mu *sync.Mutex, terms *[]string, n int, d time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
+	var id string
+	waitFor(t, d, fmt.Sprintf("a leader for term %d", n), func() (bool, string) {
 		mu.Lock()
+		defer mu.Unlock()
 		if len(*terms) > n {
-			id := (*terms)[n]
-			mu.Unlock()
-			return id
+			id = (*terms)[n]
+			return true, ""
 		}
-		mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no leader for term %d within %v", n, d)
-	return ""
+		return false, fmt.Sprintf("terms %v", *terms)
+	})
+	return id
 }
 
-// waitRenewal waits until the holder of lease renews it past the state given.
-func waitRenewal(t *testing.T, ts *testServer, lease *coordinationv1.Lease) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		cur, err := ts.Client.CoordinationV1().Leases(lease.Namespace).Get(context.Background(), lease.Name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cur.ResourceVersion != lease.ResourceVersion {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+// countingLock is a client-go lock that counts the updates (acquisitions and renewals) that
+// returned to its elector without an error.
+type countingLock struct {
+	resourcelock.Interface
+	updates atomic.Int64
+}
+
+func (l *countingLock) Update(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	err := l.Interface.Update(ctx, ler)
+	if err == nil {
+		l.updates.Add(1)
 	}
-	t.Fatalf("lease %s/%s not renewed within 5s", lease.Namespace, lease.Name)
+	return err
 }

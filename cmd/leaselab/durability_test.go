@@ -101,7 +101,18 @@ func TestCrashLosesNoAcknowledgedWrite(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(1500 * time.Millisecond)
+	// Kill it in the middle of the burst, once every writer has had a few writes acknowledged.
+	waitFor(t, 30*time.Second, "every writer acknowledged", func() (bool, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		least := -1
+		for _, a := range last {
+			if least < 0 || a.n < least {
+				least = a.n
+			}
+		}
+		return len(last) == writers && least >= 10, fmt.Sprintf("%d writers, the slowest at %d writes", len(last), least)
+	})
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -215,30 +226,26 @@ func TestWatchExpiredAfterCompaction(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitFor(t, 10*time.Second, "compaction expires the old revision", func() (bool, string) {
 		w, err := leases.Watch(ctx, metav1.ListOptions{ResourceVersion: from})
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer w.Stop()
 		select {
 		case ev := <-w.ResultChan():
-			w.Stop()
 			if ev.Type == watch.Error {
 				if err := apierrors.FromObject(ev.Object); !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
 					t.Fatalf("error event = %v, want 410 Expired", err)
 				}
-				return
+				return true, ""
 			}
+			return false, fmt.Sprintf("a watch from %s still starts with a %s event", from, ev.Type)
 		case <-time.After(5 * time.Second):
-			w.Stop()
 			t.Fatal("no event")
+			return false, ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("compaction never expired the old revision")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	})
 }
 
 // TestShutdownEndsWatches checks that a graceful shutdown ends open watches at once instead of

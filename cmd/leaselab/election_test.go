@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/utils/ptr"
 
 	"github.com/leaselab/leaselab/web/election"
 )
@@ -246,13 +247,30 @@ func (h *cleHolders) preferredRequests() []string {
 
 func cleWait(tb testing.TB, d time.Duration, what string, cond func() bool) {
 	tb.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("%s: not within %v", what, d)
+	waitFor(tb, d, what, func() (bool, string) { return cond(), "not yet" })
+}
+
+// keepsLeading fails the test as soon as leading() is anything but holder alone or the Lease
+// names another holder, until the Lease shows a renewal by holder at or after until: a leader
+// must be seen to keep its term through renewals, not merely found leading after a pause.
+func keepsLeading(tb testing.TB, ts *testServer, holder string, until time.Time, leading func() []string) {
+	tb.Helper()
+	waitFor(tb, time.Until(until)+10*time.Second, holder+" keeps leading", func() (bool, string) {
+		if l := leading(); !slices.Equal(l, []string{holder}) {
+			tb.Fatalf("leaders = %v, want [%s]", l, holder)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		l, err := ts.Client.CoordinationV1().Leases(cleNamespace).Get(context.Background(), cleLease, metav1.GetOptions{})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if h := ptr.Deref(l.Spec.HolderIdentity, ""); h != holder {
+			tb.Fatalf("holder = %q, want %s", h, holder)
+		}
+		if l.Spec.RenewTime == nil {
+			return false, "no renewTime"
+		}
+		return !l.Spec.RenewTime.Time.Before(until), "last renewal " + l.Spec.RenewTime.Format(time.StampMilli)
+	})
 }
 
 // leaseHolder reads the Lease's holder from the API.
@@ -417,11 +435,8 @@ func TestCoordinatedRollingUpgrade(t *testing.T) {
 		replace(s.old, s.successor)
 		waitLeading(t, ts, terms, s.leader)
 		if s.leader == "old-1" {
-			// Give the controller a few rounds to disagree; it must not.
-			time.Sleep(4 * 500 * time.Millisecond)
-			if l := terms.leader(); l != "old-1" || leaseHolder(t, ts) != "old-1" {
-				t.Fatalf("after replacing a follower the leader is %q", l)
-			}
+			// Give the controller a few rounds (every 500 ms) to disagree; it must not.
+			keepsLeading(t, ts, "old-1", time.Now().Add(4*500*time.Millisecond), func() []string { return []string{terms.leader()} })
 			if now := len(electedHolders(cleDecisions(ts))); now != elected {
 				t.Errorf("the controller elected after a follower was replaced; decisions:\n%s", decisionsText(cleDecisions(ts)))
 			}

@@ -28,7 +28,7 @@ func answerCandidatePings(ctx context.Context, ts *testServer, ns string) {
 	for ctx.Err() == nil {
 		w, err := cands.Watch(ctx, metav1.ListOptions{})
 		if err != nil {
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // back off before watching again
 			continue
 		}
 		for ev := range w.ResultChan() {

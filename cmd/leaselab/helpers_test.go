@@ -101,6 +101,6 @@ func waitFor(tb testing.TB, d time.Duration, what string, cond func() (bool, str
 		if time.Now().After(deadline) {
 			tb.Fatalf("%s: not within %s; last: %s", what, d, state)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // the poll interval
 	}
 }

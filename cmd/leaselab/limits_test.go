@@ -67,7 +67,7 @@ func TestRateLimitIsolation(t *testing.T) {
 			}
 			lat = append(lat, time.Since(start))
 			lease = l
-			time.Sleep(40 * time.Millisecond)
+			time.Sleep(40 * time.Millisecond) // paced as a renewing elector is, within its own bucket
 		}
 		slices.Sort(lat)
 		return lat
@@ -105,7 +105,9 @@ func TestRateLimitIsolation(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond) // the flooder's bucket is empty by now
+	waitFor(t, 10*time.Second, "the flooder's bucket is empty", func() (bool, string) {
+		return limited.Load() > 0, fmt.Sprintf("%d requests served, none refused", ok.Load())
+	})
 	flood := renew(15)
 	close(stop)
 	wg.Wait()
@@ -163,13 +165,10 @@ func TestWatchAndObjectLimits(t *testing.T) {
 	}
 	open[0].Close()
 	open = open[1:]
-	deadline := time.Now().Add(5 * time.Second)
-	for watch() != 200 {
-		if time.Now().After(deadline) {
-			t.Fatal("a closed watch was never released")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitFor(t, 5*time.Second, "a closed watch is released", func() (bool, string) {
+		c := watch()
+		return c == 200, fmt.Sprintf("watch: %d", c)
+	})
 
 	p1 := w.client(t, "participant-01")
 	for i := 0; i < 3; i++ {
@@ -313,15 +312,11 @@ func TestBackupDuringWrites(t *testing.T) {
 			}
 		}()
 	}
-	for {
+	waitFor(t, 30*time.Second, "200 acknowledged creates", func() (bool, string) {
 		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 200 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(acked) >= 200, fmt.Sprintf("%d acknowledged", len(acked))
+	})
 	mu.Lock()
 	before := slices.Clone(acked)
 	mu.Unlock()
@@ -499,7 +494,7 @@ func TestControllerCountsAgainstQuota(t *testing.T) {
 					cands.Update(ctx, c, metav1.UpdateOptions{})
 				}
 			}
-			time.Sleep(200 * time.Millisecond)
+			time.Sleep(200 * time.Millisecond) // the renewal cadence of a live elector
 		}
 	}()
 	candidate := func(name, lease string) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -43,14 +44,10 @@ func TestMetadataClient(t *testing.T) {
 	if _, err := ts.Client.CoordinationV1().Leases("default").Create(ctx, newLease("second", "h", nil), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, ok, _ := inf.GetStore().GetByKey("default/second"); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the informer never saw the second lease; has %v", inf.GetStore().ListKeys())
-		}
-	}
+	waitFor(t, 10*time.Second, "the informer sees the second lease", func() (bool, string) {
+		_, ok, _ := inf.GetStore().GetByKey("default/second")
+		return ok, fmt.Sprintf("has %v", inf.GetStore().ListKeys())
+	})
 
 	// The same Accept header on the wire: protobuf is chosen; a Table is never protobuf.
 	for accept, want := range map[string]string{

@@ -100,7 +100,7 @@ func TestBrowserPlayScreen(t *testing.T) {
 			t.Fatalf("renew deadline bar reads %q", v)
 		}
 		lo, hi = min(lo, f), max(hi, f)
-		time.Sleep(70 * time.Millisecond)
+		time.Sleep(70 * time.Millisecond) // sampling: 30 readings spread over ~2 s, several renewals
 	}
 	rd := browserRenewDeadline.Seconds()
 	t.Logf("renew deadline bar between %.1f s and %.1f s (setting %.1f s)", lo, hi, rd)

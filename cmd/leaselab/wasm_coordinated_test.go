@@ -132,16 +132,7 @@ func TestWasmCandidateCoordinatedOldestEmulationLeads(t *testing.T) {
 	}()
 	s.waitLeader("tab-old")
 	// It keeps leading across several renewals, and the newer one keeps following.
-	until := time.Now().Add(3 * cleLeaseDuration / 2)
-	for time.Now().Before(until) {
-		if l := s.leaders(); !slices.Equal(l, []string{"tab-old"}) {
-			t.Fatalf("leaders = %v, want [tab-old]", l)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if h := leaseHolder(t, s.ts); h != "tab-old" {
-		t.Fatalf("holder = %q, want tab-old", h)
-	}
+	keepsLeading(t, s.ts, "tab-old", time.Now().Add(3*cleLeaseDuration/2), s.leaders)
 	if got := holders.leaders(); !slices.Equal(got, []string{"tab-old"}) && !slices.Equal(got, []string{"tab-new", "tab-old"}) {
 		t.Errorf("holders = %v", got)
 	}

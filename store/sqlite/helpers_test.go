@@ -193,6 +193,24 @@ func expectNoEvent(tb testing.TB, w store.Watch) {
 	}
 }
 
+// waitFor polls cond every millisecond until it holds, and fails the test with cond's last
+// account of what it saw when d passes. d is an upper bound for a slow machine, not a guess at
+// how long things take; the store works in-process, so the poll is short.
+func waitFor(tb testing.TB, d time.Duration, what string, cond func() (bool, string)) {
+	tb.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s: not within %s; last: %s", what, d, state)
+		}
+		time.Sleep(time.Millisecond) // the poll interval
+	}
+}
+
 // waitClosed waits until Events is closed, discarding events, and returns Err.
 func waitClosed(tb testing.TB, w store.Watch) error {
 	tb.Helper()

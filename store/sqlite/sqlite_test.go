@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -281,14 +282,8 @@ func TestBackgroundCompaction(t *testing.T) {
 	for range 5 {
 		o = MustUpdate(t, db, k, o.Revision, "v")
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, compacted := MustRevision(t, db); compacted == o.Revision-1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("background compaction did not run")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, 10*time.Second, "background compaction", func() (bool, string) {
+		_, compacted := MustRevision(t, db)
+		return compacted == o.Revision-1, fmt.Sprintf("compacted to %d, want %d", compacted, o.Revision-1)
+	})
 }

@@ -88,34 +88,28 @@ func churn(t *testing.T, db *DB, c *committed, writers, n int) {
 func collect(t *testing.T, w store.Watch, rev int64) []store.Event {
 	t.Helper()
 	var got []store.Event
-	deadline := time.After(20 * time.Second)
-	for {
+	take := func(wait time.Duration) bool {
 		select {
 		case e, ok := <-w.Events():
 			if !ok {
 				t.Fatalf("watch ended: %v", w.Err())
 			}
 			got = append(got, e)
-			continue
-		case <-deadline:
-			t.Fatalf("progress %d, want %d", w.Progress(), rev)
-		default:
+			return true
+		case <-time.After(wait):
+			return false
 		}
-		if w.Progress() >= rev {
-			// Progress is only a bookmark once Events is drained: drain what is in flight.
-			select {
-			case e, ok := <-w.Events():
-				if !ok {
-					t.Fatalf("watch ended: %v", w.Err())
-				}
-				got = append(got, e)
-				continue
-			case <-time.After(20 * time.Millisecond):
-			}
-			return got
-		}
-		time.Sleep(time.Millisecond)
 	}
+	waitFor(t, 20*time.Second, fmt.Sprintf("progress %d", rev), func() (bool, string) {
+		for take(0) {
+		}
+		if p := w.Progress(); p < rev {
+			return false, fmt.Sprintf("progress %d", p)
+		}
+		// Progress is only a bookmark once Events is drained: drain what is in flight.
+		return !take(20 * time.Millisecond), "events still in flight"
+	})
+	return got
 }
 
 func checkRevs(t *testing.T, what string, got []store.Event, want []int64) {
@@ -155,9 +149,14 @@ func TestWatchBackfillAndLive(t *testing.T) {
 	wg.Go(func() { churn(t, db, &c, 8, 1500) })
 	// Watches that start while writers run, from a revision just read (list-then-watch) and
 	// from older ones (the backfill crosses the live stream).
+	last, _ := MustRevision(t, db)
 	for i := range 6 {
-		time.Sleep(5 * time.Millisecond)
-		cur, _ := MustRevision(t, db)
+		var cur int64
+		waitFor(t, 20*time.Second, "the writers move on", func() (bool, string) {
+			cur, _ = MustRevision(t, db)
+			return cur >= last+20, fmt.Sprintf("revision %d, last watch started at %d", cur, last)
+		})
+		last = cur
 		start(store.WatchOptions{Resource: []string{leases, candidates}[i%2], After: cur - int64(i*50)})
 		start(store.WatchOptions{Resource: leases, Namespace: "a", After: cur})
 	}
@@ -183,13 +182,10 @@ func TestWatchBackfillAndLive(t *testing.T) {
 	wg.Wait()
 	cur, _ := MustRevision(t, db)
 	for _, s := range watches {
-		deadline := time.Now().Add(20 * time.Second)
-		for s.w.Progress() < cur {
-			if time.Now().After(deadline) {
-				t.Fatalf("progress %d, want %d", s.w.Progress(), cur)
-			}
-			time.Sleep(time.Millisecond)
-		}
+		waitFor(t, 20*time.Second, fmt.Sprintf("watch %+v at %d", s.opts, cur), func() (bool, string) {
+			p := s.w.Progress()
+			return p >= cur, fmt.Sprintf("progress %d", p)
+		})
 	}
 	close(done)
 	rwg.Wait()
@@ -332,19 +328,11 @@ func TestWatchEnds(t *testing.T) {
 	}
 
 	// Ended watches are gone from the hub.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	waitFor(t, 5*time.Second, "ended watches leave the hub", func() (bool, string) {
 		db.hub.mu.RLock()
-		n := len(db.hub.watches)
-		db.hub.mu.RUnlock()
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d watches left in the hub", n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer db.hub.mu.RUnlock()
+		return len(db.hub.watches) == 0, fmt.Sprintf("%d watches left", len(db.hub.watches))
+	})
 
 	// A cancelled context before Watch.
 	if _, err := db.Watch(ctx, store.WatchOptions{Resource: leases}); !errors.Is(err, context.Canceled) {
@@ -386,13 +374,10 @@ func TestWatchProgress(t *testing.T) {
 	w := MustWatch(t, db, store.WatchOptions{Resource: leases, After: 1})
 	waitProgress := func(rev int64) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for w.Progress() < rev {
-			if time.Now().After(deadline) {
-				t.Fatalf("progress %d, want %d", w.Progress(), rev)
-			}
-			time.Sleep(time.Millisecond)
-		}
+		waitFor(t, 5*time.Second, fmt.Sprintf("progress %d", rev), func() (bool, string) {
+			p := w.Progress()
+			return p >= rev, fmt.Sprintf("progress %d", p)
+		})
 	}
 	waitProgress(1)
 	for i := range 5 {
@@ -403,10 +388,14 @@ func TestWatchProgress(t *testing.T) {
 	// (buffered there, or read), so that with Events drained it is a safe bookmark.
 	o := MustCreate(t, db, leaseKey("ns", "b"), "")
 	MustCreate(t, db, store.Key{Resource: candidates, Namespace: "ns", Name: "later"}, "")
-	time.Sleep(20 * time.Millisecond)
-	if p := w.Progress(); p >= o.Revision && len(w.Events()) == 0 {
-		t.Fatalf("progress %d before the event at %d was sent", p, o.Revision)
-	}
+	waitFor(t, 5*time.Second, "the event is sent", func() (bool, string) {
+		p := w.Progress() // read before the buffer: the event is sent before Progress passes it
+		n := len(w.Events())
+		if p >= o.Revision && n == 0 {
+			t.Fatalf("progress %d before the event at %d was sent", p, o.Revision)
+		}
+		return n > 0, fmt.Sprintf("progress %d, nothing on Events", p)
+	})
 	if e := receive(t, w, 1)[0]; e.Object.Revision != o.Revision {
 		t.Fatalf("event %+v", e)
 	}

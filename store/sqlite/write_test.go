@@ -147,26 +147,19 @@ func blockWriter(t *testing.T, db *DB) (release func(), first <-chan result) {
 	first = goWrite(func() (store.Object, error) {
 		return db.Create(context.Background(), leaseKey("ns", "first"), nil)
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for db.wdb.Stats().WaitCount == waits {
-		if time.Now().After(deadline) {
-			t.Fatal("the writer does not wait for its connection")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, 10*time.Second, "the writer waits for its connection", func() (bool, string) {
+		return db.wdb.Stats().WaitCount != waits, "no wait for a connection"
+	})
 	return release, first
 }
 
 // waitQueued waits until n ops wait in the writer's queue.
 func waitQueued(t *testing.T, db *DB, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(db.writes) != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d ops queued, want %d", len(db.writes), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, 10*time.Second, fmt.Sprintf("%d ops queued", n), func() (bool, string) {
+		q := len(db.writes)
+		return q == n, fmt.Sprintf("%d queued", q)
+	})
 }
 
 type result struct {
@@ -294,9 +287,8 @@ func TestCloseWithQueuedWrites(t *testing.T) {
 	waitQueued(t, db, 1)
 	closed := make(chan error)
 	go func() { closed <- db.Close() }()
-	for db.ctx.Err() == nil { // Close has begun: the writer takes nothing more
-		time.Sleep(time.Millisecond)
-	}
+	// Once Close has begun the writer takes nothing more.
+	waitFor(t, 10*time.Second, "Close begins", func() (bool, string) { return db.ctx.Err() != nil, "the store's context is live" })
 	release()
 	if err := <-closed; err != nil {
 		t.Fatal(err)

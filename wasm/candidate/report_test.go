@@ -56,7 +56,7 @@ func TestWorkerReportAndRemoteCommands(t *testing.T) {
 		w := candidate.NewWorker(candidate.WorkerOptions{Post: p.post, BaseURL: "http://leaselab.test", Transport: srv.transport()})
 		defer w.Close()
 		w.Handle([]byte(`{"type":"start","config":{"lease":"demo","identity":"tab-1"}}`))
-		time.Sleep(time.Second)
+		synctest.Wait()
 		report := func() map[string]any {
 			m := p.last("snapshot")
 			if m == nil {
@@ -74,7 +74,7 @@ func TestWorkerReportAndRemoteCommands(t *testing.T) {
 		}
 
 		w.Handle([]byte(`{"type":"remote","command":{"type":"partition","mode":"fail"}}`))
-		time.Sleep(100 * time.Millisecond)
+		synctest.Wait()
 		if r := report(); r["state"] != "partitioned" || r["faults"].(map[string]any)["partition"] != "fail" {
 			t.Errorf("after a remote partition: %v", r)
 		}

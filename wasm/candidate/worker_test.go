@@ -79,7 +79,7 @@ func TestWorkerProtocol(t *testing.T) {
 		}
 
 		w.Handle([]byte(`{"type":"start","config":{"lease":"demo","identity":"tab-1","leaseDuration":15,"renewDeadline":10,"retryPeriod":2}}`))
-		time.Sleep(time.Second)
+		synctest.Wait()
 		s := p.snapshot()
 		if s["state"] != "leader" || s["identity"] != "tab-1" || s["holder"] != "tab-1" || s["lease"] != "demo" || s["namespace"] != "default" {
 			t.Fatalf("snapshot %v", s)
@@ -137,7 +137,7 @@ func TestWorkerProtocol(t *testing.T) {
 		}
 		for _, st := range steps {
 			w.Handle([]byte(st.msg))
-			time.Sleep(100 * time.Millisecond)
+			synctest.Wait()
 			if s := p.snapshot(); !st.check(s) {
 				t.Errorf("after %s: state %v faults %v", st.msg, s["state"], s["faults"])
 			}
@@ -161,7 +161,7 @@ func TestWorkerCoordinatedSnapshot(t *testing.T) {
 		w := candidate.NewWorker(candidate.WorkerOptions{Post: p.post, BaseURL: "http://leaselab.test", Transport: srv.transport()})
 		defer w.Close()
 		w.Handle([]byte(`{"type":"start","config":{"lease":"demo","identity":"tab-1","coordinated":true,"binaryVersion":"1.36.0","emulationVersion":"1.35.0"}}`))
-		time.Sleep(time.Second)
+		synctest.Wait()
 		s := p.snapshot()
 		if s == nil {
 			t.Fatalf("no snapshot; error %v", p.last("error"))

@@ -4,16 +4,15 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/labstack/echo/v4"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,9 +27,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/leaselab/leaselab/store/sqlite"
-	"github.com/leaselab/leaselab/web/apiserver"
+	"github.com/leaselab/leaselab/web"
 	"github.com/leaselab/leaselab/web/election"
-	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/webtest"
 )
 
 // env is the controller on a fake clock against a real leaselab API (SQLite in a temporary
@@ -42,8 +41,73 @@ type env struct {
 	clock  *clocktesting.FakeClock
 	ctrl   *election.Controller
 
+	// failedSteps counts the controller's election steps that ended in an error (a strategy
+	// conflict among them): the rounds that leave the Lease alone, seen in its log.
+	failedSteps *atomic.Int64
+
 	mu    sync.Mutex
 	muted map[string]bool
+}
+
+// countingHandler counts the log records with one message, whatever child logger wrote them.
+type countingHandler struct {
+	slog.Handler
+	msg string
+	n   *atomic.Int64
+}
+
+func (h countingHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.n.Add(1)
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h countingHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return countingHandler{h.Handler.WithAttrs(as), h.msg, h.n}
+}
+
+func (h countingHandler) WithGroup(name string) slog.Handler {
+	return countingHandler{h.Handler.WithGroup(name), h.msg, h.n}
+}
+
+// waitFor polls cond every 10 ms until it holds, and fails the test with cond's last account
+// of what it saw when d passes. d is an upper bound for a slow machine, in real time.
+func waitFor(tb testing.TB, d time.Duration, what string, cond func() (bool, string)) {
+	tb.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s: not within %s; last: %s", what, d, state)
+		}
+		time.Sleep(10 * time.Millisecond) // the poll interval
+	}
+}
+
+// stepAndLookAgain advances the fake clock by d, then renews candidate name, as a live
+// candidate does, and waits until the controller has looked at the Lease again in a step that
+// ended in an error. A strategy conflict is only looked at again on an event; this is one that
+// changes nothing the election depends on.
+func (en *env) stepAndLookAgain(tb testing.TB, d time.Duration, name string) {
+	tb.Helper()
+	n := en.failedSteps.Load()
+	en.clock.Step(d)
+	cands := en.client.CoordinationV1beta1().LeaseCandidates(ns)
+	c, err := cands.Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c.Spec.RenewTime = &metav1.MicroTime{Time: en.clock.Now()}
+	if _, err := cands.Update(context.Background(), c, metav1.UpdateOptions{}); err != nil {
+		tb.Fatal(err)
+	}
+	waitFor(tb, 10*time.Second, "the controller looks again", func() (bool, string) {
+		return en.failedSteps.Load() > n, "decisions:\n" + en.decisionText()
+	})
 }
 
 const ns = "default"
@@ -61,20 +125,19 @@ func testLogger() *slog.Logger {
 // that it sees them all at once.
 func mustStartEnv(tb testing.TB, configure func(*election.Options), seed func(*env)) *env {
 	tb.Helper()
-	logger := testLogger()
+	failedSteps := new(atomic.Int64)
+	logger := slog.New(countingHandler{testLogger().Handler(), "election step", failedSteps})
 	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
 	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "leaselab.db"), sqlite.Options{CompactInterval: -1}, logger)
 	if err != nil {
 		tb.Fatalf("open store: %v", err)
 	}
-	apiCtx, apiCancel := context.WithCancel(context.Background())
-	api, err := apiserver.New(logger, kinds.NewRegistry(kinds.DefaultOptions()), db, apiserver.Options{Context: apiCtx, Now: clk.Now})
-	if err != nil {
-		tb.Fatalf("api server: %v", err)
-	}
-	e := echo.New()
-	api.Register(e)
-	srv := httptest.NewServer(e)
+	tb.Cleanup(func() { // after the server's and the controller's cleanups
+		if err := db.Close(); err != nil {
+			tb.Errorf("close store: %v", err)
+		}
+	})
+	srv := webtest.Start(tb, web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true, Now: clk.Now}, web.Screens{})
 	client := kubernetes.NewForConfigOrDie(&rest.Config{Host: srv.URL, QPS: -1, UserAgent: "election-test/v0"})
 
 	opts := election.Options{Clock: clk, Logger: logger}
@@ -88,7 +151,7 @@ func mustStartEnv(tb testing.TB, configure func(*election.Options), seed func(*e
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	dyn := dynamic.NewForConfigOrDie(&rest.Config{Host: srv.URL, QPS: -1, UserAgent: "election-test/v0"})
-	en := &env{client: client, dyn: dyn, clock: clk, ctrl: ctrl, muted: map[string]bool{}}
+	en := &env{client: client, dyn: dyn, clock: clk, ctrl: ctrl, failedSteps: failedSteps, muted: map[string]bool{}}
 	wg.Go(func() { en.answerPings(ctx) })
 	if seed != nil {
 		seed(en)
@@ -97,11 +160,6 @@ func mustStartEnv(tb testing.TB, configure func(*election.Options), seed func(*e
 	tb.Cleanup(func() {
 		cancel()
 		wg.Wait()
-		apiCancel()
-		srv.Close()
-		if err := db.Close(); err != nil {
-			tb.Errorf("close store: %v", err)
-		}
 	})
 	return en
 }
@@ -125,7 +183,7 @@ func (en *env) answerPings(ctx context.Context) {
 	for ctx.Err() == nil {
 		w, err := cands.Watch(ctx, metav1.ListOptions{})
 		if err != nil {
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // back off before watching again
 			continue
 		}
 		for ev := range w.ResultChan() {
@@ -222,7 +280,7 @@ func (en *env) stepUntil(tb testing.TB, step, max time.Duration, what string, co
 			if cond() {
 				return
 			}
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // the poll interval
 		}
 		if en.clock.Since(start) >= max {
 			tb.Fatalf("%s: not after %s of fake time; decisions:\n%s", what, max, en.decisionText())
@@ -412,8 +470,7 @@ func TestControllerStrategies(t *testing.T) {
 	})
 	en.stepUntilDecision(t, 700*time.Millisecond, 10*time.Second, election.KindConflict,
 		`strategy conflict: candidates "cand-a", "cand-b" at same binary version but received differing strategies OldestEmulationVersion, example.com/custom; the lease is left alone until the candidates agree`)
-	en.clock.Step(2 * time.Second)
-	time.Sleep(100 * time.Millisecond)
+	en.stepAndLookAgain(t, 2*time.Second, "cand-a")
 	if l := en.lease(t); l != nil {
 		t.Fatalf("lease written despite the conflict: %+v", l.Spec)
 	}
@@ -438,8 +495,7 @@ func TestControllerV1alpha1Preferences(t *testing.T) {
 	})
 	en.stepUntilDecision(t, 700*time.Millisecond, 10*time.Second, election.KindConflict,
 		"strategy conflict: candidates disagree on the strategy: cand-a prefers [OldestEmulationVersion, example.com/custom], cand-b prefers [example.com/custom, OldestEmulationVersion]; their preferences contradict each other; the lease is left alone until the candidates agree")
-	en.clock.Step(2 * time.Second)
-	time.Sleep(100 * time.Millisecond)
+	en.stepAndLookAgain(t, 2*time.Second, "cand-a")
 	if l := en.lease(t); l != nil {
 		t.Fatalf("lease written despite the contradiction: %+v", l.Spec)
 	}
@@ -460,13 +516,9 @@ func TestControllerGarbageCollectsAtStart(t *testing.T) {
 		en.mute("gone")
 		en.createCandidate(t, "gone", "1.36.0", "1.36.0", 31*time.Minute, coordinationv1.OldestEmulationVersion)
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for en.candidate(t, "gone") != nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("the stale candidate is still there; decisions:\n%s", en.decisionText())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, 10*time.Second, "the stale candidate is deleted", func() (bool, string) {
+		return en.candidate(t, "gone") == nil, "decisions:\n" + en.decisionText()
+	})
 	if _, ok := en.findDecision(election.KindGC, "deleted candidate gone: it last renewed 31m0s ago (more than 30m0s)"); !ok {
 		t.Errorf("no gc decision; decisions:\n%s", en.decisionText())
 	}

@@ -3,6 +3,7 @@ package election
 import (
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -42,37 +43,39 @@ func TestDecisionLog(t *testing.T) {
 }
 
 func TestDecisionSubscribers(t *testing.T) {
-	l := newDecisionLog(10, 10)
-	fast, cancelFast := l.subscribe()
-	slow, cancelSlow := l.subscribe()
-	defer cancelSlow()
-	n := subscriberBuffer + 50
-	got := 0
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for range fast {
-			got++
+	synctest.Test(t, func(t *testing.T) {
+		l := newDecisionLog(10, 10)
+		fast, cancelFast := l.subscribe()
+		slow, cancelSlow := l.subscribe()
+		defer cancelSlow()
+		n := subscriberBuffer + 50
+		got := 0
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for range fast {
+				got++
+			}
+		}()
+		for i := range n {
+			// Recording never blocks, whoever reads.
+			l.record(Decision{Namespace: "ns", Lease: "a", Kind: KindPing, Message: fmt.Sprint(i)})
+			if i%64 == 0 {
+				synctest.Wait() // the fast reader has taken all there is: it keeps up
+			}
 		}
-	}()
-	for i := range n {
-		// Recording never blocks, whoever reads.
-		l.record(Decision{Namespace: "ns", Lease: "a", Kind: KindPing, Message: fmt.Sprint(i)})
-		if i%64 == 0 {
-			time.Sleep(time.Millisecond) // let the fast reader keep up
+		cancelFast()
+		cancelFast() // idempotent
+		<-done
+		if got != n {
+			t.Errorf("fast subscriber got %d of %d", got, n)
 		}
-	}
-	cancelFast()
-	cancelFast() // idempotent
-	<-done
-	if got == 0 {
-		t.Error("fast subscriber got nothing")
-	}
-	if len(slow) != subscriberBuffer {
-		t.Errorf("slow subscriber holds %d, want the buffer full (%d) and the rest dropped", len(slow), subscriberBuffer)
-	}
-	first := <-slow
-	if first.Message != "0" {
-		t.Errorf("slow subscriber's first decision = %q, want the oldest", first.Message)
-	}
+		if len(slow) != subscriberBuffer {
+			t.Errorf("slow subscriber holds %d, want the buffer full (%d) and the rest dropped", len(slow), subscriberBuffer)
+		}
+		first := <-slow
+		if first.Message != "0" {
+			t.Errorf("slow subscriber's first decision = %q, want the oldest", first.Message)
+		}
+	})
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -360,13 +361,10 @@ func TestElectionsSubscribed(t *testing.T) {
 		t.Fatal("the screens do not read the controller's decisions")
 	}
 	f.decided <- election.Decision{Namespace: "default", Lease: "sched", Kind: election.KindElect}
-	deadline := time.Now().Add(10 * time.Second)
-	for keys, _ := tu.dfeed.since(0); !slices.Contains(keys, leaseKey{"default", "sched"}); keys, _ = tu.dfeed.since(0) {
-		if time.Now().After(deadline) {
-			t.Fatal("the decision did not reach the dashboards' feed")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, 10*time.Second, "the decision reaches the dashboards' feed", func() (bool, string) {
+		keys, _ := tu.dfeed.since(0)
+		return slices.Contains(keys, leaseKey{"default", "sched"}), fmt.Sprintf("feed %v", keys)
+	})
 	cancel()
 	select {
 	case <-f.stopped:

@@ -230,12 +230,12 @@ func TestTabHubLimitsReports(t *testing.T) {
 		t.Fatalf("ping: %v", err)
 	}
 	var changes uint64
-	for changes == 0 && ctx.Err() == nil {
-		time.Sleep(5 * time.Millisecond)
+	waitFor(t, 10*time.Second, "the reports change the list", func() (bool, string) {
 		tu.hub.mu.Lock()
+		defer tu.hub.mu.Unlock()
 		changes = tu.hub.version
-		tu.hub.mu.Unlock()
-	}
+		return changes > 0, "no change yet"
+	})
 	if changes == 0 || changes > reportBurst {
 		t.Errorf("%d reports at once changed the list %d times, want 1 to %d", n, changes, reportBurst)
 	}

@@ -3,10 +3,8 @@ package bench
 import (
 	"context"
 	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,12 +16,13 @@ import (
 
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
+	"github.com/leaselab/leaselab/web/webtest"
 )
 
-// testServer is a real leaselab, its SQLite store and its web server, on 127.0.0.1:0 with a
-// database in a temporary directory. It is built from the same pieces `leaselab serve` wires
-// (package main, which starts them, cannot be imported), without the election controller
-// and access control, which the load generator does not need.
+// testServer is a real leaselab web server and its SQLite store on 127.0.0.1:0 with a database
+// in a temporary directory, from the constructors `leaselab serve` uses (package main, which
+// starts them, cannot be imported), without the election controller and access control, which
+// the load generator does not need.
 type testServer struct {
 	URL    string
 	DB     string
@@ -36,45 +35,19 @@ type testServer struct {
 // mustStartServer starts a leaselab for a test and stops it at cleanup.
 func mustStartServer(tb testing.TB) *testServer {
 	tb.Helper()
-	ctx := context.Background()
 	path := filepath.Join(tb.TempDir(), "leaselab.db")
 	logger := slog.New(slog.DiscardHandler)
-	db, err := sqlite.Open(ctx, path, sqlite.Options{}, logger)
+	db, err := sqlite.Open(context.Background(), path, sqlite.Options{}, logger)
 	if err != nil {
 		tb.Fatalf("open database: %v", err)
 	}
-	api, err := web.NewAPI(web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true})
-	if err != nil {
-		db.Close()
-		tb.Fatalf("web server: %v", err)
-	}
-	srv, err := web.New(api, web.Screens{})
-	if err != nil {
-		db.Close()
-		tb.Fatalf("web server: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		db.Close()
-		tb.Fatalf("listen: %v", err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	ts := &testServer{URL: "http://" + ln.Addr().String(), DB: path}
-	ts.Close = sync.OnceFunc(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			tb.Errorf("shutdown: %v", err)
-		}
-		if err := <-served; err != nil {
-			tb.Errorf("serve: %v", err)
-		}
+	tb.Cleanup(func() { // after the server's own cleanup
 		if err := db.Close(); err != nil {
 			tb.Errorf("close database: %v", err)
 		}
 	})
-	tb.Cleanup(ts.Close)
+	srv := webtest.Start(tb, web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true}, web.Screens{})
+	ts := &testServer{URL: srv.URL, DB: path, Close: srv.Close}
 	ts.Config = &rest.Config{Host: ts.URL, QPS: -1, UserAgent: "leaselab-bench-test"}
 	ts.Client = kubernetes.NewForConfigOrDie(ts.Config)
 	mustBeReady(tb, ts.URL)
