@@ -61,7 +61,7 @@ func PlayView(v Play) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" data-state=\"stopped\" data-testid=\"candidate\" aria-label=\"this candidate\"><div class=\"who\"><p class=\"lease-line\">lease <a href=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" data-state=\"stopped\" data-stale=\"false\" data-testid=\"candidate\" aria-label=\"this candidate\"><div class=\"who\"><p class=\"lease-line\">lease <a href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -1,8 +1,8 @@
 package candidate
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"

@@ -129,6 +129,10 @@ type Snapshot struct {
 	Holder               string
 	Transitions          int32
 	LeaseDurationSeconds int32
+	// Stale is true while this candidate believes it leads but the record it last read names
+	// another holder (Holder): a resumed or partitioned leader within its renew deadline.
+	// client-go has no fencing, so a stale leader acts on its belief; the page says so.
+	Stale bool
 	// Now is the candidate's clock when the snapshot was taken.
 	Now time.Time
 	// ObservedAt is when this candidate last saw the record change (or wrote
@@ -224,6 +228,7 @@ func (c *Candidate) Snapshot() Snapshot {
 	if c.phase == phaseLeading && !c.lastRenew.IsZero() {
 		s.RenewDeadline = own(c.lastRenew.Add(c.cfg.RenewDeadline))
 	}
+	s.Stale = s.Role == RoleLeader && s.Holder != "" && s.Holder != s.Identity
 	return s
 }
 
@@ -285,6 +290,7 @@ type snapshotJSON struct {
 	State                State          `json:"state"`
 	Role                 Role           `json:"role"`
 	Holder               string         `json:"holder"`
+	Stale                bool           `json:"stale"`
 	Transitions          int32          `json:"transitions"`
 	LeaseDurationSeconds int32          `json:"leaseDurationSeconds"`
 	Now                  int64          `json:"now"`
@@ -350,6 +356,7 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 		State:                s.State,
 		Role:                 s.Role,
 		Holder:               s.Holder,
+		Stale:                s.Stale,
 		Transitions:          s.Transitions,
 		LeaseDurationSeconds: s.LeaseDurationSeconds,
 		Now:                  unixMs(s.Now),

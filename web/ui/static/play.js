@@ -92,8 +92,16 @@
   function render() {
     const s = snap;
     setDisabled(false);
-    setState(s.state, LL.words[s.state] || s.state.toUpperCase(), (explain[s.state] || (() => ''))(s));
-    document.title = (LL.words[s.state] || s.state) + ' · ' + s.identity + ' · leaselab';
+    if (s.stale) {
+      // The candidate decided it: it believes it leads while the record names another holder.
+      setState(s.state, 'STALE LEADER', s.holder + ' holds the lease. I still believe I lead until my renew deadline, and act on that belief: nothing fences me off.');
+      $('role-icon').setAttribute('href', '#i-conflict');
+    } else {
+      setState(s.state, LL.words[s.state] || s.state.toUpperCase(), (explain[s.state] || (() => ''))(s));
+    }
+    cand.dataset.stale = s.stale ? 'true' : 'false';
+    cand.classList.toggle('stale', !!s.stale);
+    document.title = (s.stale ? 'STALE LEADER' : LL.words[s.state] || s.state) + ' · ' + s.identity + ' · leaselab';
     $('holder').textContent = s.holder || 'nobody';
     $('transitions').textContent = String(s.transitions);
     const pref = $('preferred-holder');

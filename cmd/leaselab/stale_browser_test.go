@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserStaleLeader: three tabs on one lease; the leader is paused for longer than the
+// lease duration and resumed. Another tab took the lease meanwhile, so the resumed tab, which
+// still believes it leads until its renew deadline, says STALE LEADER with the true holder's
+// name, its #candidate carrying data-stale="true", and then becomes a follower.
+//
+// As with client-go, a pause that falls inside a renew round can outlast that round's
+// deadline: the resumed leader then gives up before it reads the lease, and is never stale.
+// The log says so; the test then pauses the new leader, up to four times in all.
+func TestBrowserStaleLeader(t *testing.T) {
+	ts := mustStartServer(t, "")
+	mustHaveWasm(t, ts.URL)
+	out := browserOutputDir(t)
+	browser := mustStartBrowser(t)
+	tabs := map[string]context.Context{}
+	for _, id := range []string{"tab-a", "tab-b", "tab-c"} {
+		// Renewals 2 s apart: a pause mostly falls between two renew rounds.
+		q := url.Values{"namespace": {"default"}, "lease": {"stale"}, "identity": {id},
+			"leaseDuration": {"5"}, "renewDeadline": {"4"}, "retryPeriod": {"2"}}
+		tabs[id], _ = openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+	}
+	leaderOf := func() (string, string) {
+		var seen []string
+		leader := ""
+		for id, tab := range tabs {
+			s, _ := browserCandidateState(tab)
+			seen = append(seen, id+"="+s)
+			if s == "leader" {
+				leader = id
+			}
+		}
+		return leader, strings.Join(seen, " ")
+	}
+	for attempt := 1; ; attempt++ {
+		var first string
+		waitFor(t, 30*time.Second, "a leader", func() (bool, string) {
+			l, seen := leaderOf()
+			first = l
+			return l != "", seen
+		})
+		if s, _ := browserEval(tabs[first], `document.getElementById('candidate').dataset.stale`); s != "false" {
+			t.Fatalf("the leader %s is stale (%q) before its pause", first, s)
+		}
+		if stale, how := pauseLeader(t, tabs, first, leaderOf); stale {
+			browserScreenshot(t, tabs[first], out, "play-stale.png")
+			break
+		} else if attempt == 4 {
+			t.Fatalf("four resumed leaders were never stale; the last: %s", how)
+		} else {
+			t.Logf("attempt %d: %s gave up before reading the lease (%s); again with the new leader", attempt, first, how)
+		}
+	}
+}
+
+// pauseLeader pauses the leader until another tab leads, resumes it, and reports whether the
+// page said STALE LEADER naming the new holder (as recorded by the page, however briefly),
+// or how it ended otherwise. Either way it waits until the resumed tab is a follower again.
+func pauseLeader(t *testing.T, tabs map[string]context.Context, first string, leaderOf func() (string, string)) (bool, string) {
+	t.Helper()
+	tab := tabs[first]
+	if _, err := browserEval(tab, `(() => {
+		window.staleSeen = [];
+		const c = document.getElementById('candidate');
+		new MutationObserver(() => {
+			if (c.dataset.stale === 'true') window.staleSeen.push(document.getElementById('role-word').textContent + ' | ' + document.getElementById('role-explain').textContent);
+		}).observe(c, { attributes: true, attributeFilter: ['data-stale'] });
+		return 'recording';
+	})()`); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tab, chromedp.KeyEvent("p")); err != nil {
+		t.Fatal(err)
+	}
+	var second string
+	waitFor(t, 30*time.Second, "another tab takes the lease", func() (bool, string) {
+		l, seen := leaderOf()
+		second = l
+		return l != "" && l != first, seen
+	})
+	if err := chromedp.Do(tab, chromedp.KeyEvent("p")); err != nil {
+		t.Fatal(err)
+	}
+	var seen, log string
+	waitFor(t, 30*time.Second, "the resumed tab becomes a follower", func() (bool, string) {
+		seen, _ = browserEval(tab, `window.staleSeen.join('\n')`)
+		st, _ := browserCandidateState(tab)
+		log, _ = browserEval(tab, `Array.from(document.querySelectorAll('#log li'), (li) => li.textContent.replace(/\s+/g, ' ').trim()).slice(0, 8).join(' / ')`)
+		return st == "follower" || strings.Contains(seen, "STALE LEADER"), fmt.Sprintf("state %s, seen %q, log %s", st, seen, log)
+	})
+	if strings.Contains(seen, "STALE LEADER | "+second+" holds the lease") {
+		if s, _ := browserEval(tab, `document.getElementById('candidate').dataset.stale`); s != "true" && !strings.Contains(log, "renew deadline") {
+			t.Errorf("stale %q after STALE LEADER, and no renew deadline in the log: %s", s, log)
+		}
+		return true, ""
+	}
+	if seen != "" {
+		t.Fatalf("the page said %q, not STALE LEADER with the holder %s", seen, second)
+	}
+	if !strings.Contains(log, "cut off by the renew deadline") {
+		t.Fatalf("the resumed leader was never stale, and its log does not say its renew deadline cut it off: %s", log)
+	}
+	return false, log
+}
