@@ -104,7 +104,7 @@ func (q *request) patch() error {
 			return q.respond(code, out, result)
 		}
 
-		old, err := q.decodeStored(cur)
+		old, err := q.objects.decode(cur)
 		if err != nil {
 			return err
 		}
@@ -269,7 +269,7 @@ func (q *request) apply(body []byte, cur store.Object, missing bool, wo writeOpt
 		acc.SetName(q.ri.Name)
 		acc.SetNamespace(q.ri.Namespace)
 	} else {
-		if live, err = q.decodeStored(cur); err != nil {
+		if live, err = q.objects.decode(cur); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -299,7 +299,7 @@ func (q *request) apply(body []byte, cur store.Object, missing bool, wo writeOpt
 		created, err := q.createObject(applied, wo, false)
 		return created, http.StatusCreated, err
 	}
-	old, err := q.decodeStored(cur)
+	old, err := q.objects.decode(cur)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -117,7 +117,7 @@ func (q *request) get() error {
 	if err != nil {
 		return storeError(err, q.kind.GroupResource(), q.ri.Name)
 	}
-	obj, err := q.decodeStored(o)
+	obj, err := q.objects.decode(o)
 	if err != nil {
 		return err
 	}
@@ -168,55 +168,6 @@ func decodeContinue(token string) (int64, store.Key, error) {
 		return 0, store.Key{}, fmt.Errorf("continue key is not valid: bad start key %q", t.Start)
 	}
 	return t.RV, store.Key{Namespace: ns, Name: name}, nil
-}
-
-// matcher filters stored objects by label and field selectors, remembering what it decoded
-// so that a list decodes each object once.
-type matcher struct {
-	q       *request
-	label   labels.Selector
-	field   fields.Selector
-	decoded map[int64]runtime.Object
-	err     error
-}
-
-func (q *request) newMatcher(opts *metainternalversion.ListOptions) *matcher {
-	return &matcher{q: q, label: opts.LabelSelector, field: opts.FieldSelector, decoded: map[int64]runtime.Object{}}
-}
-
-func (m *matcher) everything() bool { return m.label.Empty() && m.field.Empty() }
-
-// matches decodes o and tests it against the selectors.
-func (m *matcher) matches(o store.Object) bool {
-	// Not through the cache of decoded objects: a list would flush it.
-	obj, err := m.q.s.decodeStored(m.q.kind, o)
-	if err != nil {
-		m.err = err
-		return false
-	}
-	m.decoded[o.Revision] = obj
-	return m.matchesObject(obj)
-}
-
-func (m *matcher) matchesObject(obj runtime.Object) bool {
-	if m.everything() {
-		return true
-	}
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return false
-	}
-	if !m.label.Matches(labels.Set(acc.GetLabels())) {
-		return false
-	}
-	return m.field.Empty() || m.field.Matches(m.q.kind.FieldSet(obj))
-}
-
-func (m *matcher) object(o store.Object) (runtime.Object, error) {
-	if obj, ok := m.decoded[o.Revision]; ok {
-		return obj, nil
-	}
-	return m.q.s.decodeStored(m.q.kind, o)
 }
 
 func (q *request) list() error {
@@ -287,7 +238,7 @@ func (q *request) listObjects(opts *metainternalversion.ListOptions) ([]runtime.
 		// A named list (a watch or list of one object): the field selector already pins it.
 		so.Namespace = q.ri.Namespace
 	}
-	m := q.newMatcher(opts)
+	m := q.objects.newMatcher(opts)
 	if !m.everything() {
 		so.Match = m.matches
 	}

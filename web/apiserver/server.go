@@ -169,6 +169,8 @@ type request struct {
 	ri   apirequest.Info
 	kind *kinds.Kind
 	gv   schema.GroupVersion // the version of the URL
+	// objects is the registry of the kind.
+	objects *kindStore
 }
 
 // ServeHTTP serves one API request, as the front door's request info describes it.
@@ -185,6 +187,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		q.fail(errNotFoundPath())
 		return
 	}
+	q.objects = s.kindStore(q.kind)
 	if ri.Verb == "" {
 		q.fail(errMethodNotAllowed())
 		return
@@ -328,25 +331,6 @@ func (q *request) readBody() ([]byte, error) {
 		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes))
 	}
 	return b, nil
-}
-
-// decodeStored turns a stored object into its storage-version Go object with the
-// resourceVersion set from the revision.
-//
-// A GET and the PUT that follows it (how clients renew leases) read the same revision: the
-// decoded object is kept by key and revision, and each caller gets its own deep copy, which
-// costs a fraction of decoding the JSON again.
-func (q *request) decodeStored(o store.Object) (runtime.Object, error) {
-	key := decodedKey{Key: o.Key, rev: o.Revision}
-	if obj, ok := q.s.decoded.get(key); ok {
-		return obj.DeepCopyObject(), nil
-	}
-	obj, err := q.s.decodeStored(q.kind, o)
-	if err != nil {
-		return nil, err
-	}
-	q.s.decoded.add(key, obj.DeepCopyObject())
-	return obj, nil
 }
 
 // decodedKey identifies one state of one object.

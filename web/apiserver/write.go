@@ -320,7 +320,7 @@ func (q *request) update() error {
 	if err != nil {
 		return storeError(err, q.kind.GroupResource(), q.ri.Name)
 	}
-	old, err := q.decodeStored(cur)
+	old, err := q.objects.decode(cur)
 	if err != nil {
 		return err
 	}
@@ -486,7 +486,7 @@ func (q *request) delete() error {
 		if err != nil {
 			return storeError(err, q.kind.GroupResource(), q.ri.Name)
 		}
-		obj, err := q.decodeStored(cur)
+		obj, err := q.objects.decode(cur)
 		if err != nil {
 			return err
 		}
