@@ -22,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/store"
-	"github.com/leaselab/leaselab/web/status"
 )
 
 // tooLargeWait is how long a read at a future resourceVersion waits for the store to catch up
@@ -81,13 +80,7 @@ func (s *Server) waitForRevision(ctx context.Context, gr schema.GroupResource, r
 			return nil
 		}
 		if time.Now().After(deadline) {
-			st := status.New(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
-				fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", rv, cur),
-				&metav1.StatusDetails{
-					Causes:            []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}},
-					RetryAfterSeconds: 1,
-				})
-			return st
+			return errTooLargeResourceVersion(rv, cur)
 		}
 		select {
 		case <-ctx.Done():
@@ -106,18 +99,7 @@ func (q *request) get() error {
 	if err := q.decodeParams(&opts); err != nil {
 		return err
 	}
-	rv, err := parseRV(opts.ResourceVersion)
-	if err != nil {
-		return err
-	}
-	if err := q.s.waitForRevision(q.r.Context(), q.kind.GroupResource(), rv); err != nil {
-		return err
-	}
-	o, err := q.s.store.Get(q.r.Context(), q.key(q.ri.Name))
-	if err != nil {
-		return storeError(err, q.kind.GroupResource(), q.ri.Name)
-	}
-	obj, err := q.objects.decode(o)
+	obj, err := q.objects.Get(q.r.Context(), q.ri.Namespace, q.ri.Name, &opts)
 	if err != nil {
 		return err
 	}
@@ -179,7 +161,7 @@ func (q *request) list() error {
 	if err != nil {
 		return err
 	}
-	items, meta, err := q.listObjects(opts)
+	items, meta, err := q.objects.List(q.r.Context(), q.ri.Namespace, opts)
 	if err != nil {
 		return err
 	}
@@ -197,93 +179,6 @@ func (q *request) list() error {
 	}
 	q.writeObject(http.StatusOK, out, list, q.gv)
 	return nil
-}
-
-// listObjects runs a list with the real server's resourceVersion and paging rules and returns
-// storage-version objects and the list metadata.
-func (q *request) listObjects(opts *metainternalversion.ListOptions) ([]runtime.Object, metav1.ListMeta, error) {
-	ctx := q.r.Context()
-	gr := q.kind.GroupResource()
-	so := store.ListOptions{
-		Resource:  q.kind.StorageResource(),
-		Namespace: q.ri.Namespace,
-		Limit:     int(max(opts.Limit, 0)), // the real server reads a limit <= 0 as none
-	}
-	rv, err := parseRV(opts.ResourceVersion)
-	if err != nil {
-		return nil, metav1.ListMeta{}, err
-	}
-	switch {
-	case opts.Continue != "":
-		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
-			return nil, metav1.ListMeta{}, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
-		}
-		crv, after, err := decodeContinue(opts.Continue)
-		if err != nil {
-			return nil, metav1.ListMeta{}, apierrors.NewBadRequest("invalid continue token: " + err.Error())
-		}
-		so.Revision, so.After = max(crv, 0), after
-	case opts.ResourceVersion == "0":
-		// "Any" resourceVersion: the real server answers from its cache and ignores limit.
-		so.Limit = 0
-	case rv > 0 && (opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact ||
-		opts.ResourceVersionMatch == "" && opts.Limit > 0):
-		so.Revision = rv
-	case rv > 0:
-		if err := q.s.waitForRevision(ctx, gr, rv); err != nil {
-			return nil, metav1.ListMeta{}, err
-		}
-	}
-	if q.ri.Name != "" {
-		// A named list (a watch or list of one object): the field selector already pins it.
-		so.Namespace = q.ri.Namespace
-	}
-	m := q.objects.newMatcher(opts)
-	if !m.everything() {
-		so.Match = m.matches
-	}
-	res, err := q.s.store.List(ctx, so)
-	if m.err != nil {
-		return nil, metav1.ListMeta{}, m.err
-	}
-	if err != nil {
-		var ce *store.CompactedError
-		if asCompacted(err, &ce) {
-			if opts.Continue != "" {
-				// As the real server: a token that goes on from the same key at the latest
-				// revision, for clients that accept an inconsistent list.
-				st := apierrors.NewResourceExpired(inconsistentContinue)
-				st.ErrStatus.ListMeta.Continue = encodeContinue(-1, so.After)
-				return nil, metav1.ListMeta{}, st
-			}
-			return nil, metav1.ListMeta{}, apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
-		}
-		if errorsIs(err, store.ErrFutureRevision) {
-			cur, _, _ := q.s.store.Revision(ctx)
-			return nil, metav1.ListMeta{}, status.New(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
-				fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", so.Revision, cur),
-				&metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}, RetryAfterSeconds: 1})
-		}
-		return nil, metav1.ListMeta{}, storeError(err, gr, "")
-	}
-	items := make([]runtime.Object, 0, len(res.Objects))
-	for _, o := range res.Objects {
-		obj, err := m.object(o)
-		if err != nil {
-			return nil, metav1.ListMeta{}, err
-		}
-		items = append(items, obj)
-	}
-	lm := metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
-	if res.More && len(res.Objects) > 0 {
-		last := res.Objects[len(res.Objects)-1]
-		lm.Continue = encodeContinue(res.Revision, last.Key)
-		if so.Match == nil {
-			n := res.Remaining
-			lm.RemainingItemCount = &n
-		}
-	}
-	return items, lm, nil
 }
 
 // newList builds the list object of the request's version.
@@ -312,8 +207,4 @@ func (q *request) newList(items []runtime.Object, lm metav1.ListMeta) (runtime.O
 	la.SetContinue(lm.Continue)
 	la.SetRemainingItemCount(lm.RemainingItemCount)
 	return list, nil
-}
-
-func asCompacted(err error, target **store.CompactedError) bool {
-	return errorsAs(err, target)
 }

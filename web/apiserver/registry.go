@@ -1,8 +1,14 @@
 package apiserver
 
 import (
+	"context"
+	"errors"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -94,4 +100,134 @@ func (m *matcher) object(o store.Object) (runtime.Object, error) {
 		return obj, nil
 	}
 	return m.ks.s.decodeStored(m.ks.kind, o)
+}
+
+// Get returns the object at the latest revision, after waiting for the store to reach the
+// resourceVersion of opts. It returns 404 NotFound, 400 for a bad resourceVersion, 504 when the
+// store does not reach it in time, and the store's errors.
+func (ks *kindStore) Get(ctx context.Context, namespace, name string, opts *metav1.GetOptions) (runtime.Object, error) {
+	rv, err := parseRV(opts.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	if err := ks.s.waitForRevision(ctx, ks.kind.GroupResource(), rv); err != nil {
+		return nil, err
+	}
+	o, err := ks.s.store.Get(ctx, ks.key(namespace, name))
+	if err != nil {
+		return nil, storeError(err, ks.kind.GroupResource(), name)
+	}
+	return ks.decode(o)
+}
+
+// List lists the kind's objects in namespace (all when empty) that match opts, with the real
+// server's resourceVersion and paging rules, and returns them in the storage version with the
+// list metadata. It returns 400 for bad options, 410 Expired for a compacted revision, 504 for
+// a future one, and the store's errors.
+func (ks *kindStore) List(ctx context.Context, namespace string, opts *metainternalversion.ListOptions) ([]runtime.Object, metav1.ListMeta, error) {
+	so, err := ks.listStart(ctx, namespace, opts)
+	if err != nil {
+		return nil, metav1.ListMeta{}, err
+	}
+	m := ks.newMatcher(opts)
+	if !m.everything() {
+		so.Match = m.matches
+	}
+	res, err := ks.s.store.List(ctx, so)
+	if m.err != nil {
+		return nil, metav1.ListMeta{}, m.err
+	}
+	if err != nil {
+		return nil, metav1.ListMeta{}, ks.listError(ctx, err, so, opts.Continue != "")
+	}
+	items := make([]runtime.Object, 0, len(res.Objects))
+	for _, o := range res.Objects {
+		obj, err := m.object(o)
+		if err != nil {
+			return nil, metav1.ListMeta{}, err
+		}
+		items = append(items, obj)
+	}
+	lm := metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
+	if res.More && len(res.Objects) > 0 {
+		last := res.Objects[len(res.Objects)-1]
+		lm.Continue = encodeContinue(res.Revision, last.Key)
+		if so.Match == nil {
+			n := res.Remaining
+			lm.RemainingItemCount = &n
+		}
+	}
+	return items, lm, nil
+}
+
+// listStart turns the resourceVersion, continue and limit options of a list into the store's
+// options: where and at which revision the page starts.
+func (ks *kindStore) listStart(ctx context.Context, namespace string, opts *metainternalversion.ListOptions) (store.ListOptions, error) {
+	so := store.ListOptions{
+		Resource:  ks.kind.StorageResource(),
+		Namespace: namespace,
+		Limit:     int(max(opts.Limit, 0)), // the real server reads a limit <= 0 as none
+	}
+	rv, err := parseRV(opts.ResourceVersion)
+	if err != nil {
+		return so, err
+	}
+	switch {
+	case opts.Continue != "":
+		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+			return so, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+		}
+		crv, after, err := decodeContinue(opts.Continue)
+		if err != nil {
+			return so, apierrors.NewBadRequest("invalid continue token: " + err.Error())
+		}
+		so.Revision, so.After = max(crv, 0), after
+	case opts.ResourceVersion == "0":
+		// "Any" resourceVersion: the real server answers from its cache and ignores limit.
+		so.Limit = 0
+	case rv > 0 && (opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact ||
+		opts.ResourceVersionMatch == "" && opts.Limit > 0):
+		so.Revision = rv
+	case rv > 0:
+		if err := ks.s.waitForRevision(ctx, ks.kind.GroupResource(), rv); err != nil {
+			return so, err
+		}
+	}
+	return so, nil
+}
+
+// listError maps the store's refusal of a list to the real server's answers.
+func (ks *kindStore) listError(ctx context.Context, err error, so store.ListOptions, continued bool) error {
+	var ce *store.CompactedError
+	switch {
+	case errors.As(err, &ce) && continued:
+		// As the real server: a token that goes on from the same key at the latest
+		// revision, for clients that accept an inconsistent list.
+		st := apierrors.NewResourceExpired(inconsistentContinue)
+		st.ErrStatus.ListMeta.Continue = encodeContinue(-1, so.After)
+		return st
+	case errors.As(err, &ce):
+		return apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
+	case errors.Is(err, store.ErrFutureRevision):
+		cur, _, _ := ks.s.store.Revision(ctx)
+		return errTooLargeResourceVersion(so.Revision, cur)
+	}
+	return storeError(err, ks.kind.GroupResource(), "")
+}
+
+// DeleteCollection deletes the objects a list with opts returns and returns them as they were
+// read, with the list metadata: with a limit, the page's continue token and remaining count,
+// for the client to delete the next page. It returns List's errors and the store's.
+func (ks *kindStore) DeleteCollection(ctx context.Context, namespace string, opts *metainternalversion.ListOptions, dryRun bool) ([]runtime.Object, metav1.ListMeta, error) {
+	items, lm, err := ks.List(ctx, namespace, opts)
+	if err != nil {
+		return nil, lm, err
+	}
+	for i := 0; i < len(items) && !dryRun; i++ {
+		acc, _ := meta.Accessor(items[i])
+		if _, err := ks.s.store.Delete(ctx, ks.key(acc.GetNamespace(), acc.GetName()), 0); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, lm, storeError(err, ks.kind.GroupResource(), acc.GetName())
+		}
+	}
+	return items, lm, nil
 }

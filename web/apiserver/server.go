@@ -274,11 +274,6 @@ func allowedMethod(ri apirequest.Info) bool {
 	return ri.Verb != "create"
 }
 
-// key addresses the object the request names.
-func (q *request) key(name string) store.Key {
-	return store.Key{Resource: q.kind.StorageResource(), Namespace: q.ri.Namespace, Name: name}
-}
-
 // fail answers err as a Status in the format the client accepts (JSON when none is).
 func (q *request) fail(err error) {
 	code := status.Write(q.w, q.r, err, status.API(q.mediaTypes()))
@@ -451,17 +446,15 @@ func (q *request) managerName(fieldManager string) string {
 	return string(b)
 }
 
-// servesAPIVersion reports whether apiVersion is a group/version the request's kind is served at.
-func (q *request) servesAPIVersion(apiVersion string) bool {
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	return err == nil && apiVersion != "" && gv.Group == q.kind.Group && q.kind.Serves(gv.Version)
-}
-
 // fieldManager is the field manager of the request's kind and version. ServeHTTP has waited
 // for them to be built before a create, update or patch runs.
 func (q *request) fieldManager() *managedfields.FieldManager {
-	<-q.s.fieldManagersReady
-	return q.s.fieldManagers[q.gv.WithKind(q.kind.Kind)]
+	return q.s.kindStore(q.kind).fieldManager(q.gv)
+}
+
+// servesAPIVersion reports whether apiVersion is a group/version the request's kind is served at.
+func (q *request) servesAPIVersion(apiVersion string) bool {
+	return q.s.kindStore(q.kind).servesAPIVersion(apiVersion)
 }
 
 // errorsIs and errorsAs keep the many store error checks short.

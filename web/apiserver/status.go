@@ -73,3 +73,14 @@ func storeError(err error, gr schema.GroupResource, name string) error {
 func errModified(gr schema.GroupResource, name string) *apierrors.StatusError {
 	return apierrors.NewConflict(gr, name, errors.New("the object has been modified; please apply your changes to the latest version and try again"))
 }
+
+// errTooLargeResourceVersion is the 504 of a read at a revision the store has not reached, as
+// the real server's watch cache answers it.
+func errTooLargeResourceVersion(rv, current int64) *apierrors.StatusError {
+	return status.New(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
+		fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", rv, current),
+		&metav1.StatusDetails{
+			Causes:            []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}},
+			RetryAfterSeconds: 1,
+		})
+}
