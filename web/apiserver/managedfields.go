@@ -244,52 +244,7 @@ func (d *jsonDiff) value(path []string) bool {
 	ca, cb := d.a[d.i], d.b[d.j]
 	switch {
 	case ca == '{' && cb == '{':
-		d.i++
-		d.j++
-		if d.i < len(d.a) && d.a[d.i] == '}' || d.j < len(d.b) && d.b[d.j] == '}' {
-			if d.i >= len(d.a) || d.j >= len(d.b) || d.a[d.i] != '}' || d.b[d.j] != '}' {
-				return false
-			}
-			d.i++
-			d.j++
-			return true
-		}
-		for {
-			ka, ok1 := scanToken(d.a, d.i)
-			kb, ok2 := scanToken(d.b, d.j)
-			if !ok1 || !ok2 || d.a[d.i] != '"' || !bytes.Equal(d.a[d.i:ka], d.b[d.j:kb]) {
-				return false
-			}
-			key := string(d.a[d.i+1 : ka-1])
-			if bytes.IndexByte(d.a[d.i:ka], '\\') >= 0 {
-				if err := json.Unmarshal(d.a[d.i:ka], &key); err != nil {
-					return false
-				}
-			}
-			d.i, d.j = ka, kb
-			if d.i >= len(d.a) || d.j >= len(d.b) || d.a[d.i] != ':' || d.b[d.j] != ':' {
-				return false
-			}
-			d.i++
-			d.j++
-			if !d.value(append(path[:len(path):len(path)], key)) {
-				return false
-			}
-			if d.i >= len(d.a) || d.j >= len(d.b) || d.a[d.i] != d.b[d.j] {
-				return false
-			}
-			switch d.a[d.i] {
-			case ',':
-				d.i++
-				d.j++
-			case '}':
-				d.i++
-				d.j++
-				return true
-			default:
-				return false
-			}
-		}
+		return d.object(path)
 	case ca == '[' || cb == '[':
 		ea, ok1 := skipValue(d.a, d.i)
 		eb, ok2 := skipValue(d.b, d.j)
@@ -301,6 +256,61 @@ func (d *jsonDiff) value(path []string) bool {
 	case ca == '{' || cb == '{':
 		return false
 	}
+	return d.scalar(path)
+}
+
+// object compares two objects, both at their opening brace.
+func (d *jsonDiff) object(path []string) bool {
+	d.i++
+	d.j++
+	if d.i < len(d.a) && d.a[d.i] == '}' || d.j < len(d.b) && d.b[d.j] == '}' {
+		if d.i >= len(d.a) || d.j >= len(d.b) || d.a[d.i] != '}' || d.b[d.j] != '}' {
+			return false
+		}
+		d.i++
+		d.j++
+		return true
+	}
+	for {
+		ka, ok1 := scanToken(d.a, d.i)
+		kb, ok2 := scanToken(d.b, d.j)
+		if !ok1 || !ok2 || d.a[d.i] != '"' || !bytes.Equal(d.a[d.i:ka], d.b[d.j:kb]) {
+			return false
+		}
+		key := string(d.a[d.i+1 : ka-1])
+		if bytes.IndexByte(d.a[d.i:ka], '\\') >= 0 {
+			if err := json.Unmarshal(d.a[d.i:ka], &key); err != nil {
+				return false
+			}
+		}
+		d.i, d.j = ka, kb
+		if d.i >= len(d.a) || d.j >= len(d.b) || d.a[d.i] != ':' || d.b[d.j] != ':' {
+			return false
+		}
+		d.i++
+		d.j++
+		if !d.value(append(path[:len(path):len(path)], key)) {
+			return false
+		}
+		if d.i >= len(d.a) || d.j >= len(d.b) || d.a[d.i] != d.b[d.j] {
+			return false
+		}
+		switch d.a[d.i] {
+		case ',':
+			d.i++
+			d.j++
+		case '}':
+			d.i++
+			d.j++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// scalar compares two scalars, and records the path of one that changed value.
+func (d *jsonDiff) scalar(path []string) bool {
 	ea, ok1 := scanToken(d.a, d.i)
 	eb, ok2 := scanToken(d.b, d.j)
 	if !ok1 || !ok2 {

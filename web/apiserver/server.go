@@ -175,26 +175,38 @@ type request struct {
 
 // ServeHTTP serves one API request, as the front door's request info describes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ri := apirequest.InfoOf(r)
-	q := &request{s: s, w: w, r: r, ri: ri}
-	if !ri.IsResourceRequest {
-		q.fail(errNotFoundPath())
+	q := &request{s: s, w: w, r: r, ri: apirequest.InfoOf(r)}
+	if err := q.route(); err != nil {
+		q.fail(err)
 		return
+	}
+	if msg, ok := q.kind.Deprecated[q.ri.Version]; ok {
+		q.warn(msg)
+	}
+	if err := q.serve(); err != nil {
+		q.fail(err)
+	}
+}
+
+// route finds the kind of the request and checks what the real server's router checks before
+// a handler runs, in its order: the path, the method, a PATCH's Content-Type, then the Accept
+// header.
+func (q *request) route() error {
+	ri := q.ri
+	if !ri.IsResourceRequest {
+		return errNotFoundPath()
 	}
 	q.gv = schema.GroupVersion{Group: ri.Group, Version: ri.Version}
-	q.kind = s.reg.Lookup(ri.Group, ri.Version, ri.Resource)
+	q.kind = q.s.reg.Lookup(ri.Group, ri.Version, ri.Resource)
 	if q.kind == nil || ri.Subresource != "" {
-		q.fail(errNotFoundPath())
-		return
+		return errNotFoundPath()
 	}
-	q.objects = s.kindStore(q.kind)
+	q.objects = q.s.kindStore(q.kind)
 	if ri.Verb == "" {
-		q.fail(errMethodNotAllowed())
-		return
+		return errMethodNotAllowed()
 	}
 	if !q.kind.Namespaced && ri.Namespace != "" {
-		q.fail(errNotFoundPath())
-		return
+		return errNotFoundPath()
 	}
 	// The real server's router matches the path first, then the method: a path it has a
 	// route for answers 405 to the methods it has no route for, before any other check.
@@ -203,62 +215,49 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case ri.Verb == "list" || ri.Verb == "watch" && ri.Name == "":
 		case ri.Name == "" || ri.Verb == "create":
 			// The list across namespaces is only a GET.
-			q.fail(errMethodNotAllowed())
-			return
+			return errMethodNotAllowed()
 		default:
-			q.fail(errNotFoundPath())
-			return
+			return errNotFoundPath()
 		}
 	}
 	if !allowedMethod(ri) {
-		q.fail(errMethodNotAllowed())
-		return
+		return errMethodNotAllowed()
 	}
-	// What the real server's router checks before a handler runs: a PATCH's Content-Type, then
-	// the Accept header.
 	if ri.Verb == "patch" {
-		if _, err := patchType(r); err != nil {
-			q.fail(err)
-			return
+		if _, err := patchType(q.r); err != nil {
+			return err
 		}
 	}
-	if err := checkAccept(r, ri.Verb == "list" || ri.Verb == "watch"); err != nil {
-		q.fail(err)
-		return
-	}
+	return checkAccept(q.r, ri.Verb == "list" || ri.Verb == "watch")
+}
 
-	if msg, ok := q.kind.Deprecated[ri.Version]; ok {
-		q.warn(msg)
-	}
-	var err error
-	switch ri.Verb {
+// serve runs the handler of the request's verb.
+func (q *request) serve() error {
+	switch q.ri.Verb {
 	case "create", "update", "patch":
-		if err := s.waitFieldManagers(r.Context()); err != nil {
-			q.fail(err)
-			return
+		if err := q.s.waitFieldManagers(q.r.Context()); err != nil {
+			return err
 		}
 	}
-	switch ri.Verb {
+	switch q.ri.Verb {
 	case "get":
-		err = q.get()
+		return q.get()
 	case "list":
-		err = q.list()
+		return q.list()
 	case "watch":
-		err = q.watch()
+		return q.watch()
 	case "create":
-		err = q.create()
+		return q.create()
 	case "update":
-		err = q.update()
+		return q.update()
 	case "patch":
-		err = q.patch()
+		return q.patch()
 	case "delete":
-		err = q.delete()
+		return q.delete()
 	case "deletecollection":
-		err = q.deleteCollection()
+		return q.deleteCollection()
 	}
-	if err != nil {
-		q.fail(err)
-	}
+	return nil
 }
 
 // allowedMethod reports whether the real server has a route for the request's method on its
