@@ -20,7 +20,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/leaselab/leaselab/web/mediatype"
-	"github.com/leaselab/leaselab/web/status"
 )
 
 // maxJSONPatchOperations bounds a JSON patch as the real server does.
@@ -42,7 +41,7 @@ func patchType(r *http.Request) (types.PatchType, error) {
 	case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType:
 		return pt, nil
 	}
-	return "", status.New(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type", &metav1.StatusDetails{})
+	return "", errRouterUnsupportedMediaType()
 }
 
 func (q *request) patch() error {
@@ -146,7 +145,7 @@ func (q *request) applyPatch(pt types.PatchType, jp jsonpatch.Patch, body []byte
 	switch pt {
 	case types.JSONPatchType:
 		if patched, err = applyJSONPatch(jp, original); err != nil {
-			return nil, status.New(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the server rejected our request due to an error in our request", &metav1.StatusDetails{})
+			return nil, errJSONPatchFailed()
 		}
 	case types.MergePatchType:
 		if patched, err = jsonpatch.MergePatch(original, body); err != nil {
