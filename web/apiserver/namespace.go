@@ -2,11 +2,12 @@ package apiserver
 
 import (
 	"context"
+
 	"errors"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/uuid"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -38,20 +39,13 @@ func (s *Server) ensureNamespace(ctx context.Context, ns string) error {
 		return storeError(err, k.GroupResource(), ns)
 	}
 	obj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name:              ns,
-		UID:               uuid.NewUUID(),
-		CreationTimestamp: metav1.NewTime(s.opts.Now().Truncate(1e9)),
-		Labels:            map[string]string{corev1.LabelMetadataName: ns},
+		Name:   ns,
+		Labels: map[string]string{corev1.LabelMetadataName: ns},
 	}}
-	if k.PrepareForCreate != nil {
-		k.PrepareForCreate(obj)
-	}
-	value, err := s.encodeStored(k, obj)
-	if err != nil {
+	// The same Create as a client's, as the server's own write: no admission, no managed
+	// fields. Another create of the same namespace may win the race.
+	if _, err := s.kindStore(k).Create(ctx, obj, writeOptions{implicit: true}, false); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
-	}
-	if _, err := s.store.Create(ctx, key, value); err != nil && !errors.Is(err, store.ErrExists) {
-		return storeError(err, k.GroupResource(), ns)
 	}
 	s.markNamespace(ns, true)
 	return nil

@@ -33,6 +33,9 @@ type writeOptions struct {
 	applied bool
 	// fromCache is set for an update against a cached object (Update's first attempt).
 	fromCache bool
+	// implicit is set for an object the server creates on its own, a namespace first written
+	// in: it skips admission and records no managed fields, as no client wrote it.
+	implicit bool
 }
 
 // updateAttempts bounds the attempts of an update that retries when it loses a race with
@@ -81,14 +84,14 @@ func (ks *kindStore) Create(ctx context.Context, obj runtime.Object, wo writeOpt
 	if errs := ks.kind.Validate(obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: ks.kind.Group, Kind: ks.kind.Kind}, acc.GetName(), errs)
 	}
-	if admit := ks.s.opts.AdmitCreate; admit != nil {
+	if admit := ks.s.opts.AdmitCreate; admit != nil && !wo.implicit {
 		done, err := admit(ctx, ks.kind.GroupResource(), acc.GetNamespace(), acc.GetName())
 		if err != nil {
 			return nil, err
 		}
 		defer done()
 	}
-	if fm := ks.fieldManager(wo.gv); fm != nil && !wo.applied {
+	if fm := ks.fieldManager(wo.gv); fm != nil && !wo.applied && !wo.implicit {
 		live, err := ks.s.reg.Scheme.New(ks.kind.StorageGVK())
 		if err != nil {
 			return nil, err
