@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -19,6 +20,7 @@ import (
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/leaselab/leaselab/web/apiserver/registry"
 	"github.com/leaselab/leaselab/web/mediatype"
 )
 
@@ -64,22 +66,22 @@ func (q *request) patch() error {
 	if err != nil {
 		return err
 	}
-	wo := q.writeOptions(opts.DryRun, opts.FieldManager, opts.FieldValidation)
-	var u objectUpdate
+	wo := q.writeOptions(opts.DryRun, opts.FieldManager)
+	var u registry.UpdatedObject
 	if pt == types.ApplyYAMLPatchType {
 		// The field manager records the applier itself: the create and update paths must not
 		// add an Update entry on top.
-		wo.applied = true
+		wo.Applied = true
 		force := opts.Force != nil && *opts.Force
-		u = objectUpdate{transform: q.applyTransform(body, wo, force), forceAllowCreate: true, retry: true}
+		u = registry.UpdatedObject{Transform: q.applyTransform(body, opts.FieldValidation, wo.Manager, force), ForceAllowCreate: true, Retry: true}
 	} else {
-		transform, err := q.patchTransform(pt, body, wo.fieldValidation)
+		transform, err := q.patchTransform(pt, body, opts.FieldValidation)
 		if err != nil {
 			return err
 		}
 		// A patch without a resourceVersion applies to the latest object: it retries when it
 		// lost a race, as the real server's GuaranteedUpdate loop.
-		u = objectUpdate{transform: transform, retry: !patchSetsResourceVersion(pt, body)}
+		u = registry.UpdatedObject{Transform: transform, Retry: !patchSetsResourceVersion(pt, body)}
 	}
 	result, created, err := q.objects.Update(q.r.Context(), q.ri.Namespace, q.ri.Name, u, wo)
 	if err != nil {
@@ -124,7 +126,7 @@ func (q *request) patchTransform(pt types.PatchType, body []byte, validation str
 		}
 		// A resourceVersion in the patched object is a precondition; none means last writer wins.
 		if acc.GetResourceVersion() != rv {
-			return nil, errModified(q.kind.GroupResource(), q.ri.Name)
+			return nil, registry.Modified(q.kind.GroupResource(), q.ri.Name)
 		}
 		return obj, nil
 	}, nil
@@ -238,9 +240,9 @@ func patchBadValue(patched, body []byte, pt types.PatchType) string {
 // applyTransform returns the update of a server-side apply patch: the field manager merges
 // the applied configuration into the current object (or a new one) and records ownership;
 // conflicts are 409 unless forced.
-func (q *request) applyTransform(body []byte, wo writeOptions, force bool) func(runtime.Object) (runtime.Object, error) {
+func (q *request) applyTransform(body []byte, validation, manager string, force bool) func(runtime.Object) (runtime.Object, error) {
 	return func(cur runtime.Object) (runtime.Object, error) {
-		patchObj, err := q.decodeApplied(body, wo.fieldValidation)
+		patchObj, err := q.decodeApplied(body, validation)
 		if err != nil {
 			return nil, err
 		}
@@ -254,13 +256,13 @@ func (q *request) applyTransform(body []byte, wo writeOptions, force bool) func(
 			acc.SetName(q.ri.Name)
 			acc.SetNamespace(q.ri.Namespace)
 		}
-		applied, err := q.fieldManager().Apply(live, patchObj, wo.manager, force)
+		applied, err := q.fieldManager().Apply(live, patchObj, manager, force)
 		if err != nil {
 			var st apierrors.APIStatus
-			if !errorsAs(err, &st) {
+			if !errors.As(err, &st) {
 				// A plain error, such as a field the schema does not declare: the real server
 				// sends its text as a 500 without a reason.
-				return nil, internalError(err.Error())
+				return nil, registry.InternalError(err.Error())
 			}
 			return nil, err
 		}

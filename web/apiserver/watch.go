@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/leaselab/leaselab/web/apiserver/registry"
 	"github.com/leaselab/leaselab/web/status"
 )
 
@@ -193,7 +194,7 @@ func (q *request) negotiateWatch() (output, error) {
 }
 
 // serve writes every event of w until it ends or the client is gone.
-func (ws *watchServer) serve(sink eventSink, w objectWatch) {
+func (ws *watchServer) serve(sink eventSink, w registry.Watcher) {
 	events := w.ResultChan()
 	for ev := range events {
 		if err := ws.send(sink, ev); err != nil {
@@ -206,17 +207,17 @@ func (ws *watchServer) serve(sink eventSink, w objectWatch) {
 }
 
 // send writes one event.
-func (ws *watchServer) send(sink eventSink, ev objectEvent) error {
+func (ws *watchServer) send(sink eventSink, ev registry.Event) error {
 	switch ev.Type {
 	case watch.Bookmark:
 		return ws.sendBookmark(sink, ev.Revision, ev.InitialEnd)
 	case watch.Error:
 		return ws.write(sink, watch.Error, status.From(ev.Err), schema.GroupVersion{Version: "v1"})
 	}
-	if ev.change != nil && ws.out.as == asObject {
+	if ev.Shared() && ws.out.as == asObject {
 		return ws.sendShared(sink, ev)
 	}
-	obj, err := ws.q.objects.eventObject(ev)
+	obj, err := ws.q.objects.EventObject(ev)
 	if err != nil {
 		return err
 	}
@@ -225,14 +226,14 @@ func (ws *watchServer) send(sink eventSink, ev objectEvent) error {
 
 // sendShared writes a change as it is stored: without selectors or conversions a frame depends
 // only on the change, the format and the version, and one encoding serves every such watcher.
-func (ws *watchServer) sendShared(sink eventSink, ev objectEvent) error {
+func (ws *watchServer) sendShared(sink eventSink, ev registry.Event) error {
 	q := ws.q
-	key := frameKey{rev: ev.Revision, resource: ev.change.Resource, typ: ev.Type, media: ws.out.info.MediaType, gv: q.gv}
-	frame, ok := q.s.frames.get(key)
+	key := frameKey{rev: ev.Revision, resource: q.kind.StorageResource(), typ: ev.Type, media: ws.out.info.MediaType, gv: q.gv}
+	frame, ok := q.s.frames.Get(key)
 	if !ok {
 		// Two watchers may encode the same frame at once; the first one stored wins. The
 		// decoded object is kept: the writer's next GET of it is usually still to come.
-		obj, err := q.objects.eventObject(ev)
+		obj, err := q.objects.EventObject(ev)
 		if err != nil {
 			return err
 		}
@@ -243,16 +244,9 @@ func (ws *watchServer) sendShared(sink eventSink, ev objectEvent) error {
 		if frame, err = ws.encodeFrame(ev.Type, v, q.gv); err != nil {
 			return err
 		}
-		frame = q.s.frames.add(key, frame)
+		frame = q.s.frames.Add(key, frame)
 	}
 	return sink.queue(frame)
-}
-
-func orZero(rv string) string {
-	if rv == "" {
-		return "0"
-	}
-	return rv
 }
 
 // errAnswered says that the client already has its answer: nothing more is to be written.
@@ -301,7 +295,7 @@ func (q *request) openSink(cancel context.CancelFunc, out output) (eventSink, fu
 	}
 	fl, ok := q.w.(http.Flusher)
 	if !ok {
-		return nil, nil, internalError("streaming is not supported by this connection")
+		return nil, nil, registry.InternalError("streaming is not supported by this connection")
 	}
 	ct := out.info.MediaType
 	if out.info.StreamSerializer != nil && !out.info.EncodesAsText {

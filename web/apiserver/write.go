@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -14,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/leaselab/leaselab/web/apiserver/registry"
 )
 
 func optionsInvalid(kind string, errs field.ErrorList) error {
@@ -92,7 +95,7 @@ func summarizeBody(b []byte, limit int) string {
 // warnStrict turns the problems of a strict decoding error into Warning headers.
 func (q *request) warnStrict(err error) {
 	var se interface{ Errors() []error }
-	if !errorsAs(err, &se) {
+	if !errors.As(err, &se) {
 		return
 	}
 	for _, e := range se.Errors() {
@@ -171,17 +174,16 @@ func (q *request) create() error {
 	if err := q.checkNamespace(acc); err != nil {
 		return err
 	}
-	created, err := q.objects.Create(q.r.Context(), obj, q.writeOptions(opts.DryRun, opts.FieldManager, ""), true)
+	created, err := q.objects.Create(q.r.Context(), obj, q.writeOptions(opts.DryRun, opts.FieldManager), true)
 	if err != nil {
 		return err
 	}
 	return q.respond(http.StatusCreated, out, created)
 }
 
-// writeOptions are the options of a write with the given dryRun, fieldManager and
-// fieldValidation parameters.
-func (q *request) writeOptions(dryRun []string, fieldManager, fieldValidation string) writeOptions {
-	return writeOptions{dryRun: len(dryRun) > 0, manager: q.managerName(fieldManager), fieldValidation: fieldValidation, gv: q.gv}
+// writeOptions are the options of a write with the given dryRun and fieldManager parameters.
+func (q *request) writeOptions(dryRun []string, fieldManager string) registry.WriteOptions {
+	return registry.WriteOptions{DryRun: len(dryRun) > 0, Manager: q.managerName(fieldManager), GV: q.gv}
 }
 
 func (q *request) update() error {
@@ -199,10 +201,10 @@ func (q *request) update() error {
 	if err := q.checkNameAndNamespace(acc); err != nil {
 		return err
 	}
-	u := objectUpdate{
-		uid: acc.GetUID(),
+	u := registry.UpdatedObject{
+		UID: acc.GetUID(),
 		// The object sent is the new one, once its resourceVersion names the current one.
-		transform: func(cur runtime.Object) (runtime.Object, error) {
+		Transform: func(cur runtime.Object) (runtime.Object, error) {
 			if cur == nil {
 				return obj, nil
 			}
@@ -210,9 +212,9 @@ func (q *request) update() error {
 		},
 	}
 	if rev, err := strconv.ParseInt(acc.GetResourceVersion(), 10, 64); err == nil {
-		u.cachedRev = rev
+		u.CachedRev = rev
 	}
-	result, created, err := q.objects.Update(q.r.Context(), q.ri.Namespace, q.ri.Name, u, q.writeOptions(opts.DryRun, opts.FieldManager, ""))
+	result, created, err := q.objects.Update(q.r.Context(), q.ri.Namespace, q.ri.Name, u, q.writeOptions(opts.DryRun, opts.FieldManager))
 	if err != nil {
 		return err
 	}
@@ -236,7 +238,7 @@ func (q *request) checkUpdateVersion(rv string, cur runtime.Object) error {
 			return apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q: must be a positive integer", rv))
 		}
 		if strconv.FormatInt(n, 10) != curAcc.GetResourceVersion() {
-			return errModified(q.kind.GroupResource(), q.ri.Name)
+			return registry.Modified(q.kind.GroupResource(), q.ri.Name)
 		}
 	}
 	return nil
@@ -255,7 +257,7 @@ func (q *request) delete() error {
 	if err != nil {
 		return err
 	}
-	if q.objects.returnsDeletedObject() {
+	if q.objects.ReturnsDeletedObject() {
 		return q.respond(http.StatusOK, out, obj)
 	}
 	acc, _ := meta.Accessor(obj)
@@ -269,6 +271,33 @@ func (q *request) delete() error {
 		},
 	}
 	q.writeObject(http.StatusOK, out, st, schema.GroupVersion{Version: "v1"})
+	return nil
+}
+
+func (q *request) deleteCollection() error {
+	dopts, err := q.deleteOptions()
+	if err != nil {
+		return err
+	}
+	out, err := q.negotiateOutput(false)
+	if err != nil {
+		return err
+	}
+	opts, err := q.listOptions()
+	if err != nil {
+		return err
+	}
+	items, lm, err := q.objects.DeleteCollection(q.r.Context(), q.ri.Namespace, opts, len(dopts.DryRun) > 0)
+	if err != nil {
+		return err
+	}
+	// The answer is the list as it was read, as the real server's DeleteCollection returns
+	// it: items at their last resourceVersions.
+	list, err := q.newList(items, lm)
+	if err != nil {
+		return err
+	}
+	q.writeObject(http.StatusOK, out, list, q.gv)
 	return nil
 }
 

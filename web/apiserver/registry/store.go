@@ -1,4 +1,4 @@
-package apiserver
+package registry
 
 import (
 	"context"
@@ -17,20 +17,17 @@ import (
 	"github.com/leaselab/leaselab/web/kinds"
 )
 
-// kindStore is the registry of one kind, in the spirit of the real server's generic registry
+// Store is the registry of one kind, in the spirit of the real server's generic registry
 // Store: it reads, writes and watches the kind's objects in the store, in the storage version,
 // with the kind's rules (defaulting, validation, preconditions, retries), and answers with the
-// API errors the real server's registry returns. It knows nothing of HTTP: the handlers
-// negotiate, decode, call it and encode.
-type kindStore struct {
-	s    *Server
+// API errors the real server's registry returns.
+type Store struct {
+	r    *Registry
 	kind *kinds.Kind
 }
 
-func (s *Server) kindStore(k *kinds.Kind) *kindStore { return &kindStore{s: s, kind: k} }
-
 // key addresses an object of the kind.
-func (ks *kindStore) key(namespace, name string) store.Key {
+func (ks *Store) key(namespace, name string) store.Key {
 	return store.Key{Resource: ks.kind.StorageResource(), Namespace: namespace, Name: name}
 }
 
@@ -40,30 +37,30 @@ func (ks *kindStore) key(namespace, name string) store.Key {
 // A GET and the PUT that follows it (how clients renew leases) read the same revision: the
 // decoded object is kept by key and revision, and each caller gets its own deep copy, which
 // costs a fraction of decoding the JSON again.
-func (ks *kindStore) decode(o store.Object) (runtime.Object, error) {
+func (ks *Store) decode(o store.Object) (runtime.Object, error) {
 	key := decodedKey{Key: o.Key, rev: o.Revision}
-	if obj, ok := ks.s.decoded.get(key); ok {
+	if obj, ok := ks.r.decoded.Get(key); ok {
 		return obj.DeepCopyObject(), nil
 	}
-	obj, err := ks.s.decodeStored(ks.kind, o)
+	obj, err := ks.r.decodeStored(ks.kind, o)
 	if err != nil {
 		return nil, err
 	}
-	ks.s.decoded.add(key, obj.DeepCopyObject())
+	ks.r.decoded.Add(key, obj.DeepCopyObject())
 	return obj, nil
 }
 
 // matcher filters stored objects by label and field selectors, remembering what it decoded
 // so that a list decodes each object once.
 type matcher struct {
-	ks      *kindStore
+	ks      *Store
 	label   labels.Selector
 	field   fields.Selector
 	decoded map[int64]runtime.Object
 	err     error
 }
 
-func (ks *kindStore) newMatcher(opts *metainternalversion.ListOptions) *matcher {
+func (ks *Store) newMatcher(opts *metainternalversion.ListOptions) *matcher {
 	return &matcher{ks: ks, label: opts.LabelSelector, field: opts.FieldSelector, decoded: map[int64]runtime.Object{}}
 }
 
@@ -72,7 +69,7 @@ func (m *matcher) everything() bool { return m.label.Empty() && m.field.Empty() 
 // matches decodes o and tests it against the selectors.
 func (m *matcher) matches(o store.Object) bool {
 	// Not through the cache of decoded objects: a list would flush it.
-	obj, err := m.ks.s.decodeStored(m.ks.kind, o)
+	obj, err := m.ks.r.decodeStored(m.ks.kind, o)
 	if err != nil {
 		m.err = err
 		return false
@@ -99,21 +96,21 @@ func (m *matcher) object(o store.Object) (runtime.Object, error) {
 	if obj, ok := m.decoded[o.Revision]; ok {
 		return obj, nil
 	}
-	return m.ks.s.decodeStored(m.ks.kind, o)
+	return m.ks.r.decodeStored(m.ks.kind, o)
 }
 
 // Get returns the object at the latest revision, after waiting for the store to reach the
 // resourceVersion of opts. It returns 404 NotFound, 400 for a bad resourceVersion, 504 when the
 // store does not reach it in time, and the store's errors.
-func (ks *kindStore) Get(ctx context.Context, namespace, name string, opts *metav1.GetOptions) (runtime.Object, error) {
+func (ks *Store) Get(ctx context.Context, namespace, name string, opts *metav1.GetOptions) (runtime.Object, error) {
 	rv, err := parseRV(opts.ResourceVersion)
 	if err != nil {
 		return nil, err
 	}
-	if err := ks.s.waitForRevision(ctx, ks.kind.GroupResource(), rv); err != nil {
+	if err := ks.r.waitForRevision(ctx, ks.kind.GroupResource(), rv); err != nil {
 		return nil, err
 	}
-	o, err := ks.s.store.Get(ctx, ks.key(namespace, name))
+	o, err := ks.r.store.Get(ctx, ks.key(namespace, name))
 	if err != nil {
 		return nil, storeError(err, ks.kind.GroupResource(), name)
 	}
@@ -124,7 +121,7 @@ func (ks *kindStore) Get(ctx context.Context, namespace, name string, opts *meta
 // server's resourceVersion and paging rules, and returns them in the storage version with the
 // list metadata. It returns 400 for bad options, 410 Expired for a compacted revision, 504 for
 // a future one, and the store's errors.
-func (ks *kindStore) List(ctx context.Context, namespace string, opts *metainternalversion.ListOptions) ([]runtime.Object, metav1.ListMeta, error) {
+func (ks *Store) List(ctx context.Context, namespace string, opts *metainternalversion.ListOptions) ([]runtime.Object, metav1.ListMeta, error) {
 	so, err := ks.listStart(ctx, namespace, opts)
 	if err != nil {
 		return nil, metav1.ListMeta{}, err
@@ -133,7 +130,7 @@ func (ks *kindStore) List(ctx context.Context, namespace string, opts *metainter
 	if !m.everything() {
 		so.Match = m.matches
 	}
-	res, err := ks.s.store.List(ctx, so)
+	res, err := ks.r.store.List(ctx, so)
 	if m.err != nil {
 		return nil, metav1.ListMeta{}, m.err
 	}
@@ -162,7 +159,7 @@ func (ks *kindStore) List(ctx context.Context, namespace string, opts *metainter
 
 // listStart turns the resourceVersion, continue and limit options of a list into the store's
 // options: where and at which revision the page starts.
-func (ks *kindStore) listStart(ctx context.Context, namespace string, opts *metainternalversion.ListOptions) (store.ListOptions, error) {
+func (ks *Store) listStart(ctx context.Context, namespace string, opts *metainternalversion.ListOptions) (store.ListOptions, error) {
 	so := store.ListOptions{
 		Resource:  ks.kind.StorageResource(),
 		Namespace: namespace,
@@ -189,7 +186,7 @@ func (ks *kindStore) listStart(ctx context.Context, namespace string, opts *meta
 		opts.ResourceVersionMatch == "" && opts.Limit > 0):
 		so.Revision = rv
 	case rv > 0:
-		if err := ks.s.waitForRevision(ctx, ks.kind.GroupResource(), rv); err != nil {
+		if err := ks.r.waitForRevision(ctx, ks.kind.GroupResource(), rv); err != nil {
 			return so, err
 		}
 	}
@@ -197,7 +194,7 @@ func (ks *kindStore) listStart(ctx context.Context, namespace string, opts *meta
 }
 
 // listError maps the store's refusal of a list to the real server's answers.
-func (ks *kindStore) listError(ctx context.Context, err error, so store.ListOptions, continued bool) error {
+func (ks *Store) listError(ctx context.Context, err error, so store.ListOptions, continued bool) error {
 	var ce *store.CompactedError
 	switch {
 	case errors.As(err, &ce) && continued:
@@ -209,7 +206,7 @@ func (ks *kindStore) listError(ctx context.Context, err error, so store.ListOpti
 	case errors.As(err, &ce):
 		return apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
 	case errors.Is(err, store.ErrFutureRevision):
-		cur, _, _ := ks.s.store.Revision(ctx)
+		cur, _, _ := ks.r.store.Revision(ctx)
 		return errTooLargeResourceVersion(so.Revision, cur)
 	}
 	return storeError(err, ks.kind.GroupResource(), "")
@@ -218,14 +215,14 @@ func (ks *kindStore) listError(ctx context.Context, err error, so store.ListOpti
 // DeleteCollection deletes the objects a list with opts returns and returns them as they were
 // read, with the list metadata: with a limit, the page's continue token and remaining count,
 // for the client to delete the next page. It returns List's errors and the store's.
-func (ks *kindStore) DeleteCollection(ctx context.Context, namespace string, opts *metainternalversion.ListOptions, dryRun bool) ([]runtime.Object, metav1.ListMeta, error) {
+func (ks *Store) DeleteCollection(ctx context.Context, namespace string, opts *metainternalversion.ListOptions, dryRun bool) ([]runtime.Object, metav1.ListMeta, error) {
 	items, lm, err := ks.List(ctx, namespace, opts)
 	if err != nil {
 		return nil, lm, err
 	}
 	for i := 0; i < len(items) && !dryRun; i++ {
 		acc, _ := meta.Accessor(items[i])
-		if _, err := ks.s.store.Delete(ctx, ks.key(acc.GetNamespace(), acc.GetName()), 0); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if _, err := ks.r.store.Delete(ctx, ks.key(acc.GetNamespace(), acc.GetName()), 0); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, lm, storeError(err, ks.kind.GroupResource(), acc.GetName())
 		}
 	}

@@ -1,4 +1,4 @@
-package apiserver
+package registry
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/leaselab/leaselab/web/apiserver/ring"
 )
 
 // maxUpdateManagers is the field manager's cap on Update entries (DefaultMaxUpdateManagers):
@@ -136,12 +138,12 @@ func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(stri
 // fieldSets caches parsed FieldsV1: the entries of an object rarely change between its
 // revisions (a renewal moves only a time), and parsing and serializing them back is a good part
 // of the fast path's work. Sets are shared read-only.
-var fieldSets = newRing[string, *fieldpath.Set](1024)
+var fieldSets = ring.New[string, *fieldpath.Set](1024)
 
 // parseFieldSet parses a FieldsV1 and reports false unless it is a non-empty set that
 // serializes back to the same bytes.
 func parseFieldSet(raw []byte) (*fieldpath.Set, bool) {
-	if s, ok := fieldSets.get(string(raw)); ok {
+	if s, ok := fieldSets.Get(string(raw)); ok {
 		return s, true
 	}
 	s := &fieldpath.Set{}
@@ -151,7 +153,7 @@ func parseFieldSet(raw []byte) (*fieldpath.Set, bool) {
 	if back, err := s.ToJSON(); err != nil || !bytes.Equal(back, raw) {
 		return nil, false
 	}
-	return fieldSets.add(string(raw), s), true
+	return fieldSets.Add(string(raw), s), true
 }
 
 // compareManagedFields is the order the field manager writes entries in: by operation, time

@@ -1,4 +1,4 @@
-package apiserver
+package registry
 
 import (
 	"context"
@@ -22,15 +22,15 @@ import (
 	"github.com/leaselab/leaselab/store"
 )
 
-// writeOptions are the options every write shares.
-type writeOptions struct {
-	dryRun          bool
-	fieldValidation string
-	manager         string
-	// gv is the version the client wrote in, whose field manager records the write.
-	gv schema.GroupVersion
-	// applied is set for server-side apply, whose field manager already updated managedFields.
-	applied bool
+// WriteOptions are the options every write shares.
+type WriteOptions struct {
+	DryRun bool
+	// Manager is the field manager that records the write.
+	Manager string
+	// GV is the version the client wrote in, whose field manager records the write.
+	GV schema.GroupVersion
+	// Applied is set for server-side apply, whose field manager already updated managedFields.
+	Applied bool
 	// fromCache is set for an update against a cached object (Update's first attempt).
 	fromCache bool
 	// implicit is set for an object the server creates on its own, a namespace first written
@@ -44,13 +44,13 @@ const updateAttempts = 8
 
 // fieldManager is the field manager of the kind at version gv. The handlers have waited for
 // the field managers to be built before a write runs.
-func (ks *kindStore) fieldManager(gv schema.GroupVersion) *managedfields.FieldManager {
-	<-ks.s.fieldManagersReady
-	return ks.s.fieldManagers[gv.WithKind(ks.kind.Kind)]
+func (ks *Store) FieldManager(gv schema.GroupVersion) *managedfields.FieldManager {
+	<-ks.r.fieldManagersReady
+	return ks.r.fieldManagers[gv.WithKind(ks.kind.Kind)]
 }
 
-// servesAPIVersion reports whether apiVersion is a group/version the kind is served at.
-func (ks *kindStore) servesAPIVersion(apiVersion string) bool {
+// ServesAPIVersion reports whether apiVersion is a group/version the kind is served at.
+func (ks *Store) ServesAPIVersion(apiVersion string) bool {
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	return err == nil && apiVersion != "" && gv.Group == ks.kind.Group && ks.kind.Serves(gv.Version)
 }
@@ -60,17 +60,17 @@ func (ks *kindStore) servesAPIVersion(apiVersion string) bool {
 // refuses a client-set resourceVersion as the real server does for POST (a PUT or apply that
 // creates ignores it). It returns 422 Invalid, 409 AlreadyExists, admission's errors and the
 // store's.
-func (ks *kindStore) Create(ctx context.Context, obj runtime.Object, wo writeOptions, checkRV bool) (runtime.Object, error) {
+func (ks *Store) Create(ctx context.Context, obj runtime.Object, wo WriteOptions, checkRV bool) (runtime.Object, error) {
 	acc, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, err
 	}
-	if checkRV && acc.GetResourceVersion() != "" && !wo.dryRun {
-		return nil, internalError("resourceVersion should not be set on objects to be created")
+	if checkRV && acc.GetResourceVersion() != "" && !wo.DryRun {
+		return nil, InternalError("resourceVersion should not be set on objects to be created")
 	}
 	acc.SetResourceVersion("")
 	acc.SetUID(uuid.NewUUID())
-	acc.SetCreationTimestamp(metav1.NewTime(ks.s.opts.Now().Truncate(time.Second)))
+	acc.SetCreationTimestamp(metav1.NewTime(ks.r.opts.Now().Truncate(time.Second)))
 	acc.SetDeletionTimestamp(nil)
 	acc.SetDeletionGracePeriodSeconds(nil)
 	acc.SetSelfLink("")
@@ -84,30 +84,30 @@ func (ks *kindStore) Create(ctx context.Context, obj runtime.Object, wo writeOpt
 	if errs := ks.kind.Validate(obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: ks.kind.Group, Kind: ks.kind.Kind}, acc.GetName(), errs)
 	}
-	if admit := ks.s.opts.AdmitCreate; admit != nil && !wo.implicit {
+	if admit := ks.r.opts.AdmitCreate; admit != nil && !wo.implicit {
 		done, err := admit(ctx, ks.kind.GroupResource(), acc.GetNamespace(), acc.GetName())
 		if err != nil {
 			return nil, err
 		}
 		defer done()
 	}
-	if fm := ks.fieldManager(wo.gv); fm != nil && !wo.applied && !wo.implicit {
-		live, err := ks.s.reg.Scheme.New(ks.kind.StorageGVK())
+	if fm := ks.FieldManager(wo.GV); fm != nil && !wo.Applied && !wo.implicit {
+		live, err := ks.r.reg.Scheme.New(ks.kind.StorageGVK())
 		if err != nil {
 			return nil, err
 		}
-		obj = fm.UpdateNoErrors(live, obj, wo.manager)
+		obj = fm.UpdateNoErrors(live, obj, wo.Manager)
 		acc, _ = meta.Accessor(obj)
 	}
-	if wo.dryRun {
+	if wo.DryRun {
 		// The real server checks for an existing name even on a dry run.
-		if _, err := ks.s.store.Get(ctx, ks.key(acc.GetNamespace(), acc.GetName())); err == nil {
+		if _, err := ks.r.store.Get(ctx, ks.key(acc.GetNamespace(), acc.GetName())); err == nil {
 			return nil, apierrors.NewAlreadyExists(ks.kind.GroupResource(), acc.GetName())
 		}
 		return obj, nil
 	}
 	if ks.kind.Namespaced {
-		if err := ks.s.ensureNamespace(ctx, acc.GetNamespace()); err != nil {
+		if err := ks.r.ensureNamespace(ctx, acc.GetNamespace()); err != nil {
 			return nil, err
 		}
 	}
@@ -116,13 +116,13 @@ func (ks *kindStore) Create(ctx context.Context, obj runtime.Object, wo writeOpt
 
 // insert writes a new object to the store, drawing another name for a generated one that is
 // taken.
-func (ks *kindStore) insert(ctx context.Context, obj runtime.Object, acc metav1.Object, generated bool) (runtime.Object, error) {
+func (ks *Store) insert(ctx context.Context, obj runtime.Object, acc metav1.Object, generated bool) (runtime.Object, error) {
 	for attempt := 0; ; attempt++ {
-		value, err := ks.s.encodeStored(ks.kind, obj)
+		value, err := ks.r.encodeStored(ks.kind, obj)
 		if err != nil {
 			return nil, err
 		}
-		o, err := ks.s.store.Create(ctx, ks.key(acc.GetNamespace(), acc.GetName()), value)
+		o, err := ks.r.store.Create(ctx, ks.key(acc.GetNamespace(), acc.GetName()), value)
 		if errors.Is(err, store.ErrExists) && generated {
 			if attempt < 7 {
 				acc.SetName(generateName(acc.GetGenerateName()))
@@ -147,24 +147,24 @@ func generateName(prefix string) string {
 	return prefix + rand.String(5)
 }
 
-// objectUpdate says how Update turns the current object into the new one.
-type objectUpdate struct {
-	// uid, when set, is a storage precondition, checked before anything else against the
+// UpdatedObject says how Update turns the current object into the new one.
+type UpdatedObject struct {
+	// UID, when set, is a storage precondition, checked before anything else against the
 	// current object, or the empty one a missing name reads as.
-	uid types.UID
-	// transform returns the new storage-version object from a copy of the current one, nil
+	UID types.UID
+	// Transform returns the new storage-version object from a copy of the current one, nil
 	// for a missing name; its errors are the answer. It may run more than once.
-	transform func(cur runtime.Object) (runtime.Object, error)
-	// forceAllowCreate creates a missing name even for a kind that does not allow a create
+	Transform func(cur runtime.Object) (runtime.Object, error)
+	// ForceAllowCreate creates a missing name even for a kind that does not allow a create
 	// on update (server-side apply).
-	forceAllowCreate bool
-	// retry runs the update again against the object read anew when it lost a race with
+	ForceAllowCreate bool
+	// Retry runs the update again against the object read anew when it lost a race with
 	// another write, up to updateAttempts times: for writes that did not pin a resourceVersion.
-	retry bool
-	// cachedRev, when set, is the revision the client read (the new object's resourceVersion):
+	Retry bool
+	// CachedRev, when set, is the revision the client read (the new object's resourceVersion):
 	// the update is first tried against that state of the object in the cache of decoded
 	// objects, with the store's revision precondition as the only check that it is current.
-	cachedRev int64
+	CachedRev int64
 }
 
 // Update is the one path of update, patch and server-side apply, as the real server's
@@ -173,13 +173,13 @@ type objectUpdate struct {
 // missing and the kind or the update allows that. created reports a create. It returns the
 // transform's errors, 404 NotFound, 409 Conflict for a failed precondition or a lost race (after
 // the retries the update allows), 422 Invalid and the store's errors.
-func (ks *kindStore) Update(ctx context.Context, namespace, name string, u objectUpdate, wo writeOptions) (obj runtime.Object, created bool, err error) {
+func (ks *Store) Update(ctx context.Context, namespace, name string, u UpdatedObject, wo WriteOptions) (obj runtime.Object, created bool, err error) {
 	if obj, ok := ks.updateFromCache(ctx, namespace, name, u, wo); ok {
 		return obj, false, nil
 	}
 	for attempt := 1; ; attempt++ {
 		obj, created, err = ks.tryUpdate(ctx, namespace, name, u, wo)
-		if errors.Is(err, store.ErrConflict) && u.retry && attempt < updateAttempts {
+		if errors.Is(err, store.ErrConflict) && u.Retry && attempt < updateAttempts {
 			continue
 		}
 		return obj, created, err
@@ -187,17 +187,17 @@ func (ks *kindStore) Update(ctx context.Context, namespace, name string, u objec
 }
 
 // tryUpdate is one attempt of Update.
-func (ks *kindStore) tryUpdate(ctx context.Context, namespace, name string, u objectUpdate, wo writeOptions) (runtime.Object, bool, error) {
-	cur, err := ks.s.store.Get(ctx, ks.key(namespace, name))
+func (ks *Store) tryUpdate(ctx context.Context, namespace, name string, u UpdatedObject, wo WriteOptions) (runtime.Object, bool, error) {
+	cur, err := ks.r.store.Get(ctx, ks.key(namespace, name))
 	if errors.Is(err, store.ErrNotFound) {
-		if u.uid != "" {
-			return nil, false, preconditionConflict(ks.kind.GroupResource(), namespace, name, "UID", string(u.uid), "")
+		if u.UID != "" {
+			return nil, false, preconditionConflict(ks.kind.GroupResource(), namespace, name, "UID", string(u.UID), "")
 		}
-		obj, err := u.transform(nil)
+		obj, err := u.Transform(nil)
 		if err != nil {
 			return nil, false, err
 		}
-		if !ks.kind.AllowCreateOnUpdate && !u.forceAllowCreate {
+		if !ks.kind.AllowCreateOnUpdate && !u.ForceAllowCreate {
 			return nil, false, apierrors.NewNotFound(ks.kind.GroupResource(), name)
 		}
 		created, err := ks.Create(ctx, obj, wo, false)
@@ -210,10 +210,10 @@ func (ks *kindStore) tryUpdate(ctx context.Context, namespace, name string, u ob
 	if err != nil {
 		return nil, false, err
 	}
-	if err := ks.checkUID(namespace, name, u.uid, old); err != nil {
+	if err := ks.checkUID(namespace, name, u.UID, old); err != nil {
 		return nil, false, err
 	}
-	obj, err := u.transform(old.DeepCopyObject())
+	obj, err := u.Transform(old.DeepCopyObject())
 	if err != nil {
 		return nil, false, err
 	}
@@ -222,7 +222,7 @@ func (ks *kindStore) tryUpdate(ctx context.Context, namespace, name string, u ob
 }
 
 // checkUID checks the uid precondition of an update against the current object.
-func (ks *kindStore) checkUID(namespace, name string, uid types.UID, cur runtime.Object) error {
+func (ks *Store) checkUID(namespace, name string, uid types.UID, cur runtime.Object) error {
 	curAcc, _ := meta.Accessor(cur)
 	if uid != "" && uid != curAcc.GetUID() {
 		return preconditionConflict(ks.kind.GroupResource(), namespace, name, "UID", string(uid), string(curAcc.GetUID()))
@@ -235,29 +235,29 @@ func (ks *kindStore) checkUID(namespace, name string, uid types.UID, cur runtime
 var errStaleCache = errors.New("cached object is not the stored one")
 
 // updateFromCache runs an update against the state of the object still in the cache of decoded
-// objects that u.cachedRev names (the one its client read with the GET before), with the
+// objects that u.CachedRev names (the one its client read with the GET before), with the
 // store's revision precondition as the only check that it is current: this saves reading and
 // decoding the object again. It reports false, having written nothing, whenever the answer
 // could differ from the update against a fresh read (a failure of any kind, or no change to
 // write), and Update then runs that.
-func (ks *kindStore) updateFromCache(ctx context.Context, namespace, name string, u objectUpdate, wo writeOptions) (runtime.Object, bool) {
-	if wo.dryRun || u.cachedRev <= 0 {
+func (ks *Store) updateFromCache(ctx context.Context, namespace, name string, u UpdatedObject, wo WriteOptions) (runtime.Object, bool) {
+	if wo.DryRun || u.CachedRev <= 0 {
 		return nil, false
 	}
-	cached, ok := ks.s.decoded.get(decodedKey{Key: ks.key(namespace, name), rev: u.cachedRev})
+	cached, ok := ks.r.decoded.Get(decodedKey{Key: ks.key(namespace, name), rev: u.CachedRev})
 	if !ok {
 		return nil, false
 	}
 	old := cached.DeepCopyObject()
-	if ks.checkUID(namespace, name, u.uid, old) != nil {
+	if ks.checkUID(namespace, name, u.UID, old) != nil {
 		return nil, false
 	}
-	obj, err := u.transform(old.DeepCopyObject())
+	obj, err := u.Transform(old.DeepCopyObject())
 	if err != nil {
 		return nil, false
 	}
 	wo.fromCache = true
-	result, err := ks.updateObject(ctx, obj.DeepCopyObject(), old, u.cachedRev, wo)
+	result, err := ks.updateObject(ctx, obj.DeepCopyObject(), old, u.CachedRev, wo)
 	if err != nil {
 		return nil, false
 	}
@@ -267,7 +267,7 @@ func (ks *kindStore) updateFromCache(ctx context.Context, namespace, name string
 // updateObject runs the update of a storage-version object against the stored old one at
 // revision expect: immutable metadata, defaulting, validation, managed fields, the no-op
 // check and the store's revision precondition.
-func (ks *kindStore) updateObject(ctx context.Context, obj, old runtime.Object, expect int64, wo writeOptions) (runtime.Object, error) {
+func (ks *Store) updateObject(ctx context.Context, obj, old runtime.Object, expect int64, wo WriteOptions) (runtime.Object, error) {
 	acc, _ := meta.Accessor(obj)
 	keepStoredMetadata(acc, old)
 	if ks.kind.PrepareForUpdate != nil {
@@ -277,12 +277,12 @@ func (ks *kindStore) updateObject(ctx context.Context, obj, old runtime.Object, 
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: ks.kind.Group, Kind: ks.kind.Kind}, acc.GetName(), errs)
 	}
 	changed := false // known to differ from old
-	if fm := ks.fieldManager(wo.gv); fm != nil && !wo.applied {
-		if wo.gv.Version == ks.kind.StorageVersion {
+	if fm := ks.FieldManager(wo.GV); fm != nil && !wo.Applied {
+		if wo.GV.Version == ks.kind.StorageVersion {
 			// The objects are of the field manager's version: its fast path applies.
-			obj, changed = updateManagedFields(fm, old, obj, wo.gv.String(), ks.servesAPIVersion, wo.manager)
+			obj, changed = updateManagedFields(fm, old, obj, wo.GV.String(), ks.ServesAPIVersion, wo.Manager)
 		} else {
-			obj = fm.UpdateNoErrors(old, obj, wo.manager)
+			obj = fm.UpdateNoErrors(old, obj, wo.Manager)
 		}
 		acc, _ = meta.Accessor(obj)
 	}
@@ -292,16 +292,16 @@ func (ks *kindStore) updateObject(ctx context.Context, obj, old runtime.Object, 
 		}
 		return old, nil
 	}
-	if wo.dryRun {
+	if wo.DryRun {
 		return obj, nil
 	}
-	value, err := ks.s.encodeStored(ks.kind, obj)
+	value, err := ks.r.encodeStored(ks.kind, obj)
 	if err != nil {
 		return nil, err
 	}
-	o, err := ks.s.store.Update(ctx, ks.key(acc.GetNamespace(), acc.GetName()), expect, value)
+	o, err := ks.r.store.Update(ctx, ks.key(acc.GetNamespace(), acc.GetName()), expect, value)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) {
-		return nil, storeConflict{errModified(ks.kind.GroupResource(), acc.GetName())}
+		return nil, storeConflict{Modified(ks.kind.GroupResource(), acc.GetName())}
 	}
 	if err != nil {
 		return nil, storeError(err, ks.kind.GroupResource(), acc.GetName())
@@ -364,19 +364,19 @@ type storeConflict struct{ *apierrors.StatusError }
 
 func (e storeConflict) Is(target error) bool { return target == store.ErrConflict }
 
-// returnsDeletedObject reports whether a delete answers with the deleted object (namespaces, as
+// ReturnsDeletedObject reports whether a delete answers with the deleted object (namespaces, as
 // the real server's) rather than a Status.
-func (ks *kindStore) returnsDeletedObject() bool {
+func (ks *Store) ReturnsDeletedObject() bool {
 	return ks.kind.Resource == "namespaces" && ks.kind.Group == ""
 }
 
 // Delete deletes an object that meets opts' preconditions and returns it as it was; a
 // namespace goes with everything in it. Without preconditions a delete that lost a race with
 // another write tries again. It returns 404 NotFound, 409 Conflict and the store's errors.
-func (ks *kindStore) Delete(ctx context.Context, namespace, name string, opts *metav1.DeleteOptions) (runtime.Object, error) {
+func (ks *Store) Delete(ctx context.Context, namespace, name string, opts *metav1.DeleteOptions) (runtime.Object, error) {
 	dryRun := len(opts.DryRun) > 0
 	for {
-		cur, err := ks.s.store.Get(ctx, ks.key(namespace, name))
+		cur, err := ks.r.store.Get(ctx, ks.key(namespace, name))
 		if err != nil {
 			return nil, storeError(err, ks.kind.GroupResource(), name)
 		}
@@ -388,18 +388,18 @@ func (ks *kindStore) Delete(ctx context.Context, namespace, name string, opts *m
 		if err := ks.checkDeletePreconditions(opts.Preconditions, acc); err != nil {
 			return nil, err
 		}
-		if ks.returnsDeletedObject() {
+		if ks.ReturnsDeletedObject() {
 			return ks.deleteNamespace(ctx, obj, dryRun)
 		}
 		if dryRun {
 			return obj, nil
 		}
-		_, err = ks.s.store.Delete(ctx, ks.key(namespace, name), cur.Revision)
+		_, err = ks.r.store.Delete(ctx, ks.key(namespace, name), cur.Revision)
 		switch {
 		case errors.Is(err, store.ErrConflict) && opts.Preconditions == nil:
 			continue // changed between our read and the delete: look again
 		case errors.Is(err, store.ErrConflict):
-			return nil, errModified(ks.kind.GroupResource(), name)
+			return nil, Modified(ks.kind.GroupResource(), name)
 		case err != nil:
 			return nil, storeError(err, ks.kind.GroupResource(), name)
 		}
@@ -409,7 +409,7 @@ func (ks *kindStore) Delete(ctx context.Context, namespace, name string, opts *m
 
 // checkDeletePreconditions fails a delete whose preconditions the object does not meet, with the
 // real server's words (rest.BeforeDelete): a Conflict on the kind, not the resource.
-func (ks *kindStore) checkDeletePreconditions(p *metav1.Preconditions, acc metav1.Object) error {
+func (ks *Store) checkDeletePreconditions(p *metav1.Preconditions, acc metav1.Object) error {
 	if p == nil {
 		return nil
 	}
@@ -428,38 +428,38 @@ func (ks *kindStore) checkDeletePreconditions(p *metav1.Preconditions, acc metav
 // deleteNamespace deletes a namespace with everything in it. The real server marks the
 // namespace Terminating and empties it in the background; leaselab does it at once and
 // answers, like the real server, with the namespace as it was being deleted.
-func (ks *kindStore) deleteNamespace(ctx context.Context, obj runtime.Object, dryRun bool) (runtime.Object, error) {
+func (ks *Store) deleteNamespace(ctx context.Context, obj runtime.Object, dryRun bool) (runtime.Object, error) {
 	ns := obj.(*corev1.Namespace)
-	now := metav1.NewTime(ks.s.opts.Now().Truncate(1e9))
+	now := metav1.NewTime(ks.r.opts.Now().Truncate(1e9))
 	ns.DeletionTimestamp = &now
 	ns.Status.Phase = corev1.NamespaceTerminating
 	if dryRun {
 		return ns, nil
 	}
-	ks.s.markNamespace(ns.Name, false)
-	for _, k := range ks.s.reg.Kinds() {
+	ks.r.markNamespace(ns.Name, false)
+	for _, k := range ks.r.reg.Kinds() {
 		if !k.Namespaced {
 			continue
 		}
-		if err := ks.s.kindStore(k).deleteAll(ctx, ns.Name); err != nil {
+		if err := ks.r.For(k).deleteAll(ctx, ns.Name); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := ks.s.store.Delete(ctx, ks.key("", ns.Name), 0); err != nil {
+	if _, err := ks.r.store.Delete(ctx, ks.key("", ns.Name), 0); err != nil {
 		return nil, storeError(err, ks.kind.GroupResource(), ns.Name)
 	}
-	ks.s.markNamespace(ns.Name, false)
+	ks.r.markNamespace(ns.Name, false)
 	return ns, nil
 }
 
 // deleteAll deletes every object of the kind in a namespace.
-func (ks *kindStore) deleteAll(ctx context.Context, namespace string) error {
-	res, err := ks.s.store.List(ctx, store.ListOptions{Resource: ks.kind.StorageResource(), Namespace: namespace})
+func (ks *Store) deleteAll(ctx context.Context, namespace string) error {
+	res, err := ks.r.store.List(ctx, store.ListOptions{Resource: ks.kind.StorageResource(), Namespace: namespace})
 	if err != nil {
 		return storeError(err, ks.kind.GroupResource(), "")
 	}
 	for _, o := range res.Objects {
-		if _, err := ks.s.store.Delete(ctx, o.Key, 0); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if _, err := ks.r.store.Delete(ctx, o.Key, 0); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return storeError(err, ks.kind.GroupResource(), o.Name)
 		}
 	}

@@ -1,4 +1,4 @@
-package apiserver
+package registry
 
 import (
 	"context"
@@ -18,8 +18,8 @@ import (
 // watchBuffer is how many events a watch holds for its server to write.
 const watchBuffer = 64
 
-// objectEvent is one event of a watch of one kind's objects.
-type objectEvent struct {
+// Event is one event of a watch of one kind's objects.
+type Event struct {
 	Type watch.EventType
 	// Revision is the revision of the change, or for a BOOKMARK the revision up to which the
 	// watch has delivered every change.
@@ -35,17 +35,17 @@ type objectEvent struct {
 	obj runtime.Object
 }
 
-// objectWatch is a running watch, as the registry hands it to the watch handler.
-type objectWatch interface {
+// Watcher is a running watch, as the registry hands it to the watch handler.
+type Watcher interface {
 	// ResultChan delivers the events; it is closed when the watch ends.
-	ResultChan() <-chan objectEvent
+	ResultChan() <-chan Event
 	// Stop ends the watch and waits until it has let go of the store.
 	Stop()
 }
 
-// eventObject returns the storage-version object of an ADDED, MODIFIED or DELETED event; the
+// EventObject returns the storage-version object of an ADDED, MODIFIED or DELETED event; the
 // caller owns it.
-func (ks *kindStore) eventObject(ev objectEvent) (runtime.Object, error) {
+func (ks *Store) EventObject(ev Event) (runtime.Object, error) {
 	if ev.change != nil {
 		return ks.decode(*ev.change)
 	}
@@ -59,11 +59,11 @@ func (ks *kindStore) eventObject(ev objectEvent) (runtime.Object, error) {
 // and a last one shortly before ctx's deadline. A start below the compacted revision is a watch
 // that reports 410 Expired as its one event. Watch returns a 500 for an unparsable
 // resourceVersion, a 504 when the store does not reach it in time, and the store's errors.
-func (ks *kindStore) Watch(ctx context.Context, namespace string, opts *metainternalversion.ListOptions) (objectWatch, error) {
+func (ks *Store) Watch(ctx context.Context, namespace string, opts *metainternalversion.ListOptions) (Watcher, error) {
 	rv, err := strconv.ParseUint(orZero(opts.ResourceVersion), 10, 63)
 	if err != nil {
 		// The real server answers an unparsable watch resourceVersion with a 500.
-		return nil, internalError(fmt.Sprintf("resourceVersion: Invalid value: %q: %v", opts.ResourceVersion, err))
+		return nil, InternalError(fmt.Sprintf("resourceVersion: Invalid value: %q: %v", opts.ResourceVersion, err))
 	}
 	sendInitial := opts.ResourceVersion == "" || opts.ResourceVersion == "0"
 	if opts.SendInitialEvents != nil {
@@ -72,7 +72,7 @@ func (ks *kindStore) Watch(ctx context.Context, namespace string, opts *metainte
 	w := &storeWatch{
 		ks:              ks,
 		m:               ks.newMatcher(opts),
-		ch:              make(chan objectEvent, watchBuffer),
+		ch:              make(chan Event, watchBuffer),
 		done:            make(chan struct{}),
 		initialBookmark: opts.SendInitialEvents != nil && *opts.SendInitialEvents && opts.AllowWatchBookmarks,
 		bookmarks:       opts.AllowWatchBookmarks,
@@ -80,10 +80,10 @@ func (ks *kindStore) Watch(ctx context.Context, namespace string, opts *metainte
 	gr := ks.kind.GroupResource()
 	switch {
 	case sendInitial:
-		if err := ks.s.waitForRevision(ctx, gr, int64(rv)); err != nil {
+		if err := ks.r.waitForRevision(ctx, gr, int64(rv)); err != nil {
 			return nil, err
 		}
-		res, err := ks.s.store.List(ctx, store.ListOptions{Resource: ks.kind.StorageResource(), Namespace: namespace, Match: w.m.matches})
+		res, err := ks.r.store.List(ctx, store.ListOptions{Resource: ks.kind.StorageResource(), Namespace: namespace, Match: w.m.matches})
 		if w.m.err != nil {
 			return nil, w.m.err
 		}
@@ -99,7 +99,7 @@ func (ks *kindStore) Watch(ctx context.Context, namespace string, opts *metainte
 		}
 		w.after = res.Revision
 	case rv == 0:
-		cur, _, err := ks.s.store.Revision(ctx)
+		cur, _, err := ks.r.store.Revision(ctx)
 		if err != nil {
 			return nil, storeError(err, gr, "")
 		}
@@ -109,7 +109,7 @@ func (ks *kindStore) Watch(ctx context.Context, namespace string, opts *metainte
 	}
 
 	ctx, w.cancel = context.WithCancel(ctx)
-	sw, err := ks.s.store.Watch(ctx, store.WatchOptions{Resource: ks.kind.StorageResource(), Namespace: namespace, After: w.after})
+	sw, err := ks.r.store.Watch(ctx, store.WatchOptions{Resource: ks.kind.StorageResource(), Namespace: namespace, After: w.after})
 	if err != nil && !errors.Is(err, store.ErrCompacted) {
 		w.cancel()
 		return nil, storeError(err, gr, "")
@@ -120,9 +120,9 @@ func (ks *kindStore) Watch(ctx context.Context, namespace string, opts *metainte
 
 // storeWatch turns a store watch into the events of one watch request.
 type storeWatch struct {
-	ks     *kindStore
+	ks     *Store
 	m      *matcher
-	ch     chan objectEvent
+	ch     chan Event
 	cancel context.CancelFunc
 	done   chan struct{}
 
@@ -132,7 +132,7 @@ type storeWatch struct {
 	bookmarks       bool
 }
 
-func (w *storeWatch) ResultChan() <-chan objectEvent { return w.ch }
+func (w *storeWatch) ResultChan() <-chan Event { return w.ch }
 
 func (w *storeWatch) Stop() {
 	w.cancel()
@@ -140,7 +140,7 @@ func (w *storeWatch) Stop() {
 }
 
 // send hands ev to the watch server; false when the watch is over.
-func (w *storeWatch) send(ctx context.Context, ev objectEvent) bool {
+func (w *storeWatch) send(ctx context.Context, ev Event) bool {
 	select {
 	case w.ch <- ev:
 		return true
@@ -158,16 +158,16 @@ func (w *storeWatch) run(ctx context.Context, sw store.Watch, startErr error) {
 		defer sw.Close()
 	}
 	if startErr != nil {
-		w.send(ctx, objectEvent{Type: watch.Error, Err: storeError(startErr, w.ks.kind.GroupResource(), "")})
+		w.send(ctx, Event{Type: watch.Error, Err: storeError(startErr, w.ks.kind.GroupResource(), "")})
 		return
 	}
 	for _, obj := range w.initial {
-		if !w.send(ctx, objectEvent{Type: watch.Added, obj: obj}) {
+		if !w.send(ctx, Event{Type: watch.Added, obj: obj}) {
 			return
 		}
 	}
 	w.initial = nil
-	if w.initialBookmark && !w.send(ctx, objectEvent{Type: watch.Bookmark, Revision: w.after, InitialEnd: true}) {
+	if w.initialBookmark && !w.send(ctx, Event{Type: watch.Bookmark, Revision: w.after, InitialEnd: true}) {
 		return
 	}
 	w.changes(ctx, sw)
@@ -177,7 +177,7 @@ func (w *storeWatch) run(ctx context.Context, sw store.Watch, startErr error) {
 func (w *storeWatch) changes(ctx context.Context, sw store.Watch) {
 	var ticks <-chan time.Time
 	if w.bookmarks {
-		t := time.NewTicker(w.ks.s.opts.BookmarkInterval)
+		t := time.NewTicker(w.ks.r.opts.BookmarkInterval)
 		defer t.Stop()
 		ticks = t.C
 	}
@@ -207,7 +207,7 @@ func (w *storeWatch) changes(ctx context.Context, sw store.Watch) {
 			case ev, ok = <-events:
 			case <-ticks:
 				if p := sw.Progress(); p > lastSent && len(events) == 0 {
-					if !w.send(ctx, objectEvent{Type: watch.Bookmark, Revision: p}) {
+					if !w.send(ctx, Event{Type: watch.Bookmark, Revision: p}) {
 						return
 					}
 					lastSent = p
@@ -215,7 +215,7 @@ func (w *storeWatch) changes(ctx context.Context, sw store.Watch) {
 				continue
 			case <-lastCall:
 				if p := sw.Progress(); p >= lastSent && len(events) == 0 {
-					if !w.send(ctx, objectEvent{Type: watch.Bookmark, Revision: p}) {
+					if !w.send(ctx, Event{Type: watch.Bookmark, Revision: p}) {
 						return
 					}
 					lastSent = p
@@ -225,7 +225,7 @@ func (w *storeWatch) changes(ctx context.Context, sw store.Watch) {
 		}
 		if !ok {
 			if err := sw.Err(); err != nil && (errors.Is(err, store.ErrCompacted) || errors.Is(err, store.ErrDamaged)) {
-				w.send(ctx, objectEvent{Type: watch.Error, Err: storeError(err, w.ks.kind.GroupResource(), "")})
+				w.send(ctx, Event{Type: watch.Error, Err: storeError(err, w.ks.kind.GroupResource(), "")})
 			}
 			return
 		}
@@ -249,7 +249,7 @@ var eventTypes = map[store.EventType]watch.EventType{
 // filter passes one store event through the selectors, turning moves into and out of the
 // selection into ADDED and DELETED as the real server does; pass is false for an event the
 // watch does not see.
-func (w *storeWatch) filter(ev store.Event) (out objectEvent, pass bool, err error) {
+func (w *storeWatch) filter(ev store.Event) (out Event, pass bool, err error) {
 	out.Revision = ev.Object.Revision
 	if w.m.everything() {
 		o := ev.Object
@@ -291,4 +291,15 @@ func (w *storeWatch) filter(ev store.Event) (out objectEvent, pass bool, err err
 		return out, false, nil
 	}
 	return out, true, nil
+}
+
+// Shared reports whether the event is a stored change passed on as it is: its encoding in a
+// format and version is the same for every watcher of the kind that asked for no conversion.
+func (e Event) Shared() bool { return e.change != nil }
+
+func orZero(rv string) string {
+	if rv == "" {
+		return "0"
+	}
+	return rv
 }
