@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/leaselab/leaselab/store"
@@ -357,8 +356,7 @@ func (a *API) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 			if c.Response().Committed {
 				return
 			}
-			status.Write(c.Response(), r, status.New(http.StatusInternalServerError, metav1.StatusReasonInternalError,
-				fmt.Sprintf("Internal error occurred: %v", v), nil), status.Recovered)
+			status.Write(c.Response(), r, status.Internal(fmt.Sprintf("Internal error occurred: %v", v)), status.Recovered)
 		}()
 		return next(c)
 	}

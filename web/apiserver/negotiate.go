@@ -139,8 +139,7 @@ func checkAccept(r *http.Request, stream bool) error {
 	if stream {
 		produces = append(slices.Clip(produces), mediaJSON+";stream=watch", mediaProtobuf+";stream=watch")
 	}
-	return status.New(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
-		"406: Not Acceptable\n\nAvailable representations: "+strings.Join(produces, ", "), &metav1.StatusDetails{})
+	return errRouterNotAcceptable(produces)
 }
 
 var (
@@ -160,6 +159,5 @@ func (q *request) negotiateInput() (runtime.SerializerInfo, error) {
 	if err == nil && slices.Contains(media, mt.String()) {
 		return q.s.serializer(mt.String()), nil
 	}
-	return runtime.SerializerInfo{}, status.New(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(media, ", "), nil)
+	return runtime.SerializerInfo{}, errUnsupportedBody(media)
 }

@@ -2,9 +2,9 @@ package apiserver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,9 +20,8 @@ import (
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
-	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/apiserver/registry"
 	"github.com/leaselab/leaselab/web/mediatype"
-	"github.com/leaselab/leaselab/web/status"
 )
 
 // maxJSONPatchOperations bounds a JSON patch as the real server does.
@@ -35,11 +34,6 @@ const jsonPatchMaxCopyBytes = 3 << 20
 
 func init() { jsonpatch.AccumulatedCopySizeLimit = jsonPatchMaxCopyBytes }
 
-// patchAttempts bounds the retries of a patch that lost a race with another write; a patch
-// without a resourceVersion applies to the latest object, so it retries like the real server's
-// GuaranteedUpdate loop.
-const patchAttempts = 8
-
 // patchType returns the patch type of a PATCH request's Content-Type. Any other type is refused
 // with the 415 of the real server's router, which words it differently from a create's.
 func patchType(r *http.Request) (types.PatchType, error) {
@@ -49,7 +43,7 @@ func patchType(r *http.Request) (types.PatchType, error) {
 	case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType:
 		return pt, nil
 	}
-	return "", status.New(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type", &metav1.StatusDetails{})
+	return "", errRouterUnsupportedMediaType()
 }
 
 func (q *request) patch() error {
@@ -72,91 +66,99 @@ func (q *request) patch() error {
 	if err != nil {
 		return err
 	}
-	wo := writeOptions{dryRun: len(opts.DryRun) > 0, manager: q.managerName(opts.FieldManager), fieldValidation: opts.FieldValidation}
-	force := opts.Force != nil && *opts.Force
+	wo := q.writeOptions(opts.DryRun, opts.FieldManager)
+	var u registry.UpdatedObject
+	if pt == types.ApplyYAMLPatchType {
+		// The field manager records the applier itself: the create and update paths must not
+		// add an Update entry on top.
+		wo.Applied = true
+		force := opts.Force != nil && *opts.Force
+		u = registry.UpdatedObject{Transform: q.applyTransform(body, opts.FieldValidation, wo.Manager, force), ForceAllowCreate: true, Retry: true}
+	} else {
+		transform, err := q.patchTransform(pt, body, opts.FieldValidation)
+		if err != nil {
+			return err
+		}
+		// A patch without a resourceVersion applies to the latest object: it retries when it
+		// lost a race, as the real server's GuaranteedUpdate loop.
+		u = registry.UpdatedObject{Transform: transform, Retry: !patchSetsResourceVersion(pt, body)}
+	}
+	result, created, err := q.objects.Update(q.r.Context(), q.ri.Namespace, q.ri.Name, u, wo)
+	if err != nil {
+		return err
+	}
+	if created {
+		return q.respond(http.StatusCreated, out, result)
+	}
+	return q.respond(http.StatusOK, out, result)
+}
 
+// patchTransform returns the update of a JSON, merge or strategic merge patch: the patch
+// applied to the current object in the request's version. A JSON patch is decoded first.
+func (q *request) patchTransform(pt types.PatchType, body []byte, validation string) (func(runtime.Object) (runtime.Object, error), error) {
 	var jp jsonpatch.Patch
 	if pt == types.JSONPatchType {
+		var err error
 		if jp, err = jsonpatch.DecodePatch(body); err != nil {
-			return apierrors.NewBadRequest(err.Error())
+			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		if len(jp) > maxJSONPatchOperations {
-			return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(jp)))
+			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(jp)))
 		}
 	}
-
-	ctx := q.r.Context()
-	for attempt := 1; ; attempt++ {
-		cur, err := q.s.store.Get(ctx, q.key(q.ri.Name))
-		missing := errorsIs(err, store.ErrNotFound)
-		if err != nil && !(missing && pt == types.ApplyYAMLPatchType) {
-			return storeError(err, q.kind.GroupResource(), q.ri.Name)
+	return func(cur runtime.Object) (runtime.Object, error) {
+		if cur == nil {
+			return nil, apierrors.NewNotFound(q.kind.GroupResource(), q.ri.Name)
 		}
-
-		if pt == types.ApplyYAMLPatchType {
-			result, code, err := q.apply(body, cur, missing, wo, force)
-			if errorsIs(err, store.ErrConflict) && attempt < patchAttempts {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			return q.respond(code, out, result)
-		}
-
-		old, err := q.decodeStored(cur)
+		curAcc, _ := meta.Accessor(cur)
+		rv := curAcc.GetResourceVersion()
+		patched, err := q.applyPatch(pt, jp, body, cur)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		versioned, err := q.toVersion(old.DeepCopyObject())
+		obj, err := q.decodePatched(patched, body, pt, validation)
 		if err != nil {
-			return err
-		}
-		versioned.GetObjectKind().SetGroupVersionKind(q.gv.WithKind(q.kind.Kind))
-		original, err := json.Marshal(versioned)
-		if err != nil {
-			return err
-		}
-		var patched []byte
-		switch pt {
-		case types.JSONPatchType:
-			patched, err = applyJSONPatch(jp, original)
-			if err != nil {
-				return status.New(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the server rejected our request due to an error in our request", &metav1.StatusDetails{})
-			}
-		case types.MergePatchType:
-			patched, err = jsonpatch.MergePatch(original, body)
-			if err != nil {
-				return apierrors.NewBadRequest(err.Error())
-			}
-		case types.StrategicMergePatchType:
-			patched, err = strategicpatch.StrategicMergePatch(original, body, versioned)
-			if err != nil {
-				return apierrors.NewBadRequest(err.Error())
-			}
-		}
-		obj, err := q.decodePatched(patched, body, pt, wo.fieldValidation)
-		if err != nil {
-			return err
+			return nil, err
 		}
 		acc, _ := meta.Accessor(obj)
 		if err := q.checkNameAndNamespace(acc); err != nil {
-			return err
+			return nil, err
 		}
 		// A resourceVersion in the patched object is a precondition; none means last writer wins.
-		pinned := acc.GetResourceVersion() != strconv.FormatInt(cur.Revision, 10)
-		if pinned {
-			return errModified(q.kind.GroupResource(), q.ri.Name)
+		if acc.GetResourceVersion() != rv {
+			return nil, registry.Modified(q.kind.GroupResource(), q.ri.Name)
 		}
-		result, err := q.updateObject(obj, old, cur.Revision, wo)
-		if errorsIs(err, store.ErrConflict) && attempt < patchAttempts && !patchSetsResourceVersion(pt, body) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		return q.respond(http.StatusOK, out, result)
+		return obj, nil
+	}, nil
+}
+
+// applyPatch applies a patch of type pt to the JSON of cur in the request's version.
+func (q *request) applyPatch(pt types.PatchType, jp jsonpatch.Patch, body []byte, cur runtime.Object) ([]byte, error) {
+	versioned, err := q.toVersion(cur)
+	if err != nil {
+		return nil, err
 	}
+	versioned.GetObjectKind().SetGroupVersionKind(q.gv.WithKind(q.kind.Kind))
+	original, err := json.Marshal(versioned)
+	if err != nil {
+		return nil, err
+	}
+	var patched []byte
+	switch pt {
+	case types.JSONPatchType:
+		if patched, err = applyJSONPatch(jp, original); err != nil {
+			return nil, errJSONPatchFailed()
+		}
+	case types.MergePatchType:
+		if patched, err = jsonpatch.MergePatch(original, body); err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+	case types.StrategicMergePatchType:
+		if patched, err = strategicpatch.StrategicMergePatch(original, body, versioned); err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+	}
+	return patched, nil
 }
 
 // applyJSONPatch applies a JSON patch. The library dereferences the value of add, replace and
@@ -235,74 +237,69 @@ func patchBadValue(patched, body []byte, pt types.PatchType) string {
 	return fmt.Sprintf("%+v", m)
 }
 
-// apply runs a server-side apply patch: the field manager merges the applied configuration
-// into the live object (or a new one) and records ownership; conflicts are 409 unless forced.
-func (q *request) apply(body []byte, cur store.Object, missing bool, wo writeOptions, force bool) (runtime.Object, int, error) {
+// applyTransform returns the update of a server-side apply patch: the field manager merges
+// the applied configuration into the current object (or a new one) and records ownership;
+// conflicts are 409 unless forced.
+func (q *request) applyTransform(body []byte, validation, manager string, force bool) func(runtime.Object) (runtime.Object, error) {
+	return func(cur runtime.Object) (runtime.Object, error) {
+		patchObj, err := q.decodeApplied(body, validation)
+		if err != nil {
+			return nil, err
+		}
+		missing := cur == nil
+		live := cur
+		if missing {
+			if live, err = q.s.reg.Scheme.New(q.kind.StorageGVK()); err != nil {
+				return nil, err
+			}
+			acc, _ := meta.Accessor(live)
+			acc.SetName(q.ri.Name)
+			acc.SetNamespace(q.ri.Namespace)
+		}
+		applied, err := q.fieldManager().Apply(live, patchObj, manager, force)
+		if err != nil {
+			var st apierrors.APIStatus
+			if !errors.As(err, &st) {
+				// A plain error, such as a field the schema does not declare: the real server
+				// sends its text as a 500 without a reason.
+				return nil, registry.InternalError(err.Error())
+			}
+			return nil, err
+		}
+		acc, _ := meta.Accessor(applied)
+		if uid := acc.GetUID(); missing && uid != "" {
+			// What the real patch handler answers for a uid it cannot compare with anything.
+			return nil, apierrors.NewConflict(q.kind.GroupResource(), q.ri.Name, fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", uid))
+		}
+		acc.SetName(q.ri.Name)
+		if err := q.checkNamespace(acc); err != nil {
+			return nil, err
+		}
+		return applied, nil
+	}
+}
+
+// decodeApplied decodes the configuration of a server-side apply patch and checks its kind,
+// version, name and namespace against the URL.
+func (q *request) decodeApplied(body []byte, validation string) (*unstructured.Unstructured, error) {
 	patchObj := &unstructured.Unstructured{Object: map[string]any{}}
 	if err := yaml.Unmarshal(body, &patchObj.Object); err != nil {
-		return nil, 0, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
 	}
-	if wo.fieldValidation == metav1.FieldValidationStrict {
+	if validation == metav1.FieldValidationStrict {
 		if err := yaml.UnmarshalStrict(body, &map[string]any{}); err != nil {
-			return nil, 0, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", err))
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", err))
 		}
 	}
 	gvk := patchObj.GroupVersionKind()
 	if gvk.GroupVersion() != q.gv || gvk.Kind != q.kind.Kind {
-		return nil, 0, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion(), q.gv))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion(), q.gv))
 	}
 	if n := patchObj.GetName(); n != "" && n != q.ri.Name {
-		return nil, 0, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, q.ri.Name))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, q.ri.Name))
 	}
 	if ns := patchObj.GetNamespace(); q.kind.Namespaced && ns != "" && ns != q.ri.Namespace {
-		return nil, 0, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
-	fm := q.fieldManager()
-	var live runtime.Object
-	var err error
-	if missing {
-		live, err = q.s.reg.Scheme.New(q.kind.StorageGVK())
-		if err != nil {
-			return nil, 0, err
-		}
-		acc, _ := meta.Accessor(live)
-		acc.SetName(q.ri.Name)
-		acc.SetNamespace(q.ri.Namespace)
-	} else {
-		if live, err = q.decodeStored(cur); err != nil {
-			return nil, 0, err
-		}
-	}
-	applied, err := fm.Apply(live, patchObj, wo.manager, force)
-	if err != nil {
-		var st apierrors.APIStatus
-		if !errorsAs(err, &st) {
-			// A plain error, such as a field the schema does not declare: the real server
-			// sends its text as a 500 without a reason.
-			return nil, 0, internalError(err.Error())
-		}
-		return nil, 0, err
-	}
-	acc, _ := meta.Accessor(applied)
-	if uid := acc.GetUID(); missing && uid != "" {
-		// What the real patch handler answers for a uid it cannot compare with anything.
-		return nil, 0, apierrors.NewConflict(q.kind.GroupResource(), q.ri.Name, fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", uid))
-	}
-	acc.SetName(q.ri.Name)
-	if err := q.checkNamespace(acc); err != nil {
-		return nil, 0, err
-	}
-	// The field manager already recorded the applier: the create and update paths must not
-	// add an Update entry on top.
-	wo.applied = true
-	if missing {
-		created, err := q.createObject(applied, wo, false)
-		return created, http.StatusCreated, err
-	}
-	old, err := q.decodeStored(cur)
-	if err != nil {
-		return nil, 0, err
-	}
-	result, err := q.updateObject(applied, old, cur.Revision, wo)
-	return result, http.StatusOK, err
+	return patchObj, nil
 }

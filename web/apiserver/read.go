@@ -1,14 +1,7 @@
 package apiserver
 
 import (
-	"context"
-	"encoding/base64"
-	"encoding/json"
-	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,14 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/leaselab/leaselab/store"
-	"github.com/leaselab/leaselab/web/status"
 )
-
-// tooLargeWait is how long a read at a future resourceVersion waits for the store to catch up
-// before answering 504, as the real server's watch cache does.
-const tooLargeWait = 3 * time.Second
 
 // listOptions reads and validates the list and watch query parameters.
 func (q *request) listOptions() (*metainternalversion.ListOptions, error) {
@@ -53,50 +39,6 @@ func (q *request) listOptions() (*metainternalversion.ListOptions, error) {
 	return opts, nil
 }
 
-// parseRV parses a resourceVersion parameter; "" and "0" are 0.
-func parseRV(rv string) (int64, error) {
-	if rv == "" || rv == "0" {
-		return 0, nil
-	}
-	n, err := strconv.ParseUint(rv, 10, 63)
-	if err != nil {
-		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q: %v", rv, err))
-	}
-	return int64(n), nil
-}
-
-// waitForRevision makes a "not older than rv" read wait until the store has reached rv, and
-// answers 504 as the real server does when it does not get there in time.
-func (s *Server) waitForRevision(ctx context.Context, gr schema.GroupResource, rv int64) error {
-	if rv == 0 {
-		return nil
-	}
-	deadline := time.Now().Add(tooLargeWait)
-	for {
-		cur, _, err := s.store.Revision(ctx)
-		if err != nil {
-			return storeError(err, gr, "")
-		}
-		if cur >= rv {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			st := status.New(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
-				fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", rv, cur),
-				&metav1.StatusDetails{
-					Causes:            []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}},
-					RetryAfterSeconds: 1,
-				})
-			return st
-		}
-		select {
-		case <-ctx.Done():
-			return storeError(ctx.Err(), gr, "")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
 func (q *request) get() error {
 	out, err := q.negotiateOutput(true)
 	if err != nil {
@@ -106,117 +48,11 @@ func (q *request) get() error {
 	if err := q.decodeParams(&opts); err != nil {
 		return err
 	}
-	rv, err := parseRV(opts.ResourceVersion)
-	if err != nil {
-		return err
-	}
-	if err := q.s.waitForRevision(q.r.Context(), q.kind.GroupResource(), rv); err != nil {
-		return err
-	}
-	o, err := q.s.store.Get(q.r.Context(), q.key(q.ri.Name))
-	if err != nil {
-		return storeError(err, q.kind.GroupResource(), q.ri.Name)
-	}
-	obj, err := q.decodeStored(o)
+	obj, err := q.objects.Get(q.r.Context(), q.ri.Namespace, q.ri.Name, &opts)
 	if err != nil {
 		return err
 	}
 	return q.respond(http.StatusOK, out, obj)
-}
-
-// inconsistentContinue is the real server's answer to a continue token whose revision was
-// compacted; the Status carries a token to go on at the latest revision.
-const inconsistentContinue = "The provided continue parameter is too old to display a consistent list result. " +
-	"You can start a new list without the continue parameter, or use the continue token in this response to " +
-	"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent " +
-	"list - objects that were created, modified, or deleted between the time the first chunk was returned " +
-	"and now may show up in the list."
-
-// continueToken is the opaque continue token, in the real server's shape: the revision every
-// page is read at and the key to start after.
-type continueToken struct {
-	APIVersion string `json:"v"`
-	RV         int64  `json:"rv"`
-	Start      string `json:"start"`
-}
-
-func encodeContinue(rv int64, after store.Key) string {
-	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", RV: rv, Start: after.Namespace + "/" + after.Name + "\x00"})
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func decodeContinue(token string) (int64, store.Key, error) {
-	b, err := base64.RawURLEncoding.DecodeString(token)
-	if err != nil {
-		return 0, store.Key{}, fmt.Errorf("continue key is not valid: %v", err)
-	}
-	var t continueToken
-	if err := json.Unmarshal(b, &t); err != nil {
-		return 0, store.Key{}, fmt.Errorf("continue key is not valid: %v", err)
-	}
-	if t.APIVersion != "meta.k8s.io/v1" {
-		return 0, store.Key{}, fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-	}
-	if t.RV == 0 {
-		// A negative revision is the real server's token for "continue at the latest
-		// revision", which it hands out when the token's own revision was compacted.
-		return 0, store.Key{}, fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-	}
-	start, ok := strings.CutSuffix(t.Start, "\x00")
-	ns, name, found := strings.Cut(start, "/")
-	if !ok || !found || name == "" {
-		return 0, store.Key{}, fmt.Errorf("continue key is not valid: bad start key %q", t.Start)
-	}
-	return t.RV, store.Key{Namespace: ns, Name: name}, nil
-}
-
-// matcher filters stored objects by label and field selectors, remembering what it decoded
-// so that a list decodes each object once.
-type matcher struct {
-	q       *request
-	label   labels.Selector
-	field   fields.Selector
-	decoded map[int64]runtime.Object
-	err     error
-}
-
-func (q *request) newMatcher(opts *metainternalversion.ListOptions) *matcher {
-	return &matcher{q: q, label: opts.LabelSelector, field: opts.FieldSelector, decoded: map[int64]runtime.Object{}}
-}
-
-func (m *matcher) everything() bool { return m.label.Empty() && m.field.Empty() }
-
-// matches decodes o and tests it against the selectors.
-func (m *matcher) matches(o store.Object) bool {
-	// Not through the cache of decoded objects: a list would flush it.
-	obj, err := m.q.s.decodeStored(m.q.kind, o)
-	if err != nil {
-		m.err = err
-		return false
-	}
-	m.decoded[o.Revision] = obj
-	return m.matchesObject(obj)
-}
-
-func (m *matcher) matchesObject(obj runtime.Object) bool {
-	if m.everything() {
-		return true
-	}
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return false
-	}
-	if !m.label.Matches(labels.Set(acc.GetLabels())) {
-		return false
-	}
-	return m.field.Empty() || m.field.Matches(m.q.kind.FieldSet(obj))
-}
-
-func (m *matcher) object(o store.Object) (runtime.Object, error) {
-	if obj, ok := m.decoded[o.Revision]; ok {
-		return obj, nil
-	}
-	return m.q.s.decodeStored(m.q.kind, o)
 }
 
 func (q *request) list() error {
@@ -228,7 +64,7 @@ func (q *request) list() error {
 	if err != nil {
 		return err
 	}
-	items, meta, err := q.listObjects(opts)
+	items, meta, err := q.objects.List(q.r.Context(), q.ri.Namespace, opts)
 	if err != nil {
 		return err
 	}
@@ -246,93 +82,6 @@ func (q *request) list() error {
 	}
 	q.writeObject(http.StatusOK, out, list, q.gv)
 	return nil
-}
-
-// listObjects runs a list with the real server's resourceVersion and paging rules and returns
-// storage-version objects and the list metadata.
-func (q *request) listObjects(opts *metainternalversion.ListOptions) ([]runtime.Object, metav1.ListMeta, error) {
-	ctx := q.r.Context()
-	gr := q.kind.GroupResource()
-	so := store.ListOptions{
-		Resource:  q.kind.StorageResource(),
-		Namespace: q.ri.Namespace,
-		Limit:     int(max(opts.Limit, 0)), // the real server reads a limit <= 0 as none
-	}
-	rv, err := parseRV(opts.ResourceVersion)
-	if err != nil {
-		return nil, metav1.ListMeta{}, err
-	}
-	switch {
-	case opts.Continue != "":
-		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
-			return nil, metav1.ListMeta{}, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
-		}
-		crv, after, err := decodeContinue(opts.Continue)
-		if err != nil {
-			return nil, metav1.ListMeta{}, apierrors.NewBadRequest("invalid continue token: " + err.Error())
-		}
-		so.Revision, so.After = max(crv, 0), after
-	case opts.ResourceVersion == "0":
-		// "Any" resourceVersion: the real server answers from its cache and ignores limit.
-		so.Limit = 0
-	case rv > 0 && (opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact ||
-		opts.ResourceVersionMatch == "" && opts.Limit > 0):
-		so.Revision = rv
-	case rv > 0:
-		if err := q.s.waitForRevision(ctx, gr, rv); err != nil {
-			return nil, metav1.ListMeta{}, err
-		}
-	}
-	if q.ri.Name != "" {
-		// A named list (a watch or list of one object): the field selector already pins it.
-		so.Namespace = q.ri.Namespace
-	}
-	m := q.newMatcher(opts)
-	if !m.everything() {
-		so.Match = m.matches
-	}
-	res, err := q.s.store.List(ctx, so)
-	if m.err != nil {
-		return nil, metav1.ListMeta{}, m.err
-	}
-	if err != nil {
-		var ce *store.CompactedError
-		if asCompacted(err, &ce) {
-			if opts.Continue != "" {
-				// As the real server: a token that goes on from the same key at the latest
-				// revision, for clients that accept an inconsistent list.
-				st := apierrors.NewResourceExpired(inconsistentContinue)
-				st.ErrStatus.ListMeta.Continue = encodeContinue(-1, so.After)
-				return nil, metav1.ListMeta{}, st
-			}
-			return nil, metav1.ListMeta{}, apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
-		}
-		if errorsIs(err, store.ErrFutureRevision) {
-			cur, _, _ := q.s.store.Revision(ctx)
-			return nil, metav1.ListMeta{}, status.New(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
-				fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", so.Revision, cur),
-				&metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}, RetryAfterSeconds: 1})
-		}
-		return nil, metav1.ListMeta{}, storeError(err, gr, "")
-	}
-	items := make([]runtime.Object, 0, len(res.Objects))
-	for _, o := range res.Objects {
-		obj, err := m.object(o)
-		if err != nil {
-			return nil, metav1.ListMeta{}, err
-		}
-		items = append(items, obj)
-	}
-	lm := metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Revision, 10)}
-	if res.More && len(res.Objects) > 0 {
-		last := res.Objects[len(res.Objects)-1]
-		lm.Continue = encodeContinue(res.Revision, last.Key)
-		if so.Match == nil {
-			n := res.Remaining
-			lm.RemainingItemCount = &n
-		}
-	}
-	return items, lm, nil
 }
 
 // newList builds the list object of the request's version.
@@ -361,8 +110,4 @@ func (q *request) newList(items []runtime.Object, lm metav1.ListMeta) (runtime.O
 	la.SetContinue(lm.Continue)
 	la.SetRemainingItemCount(lm.RemainingItemCount)
 	return list, nil
-}
-
-func asCompacted(err error, target **store.CompactedError) bool {
-	return errorsAs(err, target)
 }

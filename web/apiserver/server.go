@@ -1,18 +1,18 @@
 // Package apiserver serves the Kubernetes REST surface for the kinds in web/kinds on top of a
 // store.Interface: get, list, watch, create, update, patch, delete and deletecollection, with the
-// content negotiation, errors, options and metadata handling of the real API server.
+// content negotiation, errors, options and metadata handling of the real API server. Its
+// handlers only speak HTTP: they negotiate, decode, call the kind's registry (package registry,
+// which alone reads and writes the store) and encode.
 package apiserver
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -22,6 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/apiserver/registry"
+	"github.com/leaselab/leaselab/web/apiserver/ring"
 	"github.com/leaselab/leaselab/web/kinds"
 	apirequest "github.com/leaselab/leaselab/web/request"
 	"github.com/leaselab/leaselab/web/status"
@@ -33,10 +35,6 @@ const MaxBodyBytes = 3 << 20
 // watchFrameCacheSize is how many encoded watch frames the server keeps: enough for every
 // format and version of the changes a burst of writes produces while watchers catch up.
 const watchFrameCacheSize = 4096
-
-// decodedCacheSize is how many decoded objects the server keeps for the writes that follow
-// reads of the same revision.
-const decodedCacheSize = 4096
 
 // Options configure a Server.
 type Options struct {
@@ -56,99 +54,44 @@ type Options struct {
 
 // Server answers API requests for the kinds of a registry from a store.
 type Server struct {
-	log   *slog.Logger
-	reg   *kinds.Registry
-	store store.Interface
-	opts  Options
+	log  *slog.Logger
+	reg  *kinds.Registry
+	opts Options
+	// objects is the registry of every kind.
+	objects *registry.Registry
 
-	params        runtime.ParameterCodec
-	serializers   map[string]runtime.SerializerInfo
-	fieldManagers map[schema.GroupVersionKind]*managedfields.FieldManager // complete when fieldManagersReady is closed
-	// fieldManagersReady is closed when fieldManagers is built, or fieldManagersErr set.
-	fieldManagersReady chan struct{}
-	fieldManagersErr   error
-
-	frames  *ring[frameKey, []byte]           // encoded watch frames of the latest changes
-	decoded *ring[decodedKey, runtime.Object] // decoded stored objects, never handed out
-
-	nsMu    sync.Mutex
-	knownNS map[string]bool // namespaces known to exist, to skip a lookup on every create
+	params      runtime.ParameterCodec
+	serializers map[string]runtime.SerializerInfo
+	frames      *ring.Ring[frameKey, []byte] // encoded watch frames of the latest changes
 }
 
 // New returns a Server. The field managers are built in the background: should that fail,
 // which only a kind without a schema can cause, writes answer 500 with the reason. The error
 // is always nil.
 func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Options) (*Server, error) {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	if opts.BookmarkInterval <= 0 {
-		opts.BookmarkInterval = time.Minute
-	}
 	s := &Server{
-		log:           logger,
-		reg:           reg,
-		store:         st,
-		opts:          opts,
-		params:        runtime.NewParameterCodec(reg.Scheme),
-		serializers:   map[string]runtime.SerializerInfo{},
-		fieldManagers: map[schema.GroupVersionKind]*managedfields.FieldManager{},
-		knownNS:       map[string]bool{},
-		frames:        newRing[frameKey, []byte](watchFrameCacheSize),
-		decoded:       newRing[decodedKey, runtime.Object](decodedCacheSize),
+		log:         logger,
+		reg:         reg,
+		opts:        opts,
+		params:      runtime.NewParameterCodec(reg.Scheme),
+		serializers: map[string]runtime.SerializerInfo{},
+		frames:      ring.New[frameKey, []byte](watchFrameCacheSize),
+		objects: registry.New(logger, reg, st, registry.Options{
+			Now:              opts.Now,
+			BookmarkInterval: opts.BookmarkInterval,
+			AdmitCreate:      opts.AdmitCreate,
+		}),
+	}
+	if s.opts.Now == nil {
+		s.opts.Now = time.Now
 	}
 	for _, info := range reg.Codecs.SupportedMediaTypes() {
 		s.serializers[info.MediaType] = info
 	}
-	// The type converter parses the OpenAPI schema of every built-in type, which takes
-	// longer than the rest of the start-up: it is built in the background, and the first
-	// write waits for it (fieldManager).
-	s.fieldManagersReady = make(chan struct{})
-	go func() {
-		defer close(s.fieldManagersReady)
-		s.fieldManagersErr = s.buildFieldManagers()
-		if s.fieldManagersErr != nil {
-			logger.Error("field managers", slog.Any("error", s.fieldManagersErr))
-		}
-	}()
 	return s, nil
-}
-
-// buildFieldManagers builds the field manager of every served version of every kind.
-func (s *Server) buildFieldManagers() error {
-	typeConverter, err := s.reg.TypeConverter()
-	if err != nil {
-		return err
-	}
-	for _, k := range s.reg.Kinds() {
-		hub := schema.GroupVersion{Group: k.Group, Version: k.StorageVersion}
-		for _, v := range k.Versions {
-			gvk := schema.GroupVersionKind{Group: k.Group, Version: v, Kind: k.Kind}
-			fm, err := managedfields.NewDefaultFieldManager(typeConverter, s.reg.Scheme, s.reg.Scheme, s.reg.Scheme, gvk, hub, "", nil)
-			if err != nil {
-				return fmt.Errorf("field manager for %s: %w", gvk, err)
-			}
-			s.fieldManagers[gvk] = fm
-		}
-	}
-	return nil
-}
-
-// waitFieldManagers waits until the field managers are built; it returns an internal error
-// when they could not be.
-func (s *Server) waitFieldManagers(ctx context.Context) error {
-	select {
-	case <-s.fieldManagersReady:
-	case <-ctx.Done():
-		return apierrors.NewTimeoutError("the server is starting", 1)
-	}
-	if s.fieldManagersErr != nil {
-		return internalError(s.fieldManagersErr.Error())
-	}
-	return nil
 }
 
 func (s *Server) serializer(media string) runtime.SerializerInfo { return s.serializers[media] }
@@ -169,29 +112,44 @@ type request struct {
 	ri   apirequest.Info
 	kind *kinds.Kind
 	gv   schema.GroupVersion // the version of the URL
+	// objects is the registry of the kind.
+	objects *registry.Store
 }
 
 // ServeHTTP serves one API request, as the front door's request info describes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ri := apirequest.InfoOf(r)
-	q := &request{s: s, w: w, r: r, ri: ri}
-	if !ri.IsResourceRequest {
-		q.fail(errNotFoundPath())
+	q := &request{s: s, w: w, r: r, ri: apirequest.InfoOf(r)}
+	if err := q.route(); err != nil {
+		q.fail(err)
 		return
+	}
+	if msg, ok := q.kind.Deprecated[q.ri.Version]; ok {
+		q.warn(msg)
+	}
+	if err := q.serve(); err != nil {
+		q.fail(err)
+	}
+}
+
+// route finds the kind of the request and checks what the real server's router checks before
+// a handler runs, in its order: the path, the method, a PATCH's Content-Type, then the Accept
+// header.
+func (q *request) route() error {
+	ri := q.ri
+	if !ri.IsResourceRequest {
+		return errNotFoundPath()
 	}
 	q.gv = schema.GroupVersion{Group: ri.Group, Version: ri.Version}
-	q.kind = s.reg.Lookup(ri.Group, ri.Version, ri.Resource)
+	q.kind = q.s.reg.Lookup(ri.Group, ri.Version, ri.Resource)
 	if q.kind == nil || ri.Subresource != "" {
-		q.fail(errNotFoundPath())
-		return
+		return errNotFoundPath()
 	}
+	q.objects = q.s.objects.For(q.kind)
 	if ri.Verb == "" {
-		q.fail(errMethodNotAllowed())
-		return
+		return errMethodNotAllowed()
 	}
 	if !q.kind.Namespaced && ri.Namespace != "" {
-		q.fail(errNotFoundPath())
-		return
+		return errNotFoundPath()
 	}
 	// The real server's router matches the path first, then the method: a path it has a
 	// route for answers 405 to the methods it has no route for, before any other check.
@@ -200,62 +158,49 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case ri.Verb == "list" || ri.Verb == "watch" && ri.Name == "":
 		case ri.Name == "" || ri.Verb == "create":
 			// The list across namespaces is only a GET.
-			q.fail(errMethodNotAllowed())
-			return
+			return errMethodNotAllowed()
 		default:
-			q.fail(errNotFoundPath())
-			return
+			return errNotFoundPath()
 		}
 	}
 	if !allowedMethod(ri) {
-		q.fail(errMethodNotAllowed())
-		return
+		return errMethodNotAllowed()
 	}
-	// What the real server's router checks before a handler runs: a PATCH's Content-Type, then
-	// the Accept header.
 	if ri.Verb == "patch" {
-		if _, err := patchType(r); err != nil {
-			q.fail(err)
-			return
+		if _, err := patchType(q.r); err != nil {
+			return err
 		}
 	}
-	if err := checkAccept(r, ri.Verb == "list" || ri.Verb == "watch"); err != nil {
-		q.fail(err)
-		return
-	}
+	return checkAccept(q.r, ri.Verb == "list" || ri.Verb == "watch")
+}
 
-	if msg, ok := q.kind.Deprecated[ri.Version]; ok {
-		q.warn(msg)
-	}
-	var err error
-	switch ri.Verb {
+// serve runs the handler of the request's verb.
+func (q *request) serve() error {
+	switch q.ri.Verb {
 	case "create", "update", "patch":
-		if err := s.waitFieldManagers(r.Context()); err != nil {
-			q.fail(err)
-			return
+		if err := q.s.objects.WaitFieldManagers(q.r.Context()); err != nil {
+			return err
 		}
 	}
-	switch ri.Verb {
+	switch q.ri.Verb {
 	case "get":
-		err = q.get()
+		return q.get()
 	case "list":
-		err = q.list()
+		return q.list()
 	case "watch":
-		err = q.watch()
+		return q.watch()
 	case "create":
-		err = q.create()
+		return q.create()
 	case "update":
-		err = q.update()
+		return q.update()
 	case "patch":
-		err = q.patch()
+		return q.patch()
 	case "delete":
-		err = q.delete()
+		return q.delete()
 	case "deletecollection":
-		err = q.deleteCollection()
+		return q.deleteCollection()
 	}
-	if err != nil {
-		q.fail(err)
-	}
+	return nil
 }
 
 // allowedMethod reports whether the real server has a route for the request's method on its
@@ -269,11 +214,6 @@ func allowedMethod(ri apirequest.Info) bool {
 		return ri.Verb != "update" && ri.Verb != "patch"
 	}
 	return ri.Verb != "create"
-}
-
-// key addresses the object the request names.
-func (q *request) key(name string) store.Key {
-	return store.Key{Resource: q.kind.StorageResource(), Namespace: q.ri.Namespace, Name: name}
 }
 
 // fail answers err as a Status in the format the client accepts (JSON when none is).
@@ -328,83 +268,6 @@ func (q *request) readBody() ([]byte, error) {
 		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes))
 	}
 	return b, nil
-}
-
-// decodeStored turns a stored object into its storage-version Go object with the
-// resourceVersion set from the revision.
-//
-// A GET and the PUT that follows it (how clients renew leases) read the same revision: the
-// decoded object is kept by key and revision, and each caller gets its own deep copy, which
-// costs a fraction of decoding the JSON again.
-func (q *request) decodeStored(o store.Object) (runtime.Object, error) {
-	key := decodedKey{Key: o.Key, rev: o.Revision}
-	if obj, ok := q.s.decoded.get(key); ok {
-		return obj.DeepCopyObject(), nil
-	}
-	obj, err := q.s.decodeStored(q.kind, o)
-	if err != nil {
-		return nil, err
-	}
-	q.s.decoded.add(key, obj.DeepCopyObject())
-	return obj, nil
-}
-
-// decodedKey identifies one state of one object.
-type decodedKey struct {
-	store.Key
-	rev int64
-}
-
-// ring is a map of at most size entries that forgets the oldest entry first. It is safe for
-// concurrent use.
-type ring[K comparable, V any] struct {
-	mu    sync.Mutex
-	size  int
-	m     map[K]V
-	order []K
-	next  int
-}
-
-func newRing[K comparable, V any](size int) *ring[K, V] {
-	return &ring[K, V]{size: size, m: make(map[K]V, size), order: make([]K, 0, size)}
-}
-
-func (r *ring[K, V]) get(k K) (V, bool) {
-	r.mu.Lock()
-	v, ok := r.m[k]
-	r.mu.Unlock()
-	return v, ok
-}
-
-// add stores v under k unless k is present, and returns the value now stored.
-func (r *ring[K, V]) add(k K, v V) V {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if prev, ok := r.m[k]; ok {
-		return prev
-	}
-	if len(r.order) < r.size {
-		r.order = append(r.order, k)
-	} else {
-		delete(r.m, r.order[r.next])
-		r.order[r.next] = k
-		r.next = (r.next + 1) % r.size
-	}
-	r.m[k] = v
-	return v
-}
-
-func (s *Server) decodeStored(k *kinds.Kind, o store.Object) (runtime.Object, error) {
-	obj, err := s.reg.DecodeStored(k, o.Value, o.Revision)
-	if err != nil {
-		return nil, fmt.Errorf("%s/%s: %w", o.Namespace, o.Name, err)
-	}
-	return obj, nil
-}
-
-// encodeStored is the stored form of a storage-version object (kinds.Registry.EncodeStored).
-func (s *Server) encodeStored(k *kinds.Kind, obj runtime.Object) ([]byte, error) {
-	return s.reg.EncodeStored(k, obj)
 }
 
 // toVersion converts a storage-version object to the version of the request.
@@ -467,19 +330,8 @@ func (q *request) managerName(fieldManager string) string {
 	return string(b)
 }
 
-// servesAPIVersion reports whether apiVersion is a group/version the request's kind is served at.
-func (q *request) servesAPIVersion(apiVersion string) bool {
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	return err == nil && apiVersion != "" && gv.Group == q.kind.Group && q.kind.Serves(gv.Version)
-}
-
 // fieldManager is the field manager of the request's kind and version. ServeHTTP has waited
 // for them to be built before a create, update or patch runs.
 func (q *request) fieldManager() *managedfields.FieldManager {
-	<-q.s.fieldManagersReady
-	return q.s.fieldManagers[q.gv.WithKind(q.kind.Kind)]
+	return q.objects.FieldManager(q.gv)
 }
-
-// errorsIs and errorsAs keep the many store error checks short.
-func errorsIs(err, target error) bool     { return errors.Is(err, target) }
-func errorsAs(err error, target any) bool { return errors.As(err, target) }

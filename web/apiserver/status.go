@@ -1,16 +1,12 @@
 package apiserver
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/status"
 )
 
@@ -19,57 +15,31 @@ func errNotFoundPath() *apierrors.StatusError {
 	return status.New(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", &metav1.StatusDetails{})
 }
 
+// errMethodNotAllowed is the router's answer for a method it has no route for on a path it knows.
 func errMethodNotAllowed() *apierrors.StatusError {
 	return status.New(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource", &metav1.StatusDetails{})
 }
 
-// internalError is a plain 500 with an empty reason, as the real server answers errors that
-// are not Status errors.
-func internalError(message string) *apierrors.StatusError {
-	return status.New(http.StatusInternalServerError, "", message, nil)
+// errRouterNotAcceptable is the router's 406 for an Accept header that allows none of the
+// media types the route produces.
+func errRouterNotAcceptable(produces []string) *apierrors.StatusError {
+	return status.New(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+		"406: Not Acceptable\n\nAvailable representations: "+strings.Join(produces, ", "), &metav1.StatusDetails{})
 }
 
-// preconditionConflict words a failed storage precondition (the uid of an update) as the real
-// server does: a Conflict whose message embeds the storage error.
-func preconditionConflict(gr schema.GroupResource, ns, name, what, want, got string) *apierrors.StatusError {
-	key := "/registry/" + gr.Resource + "/"
-	if ns != "" {
-		key += ns + "/"
-	}
-	key += name
-	return apierrors.NewConflict(gr, name, fmt.Errorf(
-		"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: %s in precondition: %s, %s in object meta: %s",
-		key, what, want, what, got))
+// errRouterUnsupportedMediaType is the router's 415 for a PATCH whose Content-Type is no patch
+// type, worded differently from a handler's (errUnsupportedBody).
+func errRouterUnsupportedMediaType() *apierrors.StatusError {
+	return status.New(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type", &metav1.StatusDetails{})
 }
 
-// storeError maps a store error to the Status the real API server sends for the same situation.
-func storeError(err error, gr schema.GroupResource, name string) error {
-	var ce *store.CompactedError
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, store.ErrNotFound):
-		return apierrors.NewNotFound(gr, name)
-	case errors.Is(err, store.ErrExists):
-		return apierrors.NewAlreadyExists(gr, name)
-	case errors.Is(err, store.ErrConflict):
-		return errModified(gr, name)
-	case errors.As(err, &ce):
-		return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", ce.Requested, ce.Compacted))
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return apierrors.NewTimeoutError("request did not complete within the allowed duration", 0)
-	case errors.Is(err, store.ErrClosed):
-		return apierrors.NewServiceUnavailable("the server is shutting down")
-	}
-	var se *apierrors.StatusError
-	if errors.As(err, &se) {
-		return se
-	}
-	return apierrors.NewInternalError(err)
+// errUnsupportedBody is a handler's 415 for a body in a format it does not decode.
+func errUnsupportedBody(media []string) *apierrors.StatusError {
+	return status.New(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(media, ", "), nil)
 }
 
-// errModified is the 409 of a write against an object that changed since the client read it,
-// worded as the real server's.
-func errModified(gr schema.GroupResource, name string) *apierrors.StatusError {
-	return apierrors.NewConflict(gr, name, errors.New("the object has been modified; please apply your changes to the latest version and try again"))
+// errJSONPatchFailed is the 422 of a JSON patch that does not apply to the object.
+func errJSONPatchFailed() *apierrors.StatusError {
+	return status.New(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the server rejected our request due to an error in our request", &metav1.StatusDetails{})
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -17,7 +16,6 @@ import (
 	"github.com/coder/websocket"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -25,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/apiserver/registry"
 	"github.com/leaselab/leaselab/web/status"
 )
 
@@ -122,19 +120,12 @@ func (s *wsSink) queue(frame []byte) error { return s.send(frame) }
 
 func (s *wsSink) flush() {}
 
-// watcher encodes the events of one watch request.
-type watcher struct {
+// watchServer writes the events of one watch request, as the real server's WatchServer: it
+// loops over the registry's watch and encodes each event in the negotiated format and version.
+type watchServer struct {
 	q       *request
 	out     output
-	opts    *metainternalversion.ListOptions
-	m       *matcher
-	enc     runtime.Encoder // the object encoder (request version, negotiated format)
-	framer  runtime.Framer
-	stream  runtime.Serializer
 	headers bool // table columns still to be sent
-	// shared: without selectors or conversions a frame depends only on the event, the format
-	// and the version, and one encoding serves every such watcher.
-	shared bool
 }
 
 func (q *request) watch() error {
@@ -149,26 +140,10 @@ func (q *request) watch() error {
 		}
 		opts.FieldSelector = fields.AndSelectors(opts.FieldSelector, fields.OneTermEqualSelector("metadata.name", q.ri.Name))
 	}
-	out, err := q.negotiateOutput(true)
+	out, err := q.negotiateWatch()
 	if err != nil {
 		return err
 	}
-	if out.as == asPartialObjectMetadataList {
-		out.as = asPartialObjectMetadata
-	}
-	if out.as != asObject && out.as != asTable && out.as != asPartialObjectMetadata {
-		return apierrors.NewBadRequest("unsupported watch conversion " + out.as)
-	}
-	if out.info.StreamSerializer == nil {
-		// YAML has no stream form; the real server does not look further down the Accept list.
-		return status.NotAcceptable(mediaJSON+";stream=watch", mediaProtobuf+";stream=watch")
-	}
-	rv, err := strconv.ParseUint(orZero(opts.ResourceVersion), 10, 63)
-	if err != nil {
-		// The real server answers an unparsable watch resourceVersion with a 500.
-		return internalError(fmt.Sprintf("resourceVersion: Invalid value: %q: %v", opts.ResourceVersion, err))
-	}
-
 	timeout := time.Duration(float64(minRequestTimeout) * (1 + rand.Float64()))
 	if opts.TimeoutSeconds != nil {
 		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
@@ -179,62 +154,11 @@ func (q *request) watch() error {
 	stop := context.AfterFunc(q.s.opts.Context, cancel)
 	defer stop()
 
-	// Where the watch starts: initial events (a list) for "" and "0" unless the client turned
-	// them off, else after the given revision.
-	sendInitial := opts.ResourceVersion == "" || opts.ResourceVersion == "0"
-	if opts.SendInitialEvents != nil {
-		sendInitial = *opts.SendInitialEvents
+	w, err := q.objects.Watch(ctx, q.ri.Namespace, opts)
+	if err != nil {
+		return err
 	}
-	initialBookmark := opts.SendInitialEvents != nil && *opts.SendInitialEvents && opts.AllowWatchBookmarks
-
-	wr := &watcher{q: q, out: out, opts: opts, m: q.newMatcher(opts), headers: true}
-	wr.shared = wr.m.everything() && out.as == asObject
-	ser := out.info.Serializer
-	wr.enc = q.s.reg.Codecs.EncoderForVersion(ser, q.gv)
-	wr.framer = out.info.StreamSerializer.Framer
-	wr.stream = out.info.StreamSerializer.Serializer
-
-	var initial []runtime.Object
-	var after int64
-	gr := q.kind.GroupResource()
-	switch {
-	case sendInitial:
-		if err := q.s.waitForRevision(ctx, gr, int64(rv)); err != nil {
-			return err
-		}
-		res, err := q.s.store.List(ctx, store.ListOptions{Resource: q.kind.StorageResource(), Namespace: q.ri.Namespace, Match: wr.m.matches})
-		if wr.m.err != nil {
-			return wr.m.err
-		}
-		if err != nil {
-			return storeError(err, gr, "")
-		}
-		for _, o := range res.Objects {
-			obj, err := wr.m.object(o)
-			if err != nil {
-				return err
-			}
-			initial = append(initial, obj)
-		}
-		after = res.Revision
-	case rv == 0:
-		cur, _, err := q.s.store.Revision(ctx)
-		if err != nil {
-			return storeError(err, gr, "")
-		}
-		after = cur
-	default:
-		after = int64(rv)
-	}
-
-	w, werr := q.s.store.Watch(ctx, store.WatchOptions{Resource: q.kind.StorageResource(), Namespace: q.ri.Namespace, After: after})
-	if werr != nil && !errorsIs(werr, store.ErrCompacted) {
-		return storeError(werr, gr, "")
-	}
-	if w != nil {
-		defer w.Close()
-	}
-
+	defer w.Stop()
 	// From here on the request is accepted: errors travel as ERROR events.
 	sink, done, err := q.openSink(cancel, out)
 	if errors.Is(err, errAnswered) {
@@ -244,90 +168,85 @@ func (q *request) watch() error {
 		return err
 	}
 	defer done()
-	if werr != nil {
-		return wr.sendError(sink, werr)
-	}
+	ws := &watchServer{q: q, out: out, headers: true}
+	ws.serve(sink, w)
+	return nil
+}
 
-	for _, obj := range initial {
-		if err := wr.sendObject(sink, watch.Added, obj); err != nil {
-			return nil
-		}
+// negotiateWatch picks the format of a watch's events: a stream format, and of the
+// conversions only Table and PartialObjectMetadata.
+func (q *request) negotiateWatch() (output, error) {
+	out, err := q.negotiateOutput(true)
+	if err != nil {
+		return output{}, err
 	}
-	if initialBookmark {
-		if err := wr.sendBookmark(sink, after, true); err != nil {
-			return nil
-		}
+	if out.as == asPartialObjectMetadataList {
+		out.as = asPartialObjectMetadata
 	}
+	if out.as != asObject && out.as != asTable && out.as != asPartialObjectMetadata {
+		return output{}, apierrors.NewBadRequest("unsupported watch conversion " + out.as)
+	}
+	if out.info.StreamSerializer == nil {
+		// YAML has no stream form; the real server does not look further down the Accept list.
+		return output{}, status.NotAcceptable(mediaJSON+";stream=watch", mediaProtobuf+";stream=watch")
+	}
+	return out, nil
+}
 
-	var ticks <-chan time.Time
-	if opts.AllowWatchBookmarks {
-		t := time.NewTicker(q.s.opts.BookmarkInterval)
-		defer t.Stop()
-		ticks = t.C
-	}
-	// The real server sends a last bookmark shortly before a watch times out, so that the
-	// client can resume from it without a relist.
-	var lastCall <-chan time.Time
-	if opts.AllowWatchBookmarks && timeout > 4*time.Second {
-		t := time.NewTimer(timeout - 2*time.Second)
-		defer t.Stop()
-		lastCall = t.C
-	}
-	lastSent := after
-	events := w.Events()
-	for {
-		var (
-			ev store.Event
-			ok bool
-		)
-		if ticks == nil {
-			// Only events to wait for: the store closes Events when ctx is done, and a plain
-			// receive costs less than a select for each event of a busy watch.
-			ev, ok = <-events
-		} else {
-			select {
-			case <-ctx.Done():
-				return nil
-			case ev, ok = <-events:
-			case <-ticks:
-				if p := w.Progress(); p > lastSent && len(events) == 0 {
-					if err := wr.sendBookmark(sink, p, false); err != nil {
-						return nil
-					}
-					lastSent = p
-				}
-				continue
-			case <-lastCall:
-				if p := w.Progress(); p >= lastSent && len(events) == 0 {
-					if err := wr.sendBookmark(sink, p, false); err != nil {
-						return nil
-					}
-					lastSent = p
-				}
-				continue
-			}
+// serve writes every event of w until it ends or the client is gone.
+func (ws *watchServer) serve(sink eventSink, w registry.Watcher) {
+	events := w.ResultChan()
+	for ev := range events {
+		if err := ws.send(sink, ev); err != nil {
+			return
 		}
-		if !ok {
-			if err := w.Err(); err != nil && (errorsIs(err, store.ErrCompacted) || errorsIs(err, store.ErrDamaged)) {
-				wr.sendError(sink, err)
-			}
-			return nil
-		}
-		if err := wr.sendEvent(sink, ev); err != nil {
-			return nil
-		}
-		lastSent = ev.Object.Revision
 		if len(events) == 0 {
 			sink.flush()
 		}
 	}
 }
 
-func orZero(rv string) string {
-	if rv == "" {
-		return "0"
+// send writes one event.
+func (ws *watchServer) send(sink eventSink, ev registry.Event) error {
+	switch ev.Type {
+	case watch.Bookmark:
+		return ws.sendBookmark(sink, ev.Revision, ev.InitialEnd)
+	case watch.Error:
+		return ws.write(sink, watch.Error, status.From(ev.Err), schema.GroupVersion{Version: "v1"})
 	}
-	return rv
+	if ev.Shared() && ws.out.as == asObject {
+		return ws.sendShared(sink, ev)
+	}
+	obj, err := ws.q.objects.EventObject(ev)
+	if err != nil {
+		return err
+	}
+	return ws.sendObject(sink, ev.Type, obj)
+}
+
+// sendShared writes a change as it is stored: without selectors or conversions a frame depends
+// only on the change, the format and the version, and one encoding serves every such watcher.
+func (ws *watchServer) sendShared(sink eventSink, ev registry.Event) error {
+	q := ws.q
+	key := frameKey{rev: ev.Revision, resource: q.kind.StorageResource(), typ: ev.Type, media: ws.out.info.MediaType, gv: q.gv}
+	frame, ok := q.s.frames.Get(key)
+	if !ok {
+		// Two watchers may encode the same frame at once; the first one stored wins. The
+		// decoded object is kept: the writer's next GET of it is usually still to come.
+		obj, err := q.objects.EventObject(ev)
+		if err != nil {
+			return err
+		}
+		v, err := q.toVersion(obj)
+		if err != nil {
+			return err
+		}
+		if frame, err = ws.encodeFrame(ev.Type, v, q.gv); err != nil {
+			return err
+		}
+		frame = q.s.frames.Add(key, frame)
+	}
+	return sink.queue(frame)
 }
 
 // errAnswered says that the client already has its answer: nothing more is to be written.
@@ -376,7 +295,7 @@ func (q *request) openSink(cancel context.CancelFunc, out output) (eventSink, fu
 	}
 	fl, ok := q.w.(http.Flusher)
 	if !ok {
-		return nil, nil, internalError("streaming is not supported by this connection")
+		return nil, nil, registry.InternalError("streaming is not supported by this connection")
 	}
 	ct := out.info.MediaType
 	if out.info.StreamSerializer != nil && !out.info.EncodesAsText {
@@ -411,92 +330,26 @@ func offeredSubprotocols(r *http.Request) []string {
 	return out
 }
 
-// sendEvent filters one store event through the selectors, turning moves into and out of the
-// selection into ADDED and DELETED as the real server does, and sends it.
-func (wr *watcher) sendEvent(sink eventSink, ev store.Event) error {
-	if wr.shared {
-		key := frameKey{rev: ev.Object.Revision, resource: ev.Object.Resource, typ: ev.Type, media: wr.out.info.MediaType, gv: wr.q.gv}
-		frame, ok := wr.q.s.frames.get(key)
-		if !ok {
-			// Two watchers may encode the same frame at once; the first one stored wins. The
-			// decoded object is kept: the writer's next GET of it is usually still to come.
-			obj, err := wr.q.decodeStored(ev.Object)
-			if err != nil {
-				return err
-			}
-			v, err := wr.q.toVersion(obj)
-			if err != nil {
-				return err
-			}
-			if frame, err = wr.encodeFrame(eventTypes[ev.Type], v, wr.q.gv); err != nil {
-				return err
-			}
-			frame = wr.q.s.frames.add(key, frame)
-		}
-		return sink.queue(frame)
-	}
-	obj, err := wr.q.decodeStored(ev.Object)
-	if err != nil {
-		return err
-	}
-	cur := wr.m.matchesObject(obj)
-	prev := false
-	if ev.Prev != nil && ev.Type == store.Modified {
-		if p, err := wr.q.decodeStored(*ev.Prev); err == nil {
-			prev = wr.m.matchesObject(p)
-		}
-	}
-	var typ watch.EventType
-	switch ev.Type {
-	case store.Added:
-		if !cur {
-			return nil
-		}
-		typ = watch.Added
-	case store.Deleted:
-		if !cur {
-			return nil
-		}
-		typ = watch.Deleted
-	case store.Modified:
-		switch {
-		case cur && prev:
-			typ = watch.Modified
-		case cur:
-			typ = watch.Added
-		case prev:
-			// Moved out of the selection: the previous content with the new revision.
-			p, _ := wr.q.decodeStored(*ev.Prev)
-			acc, _ := meta.Accessor(p)
-			acc.SetResourceVersion(strconv.FormatInt(ev.Object.Revision, 10))
-			obj, typ = p, watch.Deleted
-		default:
-			return nil
-		}
-	}
-	return wr.sendObject(sink, typ, obj)
-}
-
 // sendObject encodes a storage-version object for the client and writes the event frame.
-func (wr *watcher) sendObject(sink eventSink, typ watch.EventType, obj runtime.Object) error {
-	q := wr.q
+func (ws *watchServer) sendObject(sink eventSink, typ watch.EventType, obj runtime.Object) error {
+	q := ws.q
 	var payload runtime.Object
 	gv := q.gv
-	switch wr.out.as {
+	switch ws.out.as {
 	case asTable:
 		acc, _ := meta.Accessor(obj)
-		t, err := q.table([]runtime.Object{obj}, metav1.ListMeta{ResourceVersion: acc.GetResourceVersion()}, wr.headers, wr.out.metaGV())
+		t, err := q.table([]runtime.Object{obj}, metav1.ListMeta{ResourceVersion: acc.GetResourceVersion()}, ws.headers, ws.out.metaGV())
 		if err != nil {
 			return err
 		}
-		wr.headers = false
-		payload, gv = t, wr.out.metaGV()
+		ws.headers = false
+		payload, gv = t, ws.out.metaGV()
 	case asPartialObjectMetadata:
-		pom, err := partialObjectMetadata(obj, wr.out.metaGV())
+		pom, err := partialObjectMetadata(obj, ws.out.metaGV())
 		if err != nil {
 			return err
 		}
-		payload, gv = pom, wr.out.metaGV()
+		payload, gv = pom, ws.out.metaGV()
 	default:
 		v, err := q.toVersion(obj)
 		if err != nil {
@@ -504,13 +357,13 @@ func (wr *watcher) sendObject(sink eventSink, typ watch.EventType, obj runtime.O
 		}
 		payload = v
 	}
-	return wr.write(sink, typ, payload, gv)
+	return ws.write(sink, typ, payload, gv)
 }
 
 // sendBookmark sends a BOOKMARK: an empty object of the watched kind carrying only the
 // revision up to which the client has seen everything.
-func (wr *watcher) sendBookmark(sink eventSink, rv int64, initialEnd bool) error {
-	obj, err := wr.q.s.reg.Scheme.New(wr.q.gv.WithKind(wr.q.kind.Kind))
+func (ws *watchServer) sendBookmark(sink eventSink, rv int64, initialEnd bool) error {
+	obj, err := ws.q.s.reg.Scheme.New(ws.q.gv.WithKind(ws.q.kind.Kind))
 	if err != nil {
 		return err
 	}
@@ -519,19 +372,13 @@ func (wr *watcher) sendBookmark(sink eventSink, rv int64, initialEnd bool) error
 	if initialEnd {
 		acc.SetAnnotations(map[string]string{initialEventsEnd: "true"})
 	}
-	return wr.write(sink, watch.Bookmark, obj, wr.q.gv)
-}
-
-// sendError sends an ERROR event with the Status of err; the stream ends after it.
-func (wr *watcher) sendError(sink eventSink, err error) error {
-	st := status.From(storeError(err, wr.q.kind.GroupResource(), ""))
-	return wr.write(sink, watch.Error, st, schema.GroupVersion{Version: "v1"})
+	return ws.write(sink, watch.Bookmark, obj, ws.q.gv)
 }
 
 // write frames one event: the object encoded once in the negotiated format, wrapped in a
 // metav1.WatchEvent by the stream serializer of the same format.
-func (wr *watcher) write(sink eventSink, typ watch.EventType, obj runtime.Object, gv schema.GroupVersion) error {
-	frame, err := wr.encodeFrame(typ, obj, gv)
+func (ws *watchServer) write(sink eventSink, typ watch.EventType, obj runtime.Object, gv schema.GroupVersion) error {
+	frame, err := ws.encodeFrame(typ, obj, gv)
 	if err != nil {
 		return err
 	}
@@ -539,16 +386,16 @@ func (wr *watcher) write(sink eventSink, typ watch.EventType, obj runtime.Object
 }
 
 // encodeFrame encodes one event frame into a new slice, which may be shared.
-func (wr *watcher) encodeFrame(typ watch.EventType, obj runtime.Object, gv schema.GroupVersion) ([]byte, error) {
+func (ws *watchServer) encodeFrame(typ watch.EventType, obj runtime.Object, gv schema.GroupVersion) ([]byte, error) {
 	var objBuf bytes.Buffer
-	if err := wr.q.s.reg.Codecs.EncoderForVersion(wr.out.info.Serializer, gv).Encode(obj, &objBuf); err != nil {
-		wr.q.s.log.Error("encode watch event", slog.Any("error", err))
+	if err := ws.q.s.reg.Codecs.EncoderForVersion(ws.out.info.Serializer, gv).Encode(obj, &objBuf); err != nil {
+		ws.q.s.log.Error("encode watch event", slog.Any("error", err))
 		return nil, err
 	}
 	var buf bytes.Buffer
 	buf.Grow(objBuf.Len() + 64)
-	fw := wr.framer.NewFrameWriter(&buf)
-	enc := streaming.NewEncoder(fw, wr.stream)
+	fw := ws.out.info.StreamSerializer.Framer.NewFrameWriter(&buf)
+	enc := streaming.NewEncoder(fw, ws.out.info.StreamSerializer.Serializer)
 	ev := &metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: objBuf.Bytes()}}
 	if err := enc.Encode(ev); err != nil {
 		return nil, err
@@ -556,17 +403,11 @@ func (wr *watcher) encodeFrame(typ watch.EventType, obj runtime.Object, gv schem
 	return buf.Bytes(), nil
 }
 
-var eventTypes = map[store.EventType]watch.EventType{
-	store.Added:    watch.Added,
-	store.Modified: watch.Modified,
-	store.Deleted:  watch.Deleted,
-}
-
 // frameKey identifies an encoded watch frame: one change, in one format and version.
 type frameKey struct {
 	rev      int64
 	resource string
-	typ      store.EventType
+	typ      watch.EventType
 	media    string
 	gv       schema.GroupVersion
 }

@@ -28,7 +28,6 @@ import (
 	openapiv3 "github.com/google/gnostic-models/openapiv3"
 	"github.com/labstack/echo/v4"
 	"google.golang.org/protobuf/proto"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/version"
@@ -474,7 +473,7 @@ func (h *Handler) serveOpenAPIDocument(c echo.Context, version string, doc *open
 func (h *Handler) waitOpenAPI(c echo.Context) (*openAPIDocuments, error) {
 	docs, err := h.openAPI()
 	if err != nil {
-		return nil, fail(c, status.New(http.StatusInternalServerError, metav1.StatusReasonInternalError, err.Error(), nil))
+		return nil, fail(c, status.Internal(err.Error()))
 	}
 	return docs, nil
 }

@@ -201,159 +201,216 @@ func goTypeOf(scheme *runtime.Scheme, gvk schema.GroupVersionKind) (reflect.Type
 // groupVersionRoutes returns the routes of one group version: its discovery document and
 // the collection, item and watch paths of each kind served there.
 func groupVersionRoutes(scheme *runtime.Scheme, g *apiGroup, v string) ([]*route, error) {
-	prefix := groupVersionPrefix(g.name, v)
-	tag := lowerFirst(friendlyGroup(g.name)) + "_" + v
-	gvName := friendlyGroup(g.name) + upperFirst(v)
+	b := newRouteBuilder(g.name, v)
+	for _, k := range g.resources[v] {
+		kr, err := newKindRoutes(scheme, b, g.name, v, k)
+		if err != nil {
+			return nil, err
+		}
+		kr.collection()
+		kr.item()
+		kr.watch()
+	}
+	for _, r := range b.routes {
+		r.hoistParams()
+	}
+	return b.routes, nil
+}
 
-	routes := []*route{{path: prefix + "/", ops: []*operation{{
+// routeBuilder collects the routes of one group version in the order they are first added.
+type routeBuilder struct {
+	prefix string // the group version's path
+	tag    string
+	gvName string // the group version in operation ids
+	routes []*route
+	byPath map[string]*route
+}
+
+func newRouteBuilder(group, v string) *routeBuilder {
+	b := &routeBuilder{
+		prefix: groupVersionPrefix(group, v),
+		tag:    lowerFirst(friendlyGroup(group)) + "_" + v,
+		gvName: friendlyGroup(group) + upperFirst(v),
+		byPath: map[string]*route{},
+	}
+	b.routes = []*route{{path: b.prefix + "/", ops: []*operation{{
 		method:      "get",
-		id:          "get" + gvName + "APIResources",
+		id:          "get" + b.gvName + "APIResources",
 		description: "get available resources",
-		tag:         tag,
+		tag:         b.tag,
 		responses:   []response{{200, typeAPIResourceList}},
 		produces:    bodyTypes,
 	}}}}
-	byPath := map[string]*route{}
-	add := func(path string, op *operation) {
-		r := byPath[path]
-		if r == nil {
-			r = &route{path: path}
-			byPath[path] = r
-			routes = append(routes, r)
-		}
-		op.tag = tag
-		op.params = append(op.params, param{name: "pretty", in: "query", description: prettyDoc, typ: "string"})
-		r.ops = append(r.ops, op)
-	}
+	return b
+}
 
-	for _, k := range g.resources[v] {
-		gvk := schema.GroupVersionKind{Group: g.name, Version: v, Kind: k.Kind}
-		objType, err := goTypeOf(scheme, gvk)
-		if err != nil {
-			return nil, err
-		}
-		listKind := k.ListKind
-		if listKind == "" {
-			listKind = k.Kind + "List"
-		}
-		listType, err := goTypeOf(scheme, gvk.GroupVersion().WithKind(listKind))
-		if err != nil {
-			return nil, err
-		}
-		scope, nsSegment := "", ""
-		var nsParam []param
+// add adds an operation on path, with the group version's tag and the pretty parameter.
+func (b *routeBuilder) add(path string, op *operation) {
+	r := b.byPath[path]
+	if r == nil {
+		r = &route{path: path}
+		b.byPath[path] = r
+		b.routes = append(b.routes, r)
+	}
+	op.tag = b.tag
+	op.params = append(op.params, param{name: "pretty", in: "query", description: prettyDoc, typ: "string"})
+	r.ops = append(r.ops, op)
+}
+
+// kindRoutes adds the operations of one kind to a routeBuilder.
+type kindRoutes struct {
+	*routeBuilder
+	k                 *kinds.Kind
+	gvk               schema.GroupVersionKind
+	objType, listType reflect.Type
+	scope             string  // "Namespaced" in the operation ids of a namespaced kind
+	nsParam           []param // the namespace path parameter of a namespaced kind
+	nameParam         param
+	collectionPath    string
+	watchPath         string // the legacy watch path of the collection
+}
+
+func newKindRoutes(scheme *runtime.Scheme, b *routeBuilder, group, v string, k *kinds.Kind) (*kindRoutes, error) {
+	kr := &kindRoutes{routeBuilder: b, k: k, gvk: schema.GroupVersionKind{Group: group, Version: v, Kind: k.Kind}}
+	var err error
+	if kr.objType, err = goTypeOf(scheme, kr.gvk); err != nil {
+		return nil, err
+	}
+	listKind := k.ListKind
+	if listKind == "" {
+		listKind = k.Kind + "List"
+	}
+	if kr.listType, err = goTypeOf(scheme, kr.gvk.GroupVersion().WithKind(listKind)); err != nil {
+		return nil, err
+	}
+	nsSegment := ""
+	if k.Namespaced {
+		kr.scope, nsSegment = "Namespaced", "/namespaces/{namespace}"
+		kr.nsParam = []param{{name: "namespace", in: "path", description: "object name and auth scope, such as for teams and projects", typ: "string", required: true}}
+	}
+	kr.nameParam = param{name: "name", in: "path", description: "name of the " + k.Kind, typ: "string", required: true}
+	kr.collectionPath = b.prefix + nsSegment + "/" + k.Resource
+	kr.watchPath = b.prefix + "/watch" + nsSegment + "/" + k.Resource
+	return kr, nil
+}
+
+func (kr *kindRoutes) newOp(method, description, action string) *operation {
+	return &operation{method: method, action: action, gvk: &kr.gvk, produces: bodyTypes, description: description}
+}
+
+func (kr *kindRoutes) has(verb string) bool { return slices.Contains(kr.k.Verbs, verb) }
+
+func withPath(ps ...[]param) []param {
+	var out []param
+	for _, p := range ps {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// collection adds the operations on the collection: list (also across namespaces), create and
+// deletecollection.
+func (kr *kindRoutes) collection() {
+	k, objType := kr.k, kr.objType
+	if kr.has("list") {
+		op := kr.newOp("get", "list or watch objects of kind "+k.Kind, "list")
+		op.id = "list" + kr.gvName + kr.scope + k.Kind
+		op.params = withPath(kr.nsParam, queryParams(listOptions, listParams...))
+		op.responses = []response{{200, kr.listType}}
+		op.produces = streamingTypes
+		kr.add(kr.collectionPath, op)
 		if k.Namespaced {
-			scope, nsSegment = "Namespaced", "/namespaces/{namespace}"
-			nsParam = []param{{name: "namespace", in: "path", description: "object name and auth scope, such as for teams and projects", typ: "string", required: true}}
-		}
-		nameParam := param{name: "name", in: "path", description: "name of the " + k.Kind, typ: "string", required: true}
-		collection := prefix + nsSegment + "/" + k.Resource
-		item := collection + "/{name}"
-		watchCollection := prefix + "/watch" + nsSegment + "/" + k.Resource
-		withPath := func(ps ...[]param) []param {
-			var out []param
-			for _, p := range ps {
-				out = append(out, p...)
-			}
-			return out
-		}
-		newOp := func(method, description, action string) *operation {
-			return &operation{method: method, action: action, gvk: &gvk, produces: bodyTypes, description: description}
-		}
-		has := func(verb string) bool { return slices.Contains(k.Verbs, verb) }
-
-		if has("list") {
-			op := newOp("get", "list or watch objects of kind "+k.Kind, "list")
-			op.id = "list" + gvName + scope + k.Kind
-			op.params = withPath(nsParam, queryParams(listOptions, listParams...))
-			op.responses = []response{{200, listType}}
+			op := kr.newOp("get", "list or watch objects of kind "+k.Kind, "list")
+			op.id = "list" + kr.gvName + k.Kind + "ForAllNamespaces"
+			op.params = queryParams(listOptions, listParams...)
+			op.responses = []response{{200, kr.listType}}
 			op.produces = streamingTypes
-			add(collection, op)
-			if k.Namespaced {
-				op := newOp("get", "list or watch objects of kind "+k.Kind, "list")
-				op.id = "list" + gvName + k.Kind + "ForAllNamespaces"
-				op.params = queryParams(listOptions, listParams...)
-				op.responses = []response{{200, listType}}
-				op.produces = streamingTypes
-				add(prefix+"/"+k.Resource, op)
-			}
-		}
-		if has("create") {
-			op := newOp("post", "create a"+article(k.Kind)+" "+k.Kind, "post")
-			op.id = "create" + gvName + scope + k.Kind
-			op.params = withPath(nsParam, queryParams(createOptions, writeParams...))
-			op.body = &requestBody{typ: objType, contentTypes: anyType, required: true}
-			op.responses = []response{{200, objType}, {201, objType}, {202, objType}}
-			add(collection, op)
-		}
-		if has("deletecollection") {
-			op := newOp("delete", "delete collection of "+k.Kind, "deletecollection")
-			op.id = "delete" + gvName + "Collection" + scope + k.Kind
-			op.params = withPath(nsParam, queryParams(listOptions, deleteCollectionParams...), queryParams(deleteOptions, deleteParams...))
-			op.body = &requestBody{typ: typeDeleteOptions, contentTypes: anyType}
-			op.responses = []response{{200, typeStatus}}
-			add(collection, op)
-		}
-		if has("get") {
-			op := newOp("get", "read the specified "+k.Kind, "get")
-			op.id = "read" + gvName + scope + k.Kind
-			op.params = withPath(nsParam, []param{nameParam})
-			op.responses = []response{{200, objType}}
-			add(item, op)
-		}
-		if has("update") {
-			op := newOp("put", "replace the specified "+k.Kind, "put")
-			op.id = "replace" + gvName + scope + k.Kind
-			op.params = withPath(nsParam, []param{nameParam}, queryParams(updateOptions, writeParams...))
-			op.body = &requestBody{typ: objType, contentTypes: anyType, required: true}
-			op.responses = []response{{200, objType}, {201, objType}}
-			add(item, op)
-		}
-		if has("delete") {
-			op := newOp("delete", "delete a"+article(k.Kind)+" "+k.Kind, "delete")
-			op.id = "delete" + gvName + scope + k.Kind
-			op.params = withPath(nsParam, []param{nameParam}, queryParams(deleteOptions, deleteParams...))
-			op.body = &requestBody{typ: typeDeleteOptions, contentTypes: anyType}
-			op.responses = []response{{200, typeStatus}, {202, typeStatus}}
-			add(item, op)
-		}
-		if has("patch") {
-			op := newOp("patch", "partially update the specified "+k.Kind, "patch")
-			op.id = "patch" + gvName + scope + k.Kind
-			op.params = withPath(nsParam, []param{nameParam}, queryParams(patchOptions, patchParams...))
-			op.body = &requestBody{typ: typePatch, contentTypes: patchContentTypes, required: true}
-			op.responses = []response{{200, objType}, {201, objType}}
-			add(item, op)
-		}
-		if has("watch") {
-			op := newOp("get", "watch individual changes to a list of "+k.Kind+". deprecated: use the 'watch' parameter with a list operation instead.", "watchlist")
-			op.id = "watch" + gvName + scope + k.Kind + "List"
-			op.params = withPath(nsParam, queryParams(listOptions, listParams...))
-			op.responses = []response{{200, typeWatchEvent}}
-			op.produces = streamingTypes
-			add(watchCollection, op)
-
-			op = newOp("get", "watch changes to an object of kind "+k.Kind+". deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.", "watch")
-			op.id = "watch" + gvName + scope + k.Kind
-			op.params = withPath(nsParam, []param{nameParam}, queryParams(listOptions, listParams...))
-			op.responses = []response{{200, typeWatchEvent}}
-			op.produces = streamingTypes
-			add(watchCollection+"/{name}", op)
-
-			if k.Namespaced {
-				op := newOp("get", "watch individual changes to a list of "+k.Kind+". deprecated: use the 'watch' parameter with a list operation instead.", "watchlist")
-				op.id = "watch" + gvName + k.Kind + "ListForAllNamespaces"
-				op.params = queryParams(listOptions, listParams...)
-				op.responses = []response{{200, typeWatchEvent}}
-				op.produces = streamingTypes
-				add(prefix+"/watch/"+k.Resource, op)
-			}
+			kr.add(kr.prefix+"/"+k.Resource, op)
 		}
 	}
-	for _, r := range routes {
-		r.hoistParams()
+	if kr.has("create") {
+		op := kr.newOp("post", "create a"+article(k.Kind)+" "+k.Kind, "post")
+		op.id = "create" + kr.gvName + kr.scope + k.Kind
+		op.params = withPath(kr.nsParam, queryParams(createOptions, writeParams...))
+		op.body = &requestBody{typ: objType, contentTypes: anyType, required: true}
+		op.responses = []response{{200, objType}, {201, objType}, {202, objType}}
+		kr.add(kr.collectionPath, op)
 	}
-	return routes, nil
+	if kr.has("deletecollection") {
+		op := kr.newOp("delete", "delete collection of "+k.Kind, "deletecollection")
+		op.id = "delete" + kr.gvName + "Collection" + kr.scope + k.Kind
+		op.params = withPath(kr.nsParam, queryParams(listOptions, deleteCollectionParams...), queryParams(deleteOptions, deleteParams...))
+		op.body = &requestBody{typ: typeDeleteOptions, contentTypes: anyType}
+		op.responses = []response{{200, typeStatus}}
+		kr.add(kr.collectionPath, op)
+	}
+}
+
+// item adds the operations on one object: get, update, delete and patch.
+func (kr *kindRoutes) item() {
+	k, objType, item := kr.k, kr.objType, kr.collectionPath+"/{name}"
+	if kr.has("get") {
+		op := kr.newOp("get", "read the specified "+k.Kind, "get")
+		op.id = "read" + kr.gvName + kr.scope + k.Kind
+		op.params = withPath(kr.nsParam, []param{kr.nameParam})
+		op.responses = []response{{200, objType}}
+		kr.add(item, op)
+	}
+	if kr.has("update") {
+		op := kr.newOp("put", "replace the specified "+k.Kind, "put")
+		op.id = "replace" + kr.gvName + kr.scope + k.Kind
+		op.params = withPath(kr.nsParam, []param{kr.nameParam}, queryParams(updateOptions, writeParams...))
+		op.body = &requestBody{typ: objType, contentTypes: anyType, required: true}
+		op.responses = []response{{200, objType}, {201, objType}}
+		kr.add(item, op)
+	}
+	if kr.has("delete") {
+		op := kr.newOp("delete", "delete a"+article(k.Kind)+" "+k.Kind, "delete")
+		op.id = "delete" + kr.gvName + kr.scope + k.Kind
+		op.params = withPath(kr.nsParam, []param{kr.nameParam}, queryParams(deleteOptions, deleteParams...))
+		op.body = &requestBody{typ: typeDeleteOptions, contentTypes: anyType}
+		op.responses = []response{{200, typeStatus}, {202, typeStatus}}
+		kr.add(item, op)
+	}
+	if kr.has("patch") {
+		op := kr.newOp("patch", "partially update the specified "+k.Kind, "patch")
+		op.id = "patch" + kr.gvName + kr.scope + k.Kind
+		op.params = withPath(kr.nsParam, []param{kr.nameParam}, queryParams(patchOptions, patchParams...))
+		op.body = &requestBody{typ: typePatch, contentTypes: patchContentTypes, required: true}
+		op.responses = []response{{200, objType}, {201, objType}}
+		kr.add(item, op)
+	}
+}
+
+// watch adds the legacy watch operations: on the collection, on one object, and across
+// namespaces.
+func (kr *kindRoutes) watch() {
+	k := kr.k
+	if !kr.has("watch") {
+		return
+	}
+	op := kr.newOp("get", "watch individual changes to a list of "+k.Kind+". deprecated: use the 'watch' parameter with a list operation instead.", "watchlist")
+	op.id = "watch" + kr.gvName + kr.scope + k.Kind + "List"
+	op.params = withPath(kr.nsParam, queryParams(listOptions, listParams...))
+	op.responses = []response{{200, typeWatchEvent}}
+	op.produces = streamingTypes
+	kr.add(kr.watchPath, op)
+
+	op = kr.newOp("get", "watch changes to an object of kind "+k.Kind+". deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.", "watch")
+	op.id = "watch" + kr.gvName + kr.scope + k.Kind
+	op.params = withPath(kr.nsParam, []param{kr.nameParam}, queryParams(listOptions, listParams...))
+	op.responses = []response{{200, typeWatchEvent}}
+	op.produces = streamingTypes
+	kr.add(kr.watchPath+"/{name}", op)
+
+	if k.Namespaced {
+		op := kr.newOp("get", "watch individual changes to a list of "+k.Kind+". deprecated: use the 'watch' parameter with a list operation instead.", "watchlist")
+		op.id = "watch" + kr.gvName + k.Kind + "ListForAllNamespaces"
+		op.params = queryParams(listOptions, listParams...)
+		op.responses = []response{{200, typeWatchEvent}}
+		op.produces = streamingTypes
+		kr.add(kr.prefix+"/watch/"+k.Resource, op)
+	}
 }
 
 // article is the indefinite article the real server's descriptions use before kind.

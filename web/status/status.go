@@ -183,3 +183,10 @@ func NotAcceptable(offered ...string) *apierrors.StatusError {
 	return New(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
 		"only the following media types are accepted: "+strings.Join(offered, ", "), nil)
 }
+
+// Internal is a 500 with the reason InternalError and message as it is, without the causes
+// apierrors.NewInternalError adds: what the real server answers for a panic or a document it
+// could not build.
+func Internal(message string) *apierrors.StatusError {
+	return New(http.StatusInternalServerError, metav1.StatusReasonInternalError, message, nil)
+}

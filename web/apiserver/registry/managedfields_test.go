@@ -1,4 +1,4 @@
-package apiserver
+package registry
 
 import (
 	"encoding/json"
@@ -23,13 +23,9 @@ import (
 func leaseFieldManager(t testing.TB) (*managedfields.FieldManager, func(string) bool) {
 	t.Helper()
 	reg := kinds.NewRegistry(kinds.DefaultOptions())
-	s, err := New(slog.New(slog.DiscardHandler), reg, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	gv := schema.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}
-	q := &request{s: s, kind: reg.Lookup(gv.Group, gv.Version, "leases"), gv: gv}
-	return q.fieldManager(), q.servesAPIVersion
+	ks := New(slog.New(slog.DiscardHandler), reg, nil, Options{}).For(reg.Lookup(gv.Group, gv.Version, "leases"))
+	return ks.FieldManager(gv), ks.ServesAPIVersion
 }
 
 // roundTrip gives a lease as the store gives it back: through its JSON, so that times have

@@ -1,4 +1,4 @@
-package apiserver
+package registry
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/leaselab/leaselab/web/apiserver/ring"
 )
 
 // maxUpdateManagers is the field manager's cap on Update entries (DefaultMaxUpdateManagers):
@@ -136,12 +138,12 @@ func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(stri
 // fieldSets caches parsed FieldsV1: the entries of an object rarely change between its
 // revisions (a renewal moves only a time), and parsing and serializing them back is a good part
 // of the fast path's work. Sets are shared read-only.
-var fieldSets = newRing[string, *fieldpath.Set](1024)
+var fieldSets = ring.New[string, *fieldpath.Set](1024)
 
 // parseFieldSet parses a FieldsV1 and reports false unless it is a non-empty set that
 // serializes back to the same bytes.
 func parseFieldSet(raw []byte) (*fieldpath.Set, bool) {
-	if s, ok := fieldSets.get(string(raw)); ok {
+	if s, ok := fieldSets.Get(string(raw)); ok {
 		return s, true
 	}
 	s := &fieldpath.Set{}
@@ -151,7 +153,7 @@ func parseFieldSet(raw []byte) (*fieldpath.Set, bool) {
 	if back, err := s.ToJSON(); err != nil || !bytes.Equal(back, raw) {
 		return nil, false
 	}
-	return fieldSets.add(string(raw), s), true
+	return fieldSets.Add(string(raw), s), true
 }
 
 // compareManagedFields is the order the field manager writes entries in: by operation, time
@@ -244,52 +246,7 @@ func (d *jsonDiff) value(path []string) bool {
 	ca, cb := d.a[d.i], d.b[d.j]
 	switch {
 	case ca == '{' && cb == '{':
-		d.i++
-		d.j++
-		if d.i < len(d.a) && d.a[d.i] == '}' || d.j < len(d.b) && d.b[d.j] == '}' {
-			if d.i >= len(d.a) || d.j >= len(d.b) || d.a[d.i] != '}' || d.b[d.j] != '}' {
-				return false
-			}
-			d.i++
-			d.j++
-			return true
-		}
-		for {
-			ka, ok1 := scanToken(d.a, d.i)
-			kb, ok2 := scanToken(d.b, d.j)
-			if !ok1 || !ok2 || d.a[d.i] != '"' || !bytes.Equal(d.a[d.i:ka], d.b[d.j:kb]) {
-				return false
-			}
-			key := string(d.a[d.i+1 : ka-1])
-			if bytes.IndexByte(d.a[d.i:ka], '\\') >= 0 {
-				if err := json.Unmarshal(d.a[d.i:ka], &key); err != nil {
-					return false
-				}
-			}
-			d.i, d.j = ka, kb
-			if d.i >= len(d.a) || d.j >= len(d.b) || d.a[d.i] != ':' || d.b[d.j] != ':' {
-				return false
-			}
-			d.i++
-			d.j++
-			if !d.value(append(path[:len(path):len(path)], key)) {
-				return false
-			}
-			if d.i >= len(d.a) || d.j >= len(d.b) || d.a[d.i] != d.b[d.j] {
-				return false
-			}
-			switch d.a[d.i] {
-			case ',':
-				d.i++
-				d.j++
-			case '}':
-				d.i++
-				d.j++
-				return true
-			default:
-				return false
-			}
-		}
+		return d.object(path)
 	case ca == '[' || cb == '[':
 		ea, ok1 := skipValue(d.a, d.i)
 		eb, ok2 := skipValue(d.b, d.j)
@@ -301,6 +258,61 @@ func (d *jsonDiff) value(path []string) bool {
 	case ca == '{' || cb == '{':
 		return false
 	}
+	return d.scalar(path)
+}
+
+// object compares two objects, both at their opening brace.
+func (d *jsonDiff) object(path []string) bool {
+	d.i++
+	d.j++
+	if d.i < len(d.a) && d.a[d.i] == '}' || d.j < len(d.b) && d.b[d.j] == '}' {
+		if d.i >= len(d.a) || d.j >= len(d.b) || d.a[d.i] != '}' || d.b[d.j] != '}' {
+			return false
+		}
+		d.i++
+		d.j++
+		return true
+	}
+	for {
+		ka, ok1 := scanToken(d.a, d.i)
+		kb, ok2 := scanToken(d.b, d.j)
+		if !ok1 || !ok2 || d.a[d.i] != '"' || !bytes.Equal(d.a[d.i:ka], d.b[d.j:kb]) {
+			return false
+		}
+		key := string(d.a[d.i+1 : ka-1])
+		if bytes.IndexByte(d.a[d.i:ka], '\\') >= 0 {
+			if err := json.Unmarshal(d.a[d.i:ka], &key); err != nil {
+				return false
+			}
+		}
+		d.i, d.j = ka, kb
+		if d.i >= len(d.a) || d.j >= len(d.b) || d.a[d.i] != ':' || d.b[d.j] != ':' {
+			return false
+		}
+		d.i++
+		d.j++
+		if !d.value(append(path[:len(path):len(path)], key)) {
+			return false
+		}
+		if d.i >= len(d.a) || d.j >= len(d.b) || d.a[d.i] != d.b[d.j] {
+			return false
+		}
+		switch d.a[d.i] {
+		case ',':
+			d.i++
+			d.j++
+		case '}':
+			d.i++
+			d.j++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// scalar compares two scalars, and records the path of one that changed value.
+func (d *jsonDiff) scalar(path []string) bool {
 	ea, ok1 := scanToken(d.a, d.i)
 	eb, ok2 := scanToken(d.b, d.j)
 	if !ok1 || !ok2 {
