@@ -88,6 +88,7 @@ func NewAPI(cfg Config) (*API, error) {
 	}
 	if cfg.Auth != nil {
 		apiOpts.AdmitCreate = cfg.Auth.AdmitCreate
+		apiOpts.AdmitSize = cfg.Auth.AdmitSize
 	}
 	var err error
 	if a.api, err = apiserver.New(cfg.Logger, a.reg, cfg.Store, apiOpts); err != nil {

@@ -31,6 +31,7 @@ type accessConfig struct {
 	rateBurst   int
 	maxWatchers int
 	maxObjects  int
+	maxBytes    int
 }
 
 func (c *accessConfig) register(fs *flag.FlagSet) {
@@ -44,6 +45,7 @@ func (c *accessConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.rateBurst, "rate-limit-burst", 100, "burst of requests each identity may make above --rate-limit-qps")
 	fs.IntVar(&c.maxWatchers, "max-watches-per-user", 50, "watches and WebSockets each identity may hold open when tokens are on; 0 for no limit")
 	fs.IntVar(&c.maxObjects, "max-objects-per-namespace", 500, "objects of each resource a participant may create in a namespace (403 beyond); 0 for no limit")
+	fs.IntVar(&c.maxBytes, "max-object-bytes", 64<<10, "bytes an object may take (as stored) in the namespaces participants write (413 beyond; the instructor is not limited); 0 for no limit")
 }
 
 // validate checks --workshop and --public-url, on which join links and kubeconfigs are built.
@@ -163,6 +165,7 @@ func setupAccess(ctx context.Context, c accessConfig, addr, dbPath string, st st
 			RateBurst:              c.rateBurst,
 			MaxWatchers:            c.maxWatchers,
 			MaxObjectsPerNamespace: c.maxObjects,
+			MaxObjectBytes:         c.maxBytes,
 			PublicURL:              c.publicURL,
 			CAData:                 a.caData,
 		})

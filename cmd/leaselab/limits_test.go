@@ -552,3 +552,36 @@ func TestControllerCountsAgainstQuota(t *testing.T) {
 		t.Errorf("leases in %s: %s, want at most the quota of 2", ns, names)
 	}
 }
+
+// TestObjectSizeLimit: in a workshop, an object in a participant's namespace may take at most
+// --max-object-bytes, on create and on update; the refusal is 413 and says the limit; the
+// instructor is not limited.
+func TestObjectSizeLimit(t *testing.T) {
+	w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.maxBytes = 4096 })
+	ctx := ctxT(t, 30*time.Second)
+	const ns = "participant-01"
+	p1 := w.client(t, ns).CoordinationV1().Leases(ns)
+	withHolder := func(name string, n int) *coordinationv1.Lease {
+		l := namedLease(name)
+		l.Spec.HolderIdentity = ptr.To(strings.Repeat("h", n))
+		return l
+	}
+	l, err := p1.Create(ctx, withHolder("small", 100), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p1.Create(ctx, withHolder("big", 8000), metav1.CreateOptions{})
+	if !apierrors.IsRequestEntityTooLargeError(err) || !strings.Contains(err.Error(), "at most 4096 bytes") {
+		t.Errorf("a create of 8000 bytes: %v", err)
+	}
+	l.Spec.HolderIdentity = ptr.To(strings.Repeat("h", 8000))
+	if _, err := p1.Update(ctx, l, metav1.UpdateOptions{}); !apierrors.IsRequestEntityTooLargeError(err) {
+		t.Errorf("an update to 8000 bytes: %v", err)
+	}
+	if _, err := w.client(t, "instructor").CoordinationV1().Leases(ns).Create(ctx, withHolder("teacher", 8000), metav1.CreateOptions{}); err != nil {
+		t.Errorf("the instructor's create: %v", err)
+	}
+	if got, err := p1.Get(ctx, "small", metav1.GetOptions{}); err != nil || len(*got.Spec.HolderIdentity) != 100 {
+		t.Errorf("the refused update changed the lease: %v", err)
+	}
+}

@@ -50,6 +50,10 @@ type Options struct {
 	// admitted create calls done once it is stored or has failed: admission that counts objects
 	// holds back other creates it counts until then.
 	AdmitCreate func(ctx context.Context, gr schema.GroupResource, namespace, name string) (done func(), err error)
+	// AdmitSize, when set, is asked before a create or an update stores an object of size bytes
+	// (as stored, after defaulting and managed fields); an error refuses the write and is the
+	// response. Dry runs are not asked: they store nothing.
+	AdmitSize func(ctx context.Context, gr schema.GroupResource, namespace, name string, size int) error
 }
 
 // Server answers API requests for the kinds of a registry from a store.
@@ -83,6 +87,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 			Now:              opts.Now,
 			BookmarkInterval: opts.BookmarkInterval,
 			AdmitCreate:      opts.AdmitCreate,
+			AdmitSize:        opts.AdmitSize,
 		}),
 	}
 	if s.opts.Now == nil {

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -29,6 +30,10 @@ type Options struct {
 	// MaxObjectsPerNamespace bounds the objects of one resource a participant can create in a
 	// namespace; 0 means no limit. Instructors are not limited.
 	MaxObjectsPerNamespace int
+	// MaxObjectBytes bounds the size of each object written in a namespace participants write
+	// (as stored); with MaxObjectsPerNamespace it bounds what one participant may store. 0: no
+	// limit.
+	MaxObjectBytes int
 	// MaxFormBytes bounds a UI form post; default 64 KiB.
 	MaxFormBytes int64
 	// PublicURL, when set, is the base of join links and kubeconfigs (e.g. https://10.0.0.5:8443);
@@ -255,6 +260,21 @@ func (a *Auth) participantNamespace(ns string) bool {
 		}
 	}
 	return false
+}
+
+// AdmitSize is the API server's admission of an object's stored size
+// (apiserver.Options.AdmitSize): in the namespaces participants write, whoever writes there
+// (the election controller too) but the instructor, an object may be at most MaxObjectBytes.
+// A refusal is 413 and says the limit, so that one participant cannot grow the database or
+// the screens without bound.
+func (a *Auth) AdmitSize(ctx context.Context, gr schema.GroupResource, namespace, name string, size int) error {
+	u, ok := UserFrom(ctx)
+	if !ok || a.opts.MaxObjectBytes <= 0 || size <= a.opts.MaxObjectBytes || !a.participantNamespace(namespace) ||
+		u.Role == RoleInstructor && !internalUser(u) {
+		return nil
+	}
+	return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("%s %q would take %d bytes: in a workshop, objects in %q may take at most %d bytes each (--max-object-bytes)",
+		gr.String(), name, size, namespace, a.opts.MaxObjectBytes))
 }
 
 // internalUser says whether u is one of the server's own clients.

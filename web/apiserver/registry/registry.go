@@ -36,6 +36,9 @@ type Options struct {
 	// AdmitCreate, when set, is asked after validation before any object is created (see
 	// apiserver.Options.AdmitCreate).
 	AdmitCreate func(ctx context.Context, gr schema.GroupResource, namespace, name string) (done func(), err error)
+	// AdmitSize, when set, is asked before an object of size bytes (as stored) is written by a
+	// create or an update (see apiserver.Options.AdmitSize).
+	AdmitSize func(ctx context.Context, gr schema.GroupResource, namespace, name string, size int) error
 }
 
 // Registry holds the registries of the kinds of a kinds.Registry over one store, and what they

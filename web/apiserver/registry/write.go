@@ -122,6 +122,9 @@ func (ks *Store) insert(ctx context.Context, obj runtime.Object, acc metav1.Obje
 		if err != nil {
 			return nil, err
 		}
+		if err := ks.admitSize(ctx, acc, value); err != nil {
+			return nil, err
+		}
 		o, err := ks.r.store.Create(ctx, ks.key(acc.GetNamespace(), acc.GetName()), value)
 		if errors.Is(err, store.ErrExists) && generated {
 			if attempt < 7 {
@@ -299,6 +302,9 @@ func (ks *Store) updateObject(ctx context.Context, obj, old runtime.Object, expe
 	if err != nil {
 		return nil, err
 	}
+	if err := ks.admitSize(ctx, acc, value); err != nil {
+		return nil, err
+	}
 	o, err := ks.r.store.Update(ctx, ks.key(acc.GetNamespace(), acc.GetName()), expect, value)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) {
 		return nil, storeConflict{Modified(ks.kind.GroupResource(), acc.GetName())}
@@ -462,6 +468,14 @@ func (ks *Store) deleteAll(ctx context.Context, namespace string) error {
 		if _, err := ks.r.store.Delete(ctx, o.Key, 0); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return storeError(err, ks.kind.GroupResource(), o.Name)
 		}
+	}
+	return nil
+}
+
+// admitSize asks Options.AdmitSize whether the object may be stored as value.
+func (ks *Store) admitSize(ctx context.Context, acc metav1.Object, value []byte) error {
+	if admit := ks.r.opts.AdmitSize; admit != nil {
+		return admit(ctx, ks.kind.GroupResource(), acc.GetNamespace(), acc.GetName(), len(value))
 	}
 	return nil
 }
