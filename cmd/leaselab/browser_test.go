@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // The browser tests' timings: short, so that the scenarios run in seconds. Followers retry
@@ -292,7 +294,7 @@ func watchLeaseHolder(t *testing.T, ts *testServer, ns, name string) *leaseHolde
 func (hw *leaseHolderWatch) when(tb testing.TB, holder string, d time.Duration) time.Time {
 	tb.Helper()
 	var at time.Time
-	waitFor(tb, d, "the Lease names "+holder, func() (bool, string) {
+	poll.Until(tb, d, "the Lease names "+holder, func() (bool, string) {
 		hw.mu.Lock()
 		defer hw.mu.Unlock()
 		var ok bool

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/web/auth"
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // syncBuffer is a bytes.Buffer safe for the elector's goroutines.
@@ -46,7 +47,7 @@ func TestCandidateCommand(t *testing.T) {
 		done <- run(ctx, []string{"candidate", "--server", ts.URL, "--namespace", "cands", "--lease", "cli",
 			"--identity", "cli-1", "--lease-duration", "2s", "--renew-deadline", "1500ms", "--retry-period", "200ms"}, &out, &out)
 	}()
-	waitFor(t, 10*time.Second, "leadership", func() (bool, string) {
+	poll.Until(t, 10*time.Second, "leadership", func() (bool, string) {
 		return strings.Contains(out.String(), "became leader of cands/cli"), "output:\n" + out.String()
 	})
 	rctx := ctxT(t, 10*time.Second)
@@ -54,7 +55,7 @@ func TestCandidateCommand(t *testing.T) {
 	if err != nil || *l.Spec.HolderIdentity != "cli-1" {
 		t.Fatalf("lease = %+v, %v", l, err)
 	}
-	waitFor(t, 10*time.Second, "a 'became leader' event", func() (bool, string) {
+	poll.Until(t, 10*time.Second, "a 'became leader' event", func() (bool, string) {
 		evs, err := ts.Client.CoreV1().Events("cands").List(rctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Lease,involvedObject.name=cli"})
 		if err != nil {
 			t.Fatal(err)
@@ -80,7 +81,7 @@ func runCandidateUntil(t *testing.T, want string, args ...string) string {
 	go func() { done <- run(ctx, append([]string{"candidate"}, args...), &out, &out) }()
 	stop := sync.OnceValue(func() int { cancel(); return <-done })
 	defer stop() // also when waitFor fails the test
-	waitFor(t, 10*time.Second, fmt.Sprintf("candidate %q: %q", args, want), func() (bool, string) {
+	poll.Until(t, 10*time.Second, fmt.Sprintf("candidate %q: %q", args, want), func() (bool, string) {
 		return strings.Contains(out.String(), want), "output:\n" + out.String()
 	})
 	if code := stop(); code != 0 {
@@ -123,7 +124,7 @@ func TestCandidateStopOutput(t *testing.T) {
 	var out syncBuffer
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, append([]string{"candidate", "--identity", "leader"}, timing...), &out, &out) }()
-	waitFor(t, 10*time.Second, "the first candidate leads", func() (bool, string) {
+	poll.Until(t, 10*time.Second, "the first candidate leads", func() (bool, string) {
 		return strings.Contains(out.String(), "became leader"), "output:\n" + out.String()
 	})
 	// A follower that never leads.

@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/utils/ptr"
+
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // TestInformersFollowUpdates runs client-go informers (which start with a watch-list request
@@ -69,7 +71,7 @@ func TestInformersFollowUpdates(t *testing.T) {
 		}
 	}
 	var final *coordinationv1.Lease
-	waitFor(t, 10*time.Second, "the informers reach the final state", func() (bool, string) {
+	poll.Until(t, 10*time.Second, "the informers reach the final state", func() (bool, string) {
 		li, ok1, _ := leaseInf.GetStore().GetByKey("default/rapid")
 		ci, ok2, _ := candInf.GetStore().GetByKey("default/cand")
 		if !ok1 || !ok2 {
@@ -163,7 +165,7 @@ func TestLeaderElection(t *testing.T) {
 			// a stale resourceVersion, fails with a conflict, and the others wait for the lease
 			// to expire, as they would against kube-apiserver.
 			renewals := locks[first].updates.Load()
-			waitFor(t, 5*time.Second, first+" renews", func() (bool, string) {
+			poll.Until(t, 5*time.Second, first+" renews", func() (bool, string) {
 				return locks[first].updates.Load() > renewals, "no renewal returned"
 			})
 			stopped := time.Now()
@@ -191,7 +193,7 @@ func TestLeaderElection(t *testing.T) {
 func waitLeader(t *testing.T, mu *sync.Mutex, terms *[]string, n int, d time.Duration) string {
 	t.Helper()
 	var id string
-	waitFor(t, d, fmt.Sprintf("a leader for term %d", n), func() (bool, string) {
+	poll.Until(t, d, fmt.Sprintf("a leader for term %d", n), func() (bool, string) {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(*terms) > n {

@@ -21,6 +21,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // TestMain lets the test binary act as the leaselab binary, so that crash tests can run the
@@ -102,7 +104,7 @@ func TestCrashLosesNoAcknowledgedWrite(t *testing.T) {
 		}()
 	}
 	// Kill it in the middle of the burst, once every writer has had a few writes acknowledged.
-	waitFor(t, 30*time.Second, "every writer acknowledged", func() (bool, string) {
+	poll.Until(t, 30*time.Second, "every writer acknowledged", func() (bool, string) {
 		mu.Lock()
 		defer mu.Unlock()
 		least := -1
@@ -226,7 +228,7 @@ func TestWatchExpiredAfterCompaction(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 10*time.Second, "compaction expires the old revision", func() (bool, string) {
+	poll.Until(t, 10*time.Second, "compaction expires the old revision", func() (bool, string) {
 		w, err := leases.Watch(ctx, metav1.ListOptions{ResourceVersion: from})
 		if err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/leaselab/leaselab/web/election"
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // The Coordinated Leader Election tests run client-go's coordinated electors (each with its
@@ -247,7 +248,7 @@ func (h *cleHolders) preferredRequests() []string {
 
 func cleWait(tb testing.TB, d time.Duration, what string, cond func() bool) {
 	tb.Helper()
-	waitFor(tb, d, what, func() (bool, string) { return cond(), "not yet" })
+	poll.Until(tb, d, what, func() (bool, string) { return cond(), "not yet" })
 }
 
 // keepsLeading fails the test as soon as leading() is anything but holder alone or the Lease
@@ -255,7 +256,7 @@ func cleWait(tb testing.TB, d time.Duration, what string, cond func() bool) {
 // must be seen to keep its term through renewals, not merely found leading after a pause.
 func keepsLeading(tb testing.TB, ts *testServer, holder string, until time.Time, leading func() []string) {
 	tb.Helper()
-	waitFor(tb, time.Until(until)+10*time.Second, holder+" keeps leading", func() (bool, string) {
+	poll.Until(tb, time.Until(until)+10*time.Second, holder+" keeps leading", func() (bool, string) {
 		if l := leading(); !slices.Equal(l, []string{holder}) {
 			tb.Fatalf("leaders = %v, want [%s]", l, holder)
 		}

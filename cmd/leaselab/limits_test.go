@@ -29,6 +29,7 @@ import (
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web/auth"
 	"github.com/leaselab/leaselab/web/election"
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // apiGet performs one GET as user with a raw HTTP client (client-go would retry a 429).
@@ -105,7 +106,7 @@ func TestRateLimitIsolation(t *testing.T) {
 			}
 		}()
 	}
-	waitFor(t, 10*time.Second, "the flooder's bucket is empty", func() (bool, string) {
+	poll.Until(t, 10*time.Second, "the flooder's bucket is empty", func() (bool, string) {
 		return limited.Load() > 0, fmt.Sprintf("%d requests served, none refused", ok.Load())
 	})
 	flood := renew(15)
@@ -165,7 +166,7 @@ func TestWatchAndObjectLimits(t *testing.T) {
 	}
 	open[0].Close()
 	open = open[1:]
-	waitFor(t, 5*time.Second, "a closed watch is released", func() (bool, string) {
+	poll.Until(t, 5*time.Second, "a closed watch is released", func() (bool, string) {
 		c := watch()
 		return c == 200, fmt.Sprintf("watch: %d", c)
 	})
@@ -312,7 +313,7 @@ func TestBackupDuringWrites(t *testing.T) {
 			}
 		}()
 	}
-	waitFor(t, 30*time.Second, "200 acknowledged creates", func() (bool, string) {
+	poll.Until(t, 30*time.Second, "200 acknowledged creates", func() (bool, string) {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(acked) >= 200, fmt.Sprintf("%d acknowledged", len(acked))
@@ -524,7 +525,7 @@ func TestControllerCountsAgainstQuota(t *testing.T) {
 	}
 	candidate("c0", "l0")
 	candidate("c1", "l1")
-	waitFor(t, 30*time.Second, "the controller creates a Lease per candidate", func() (bool, string) {
+	poll.Until(t, 30*time.Second, "the controller creates a Lease per candidate", func() (bool, string) {
 		n, names := countLeases()
 		return n == 2, "leases " + names
 	})
@@ -537,7 +538,7 @@ func TestControllerCountsAgainstQuota(t *testing.T) {
 		}
 	}
 	candidate("c2", "l2")
-	waitFor(t, 30*time.Second, "the refused create is a decision with its reason", func() (bool, string) {
+	poll.Until(t, 30*time.Second, "the refused create is a decision with its reason", func() (bool, string) {
 		ds := w.election.Decisions(ns, "l2")
 		var last string
 		for _, d := range ds {

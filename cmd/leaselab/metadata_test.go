@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // client-go's metadata client and informer (what garbage collectors and quota controllers use)
@@ -44,7 +46,7 @@ func TestMetadataClient(t *testing.T) {
 	if _, err := ts.Client.CoordinationV1().Leases("default").Create(ctx, newLease("second", "h", nil), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the informer sees the second lease", func() (bool, string) {
+	poll.Until(t, 10*time.Second, "the informer sees the second lease", func() (bool, string) {
 		_, ok, _ := inf.GetStore().GetByKey("default/second")
 		return ok, fmt.Sprintf("has %v", inf.GetStore().ListKeys())
 	})

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // TestBrowserStaleLeader: three tabs on one lease; the leader is paused for longer than the
@@ -45,7 +47,7 @@ func TestBrowserStaleLeader(t *testing.T) {
 	}
 	for attempt := 1; ; attempt++ {
 		var first string
-		waitFor(t, 30*time.Second, "a leader", func() (bool, string) {
+		poll.Until(t, 30*time.Second, "a leader", func() (bool, string) {
 			l, seen := leaderOf()
 			first = l
 			return l != "", seen
@@ -84,7 +86,7 @@ func pauseLeader(t *testing.T, tabs map[string]context.Context, first string, le
 		t.Fatal(err)
 	}
 	var second string
-	waitFor(t, 30*time.Second, "another tab takes the lease", func() (bool, string) {
+	poll.Until(t, 30*time.Second, "another tab takes the lease", func() (bool, string) {
 		l, seen := leaderOf()
 		second = l
 		return l != "" && l != first, seen
@@ -93,7 +95,7 @@ func pauseLeader(t *testing.T, tabs map[string]context.Context, first string, le
 		t.Fatal(err)
 	}
 	var seen, log string
-	waitFor(t, 30*time.Second, "the resumed tab becomes a follower", func() (bool, string) {
+	poll.Until(t, 30*time.Second, "the resumed tab becomes a follower", func() (bool, string) {
 		seen, _ = browserEval(tab, `window.staleSeen.join('\n')`)
 		st, _ := browserCandidateState(tab)
 		log, _ = browserEval(tab, `Array.from(document.querySelectorAll('#log li'), (li) => li.textContent.replace(/\s+/g, ' ').trim()).slice(0, 8).join(' / ')`)

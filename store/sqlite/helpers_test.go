@@ -195,7 +195,8 @@ func expectNoEvent(tb testing.TB, w store.Watch) {
 
 // waitFor polls cond every millisecond until it holds, and fails the test with cond's last
 // account of what it saw when d passes. d is an upper bound for a slow machine, not a guess at
-// how long things take; the store works in-process, so the poll is short.
+// how long things take; the store works in-process, so the poll is short. The store's tests
+// keep their own copy of web/webtest/poll.Until: the store does not reach into web.
 func waitFor(tb testing.TB, d time.Duration, what string, cond func() (bool, string)) {
 	tb.Helper()
 	deadline := time.Now().Add(d)

@@ -30,6 +30,7 @@ import (
 	"github.com/leaselab/leaselab/web"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/webtest"
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // env is the controller on a fake clock against a real leaselab API (SQLite in a temporary
@@ -72,21 +73,6 @@ func (h countingHandler) WithGroup(name string) slog.Handler {
 }
 
 // waitFor polls cond every 10 ms until it holds, and fails the test with cond's last account
-// of what it saw when d passes. d is an upper bound for a slow machine, in real time.
-func waitFor(tb testing.TB, d time.Duration, what string, cond func() (bool, string)) {
-	tb.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("%s: not within %s; last: %s", what, d, state)
-		}
-		time.Sleep(10 * time.Millisecond) // the poll interval
-	}
-}
 
 // stepAndLookAgain advances the fake clock by d, then renews candidate name, as a live
 // candidate does, and waits until the controller has looked at the Lease again in a step that
@@ -105,7 +91,7 @@ func (en *env) stepAndLookAgain(tb testing.TB, d time.Duration, name string) {
 	if _, err := cands.Update(context.Background(), c, metav1.UpdateOptions{}); err != nil {
 		tb.Fatal(err)
 	}
-	waitFor(tb, 10*time.Second, "the controller looks again", func() (bool, string) {
+	poll.Until(tb, 10*time.Second, "the controller looks again", func() (bool, string) {
 		return en.failedSteps.Load() > n, "decisions:\n" + en.decisionText()
 	})
 }
@@ -516,7 +502,7 @@ func TestControllerGarbageCollectsAtStart(t *testing.T) {
 		en.mute("gone")
 		en.createCandidate(t, "gone", "1.36.0", "1.36.0", 31*time.Minute, coordinationv1.OldestEmulationVersion)
 	})
-	waitFor(t, 10*time.Second, "the stale candidate is deleted", func() (bool, string) {
+	poll.Until(t, 10*time.Second, "the stale candidate is deleted", func() (bool, string) {
 		return en.candidate(t, "gone") == nil, "decisions:\n" + en.decisionText()
 	})
 	if _, ok := en.findDecision(election.KindGC, "deleted candidate gone: it last renewed 31m0s ago (more than 30m0s)"); !ok {

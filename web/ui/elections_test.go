@@ -22,6 +22,7 @@ import (
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/kinds/coordinationv1alpha1"
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // putCandidate stores a LeaseCandidate as the API would. preferred, when not nil, makes it a
@@ -361,7 +362,7 @@ func TestElectionsSubscribed(t *testing.T) {
 		t.Fatal("the screens do not read the controller's decisions")
 	}
 	f.decided <- election.Decision{Namespace: "default", Lease: "sched", Kind: election.KindElect}
-	waitFor(t, 10*time.Second, "the decision reaches the dashboards' feed", func() (bool, string) {
+	poll.Until(t, 10*time.Second, "the decision reaches the dashboards' feed", func() (bool, string) {
 		keys, _ := tu.dfeed.since(0)
 		return slices.Contains(keys, leaseKey{"default", "sched"}), fmt.Sprintf("feed %v", keys)
 	})

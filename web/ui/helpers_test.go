@@ -172,18 +172,3 @@ func lease(ns, name, holder string, renew time.Time, durationSeconds, transition
 
 // waitFor polls cond every 5 ms until it holds, and fails the test with cond's last account of
 // what it saw when d passes. d is an upper bound for a slow machine, not a guess at how long
-// things take.
-func waitFor(tb testing.TB, d time.Duration, what string, cond func() (bool, string)) {
-	tb.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("%s: not within %s; last: %s", what, d, state)
-		}
-		time.Sleep(5 * time.Millisecond) // the poll interval
-	}
-}

@@ -17,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/leaselab/leaselab/wasm/tabproto"
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // dialAs opens a WebSocket to path on srv as a page of srv's origin whose request says it is
@@ -230,7 +231,7 @@ func TestTabHubLimitsReports(t *testing.T) {
 		t.Fatalf("ping: %v", err)
 	}
 	var changes uint64
-	waitFor(t, 10*time.Second, "the reports change the list", func() (bool, string) {
+	poll.Until(t, 10*time.Second, "the reports change the list", func() (bool, string) {
 		tu.hub.mu.Lock()
 		defer tu.hub.mu.Unlock()
 		changes = tu.hub.version
