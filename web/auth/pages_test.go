@@ -14,13 +14,7 @@ import (
 // a same-origin POST of the token sets the session and 303s to the dashboard; a cross-site
 // POST is refused with 403, and a bad token gets the invalid-link page, neither with a cookie.
 func TestJoin(t *testing.T) {
-	a := New(nil, countingStore{}, Options{Tokens: []Token{
-		{"tp<&'", User{Name: "p1", Role: RoleParticipant, Namespace: "p1"}},
-		{"ti", User{Name: "instructor", Role: RoleInstructor}},
-	}})
-	e := echo.New()
-	e.Use(a.Middleware)
-	a.Register(e)
+	e := pagesServer("tp<&'")
 	do := func(req *http.Request) *httptest.ResponseRecorder {
 		t.Helper()
 		rec := httptest.NewRecorder()
@@ -134,13 +128,7 @@ func TestJoin(t *testing.T) {
 // TestPagesStyle: the sign-in, join and workshop pages share a stylesheet anyone may load (the
 // sign-in page is shown before any sign-in), and the workshop page lists a card per identity.
 func TestPagesStyle(t *testing.T) {
-	a := New(nil, countingStore{}, Options{Tokens: []Token{
-		{"tp", User{Name: "p1", Role: RoleParticipant, Namespace: "p1"}},
-		{"ti", User{Name: "instructor", Role: RoleInstructor}},
-	}})
-	e := echo.New()
-	e.Use(a.Middleware)
-	a.Register(e)
+	e := pagesServer("tp")
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://lab.example/join/pages.css", nil))
 	if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/css") || !strings.Contains(rec.Body.String(), "@media print") {
@@ -154,4 +142,17 @@ func TestPagesStyle(t *testing.T) {
 	if rec.Code != http.StatusOK || !strings.Contains(body, `href="/join/pages.css"`) || strings.Count(body, `class="card"`) != 2 {
 		t.Errorf("workshop page: %d\n%s", rec.Code, body)
 	}
+}
+
+// pagesServer serves the pages of an Auth with a participant p1 (token participantToken) and
+// the instructor (token "ti").
+func pagesServer(participantToken string) *echo.Echo {
+	a := New(nil, countingStore{}, Options{Tokens: []Token{
+		{participantToken, User{Name: "p1", Role: RoleParticipant, Namespace: "p1"}},
+		{"ti", User{Name: "instructor", Role: RoleInstructor}},
+	}})
+	e := echo.New()
+	e.Use(a.Middleware)
+	a.Register(e)
+	return e
 }
