@@ -57,7 +57,7 @@ func (c Command) Validate() error {
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown command %q", cut(c.Type, 40))
+	return fmt.Errorf("unknown command %q", Cut(c.Type, 40))
 }
 
 // commandMessage is a command on the wire.

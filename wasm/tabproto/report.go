@@ -71,38 +71,39 @@ const (
 // coordinated fields of a plain tab.
 func (r *Report) Clean() error {
 	if !r.State.Valid() {
-		return fmt.Errorf("unknown state %q", cut(string(r.State), 40))
+		return fmt.Errorf("unknown state %q", Cut(string(r.State), 40))
 	}
-	r.Identity = cut(r.Identity, MaxIdentityLen)
-	r.Namespace = cut(r.Namespace, MaxNameLen)
-	r.Lease = cut(r.Lease, MaxNameLen)
-	r.Holder = cut(r.Holder, MaxIdentityLen)
-	r.Role = Role(cut(string(r.Role), MaxWordLen))
-	r.Faults.Partition = Partition(cut(string(r.Faults.Partition), MaxWordLen))
+	r.Identity = Cut(r.Identity, MaxIdentityLen)
+	r.Namespace = Cut(r.Namespace, MaxNameLen)
+	r.Lease = Cut(r.Lease, MaxNameLen)
+	r.Holder = Cut(r.Holder, MaxIdentityLen)
+	r.Role = Role(Cut(string(r.Role), MaxWordLen))
+	r.Faults.Partition = Partition(Cut(string(r.Faults.Partition), MaxWordLen))
 	if len(r.ActiveFaults) > MaxFaults {
 		r.ActiveFaults = r.ActiveFaults[:MaxFaults]
 	}
 	for i, f := range r.ActiveFaults {
-		r.ActiveFaults[i] = cut(f, MaxFaultLen)
+		r.ActiveFaults[i] = Cut(f, MaxFaultLen)
 	}
 	if r.ActiveFaults == nil {
 		r.ActiveFaults = []string{}
 	}
-	r.LastLog.Kind = cut(r.LastLog.Kind, MaxWordLen)
-	r.LastLog.Text = cut(r.LastLog.Text, MaxTextLen)
+	r.LastLog.Kind = Cut(r.LastLog.Kind, MaxWordLen)
+	r.LastLog.Text = Cut(r.LastLog.Text, MaxTextLen)
 	if r.Coordinated {
-		r.BinaryVersion = cut(r.BinaryVersion, MaxVersionLen)
-		r.EmulationVersion = cut(r.EmulationVersion, MaxVersionLen)
-		r.Strategy = cut(r.Strategy, MaxVersionLen)
-		r.PreferredHolder = cut(r.PreferredHolder, MaxIdentityLen)
+		r.BinaryVersion = Cut(r.BinaryVersion, MaxVersionLen)
+		r.EmulationVersion = Cut(r.EmulationVersion, MaxVersionLen)
+		r.Strategy = Cut(r.Strategy, MaxVersionLen)
+		r.PreferredHolder = Cut(r.PreferredHolder, MaxIdentityLen)
 	} else {
 		r.BinaryVersion, r.EmulationVersion, r.Strategy, r.PreferredHolder = "", "", "", ""
 	}
 	return nil
 }
 
-// cut cuts s to at most n bytes on a rune boundary, and drops invalid UTF-8.
-func cut(s string, n int) string {
+// Cut cuts s to at most n bytes on a rune boundary, and drops invalid UTF-8: what the tab hub
+// keeps of a string a browser sent.
+func Cut(s string, n int) string {
 	s = strings.ToValidUTF8(s, "")
 	if len(s) <= n {
 		return s

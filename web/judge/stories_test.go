@@ -164,3 +164,22 @@ func TestRenewal(t *testing.T) {
 		}
 	}
 }
+
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"tab-1", 15, "tab-1"},
+		{"abcde", 5, "abcde"},  // exactly n characters: nothing cut
+		{"abcdef", 5, "abcd…"}, // one more: cut, with the mark
+		{"ééééé", 5, "ééééé"},  // characters, not bytes
+		{"éééééé", 5, "éééé…"},
+		{strings.Repeat("h", 1<<20), MaxShown, strings.Repeat("h", MaxShown-1) + "…"},
+	} {
+		if got := Cut(tc.s, tc.n); got != tc.want {
+			t.Errorf("Cut(%.20q, %d) = %.20q, want %.20q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 )
@@ -153,17 +154,24 @@ func DecisionWord(kind string) string {
 // in Kubernetes) the screens show; the object's YAML keeps the whole value.
 const MaxShown = 128
 
-// Shown is s as the screens show it: cut to MaxShown characters, the cut marked with "…".
-func Shown(s string) string {
-	if len(s) <= MaxShown {
+// Shown is s as the screens show it: cut to MaxShown characters (Cut).
+func Shown(s string) string { return Cut(s, MaxShown) }
+
+// Cut is s cut to at most n characters, the cut marked with "…". It reads no further than the
+// cut, however long s is.
+func Cut(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	n := 0
+	count := 0
 	for i := range s {
-		if n == MaxShown-1 {
+		if count == n-1 {
+			if _, size := utf8.DecodeRuneInString(s[i:]); i+size == len(s) {
+				return s // exactly n characters: nothing to cut
+			}
 			return s[:i] + "…"
 		}
-		n++
+		count++
 	}
 	return s
 }

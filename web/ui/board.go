@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -335,7 +336,7 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 		msg.Cards = append(msg.Cards, bl.card)
 		feed = append(feed, items...)
 	}
-	slices.SortStableFunc(feed, func(a, c templates.FeedItem) int { return compareInt64(a.AtMs, c.AtMs) })
+	slices.SortStableFunc(feed, func(a, c templates.FeedItem) int { return cmp.Compare(a.AtMs, c.AtMs) })
 	for _, f := range feed {
 		msg.Feed = append(msg.Feed, boardItem(f))
 	}
@@ -423,16 +424,6 @@ func (b *board) snapshotLocked() []byte {
 
 func boardItem(f templates.FeedItem) boardFeedItem {
 	return boardFeedItem{AtMs: f.AtMs, At: f.At, Kind: f.Kind, Icon: templates.IconName(f.Kind), Text: f.Text, Namespace: f.Namespace, Lease: f.Lease}
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // boardWatch serves GET /ui/board/watch: the WebSocket that keeps a dashboard's lease cards and

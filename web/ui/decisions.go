@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/judge"
 )
@@ -124,7 +125,7 @@ func (u *UI) decisionsMessage(keys []leaseKey) []byte {
 	for _, k := range keys {
 		s := decisionSummary{Namespace: k.ns, Lease: k.name}
 		if d, ok := latestDecision(f, k, now); ok {
-			s.Kind, s.Icon, s.Word, s.Candidate, s.Message, s.AtMs, s.Time = d.Kind, d.Icon, d.Word, d.Candidate, truncate(d.Message, maxPushedMessage), d.AtMs, d.Time
+			s.Kind, s.Icon, s.Word, s.Candidate, s.Message, s.AtMs, s.Time = d.Kind, d.Icon, d.Word, d.Candidate, tabproto.Cut(d.Message, maxPushedMessage), d.AtMs, d.Time
 		}
 		msg.Decisions = append(msg.Decisions, s)
 	}

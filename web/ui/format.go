@@ -3,9 +3,7 @@ package ui
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 func itoa(v int) string { return strconv.Itoa(v) }
@@ -65,16 +63,4 @@ func offsetText(ms int64) string {
 		s = "+" + s
 	}
 	return s + " s"
-}
-
-// truncate cuts s to at most n bytes on a rune boundary, and drops invalid UTF-8.
-func truncate(s string, n int) string {
-	s = strings.ToValidUTF8(s, "")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

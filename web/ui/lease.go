@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -251,7 +250,7 @@ func eventRows(events []*corev1.Event, now time.Time) []templates.EventRow {
 		rows = append(rows, templates.EventRow{
 			Type:    judge.Shown(e.Type),
 			Reason:  judge.Shown(e.Reason),
-			Message: shownMessage(e.Message),
+			Message: judge.Cut(e.Message, maxEventMessage),
 			Count:   e.Count,
 			Last:    clockTime(last(e)),
 			Age:     ageText(last(e), now),
@@ -261,15 +260,6 @@ func eventRows(events []*corev1.Event, now time.Time) []templates.EventRow {
 	return rows
 }
 
-// shownMessage is an Event's message as the lease page shows it: kube-apiserver keeps up to
-// 1 KiB of it, and so do the screens.
-func shownMessage(m string) string {
-	if len(m) <= 1024 {
-		return m
-	}
-	cut := 1024
-	for cut > 0 && !utf8.RuneStart(m[cut]) {
-		cut--
-	}
-	return m[:cut] + "…"
-}
+// maxEventMessage is how much of an Event's message the lease page shows: kube-apiserver keeps
+// up to 1 KiB of it, and so do the screens.
+const maxEventMessage = 1024

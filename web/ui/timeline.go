@@ -67,7 +67,7 @@ func layoutTimeline(terms []judge.Term, now time.Time) templates.Timeline {
 		}
 		laneOf[t.Holder] = len(lanes)
 		y := tlTop + float64(len(lanes))*tlLaneHeight
-		lanes = append(lanes, templates.TimelineLane{Identity: judge.Shown(t.Holder), Label: shorten(t.Holder, 15), Y: y, LabelY: y + tlLaneHeight/2 + 5})
+		lanes = append(lanes, templates.TimelineLane{Identity: judge.Shown(t.Holder), Label: judge.Cut(t.Holder, 15), Y: y, LabelY: y + tlLaneHeight/2 + 5})
 	}
 	nLanes := max(len(lanes), 1)
 	tl := templates.Timeline{
@@ -236,13 +236,4 @@ func (h *historyCache) changes(ctx context.Context, ns, name string) ([]judge.Ch
 		lh.changes = append([]judge.Change(nil), lh.changes[n-maxHistoryChanges:]...)
 	}
 	return append([]judge.Change(nil), lh.changes...), nil
-}
-
-// shorten cuts s to n runes, marking the cut with an ellipsis.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
