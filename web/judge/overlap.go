@@ -1,6 +1,12 @@
 package judge
 
-import "time"
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
 
 // View is what one candidate said about itself at one moment, as the server recorded it: the
 // candidates' side of the story, beside the server's record (the lease's changes).
@@ -26,7 +32,7 @@ type View struct {
 	Decision string
 }
 
-// Causes of an overlap, from what the stale believer recorded.
+// Causes of an overlap, from what the first stale believer recorded, in order of precedence.
 const (
 	CausePaused      = "paused"
 	CausePartitioned = "partitioned"
@@ -44,7 +50,8 @@ const OverlapGrace = 250 * time.Millisecond
 // Overlap is one interval in which more than one candidate believed it led the same lease, or
 // a candidate believed it led while the server's record named another holder (or nobody).
 type Overlap struct {
-	// Identities are everyone involved, sorted: the believers and the record's holder.
+	// Identities are everyone involved, sorted: the believers and the record's holders while
+	// they disagreed.
 	Identities []string
 	// Believers are those who believed they led, sorted; Stale those of them the record did
 	// not name.
@@ -53,10 +60,425 @@ type Overlap struct {
 	// Holder is the record's holder when the interval began ("" for nobody).
 	Holder string
 	Start  time.Time
-	// End is when it ended; zero while it lasts.
-	End   time.Time
+	// End is when it ended; zero while it lasts (Length counts to now then).
+	End time.Time
+	// Cause is one of the Cause constants, read from the views of the first stale believer.
 	Cause string
 	// Text says in a sentence who, for how long and why; Advice what real code does about it.
 	Text   string
 	Advice string
+}
+
+// Length is how long o lasted, up to now while it lasts.
+func (o Overlap) Length(now time.Time) time.Duration {
+	if o.End.IsZero() {
+		return now.Sub(o.Start)
+	}
+	return o.End.Sub(o.Start)
+}
+
+// Overlaps finds every split-brain interval of one lease up to now, oldest first. lease names
+// it ("namespace/name"). changes are the lease's changes, oldest first, as Compact leaves them:
+// the holder of the latest change at or before an instant is the record's holder then, and a
+// deletion leaves no record. views are every candidate's views, ordered by At: the latest view
+// of an identity at or before an instant is its view then, and an identity without one yet
+// believes nothing. Changes and views after now are not read; either, out of order, is read
+// from a sorted copy.
+//
+// At an instant, the believers are the identities whose view has Leads (and is not stopped),
+// and the stale ones are the believers the record does not name. There is a disagreement while
+// some believer is stale: two that believed they led (the record names one of them at most),
+// or one that believed while the record named another or nobody. An Overlap is a disagreement
+// that lasted at least OverlapGrace, disagreements less than OverlapGrace apart counting as
+// one; its Identities, Believers and Stale gather those of its instants of disagreement. Its
+// Cause comes from the first stale believer's views (paused, partitioned, slow network, clock
+// offset, in that order; then a release of its own term), and its Text and Advice say it in
+// words.
+func Overlaps(lease string, changes []Change, views []View, now time.Time) []Overlap {
+	changes = sortedBy(changes, func(c *Change) time.Time { return c.At })
+	views = sortedBy(views, func(v *View) time.Time { return v.At })
+	var (
+		out       []Overlap
+		believers = map[string]bool{}
+		holder    string
+		duration  time.Duration // the record's leaseDurationSeconds, as last written
+		cur       span          // the disagreement being gathered, if started
+		started   bool
+		open      bool // whether cur still lasts at the current instant
+		ci, vi    int
+	)
+	for {
+		t, ok := nextEvent(changes, ci, views, vi)
+		if !ok || t.After(now) {
+			break
+		}
+		changed := false // whether the holder or the believers changed at t
+		for ; ci < len(changes) && !changes[ci].At.After(t); ci++ {
+			c := &changes[ci]
+			h := c.Holder
+			if c.Deleted {
+				h = ""
+			}
+			changed = changed || h != holder
+			holder = h
+			if c.Duration > 0 {
+				duration = c.Duration
+			}
+		}
+		for ; vi < len(views) && !views[vi].At.After(t); vi++ {
+			v := &views[vi]
+			if b := believes(v); b != believers[v.Identity] {
+				changed = true
+				if b {
+					believers[v.Identity] = true
+				} else {
+					delete(believers, v.Identity)
+				}
+			}
+		}
+		// Some believer is stale unless the holder is the only one.
+		if len(believers) == 0 || len(believers) == 1 && believers[holder] {
+			if open {
+				cur.end, open = t, false
+			}
+			continue
+		}
+		// A disagreement less than OverlapGrace after the last one ended continues it: a
+		// belief flickering on late reports is one overlap, not several.
+		if !started || !open && t.Sub(cur.end) >= OverlapGrace {
+			if started {
+				out = cur.emit(out, lease, changes, views, now, false)
+			}
+			cur.reset(t, holder, duration)
+			started, changed = true, true
+		}
+		open = true
+		if changed {
+			cur.add(believers, holder)
+		}
+	}
+	if started {
+		out = cur.emit(out, lease, changes, views, now, open)
+	}
+	return out
+}
+
+// OverlapsBetween returns the overlaps whose interval meets [from, to], in their order: the
+// ones a screen showing that window draws. One that still lasts meets every window that ends
+// after its start.
+func OverlapsBetween(overlaps []Overlap, from, to time.Time) []Overlap {
+	var out []Overlap
+	for _, o := range overlaps {
+		if !o.Start.After(to) && (o.End.IsZero() || !o.End.Before(from)) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// believes reports whether v is the view of a candidate that believes it leads.
+func believes(v *View) bool { return v.Leads && v.State != "stopped" }
+
+// sortedBy returns s if it is ordered by the time key, else a sorted copy; stable, so that of
+// two at the same instant the later in s still wins.
+func sortedBy[E any](s []E, key func(*E) time.Time) []E {
+	for i := 1; i < len(s); i++ {
+		if key(&s[i]).Before(key(&s[i-1])) {
+			s = slices.Clone(s)
+			slices.SortStableFunc(s, func(a, b E) int { return key(&a).Compare(key(&b)) })
+			return s
+		}
+	}
+	return s
+}
+
+// nextEvent is the instant of the earlier of the next change and the next view.
+func nextEvent(changes []Change, ci int, views []View, vi int) (time.Time, bool) {
+	switch {
+	case ci < len(changes) && vi < len(views):
+		if views[vi].At.Before(changes[ci].At) {
+			return views[vi].At, true
+		}
+		return changes[ci].At, true
+	case ci < len(changes):
+		return changes[ci].At, true
+	case vi < len(views):
+		return views[vi].At, true
+	}
+	return time.Time{}, false
+}
+
+// span gathers one disagreement while Overlaps sweeps the history. Its lists are short (the
+// identities of one lease's candidates) and reused from one disagreement to the next, as most
+// are shorter than OverlapGrace and dropped.
+type span struct {
+	start, end time.Time
+	holder     string        // the record's holder at start
+	duration   time.Duration // the record's leaseDurationSeconds at start
+	// identities, believers and stale gather those of each instant of disagreement; holders
+	// the record's holders, in order.
+	identities, believers, stale, holders []string
+}
+
+// reset starts s over as a disagreement from t.
+func (s *span) reset(t time.Time, holder string, duration time.Duration) {
+	s.start, s.end, s.holder, s.duration = t, time.Time{}, holder, duration
+	s.identities, s.believers, s.stale, s.holders = s.identities[:0], s.believers[:0], s.stale[:0], s.holders[:0]
+}
+
+// add counts the believers and the holder of an instant of disagreement.
+func (s *span) add(believers map[string]bool, holder string) {
+	for id := range believers {
+		s.believers = with(s.believers, id)
+		s.identities = with(s.identities, id)
+		if id != holder {
+			s.stale = with(s.stale, id)
+		}
+	}
+	if holder != "" {
+		s.identities = with(s.identities, holder)
+		s.holders = with(s.holders, holder)
+	}
+}
+
+// with is list with id appended, unless it is there.
+func with(list []string, id string) []string {
+	if slices.Contains(list, id) {
+		return list
+	}
+	return append(list, id)
+}
+
+// sorted is a sorted copy of list.
+func sorted(list []string) []string {
+	list = slices.Clone(list)
+	slices.Sort(list)
+	return list
+}
+
+// emit appends s to out as an Overlap, unless it lasted less than OverlapGrace. lasting says
+// it still lasts at now.
+func (s *span) emit(out []Overlap, lease string, changes []Change, views []View, now time.Time, lasting bool) []Overlap {
+	end := s.end
+	if lasting {
+		end = now
+	}
+	if end.Sub(s.start) < OverlapGrace {
+		return out
+	}
+	o := Overlap{
+		Identities: sorted(s.identities),
+		Believers:  sorted(s.believers),
+		Stale:      sorted(s.stale),
+		Holder:     s.holder,
+		Start:      s.start,
+	}
+	if !lasting {
+		o.End = s.end
+	}
+	stale := o.Stale[0]
+	c := s.cause(stale, changes, views, end)
+	o.Cause = c.cause
+	o.Text = overlapText(lease, o, stale, s.other(stale), c, now)
+	o.Advice = overlapAdvice(c.cause)
+	return append(out, o)
+}
+
+// other is the first holder the record named during s that is not id; "" if none.
+func (s *span) other(id string) string {
+	for _, h := range s.holders {
+		if h != id {
+			return h
+		}
+	}
+	return ""
+}
+
+// cause is why a stale believer believed, with the figures its sentence needs.
+type cause struct {
+	cause   string
+	latency time.Duration // the largest added round trip, for CauseSlowNetwork
+	offset  time.Duration // the clock offset, for CauseClockOffset
+}
+
+// SlowNetworkLatency is the added round trip from which a stale belief is put down to the
+// network.
+const SlowNetworkLatency = time.Second
+
+// cause finds why id believed it led during s (up to end) from what it recorded: its views
+// from one lease duration before the start to the end (and the one in effect then), and the
+// record's changes in that time. Its faults come first, in the order of the Cause constants;
+// then a release of its own term.
+func (s *span) cause(id string, changes []Change, views []View, end time.Time) cause {
+	from := s.start.Add(-s.duration)
+	var (
+		c                             cause
+		paused, partitioned, released bool
+	)
+	see := func(v *View) {
+		paused = paused || v.Paused
+		partitioned = partitioned || v.Partitioned
+		released = released || v.Decision == "released"
+		c.latency = max(c.latency, v.Latency)
+		if c.offset == 0 {
+			c.offset = v.ClockOffset
+		}
+	}
+	first := sort.Search(len(views), func(i int) bool { return views[i].At.After(from) })
+	// The view in effect as the window opens may be much older: a pause that began long
+	// before another took over.
+	for i := first - 1; i >= 0; i-- {
+		if views[i].Identity == id {
+			see(&views[i])
+			break
+		}
+	}
+	for i := first; i < len(views) && !views[i].At.After(end); i++ {
+		if views[i].Identity == id {
+			see(&views[i])
+		}
+	}
+	switch {
+	case paused:
+		c.cause = CausePaused
+	case partitioned:
+		c.cause = CausePartitioned
+	case c.latency >= SlowNetworkLatency:
+		c.cause = CauseSlowNetwork
+	case c.offset != 0:
+		c.cause = CauseClockOffset
+	case released || releasedBy(id, changes, from, end):
+		c.cause = CauseReleased
+	default:
+		c.cause = CauseUnknown
+	}
+	return c
+}
+
+// releasedBy reports whether the record went from naming id to naming nobody (a release, not
+// a deletion) after from and by end.
+func releasedBy(id string, changes []Change, from, end time.Time) bool {
+	first := sort.Search(len(changes), func(i int) bool { return changes[i].At.After(from) })
+	for i := max(first, 1); i < len(changes) && !changes[i].At.After(end); i++ {
+		c, prev := &changes[i], &changes[i-1]
+		if !c.Deleted && c.Holder == "" && !prev.Deleted && prev.Holder == id {
+			return true
+		}
+	}
+	return false
+}
+
+// overlapText says o in a sentence: who believed they led, for how long, what the record said
+// and why stale (the first stale believer) believed, other being the holder it missed.
+func overlapText(lease string, o Overlap, stale, other string, c cause, now time.Time) string {
+	var b strings.Builder
+	switch len(o.Believers) {
+	case 1:
+		fmt.Fprintf(&b, "%s believed it led %s", Shown(o.Believers[0]), lease)
+	case 2:
+		fmt.Fprintf(&b, "%s and %s both believed they led %s", Shown(o.Believers[0]), Shown(o.Believers[1]), lease)
+	default:
+		fmt.Fprintf(&b, "%s all believed they led %s", names(o.Believers), lease)
+	}
+	if o.End.IsZero() {
+		fmt.Fprintf(&b, " for %s so far (since %s)", seconds(now.Sub(o.Start)), clock(o.Start))
+	} else {
+		fmt.Fprintf(&b, " for %s (%s to %s)", seconds(o.End.Sub(o.Start)), clock(o.Start), clock(o.End))
+	}
+	released := c.cause == CauseReleased && o.Holder == ""
+	switch {
+	case released && len(o.Believers) == 1:
+		b.WriteString(" after releasing it")
+	case released:
+		fmt.Fprintf(&b, " after %s released it", Shown(stale))
+	case !slices.Contains(o.Believers, o.Holder):
+		fmt.Fprintf(&b, " while the record named %s", nobody(o.Holder))
+	}
+	missed := "the record change"
+	if other != "" {
+		missed = Shown(other) + " take over"
+	}
+	b.WriteString(": ")
+	switch c.cause {
+	case CausePaused:
+		fmt.Fprintf(&b, "%s was paused and did not see %s", Shown(stale), missed)
+	case CausePartitioned:
+		fmt.Fprintf(&b, "%s was cut off from the server and did not see %s", Shown(stale), missed)
+	case CauseSlowNetwork:
+		fmt.Fprintf(&b, "%s's network added %s to each round trip, so it saw %s late", Shown(stale), seconds(c.latency), missed)
+	case CauseClockOffset:
+		way, d := "ahead of", c.offset
+		if d < 0 {
+			way, d = "behind", -d
+		}
+		fmt.Fprintf(&b, "%s's clock ran %s %s the server's", Shown(stale), seconds(d), way)
+	case CauseReleased:
+		if o.Holder == "" {
+			b.WriteString("the record named nobody")
+		} else {
+			fmt.Fprintf(&b, "%s had released it and kept working", Shown(stale))
+		}
+	default:
+		fmt.Fprintf(&b, "nothing %s recorded explains it", Shown(stale))
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// names lists identities for a sentence: "a, b and c"; past four, "a, b, c and 5 others".
+func names(ids []string) string {
+	const most = 4
+	var shown []string
+	for _, id := range ids[:min(len(ids), most-1)] {
+		shown = append(shown, Shown(id))
+	}
+	switch {
+	case len(ids) > most:
+		return fmt.Sprintf("%s and %d others", strings.Join(shown, ", "), len(ids)-len(shown))
+	case len(ids) == most:
+		shown = append(shown, Shown(ids[most-1]))
+	}
+	if len(shown) < 2 {
+		return strings.Join(shown, "")
+	}
+	return strings.Join(shown[:len(shown)-1], ", ") + " and " + shown[len(shown)-1]
+}
+
+// nobody is a holder in words: "nobody" for none.
+func nobody(holder string) string {
+	if holder == "" {
+		return "nobody"
+	}
+	return Shown(holder)
+}
+
+// seconds is a duration in words, to a tenth of a second: "3.2 s".
+func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+// clock is an instant in words, in UTC to a tenth of a second: "14:02:11.3".
+func clock(t time.Time) string { return t.UTC().Format("15:04:05.0") }
+
+// overlapAdvice says in a sentence what real code does about an overlap of the cause.
+func overlapAdvice(cause string) string {
+	const fencing = "guard side effects with a fencing token (the lease's resourceVersion or leaseTransitions) checked by the resource it writes"
+	const exit = "exit (os.Exit) in OnStoppedLeading as kube-controller-manager does"
+	switch cause {
+	case CausePaused:
+		return "client-go gives no fencing, and a paused process cannot check anything, not even its renew deadline, until it runs again: " +
+			fencing + ", and " + exit + ", so that it stops as soon as it notices."
+	case CausePartitioned:
+		return "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, however long ago another took over, " +
+			"so keep renewDeadline well under leaseDuration, " + exit + ", and " + fencing + "."
+	case CauseSlowNetwork:
+		return "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and slow requests tell it late that it lost, " +
+			"so keep renewDeadline well under leaseDuration with room for the slowest request (kube-controller-manager renews within 10 s a lease of 15 s), and " + fencing + "."
+	case CauseClockOffset:
+		return "Offsets do not matter to client-go, which counts leaseDuration from its own observation of the record, not from renewTime; " +
+			"rate drift does, and the gap between renewDeadline and leaseDuration must cover it: never compare renewTime with the local clock."
+	case CauseReleased:
+		return "Release only after the work has stopped: with ReleaseOnCancel, client-go clears holderIdentity as soon as the context is cancelled, " +
+			"without waiting for the work begun in OnStartedLeading, so cancel only once that work has returned; " +
+			"else leave ReleaseOnCancel off, " + exit + ", and let the lease run out."
+	}
+	return "client-go gives no fencing: " + fencing + ", and " + exit + "."
 }

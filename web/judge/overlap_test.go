@@ -1,0 +1,446 @@
+package judge
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+)
+
+// story is a recorded history of one lease: the server's changes and the candidates' views.
+type story struct {
+	h     history
+	views []View
+}
+
+// hold has holder write the lease every 2 s from second from to second to (both included),
+// for a lease of d seconds, its renewTime on a clock off by offset.
+func (s *story) hold(holder string, from, to float64, d, transitions int32, offset time.Duration) {
+	for t := from; t <= to; t += 2 {
+		s.h.put(at(t), spec(holder, at(t).Add(offset), d, transitions))
+	}
+}
+
+// release has the holder clear holderIdentity at second t.
+func (s *story) release(t float64, d, transitions int32) {
+	s.h.put(at(t), spec("", time.Time{}, d, transitions))
+}
+
+// see records views.
+func (s *story) see(views ...View) { s.views = append(s.views, views...) }
+
+// lead is a view of id believing it leads at second s.
+func lead(s float64, id string, opts ...func(*View)) View {
+	v := View{Identity: id, At: at(s), Leads: true, State: "leader"}
+	for _, o := range opts {
+		o(&v)
+	}
+	return v
+}
+
+// follow is a view of id not believing it leads at second s.
+func follow(s float64, id string, opts ...func(*View)) View {
+	v := View{Identity: id, At: at(s), State: "follower"}
+	for _, o := range opts {
+		o(&v)
+	}
+	return v
+}
+
+func paused(v *View)      { v.Paused, v.State = true, "paused" }
+func partitioned(v *View) { v.Partitioned, v.State = true, "partitioned" }
+func stopped(v *View)     { v.State = "stopped" }
+
+func slow(d time.Duration) func(*View)   { return func(v *View) { v.Latency = d } }
+func offset(d time.Duration) func(*View) { return func(v *View) { v.ClockOffset = d } }
+func decided(kind string) func(*View)    { return func(v *View) { v.Decision = kind } }
+
+// sortedViews orders views by At, as the server hands them over.
+func sortedViews(views []View) []View {
+	views = slices.Clone(views)
+	slices.SortStableFunc(views, func(a, b View) int { return a.At.Compare(b.At) })
+	return views
+}
+
+// overlapString is a compact form of an overlap: "17-25.4 alice,bob stale alice paused".
+func overlapString(o Overlap) string {
+	end := "…"
+	if !o.End.IsZero() {
+		end = fmt.Sprint(o.End.Sub(t0).Seconds())
+	}
+	return fmt.Sprintf("%v-%s %s stale %s %s", o.Start.Sub(t0).Seconds(), end,
+		strings.Join(o.Identities, ","), strings.Join(o.Stale, ","), o.Cause)
+}
+
+func TestOverlaps(t *testing.T) {
+	strategy := coordinationv1.OldestEmulationVersion
+	cle := func(s coordinationv1.LeaseSpec, preferred string) coordinationv1.LeaseSpec {
+		s.Strategy = &strategy
+		if preferred != "" {
+			s.PreferredHolder = &preferred
+		}
+		return s
+	}
+	// handOver is a Coordinated Leader Election hand-over: alice holds, the election
+	// controller prefers bob at 9, alice stops renewing, and once her record has run out the
+	// controller names bob at 18.2.
+	handOver := func(s *story) {
+		for t := 0.0; t <= 8; t += 2 {
+			s.h.put(at(t), cle(spec("alice", at(t), 10, 0), ""))
+		}
+		s.h.put(at(9), cle(spec("alice", at(8), 10, 0), "bob"))
+		for t := 18.2; t <= 24.2; t += 2 {
+			s.h.put(at(t), cle(spec("bob", at(t), 10, 1), ""))
+		}
+		s.see(lead(0.05, "alice"), follow(0.1, "bob"), lead(18.3, "bob"))
+	}
+	tests := []struct {
+		name  string
+		story func(s *story)
+		now   float64
+		want  []string
+		// text holds what the first overlap's Text must contain.
+		text []string
+	}{
+		{
+			// alice leads, then pauses for longer than the lease (10 s from her write at 6).
+			// bob acquires at 17. alice resumes at 25 still believing, tries to renew, sees
+			// bob and steps down at 25.4.
+			name: "GC pause",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 17, 29, 10, 1, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), lead(6.5, "alice", paused),
+					lead(17.05, "bob"), lead(25, "alice"), follow(25.4, "alice", decided("lost")))
+			},
+			now:  30,
+			want: []string{"17-25.4 alice,bob stale alice paused"},
+			text: []string{"alice and bob both believed they led ns/x for 8.4 s (14:00:17.0 to 14:00:25.4): alice was paused and did not see bob take over."},
+		},
+		{
+			name: "GC pause, still lasting at now",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 17, 21, 10, 1, 0)
+				s.see(lead(0.05, "alice"), lead(6.5, "alice", paused), lead(17.05, "bob"))
+			},
+			now:  22,
+			want: []string{"17-… alice,bob stale alice paused"},
+			text: []string{"for 5.0 s so far (since 14:00:17.0)", "alice", "bob take over"},
+		},
+		{
+			// alice is partitioned (requests hang) from 7. Her renew round began at 8 with a
+			// renewDeadline of 9.5 s of the 10 s lease, so she believes until 17.5; bob took
+			// over at 16.2, once her write at 6 had run out.
+			name: "partition",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 16.2, 20.2, 10, 1, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), lead(7, "alice", partitioned),
+					lead(16.3, "bob"), follow(17.5, "alice", partitioned))
+			},
+			now:  21,
+			want: []string{"16.2-17.5 alice,bob stale alice partitioned"},
+			text: []string{"alice and bob both believed", "1.3 s", "alice was cut off from the server and did not see bob take over"},
+		},
+		{
+			// alice's network adds 3 s to each round trip: she learns at 19.5 that bob took
+			// over at 16.2.
+			name: "slow network",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 16.2, 20.2, 10, 1, 0)
+				s.see(lead(0.05, "alice"), lead(5, "alice", slow(3*time.Second)),
+					lead(16.3, "bob"), follow(19.5, "alice", slow(3*time.Second)))
+			},
+			now:  21,
+			want: []string{"16.2-19.5 alice,bob stale alice slow-network"},
+			text: []string{"alice and bob", "3.3 s", "alice's network added 3.0 s to each round trip, so it saw bob take over late"},
+		},
+		{
+			// alice's clock runs 30 s behind, so her renewTime looks 30 s old to the election
+			// controller, which reads the record's times: it names bob at 6.5 while alice is
+			// renewing. alice believes until her renew deadline, 7 s after her round began at 8.
+			name: "clock behind: the holder's record reads as run out",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, -30*time.Second)
+				s.hold("bob", 6.5, 14.5, 10, 1, 0)
+				s.see(lead(0.05, "alice", offset(-30*time.Second)), lead(6.6, "bob"),
+					follow(15, "alice", offset(-30*time.Second), decided("lost")))
+			},
+			now:  16,
+			want: []string{"6.5-15 alice,bob stale alice clock-offset"},
+			text: []string{"alice and bob both believed", "8.5 s", "alice's clock ran 30.0 s behind the server's"},
+		},
+		{
+			// bob's clock runs 30 s ahead. Judging alice's renewTime by it, her hold has run
+			// out, and bob starts leading at 5 before its own write lands; the write fails
+			// on a conflict at 7 and it steps back.
+			name: "clock ahead: a candidate believes while another holds",
+			story: func(s *story) {
+				s.hold("alice", 0, 12, 10, 0, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob", offset(30*time.Second)),
+					lead(5, "bob", offset(30*time.Second)), follow(7, "bob", offset(30*time.Second), decided("conflict")))
+			},
+			now:  13,
+			want: []string{"5-7 alice,bob stale bob clock-offset"},
+			text: []string{"alice and bob both believed", "2.0 s", "bob's clock ran 30.0 s ahead of the server's"},
+		},
+		{
+			// A leader whose clock runs 8 s behind keeps renewing: its renewTime looks old,
+			// but the record names it all along.
+			name: "clock behind, still renewing",
+			story: func(s *story) {
+				s.hold("alice", 0, 28, 10, 0, -8*time.Second)
+				s.see(lead(0.05, "alice", offset(-8*time.Second)), follow(0.1, "bob"))
+			},
+			now:  30,
+			want: nil,
+		},
+		{
+			// alice's tab is closed at 7: its last view says stopped, with the role it had.
+			// bob acquires after her lease ran out.
+			name: "crash",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 16.5, 20.5, 10, 1, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), lead(7, "alice", stopped), lead(16.6, "bob"))
+			},
+			now:  21,
+			want: nil,
+		},
+		{
+			// alice releases at 10; her report of stepping down reaches the server 100 ms
+			// after the write. bob acquires 2 s later.
+			name: "clean release",
+			story: func(s *story) {
+				s.hold("alice", 0, 8, 10, 0, 0)
+				s.release(10, 10, 0)
+				s.hold("bob", 12, 16, 10, 1, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), follow(10.1, "alice", decided("released")), lead(12.05, "bob"))
+			},
+			now:  17,
+			want: nil,
+		},
+		{
+			// alice releases at 10 (ReleaseOnCancel) while her work goes on for 3 s more.
+			name: "release while still working",
+			story: func(s *story) {
+				s.hold("alice", 0, 8, 10, 0, 0)
+				s.release(10, 10, 0)
+				s.hold("bob", 14, 16, 10, 1, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), follow(13, "alice"), lead(14.05, "bob"))
+			},
+			now:  17,
+			want: []string{"10-13 alice stale alice released"},
+			text: []string{"alice believed it led ns/x for 3.0 s (14:00:10.0 to 14:00:13.0) after releasing it: the record named nobody."},
+		},
+		{
+			name: "election controller hand-over",
+			story: func(s *story) {
+				handOver(s)
+				s.see(follow(9.5, "alice", decided("stepped-down")))
+			},
+			now:  25,
+			want: nil,
+		},
+		{
+			name: "election controller hand-over, the old holder still believing",
+			story: func(s *story) {
+				handOver(s)
+				s.see(follow(20.2, "alice"))
+			},
+			now:  25,
+			want: []string{"18.2-20.2 alice,bob stale alice unknown"},
+			text: []string{"alice and bob both believed", "2.0 s", "nothing alice recorded explains it"},
+		},
+		{
+			// dave (a writer that reports no views) takes the lease over at 5; alice, who
+			// held it, is partitioned and believes until 9, and bob and carol believe they
+			// lead for a while too.
+			name: "three believers, the record naming a fourth",
+			story: func(s *story) {
+				s.hold("alice", 0, 4, 10, 0, 0)
+				s.hold("dave", 5, 11, 10, 1, 0)
+				s.see(lead(0.05, "alice"), lead(4.5, "alice", partitioned), lead(5.5, "bob"), lead(6, "carol"),
+					follow(8, "bob"), follow(8, "carol"), follow(9, "alice", partitioned))
+			},
+			now:  12,
+			want: []string{"5-9 alice,bob,carol,dave stale alice,bob,carol partitioned"},
+			text: []string{"alice, bob and carol all believed they led ns/x for 4.0 s", "while the record named dave", "did not see dave take over"},
+		},
+		{
+			// bob's belief flickers on late reports: two disagreements 100 ms apart are one.
+			name: "flicker within the grace is one overlap",
+			story: func(s *story) {
+				s.hold("alice", 0, 10, 10, 0, 0)
+				s.see(lead(0.05, "alice"), lead(5, "bob"), follow(5.2, "bob"), lead(5.3, "bob"), follow(5.5, "bob"))
+			},
+			now:  11,
+			want: []string{"5-5.5 alice,bob stale bob unknown"},
+			text: []string{"0.5 s"},
+		},
+		{
+			name: "a deletion leaves no holder",
+			story: func(s *story) {
+				s.hold("alice", 0, 4, 10, 0, 0)
+				s.h.changes = append(s.h.changes, deleted(5))
+				s.see(lead(0.05, "alice"), follow(7, "alice"))
+			},
+			now:  8,
+			want: []string{"5-7 alice stale alice unknown"},
+			text: []string{"alice believed it led ns/x for 2.0 s", "while the record named nobody"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s story
+			tt.story(&s)
+			views := sortedViews(s.views)
+			got := Overlaps("ns/x", s.h.changes, views, at(tt.now))
+			var gs []string
+			for _, o := range got {
+				gs = append(gs, overlapString(o))
+			}
+			if strings.Join(gs, "\n") != strings.Join(tt.want, "\n") {
+				t.Fatalf("overlaps:\n%s\nwant:\n%s", strings.Join(gs, "\n"), strings.Join(tt.want, "\n"))
+			}
+			for _, w := range tt.text {
+				if !strings.Contains(got[0].Text, w) {
+					t.Errorf("text %q does not say %q", got[0].Text, w)
+				}
+			}
+			for _, o := range got {
+				if o.Advice == "" || o.Cause != CauseUnknown && o.Advice == overlapAdvice(CauseUnknown) {
+					t.Errorf("advice for %s: %q", o.Cause, o.Advice)
+				}
+				for _, id := range o.Believers {
+					if !strings.Contains(o.Text, id) {
+						t.Errorf("text %q does not name believer %s", o.Text, id)
+					}
+				}
+			}
+			// Views handed over identity by identity, not by time, give the same verdict.
+			byIdentity := slices.Clone(views)
+			slices.SortStableFunc(byIdentity, func(a, b View) int { return cmp.Compare(a.Identity, b.Identity) })
+			again := Overlaps("ns/x", s.h.changes, byIdentity, at(tt.now))
+			if !slices.EqualFunc(got, again, func(a, b Overlap) bool { return overlapString(a) == overlapString(b) && a.Text == b.Text }) {
+				t.Errorf("with views by identity: %v", again)
+			}
+		})
+	}
+}
+
+// TestOverlapsHolder checks the fields the compact form leaves out.
+func TestOverlapsHolder(t *testing.T) {
+	var s story
+	s.hold("alice", 0, 6, 10, 0, 0)
+	s.hold("bob", 17, 29, 10, 1, 0)
+	s.see(lead(0.05, "alice"), lead(6.5, "alice", paused), lead(17.05, "bob"), follow(25.4, "alice"))
+	got := Overlaps("ns/x", s.h.changes, sortedViews(s.views), at(30))
+	if len(got) != 1 {
+		t.Fatalf("%d overlaps, want 1", len(got))
+	}
+	o := got[0]
+	if o.Holder != "bob" || strings.Join(o.Believers, ",") != "alice,bob" {
+		t.Errorf("holder %q, believers %v; want bob and alice,bob", o.Holder, o.Believers)
+	}
+	if l := o.Length(at(100)); l != 8400*time.Millisecond {
+		t.Errorf("length %v, want 8.4s", l)
+	}
+	if !strings.Contains(o.Advice, "fencing token") || !strings.Contains(o.Advice, "os.Exit") {
+		t.Errorf("advice for a pause: %q", o.Advice)
+	}
+	// Up to a moment before bob acquired, nothing disagreed; a moment after, less than the
+	// grace has passed.
+	if got := Overlaps("ns/x", s.h.changes, sortedViews(s.views), at(17.1)); len(got) != 0 {
+		t.Errorf("100 ms into it: %v", got)
+	}
+}
+
+// TestOverlapsLongIdentity: the text cuts identities as the screens do.
+func TestOverlapsLongIdentity(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	var s story
+	s.hold(long, 0, 10, 10, 0, 0)
+	s.see(lead(0.05, long), lead(3, "bob"), follow(5, "bob"))
+	got := Overlaps("ns/x", s.h.changes, s.views, at(11))
+	if len(got) != 1 || got[0].Identities[0] != "bob" || got[0].Identities[1] != long {
+		t.Fatalf("overlaps %d", len(got))
+	}
+	if text := got[0].Text; len(text) > 4*MaxShown || !strings.Contains(text, Shown(long)) {
+		t.Errorf("text of %d bytes: %.200q", len(text), text)
+	}
+}
+
+func TestOverlapsBetween(t *testing.T) {
+	overlaps := []Overlap{
+		{Start: at(1), End: at(2)},
+		{Start: at(5), End: at(8)},
+		{Start: at(20)}, // still lasting
+	}
+	for _, tc := range []struct {
+		from, to float64
+		want     []float64 // starts
+	}{
+		{0, 0.5, nil},
+		{0, 1, []float64{1}},
+		{2, 5, []float64{1, 5}},
+		{6, 7, []float64{5}},
+		{9, 19, nil},
+		{9, 30, []float64{20}},
+		{100, 200, []float64{20}},
+	} {
+		var starts []float64
+		for _, o := range OverlapsBetween(overlaps, at(tc.from), at(tc.to)) {
+			starts = append(starts, o.Start.Sub(t0).Seconds())
+		}
+		if !slices.Equal(starts, tc.want) {
+			t.Errorf("[%v, %v]: %v, want %v", tc.from, tc.to, starts, tc.want)
+		}
+	}
+}
+
+// BenchmarkOverlaps judges 10,000 changes and 2,000 views: five candidates take turns in
+// terms of twenty writes, each reporting when it starts to lead, the one before stepping down
+// 100 ms into the next term (every fourth time 2 s in, an overlap), and two more reporting
+// that they follow.
+func BenchmarkOverlaps(b *testing.B) {
+	ids := []string{"alice", "bob", "carol", "dave", "erin"}
+	var changes []Change
+	var views []View
+	var prev *Change
+	for i := range 10_000 {
+		s := float64(i) * 0.5
+		term := i / 20
+		holder := ids[term%len(ids)]
+		c := ChangeOf(&coordinationv1.Lease{Spec: spec(holder, at(s), 10, int32(term))}, int64(i+1), at(s), prev)
+		changes = append(changes, c)
+		prev = &changes[len(changes)-1]
+		if i%20 != 0 {
+			continue
+		}
+		views = append(views, lead(s+0.05, holder))
+		if term > 0 {
+			late := 0.1
+			if term%4 == 0 {
+				late = 2
+			}
+			views = append(views, follow(s+late, ids[(term-1)%len(ids)]))
+		}
+		views = append(views, follow(s+3, ids[(term+2)%len(ids)]), follow(s+4, ids[(term+3)%len(ids)]))
+	}
+	views = sortedViews(views)
+	now := at(5000)
+	if got := len(Overlaps("ns/x", changes, views, now)); got != 124 {
+		b.Fatalf("%d overlaps, want 124", got)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Overlaps("ns/x", changes, views, now)
+	}
+}
