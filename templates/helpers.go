@@ -40,7 +40,15 @@ var iconNames = map[string]string{
 	"leader": "leader", "follower": "follower", "paused": "paused", "partitioned": "partitioned",
 	"stopped": "stopped", "held": "leader", "free": "free", "expired": "expired",
 	"acquired": "acquired", "released": "released", "stepped-down": "released", "takeover": "takeover", "deleted": "deleted",
-	"created": "created", "conflict": "conflict", "renewed": "renewed",
+	"created": "created", "conflict": "conflict", "renewed": "renewed", "split-brain": "split",
+}
+
+// overlapCount is how a lease card counts its split-brain intervals.
+func overlapCount(n int) string {
+	if n == 1 {
+		return "1 split brain"
+	}
+	return strconv.Itoa(n) + " split brains"
 }
 
 // IconName is the sprite symbol of a state or a feed kind.

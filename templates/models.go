@@ -105,10 +105,14 @@ type LeaseCard struct {
 	Tabs       int
 	// Conflict is the election controller's latest decision about the lease when that is a
 	// strategy conflict among its candidates (the lease is left alone); "" otherwise.
-	Conflict  string
-	URL       string
-	PlayURL   string
-	DeleteURL string
+	Conflict string
+	// Overlaps counts the split-brain intervals the server found in the lease's recorded
+	// window (judge.Overlaps); OverlapText says the latest in a sentence.
+	Overlaps    int
+	OverlapText string
+	URL         string
+	PlayURL     string
+	DeleteURL   string
 }
 
 // CandidateRow is one LeaseCandidate.
@@ -199,9 +203,32 @@ type LeaseLive struct {
 	Decisions []DecisionView
 	// Conflict is the latest decision's message when that is a strategy conflict; "" otherwise.
 	Conflict string
-	YAML     string
+	// Overlaps are the split-brain intervals of the recorded window, newest first.
+	Overlaps []Overlap
+	// ViewsRecorded is true when any candidate's view of this lease is on record: without
+	// one, the checker can only compare nothing.
+	ViewsRecorded bool
+	YAML          string
 	// Revision is the store revision this view reflects.
 	Revision string
+}
+
+// Overlap is one split-brain interval: candidates that believed they led at once, or one that
+// believed it led while the record named another holder.
+type Overlap struct {
+	// Identities are everyone involved, sorted and comma-separated (the data-identities
+	// contract); Start and End are RFC 3339 with milliseconds; End is the shown moment while
+	// the interval lasts (Ongoing).
+	Identities string
+	Start, End string
+	Ongoing    bool
+	// StartText and EndText are clock times ("14:02:11.300"); Duration "3.2 s".
+	StartText, EndText, Duration string
+	Cause                        string
+	Text                         string
+	Advice                       string
+	// AtURL is the lease page at the moment the interval began.
+	AtURL string
 }
 
 // EventRow is one core v1 Event about the lease.
@@ -234,6 +261,16 @@ type Timeline struct {
 	Terms []TimelineTerm
 	// NowX is the x of the right edge (now).
 	NowX float64
+	// Bands are the split-brain intervals, drawn hatched across every lane.
+	Bands []TimelineBand
+	// LanesBottom is the y below the last lane.
+	LanesBottom float64
+}
+
+// TimelineBand is one split-brain interval on the timeline.
+type TimelineBand struct {
+	X, W  float64
+	Title string
 }
 
 // TimelineLane is one identity's row.

@@ -16,7 +16,9 @@ import (
 // TestBrowserStaleLeader: three tabs on one lease; the leader is paused for longer than the
 // lease duration and resumed. Another tab took the lease meanwhile, so the resumed tab, which
 // still believes it leads until its renew deadline, says STALE LEADER with the true holder's
-// name, its #candidate carrying data-stale="true", and then becomes a follower.
+// name, its #candidate carrying data-stale="true", and then becomes a follower. The lease page
+// lists the split brain (an overlap naming both), and the page of a moment before the pause
+// names the first leader as the holder.
 //
 // As with client-go, a pause that falls inside a renew round can outlast that round's
 // deadline: the resumed leader then gives up before it reads the lease, and is never stale.
@@ -45,6 +47,7 @@ func TestBrowserStaleLeader(t *testing.T) {
 		}
 		return leader, strings.Join(seen, " ")
 	}
+	leasePage, _ := openBrowserTab(t, browser, ts.URL+"/leases/default/stale")
 	for attempt := 1; ; attempt++ {
 		var first string
 		poll.Until(t, 30*time.Second, "a leader", func() (bool, string) {
@@ -55,8 +58,17 @@ func TestBrowserStaleLeader(t *testing.T) {
 		if s, _ := browserEval(tabs[first], `document.getElementById('candidate').dataset.stale`); s != "false" {
 			t.Fatalf("the leader %s is stale (%q) before its pause", first, s)
 		}
-		if stale, how := pauseLeader(t, tabs, first, leaderOf); stale {
+		beforePause := time.Now()
+		stale, second, how := pauseLeader(t, tabs, first, leaderOf)
+		// Paused, the first leader still believed it led while the second held the lease,
+		// whether or not it read the lease before giving up: a split brain.
+		if attempt == 1 {
+			mustShowHolderAt(t, leasePage, ts.URL, beforePause, first)
+		}
+		mustSeeOverlap(t, leasePage, ts.URL+"/leases/default/stale", first, second)
+		if stale {
 			browserScreenshot(t, tabs[first], out, "play-stale.png")
+			browserScreenshot(t, leasePage, out, "lease-overlap.png")
 			break
 		} else if attempt == 4 {
 			t.Fatalf("four resumed leaders were never stale; the last: %s", how)
@@ -69,7 +81,7 @@ func TestBrowserStaleLeader(t *testing.T) {
 // pauseLeader pauses the leader until another tab leads, resumes it, and reports whether the
 // page said STALE LEADER naming the new holder (as recorded by the page, however briefly),
 // or how it ended otherwise. Either way it waits until the resumed tab is a follower again.
-func pauseLeader(t *testing.T, tabs map[string]context.Context, first string, leaderOf func() (string, string)) (bool, string) {
+func pauseLeader(t *testing.T, tabs map[string]context.Context, first string, leaderOf func() (string, string)) (stale bool, second, how string) {
 	t.Helper()
 	tab := tabs[first]
 	if _, err := browserEval(tab, `(() => {
@@ -85,7 +97,6 @@ func pauseLeader(t *testing.T, tabs map[string]context.Context, first string, le
 	if err := chromedp.Do(tab, chromedp.KeyEvent("p")); err != nil {
 		t.Fatal(err)
 	}
-	var second string
 	poll.Until(t, 30*time.Second, "another tab takes the lease", func() (bool, string) {
 		l, seen := leaderOf()
 		second = l
@@ -105,7 +116,7 @@ func pauseLeader(t *testing.T, tabs map[string]context.Context, first string, le
 		if s, _ := browserEval(tab, `document.getElementById('candidate').dataset.stale`); s != "true" && !strings.Contains(log, "renew deadline") {
 			t.Errorf("stale %q after STALE LEADER, and no renew deadline in the log: %s", s, log)
 		}
-		return true, ""
+		return true, second, ""
 	}
 	if seen != "" {
 		t.Fatalf("the page said %q, not STALE LEADER with the holder %s", seen, second)
@@ -113,5 +124,50 @@ func pauseLeader(t *testing.T, tabs map[string]context.Context, first string, le
 	if !strings.Contains(log, "cut off by the renew deadline") {
 		t.Fatalf("the resumed leader was never stale, and its log does not say its renew deadline cut it off: %s", log)
 	}
-	return false, log
+	return false, second, log
+}
+
+// mustSeeOverlap waits until the lease page at pageURL lists a split-brain interval naming
+// both identities, with its start and end as RFC 3339 moments.
+func mustSeeOverlap(t *testing.T, page context.Context, pageURL, a, b string) {
+	t.Helper()
+	want := strings.Join(sortedPair(a, b), ",")
+	poll.Until(t, 30*time.Second, "the lease page lists an overlap of "+want, func() (bool, string) {
+		if err := chromedp.Do(page, chromedp.Navigate(pageURL)); err != nil {
+			return false, err.Error()
+		}
+		list, _ := browserEval(page, `Array.from(document.querySelectorAll('[data-testid=overlap]'), (o) => [o.dataset.identities, o.dataset.start, o.dataset.end].join('|')).join('\n')`)
+		for _, line := range strings.Split(list, "\n") {
+			f := strings.Split(line, "|")
+			if len(f) != 3 || f[0] != want {
+				continue
+			}
+			start, err1 := time.Parse(time.RFC3339Nano, f[1])
+			end, err2 := time.Parse(time.RFC3339Nano, f[2])
+			if err1 != nil || err2 != nil || !end.After(start) {
+				t.Fatalf("overlap %q: start and end are not an interval of RFC 3339 moments", line)
+			}
+			return true, ""
+		}
+		return false, "overlaps: " + list
+	})
+}
+
+// mustShowHolderAt checks that the lease page of the moment at names holder.
+func mustShowHolderAt(t *testing.T, page context.Context, base string, at time.Time, holder string) {
+	t.Helper()
+	u := base + "/leases/default/stale?at=" + url.QueryEscape(at.UTC().Format(time.RFC3339Nano))
+	if err := chromedp.Do(page, chromedp.Navigate(u)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := browserEval(page, `document.querySelector('[data-testid=holder]').textContent`); got != holder {
+		t.Fatalf("%s: holder %q, want %q", u, got, holder)
+	}
+}
+
+func sortedPair(a, b string) []string {
+	if b < a {
+		return []string{b, a}
+	}
+	return []string{a, b}
 }

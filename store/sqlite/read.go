@@ -227,20 +227,46 @@ func (q listQuery) count(ctx context.Context, tx *sql.Tx, after store.Key) (int6
 // after, oldest first, each with the state before it when that is still in the log. It returns
 // store.ErrClosed after Close, or an error of the database.
 func (db *DB) History(ctx context.Context, key store.Key, after int64) ([]store.Event, error) {
+	return db.history(ctx, key.Resource, key.Namespace, after, "c.name = ?", key.Name)
+}
+
+// HistoryPrefix implements store.Interface.
+func (db *DB) HistoryPrefix(ctx context.Context, resource, namespace, prefix string, after int64) ([]store.Event, error) {
+	if prefix == "" {
+		return db.history(ctx, resource, namespace, after, "1")
+	}
+	// Names beginning with prefix sort from prefix up to, not including, prefix with its last
+	// byte raised by one (BINARY collation compares the UTF-8 bytes).
+	end := []byte(prefix)
+	for len(end) > 0 && end[len(end)-1] == 0xff {
+		end = end[:len(end)-1]
+	}
+	if len(end) == 0 {
+		return db.history(ctx, resource, namespace, after, "c.name >= ?", prefix)
+	}
+	end[len(end)-1]++
+	return db.history(ctx, resource, namespace, after, "c.name >= ? AND c.name < ?", prefix, string(end))
+}
+
+// history reads the changes of resource in namespace above after whose name matches cond
+// (a condition on c.name with its arguments), oldest first.
+func (db *DB) history(ctx context.Context, resource, namespace string, after int64, cond string, condArgs ...any) ([]store.Event, error) {
 	if db.closed.Load() {
 		return nil, store.ErrClosed
 	}
+	args := append([]any{resource, namespace}, condArgs...)
+	args = append(args, after)
 	rows, err := db.rdb.QueryContext(ctx, `SELECT `+changeColumns+`
 		FROM changes AS c LEFT JOIN changes AS p ON p.rev = c.prev_rev
-		WHERE c.resource = ? AND c.namespace = ? AND c.name = ? AND c.rev > ?
-		ORDER BY c.rev`, key.Resource, key.Namespace, key.Name, after)
+		WHERE c.resource = ? AND c.namespace = ? AND `+cond+` AND c.rev > ?
+		ORDER BY c.rev`, args...)
 	if err != nil {
 		return nil, db.readErr("history", err)
 	}
 	defer rows.Close()
 	var events []store.Event
 	for rows.Next() {
-		e, err := scanChange(rows, key.Resource)
+		e, err := scanChange(rows, resource)
 		if err != nil {
 			return nil, db.readErr("history", err)
 		}

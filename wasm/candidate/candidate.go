@@ -57,6 +57,7 @@ type Candidate struct {
 
 	// Where the loops are; a rejoin or a restart after a loss starts over.
 	phase         phase
+	roleSince     time.Time // when the role (roleOf(phase)) last changed
 	roundDeadline time.Time // end of the current renew round; zero between rounds and while following
 	lastRenew     time.Time // when the last acquisition or renewal succeeded, while leading
 	next          time.Time // when the elector's next attempt is due; zero when stopped
@@ -95,6 +96,7 @@ func New(cfg Config, opts Options) (*Candidate, error) {
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}
+	c.roleSince = c.clock.Now()
 	if c.rand == nil {
 		c.rand = rand.Float64
 	}
@@ -347,7 +349,7 @@ func (c *Candidate) schedule(leading, ok bool, start, deadline time.Time) time.T
 	switch {
 	case !leading && ok:
 		// The renew loop starts with an immediate attempt.
-		c.phase = phaseLeading
+		c.setPhaseLocked(phaseLeading)
 		c.roundDeadline = time.Time{}
 		c.lastRenew = end
 		c.next = end
@@ -414,7 +416,7 @@ func (c *Candidate) withDeadline(parent context.Context, deadline time.Time) (co
 func (c *Candidate) loseLeadership(ctx context.Context) time.Time {
 	c.mu.Lock()
 	c.tellLocked(outcome{kind: outLost})
-	c.phase = phaseStopped
+	c.setPhaseLocked(phaseStopped)
 	c.roundDeadline = time.Time{}
 	c.next = time.Time{}
 	c.changedLocked()
@@ -448,7 +450,7 @@ func (c *Candidate) release(ctx context.Context) {
 func (c *Candidate) restartLocked(o outcome) {
 	c.elector.forget()
 	c.keeper.renewed = time.Time{}
-	c.phase = phaseFollowing
+	c.setPhaseLocked(phaseFollowing)
 	c.roundDeadline = time.Time{}
 	c.lastErr = ""
 	c.stopReason = ""
@@ -457,9 +459,18 @@ func (c *Candidate) restartLocked(o outcome) {
 	c.tellLocked(o)
 }
 
+// setPhaseLocked moves to phase p, noting when the role changed: the server dates a
+// candidate's belief by it, not by when the report arrived.
+func (c *Candidate) setPhaseLocked(p phase) {
+	if roleOf(p) != roleOf(c.phase) {
+		c.roleSince = c.clock.Now()
+	}
+	c.phase = p
+}
+
 // stopLocked stops the candidate for reason, ending any pause.
 func (c *Candidate) stopLocked(reason string) {
-	c.phase = phaseStopped
+	c.setPhaseLocked(phaseStopped)
 	c.roundDeadline = time.Time{}
 	c.next = time.Time{}
 	c.stopReason = reason

@@ -133,6 +133,8 @@ type Snapshot struct {
 	// another holder (Holder): a resumed or partitioned leader within its renew deadline.
 	// client-go has no fencing, so a stale leader acts on its belief; the page says so.
 	Stale bool
+	// RoleSince is when Role last changed.
+	RoleSince time.Time
 	// Now is the candidate's clock when the snapshot was taken.
 	Now time.Time
 	// ObservedAt is when this candidate last saw the record change (or wrote
@@ -198,6 +200,7 @@ func (c *Candidate) Snapshot() Snapshot {
 		Holder:               observed.Holder,
 		Transitions:          observed.Transitions,
 		LeaseDurationSeconds: observed.DurationSeconds,
+		RoleSince:            own(c.roleSince),
 		Now:                  own(c.clock.Now()),
 		NextRetry:            own(c.next),
 		LastError:            c.lastErr,
@@ -425,6 +428,8 @@ func (s Snapshot) Report() tabproto.Report {
 		EmulationVersion: s.EmulationVersion,
 		Strategy:         s.Strategy,
 		PreferredHolder:  s.PreferredHolder,
+		Clock:            unixMs(s.Now),
+		RoleSince:        unixMs(s.RoleSince),
 	}
 	if len(s.Log) > 0 {
 		e := s.Log[0]

@@ -30,6 +30,11 @@ type Report struct {
 	EmulationVersion string `json:"emulationVersion"`
 	Strategy         string `json:"strategy"`
 	PreferredHolder  string `json:"preferredHolder"`
+	// Clock is the tab's own clock when it made the report, and RoleSince when its Role last
+	// changed, Unix ms on the same clock: the server dates the role change by their
+	// difference, as the report itself may wait a moment before it is sent.
+	Clock     int64 `json:"clock"`
+	RoleSince int64 `json:"roleSince"`
 }
 
 // Faults are a tab's active faults.

@@ -17,6 +17,7 @@ const (
 	KindExpired     = "expired"
 	KindSteppedDown = "stepped-down"
 	KindDeleted     = "deleted"
+	KindSplitBrain  = "split-brain"
 )
 
 // Told is one line of the feed: what happened to a lease, in words.
@@ -52,6 +53,32 @@ func Tell(lease string, terms []Term) []Told {
 		}
 	}
 	return out
+}
+
+// TellOverlaps tells a lease's split-brain intervals as feed lines, oldest first: one when an
+// interval began, and one with the whole story when it ended.
+func TellOverlaps(lease string, overlaps []Overlap) []Told {
+	var out []Told
+	for _, o := range overlaps {
+		out = append(out, Told{o.Start, KindSplitBrain, begunText(lease, o)})
+		if !o.End.IsZero() {
+			out = append(out, Told{o.End, KindSplitBrain, o.Text})
+		}
+	}
+	return out
+}
+
+// begunText says who believed what when an interval began, in words that do not change while
+// it lasts (the line's key is its text).
+func begunText(lease string, o Overlap) string {
+	stale := "a candidate"
+	if len(o.Stale) > 0 {
+		stale = Shown(o.Stale[0])
+	}
+	if o.Holder == "" {
+		return fmt.Sprintf("split brain: %s believes it leads %s while the record names nobody", stale, lease)
+	}
+	return fmt.Sprintf("split brain: %s believes it leads %s while %s holds it", stale, lease, Shown(o.Holder))
 }
 
 // endLine tells how terms[i] ended, if it did.

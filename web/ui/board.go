@@ -19,6 +19,7 @@ import (
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/web/judge"
+	"github.com/leaselab/leaselab/web/views"
 )
 
 // The board keeps the dashboard's lease cards and feed as the judge decides them and pushes
@@ -58,6 +59,10 @@ type boardCard struct {
 	Transitions     int32  `json:"transitions"`
 	Strategy        string `json:"strategy"`
 	PreferredHolder string `json:"preferredHolder"`
+	// Overlaps counts the lease's split-brain intervals in the recorded window;
+	// OverlapText tells the newest.
+	Overlaps    int    `json:"overlaps"`
+	OverlapText string `json:"overlapText"`
 }
 
 // boardCandidate is a LeaseCandidate row as the dashboard's script draws it.
@@ -179,7 +184,15 @@ func (b *board) start(ctx context.Context) error {
 		w.Close()
 		return err
 	}
-	go b.run(w, cw)
+	// Candidates' views change the split-brain count; the leases were judged with every view
+	// up to rev.
+	vw, err := b.u.store.Watch(b.u.opts.Context, store.WatchOptions{Resource: views.Resource, After: rev})
+	if err != nil {
+		w.Close()
+		cw.Close()
+		return err
+	}
+	go b.run(w, cw, vw)
 	return nil
 }
 
@@ -196,14 +209,13 @@ func candidateOf(lc *coordinationv1beta1.LeaseCandidate, now time.Time) boardCan
 // tellLease judges one lease: its card, and the feed lines not told before (all of them when
 // prev is nil).
 func (b *board) tellLease(ctx context.Context, l *coordinationv1.Lease, prev *boardLease, now time.Time) (*boardLease, []templates.FeedItem, error) {
-	changes, err := b.u.hist.changes(ctx, l.Namespace, l.Name)
+	st, err := b.u.story(ctx, l, now)
 	if err != nil {
 		return nil, nil, err
 	}
-	bl := &boardLease{lease: l, cur: currentChange(l, changes), told: map[string]bool{}}
-	bl.card = cardOf(l, bl.cur, now)
+	bl := &boardLease{lease: l, cur: st.cur, card: cardOf(st.card), told: map[string]bool{}}
 	var fresh []templates.FeedItem
-	for _, t := range judge.Tell(l.Namespace+"/"+l.Name, judge.Terms(changes, now)) {
+	for _, t := range st.told {
 		k := t.Key()
 		bl.told[k] = true
 		if prev == nil || !prev.told[k] {
@@ -214,19 +226,20 @@ func (b *board) tellLease(ctx context.Context, l *coordinationv1.Lease, prev *bo
 }
 
 // cardOf is the card the script draws.
-func cardOf(l *coordinationv1.Lease, cur judge.Change, now time.Time) boardCard {
-	c := leaseCard(l, cur, now)
+func cardOf(c templates.LeaseCard) boardCard {
 	return boardCard{
 		Namespace: c.Namespace, Name: c.Name, Holder: c.Holder, Status: c.Status,
 		SinceMs: c.SinceMs, ExpiresMs: c.ExpiresAtMs, DurationSeconds: c.DurationSeconds,
 		Transitions: c.Transitions, Strategy: c.Strategy, PreferredHolder: c.PreferredHolder,
+		Overlaps: c.Overlaps, OverlapText: c.OverlapText,
 	}
 }
 
 // run applies the watches' changes and the leases running out, every boardFlush at most.
-func (b *board) run(w, cw store.Watch) {
+func (b *board) run(w, cw, vw store.Watch) {
 	defer w.Close()
 	defer cw.Close()
+	defer vw.Close()
 	ctx := b.u.opts.Context
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -244,6 +257,12 @@ func (b *board) run(w, cw store.Watch) {
 		case ev, ok := <-cw.Events():
 			if !ok {
 				b.ended(cw)
+				return
+			}
+			pending = append(pending, ev)
+		case ev, ok := <-vw.Events():
+			if !ok {
+				b.ended(vw)
 				return
 			}
 			pending = append(pending, ev)
@@ -292,7 +311,19 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 	dirty := map[leaseKey]*coordinationv1.Lease{}
 	for _, ev := range evs {
 		k := leaseKey{ev.Object.Namespace, ev.Object.Name}
-		if ev.Object.Resource != b.u.leases.StorageResource() {
+		switch ev.Object.Resource {
+		case views.Resource:
+			// A candidate's view: judge its lease again, unless the lease changed too.
+			lease, _, _ := strings.Cut(ev.Object.Name, "/")
+			k.name = lease
+			if bl := b.leases[k]; bl != nil {
+				if _, ok := dirty[k]; !ok {
+					dirty[k] = bl.lease
+				}
+			}
+			continue
+		case b.u.leases.StorageResource():
+		default:
 			b.applyCandidateLocked(&msg, ev, now)
 			continue
 		}

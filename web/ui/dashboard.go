@@ -93,12 +93,14 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 	var feed []templates.FeedItem
 	for _, l := range leases {
 		k := leaseKey{l.Namespace, l.Name}
-		changes, err := u.hist.changes(ctx, l.Namespace, l.Name)
+		st, err := u.story(ctx, l, now)
 		if err != nil {
 			return templates.Dashboard{}, err
 		}
-		feed = append(feed, feedItems(l.Namespace, l.Name, judge.Terms(changes, now))...)
-		card := leaseCard(l, currentChange(l, changes), now)
+		for _, t := range st.told {
+			feed = append(feed, feedItem(l.Namespace, l.Name, t))
+		}
+		card := st.card
 		card.Candidates, card.Tabs = candCount[k], tabCount[k]
 		if d, ok := latest[k]; ok && d.Kind == templates.DecisionConflict {
 			card.Conflict = d.Message
@@ -257,15 +259,6 @@ func newestFeed(items []templates.FeedItem) []templates.FeedItem {
 		items = items[:maxFeed]
 	}
 	return items
-}
-
-// feedItems are the feed lines of a lease's terms (judge.Tell).
-func feedItems(ns, name string, terms []judge.Term) []templates.FeedItem {
-	var out []templates.FeedItem
-	for _, t := range judge.Tell(ns+"/"+name, terms) {
-		out = append(out, feedItem(ns, name, t))
-	}
-	return out
 }
 
 // feedItem is one feed line for the templates.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/wasm/tabproto"
+	"github.com/leaselab/leaselab/web/views"
 )
 
 // TabInfo is one connected candidate tab as the hub shows it to dashboards: what the tab last
@@ -53,6 +54,8 @@ func (u TabUser) mayReport(ns string) bool {
 type Hub struct {
 	log *slog.Logger
 	now func() time.Time
+	// views, when set, records each tab's view of its lease (see web/views).
+	views *views.Recorder
 
 	mu       sync.Mutex
 	tabs     map[string]*hubTab
@@ -110,13 +113,16 @@ func (h *Hub) addTab(owner TabUser, kick func()) *hubTab {
 // removeTab forgets a tab that disconnected.
 func (h *Hub) removeTab(t *hubTab) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if _, ok := h.tabs[t.id]; !ok {
-		return
-	}
+	_, ok := h.tabs[t.id]
 	delete(h.tabs, t.id)
-	if t.reported {
+	if ok && t.reported {
 		h.changedLocked()
+	}
+	info := t.info
+	h.mu.Unlock()
+	if ok && t.reported && h.views != nil {
+		// The tab closed: its candidate is gone, as a process that exits.
+		h.views.Gone(info.Identity, info.Namespace, info.Lease, views.SourceTab, h.now())
 	}
 }
 
@@ -135,14 +141,28 @@ func (h *Hub) report(t *hubTab, r tabproto.Report) error {
 		return fmt.Errorf("%w: %q only in %s", errTabNamespace, t.owner.Name, strings.Join(t.owner.Namespaces, ", "))
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if _, ok := h.tabs[t.id]; !ok {
+		h.mu.Unlock()
 		return errors.New("tab is gone")
 	}
+	prev := t.info.Report
 	t.info = TabInfo{ID: t.id, Report: r, SteppingDown: r.SteppingDown(), ConnectedAt: t.info.ConnectedAt, Owner: t.owner.Name}
+	wasReported := t.reported
 	t.reported = true
 	h.changedLocked()
+	h.mu.Unlock()
+	if h.views != nil {
+		if wasReported && !sameCandidate(prev, r) {
+			h.views.Gone(prev.Identity, prev.Namespace, prev.Lease, views.SourceTab, h.now())
+		}
+		h.views.Report(r, views.SourceTab, h.now())
+	}
 	return nil
+}
+
+// sameCandidate reports whether two reports are of one candidate of one lease.
+func sameCandidate(a, b tabproto.Report) bool {
+	return a.Identity == b.Identity && a.Namespace == b.Namespace && a.Lease == b.Lease
 }
 
 func (h *Hub) changedLocked() {

@@ -50,7 +50,7 @@ func (u *UI) leasePage(c echo.Context) error {
 	}
 	if !at.IsZero() {
 		v.At = at.UTC().Format(momentLayout)
-		v.AtText = at.Local().Format("15:04:05.000")
+		v.AtText = preciseTime(at)
 		v.AtAge = ageText(at, u.opts.Now())
 		v.LiveLink = leaseURL(ns, name)
 		v.LiveURL += "?at=" + url.QueryEscape(v.At)
@@ -111,7 +111,13 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string, at time.Time) (
 	} else if err := u.leaseNow(ctx, &live, ns, name, changes, now); err != nil {
 		return live, false, err
 	}
-	live.Timeline = layoutTimeline(judge.Terms(changes, now), now)
+	overlaps, recorded, err := u.overlaps(ctx, ns, name, changes, now)
+	if err != nil {
+		return live, false, err
+	}
+	live.Overlaps = overlapViews(overlaps, ns, name, now)
+	live.ViewsRecorded = recorded
+	live.Timeline = layoutTimeline(judge.Terms(changes, now), overlaps, now)
 
 	events, err := u.leaseEvents(ctx, ns, name)
 	if err != nil {

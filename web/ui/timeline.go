@@ -38,8 +38,9 @@ func timelineSpan(terms []judge.Term, now time.Time) time.Duration {
 }
 
 // layoutTimeline places terms on an SVG: one lane per holder in order of first appearance, a
-// bar per term within the window, a marker at each term's end, and a time axis.
-func layoutTimeline(terms []judge.Term, now time.Time) templates.Timeline {
+// bar per term within the window, a marker at each term's end, a hatched band across the lanes
+// for each split-brain interval, and a time axis.
+func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time) templates.Timeline {
 	span := timelineSpan(terms, now)
 	from := now.Add(-span)
 	plot := tlWidth - tlLabelWidth - tlRightPad
@@ -100,6 +101,18 @@ func layoutTimeline(terms []judge.Term, now time.Time) templates.Timeline {
 		}
 	}
 	tl.Lanes = lanes
+	tl.LanesBottom = tlTop + float64(nLanes)*tlLaneHeight
+	for _, o := range overlaps {
+		end := o.End
+		if end.IsZero() {
+			end = now
+		}
+		if end.Before(from) {
+			continue
+		}
+		x1, x2 := x(o.Start), x(end)
+		tl.Bands = append(tl.Bands, templates.TimelineBand{X: x1, W: max(x2-x1, 2), Title: o.Text})
+	}
 	tl.Ticks = timelineTicks(from, now, x)
 	for i := len(visible) - 1; i >= 0; i-- {
 		t := visible[i]

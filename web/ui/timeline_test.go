@@ -24,7 +24,7 @@ func TestLayoutTimeline(t *testing.T) {
 		write(12, "tab-1", 10, 2),
 		{At: at(20), Duration: time.Second},
 	}, at(60))
-	tl := layoutTimeline(terms, at(60))
+	tl := layoutTimeline(terms, nil, at(60))
 	if len(tl.Lanes) != 2 || tl.Lanes[0].Identity != "tab-1" || tl.Lanes[1].Identity != "tab-2" {
 		t.Fatalf("lanes %+v", tl.Lanes)
 	}
@@ -56,7 +56,7 @@ func TestLayoutTimeline(t *testing.T) {
 	}
 
 	// Terms that ended before the window are left out; the window is at most five minutes.
-	tl = layoutTimeline(terms, at(3600))
+	tl = layoutTimeline(terms, nil, at(3600))
 	if len(tl.Lanes) != 0 || len(tl.Terms) != 0 || tl.Span != "5 min" {
 		t.Errorf("an hour later: %d lanes, %d terms, span %s", len(tl.Lanes), len(tl.Terms), tl.Span)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/views"
 )
 
 // Options configure a UI.
@@ -76,6 +77,7 @@ type UI struct {
 	assets func() *assets // waits for the embedded assets, loaded in the background by New
 	hub    *Hub
 	hist   *historyCache
+	views  *views.Reader
 	board  *board
 	// decisions lists the election controller's decisions about a lease; nil when the
 	// controller does not run.
@@ -136,6 +138,8 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 		}()
 	}
 	u.hub = NewHub(logger, opts.Now)
+	u.hub.views = views.NewRecorder(opts.Context, st, logger)
+	u.views = views.NewReader(st, historyLookback)
 	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease)
 	u.board = newBoard(u)
 	return u, nil

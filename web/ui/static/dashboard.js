@@ -83,6 +83,10 @@
     ring.dataset.duration = String(c.durationSeconds);
     delete ring.dataset.firedFor;
     setStatus(card, c.status);
+    const split = LL.field(card, 'split');
+    split.hidden = !c.overlaps;
+    split.setAttribute('title', c.overlapText || '');
+    LL.setText(card, 'split-text', c.overlaps === 1 ? '1 split brain' : c.overlaps + ' split brains');
     showCardConflict(card);
     card.hidden = !!nsFilter && card.dataset.namespace !== nsFilter;
   }

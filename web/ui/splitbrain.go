@@ -1,0 +1,93 @@
+package ui
+
+import (
+	"context"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/web/judge"
+)
+
+// overlaps judges a lease's split-brain intervals up to now from its changes (up to now) and
+// its candidates' recorded views; recorded says whether any view is on record.
+func (u *UI) overlaps(ctx context.Context, ns, name string, changes []judge.Change, now time.Time) (overlaps []judge.Overlap, recorded bool, err error) {
+	vs, err := u.views.Views(ctx, ns, name)
+	if err != nil {
+		return nil, false, err
+	}
+	vs = viewsUntil(vs, now)
+	return judge.Overlaps(ns+"/"+name, changes, vs, now), len(vs) > 0, nil
+}
+
+// viewsUntil is the views that began at or before t (views are ordered by when they began).
+func viewsUntil(vs []judge.View, t time.Time) []judge.View {
+	n := len(vs)
+	for n > 0 && vs[n-1].At.After(t) {
+		n--
+	}
+	return vs[:n]
+}
+
+// overlapViews are the overlaps as the lease page lists them, newest first.
+func overlapViews(overlaps []judge.Overlap, ns, name string, now time.Time) []templates.Overlap {
+	out := make([]templates.Overlap, 0, len(overlaps))
+	for _, o := range slices.Backward(overlaps) {
+		end := o.End
+		if end.IsZero() {
+			end = now
+		}
+		start := o.Start.UTC().Format(momentLayout)
+		out = append(out, templates.Overlap{
+			Identities: strings.Join(o.Identities, ","),
+			Start:      start,
+			End:        end.UTC().Format(momentLayout),
+			Ongoing:    o.End.IsZero(),
+			StartText:  preciseTime(o.Start),
+			EndText:    preciseTime(end),
+			Duration:   secsText(end.Sub(o.Start)),
+			Cause:      o.Cause,
+			Text:       o.Text,
+			Advice:     o.Advice,
+			AtURL:      leaseURL(ns, name) + "?at=" + url.QueryEscape(start),
+		})
+	}
+	return out
+}
+
+// preciseTime is a clock time to the millisecond: "14:02:11.300".
+func preciseTime(t time.Time) string { return t.Local().Format("15:04:05.000") }
+
+// leaseStory is what the screens tell of one lease as of a moment: its card and its feed
+// lines (terms and split-brain intervals), judged from its changes and its candidates' views.
+type leaseStory struct {
+	changes []judge.Change
+	cur     judge.Change
+	card    templates.LeaseCard
+	told    []judge.Told
+}
+
+// story judges the lease l as of now from the change log and the views on record.
+func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time) (leaseStory, error) {
+	changes, err := u.hist.changes(ctx, l.Namespace, l.Name)
+	if err != nil {
+		return leaseStory{}, err
+	}
+	overlaps, _, err := u.overlaps(ctx, l.Namespace, l.Name, changes, now)
+	if err != nil {
+		return leaseStory{}, err
+	}
+	s := leaseStory{changes: changes, cur: currentChange(l, changes)}
+	s.card = leaseCard(l, s.cur, now)
+	s.card.Overlaps = len(overlaps)
+	if n := len(overlaps); n > 0 {
+		s.card.OverlapText = overlaps[n-1].Text
+	}
+	name := l.Namespace + "/" + l.Name
+	s.told = append(judge.Tell(name, judge.Terms(changes, now)), judge.TellOverlaps(name, overlaps)...)
+	return s, nil
+}

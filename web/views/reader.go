@@ -1,0 +1,122 @@
+package views
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/judge"
+)
+
+// Reader reads the views of each lease's candidates from the store's change log, keeping per
+// lease what it read so far, so that each read only reads what is new.
+type Reader struct {
+	st       store.Interface
+	lookback int64
+
+	mu     sync.Mutex
+	leases map[leaseKey]*leaseViews
+}
+
+type leaseKey struct{ namespace, lease string }
+
+type leaseViews struct {
+	mu    sync.Mutex
+	rev   int64
+	views []judge.View
+}
+
+// Bounds of what a Reader keeps.
+const (
+	maxViews  = 5000 // per lease
+	maxLeases = 5000
+)
+
+// NewReader returns a reader whose first read of a lease looks back at most lookback
+// revisions (of every object) in the change log: the screens show minutes, not a day.
+func NewReader(st store.Interface, lookback int64) *Reader {
+	return &Reader{st: st, lookback: lookback, leases: map[leaseKey]*leaseViews{}}
+}
+
+// Views returns the views recorded for the candidates of a lease, ordered by when each began.
+func (r *Reader) Views(ctx context.Context, namespace, lease string) ([]judge.View, error) {
+	k := leaseKey{namespace, lease}
+	r.mu.Lock()
+	lv := r.leases[k]
+	if lv == nil {
+		if len(r.leases) >= maxLeases {
+			clear(r.leases)
+		}
+		lv = &leaseViews{}
+		r.leases[k] = lv
+	}
+	r.mu.Unlock()
+
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	if lv.rev == 0 {
+		cur, _, err := r.st.Revision(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("candidate views: %w", err)
+		}
+		lv.rev = max(0, cur-r.lookback)
+	}
+	evs, err := r.st.HistoryPrefix(ctx, Resource, namespace, lease+"/", lv.rev)
+	if err != nil {
+		return nil, fmt.Errorf("candidate views: %w", err)
+	}
+	if len(evs) > 0 {
+		for _, ev := range evs {
+			if v, ok := viewOf(ev); ok {
+				lv.views = append(lv.views, v)
+			}
+			lv.rev = ev.Object.Revision
+		}
+		slices.SortStableFunc(lv.views, compareViews)
+		lv.views = trim(lv.views, maxViews)
+	}
+	return slices.Clone(lv.views), nil
+}
+
+// viewOf is the view a change records; a deletion is the candidate going away.
+func viewOf(ev store.Event) (judge.View, bool) {
+	rec, err := decode(ev.Object.Value)
+	if err != nil {
+		return judge.View{}, false
+	}
+	if ev.Type == store.Deleted {
+		rec = Gone(rec.Identity, rec.Namespace, rec.Lease, rec.Source, ev.Time)
+	}
+	return rec.View(), true
+}
+
+// trim drops the oldest views beyond n, keeping every candidate's latest: what a candidate
+// believes now must not be forgotten because others reported often.
+func trim(views []judge.View, n int) []judge.View {
+	if len(views) <= n {
+		return views
+	}
+	latest := map[string]int{}
+	for i, v := range views {
+		latest[v.Identity] = i
+	}
+	drop := len(views) - n/2
+	out := make([]judge.View, 0, n)
+	for i, v := range views {
+		if i >= drop || latest[v.Identity] == i {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// compareViews orders views by when they began, then by identity.
+func compareViews(a, b judge.View) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Identity, b.Identity)
+}
