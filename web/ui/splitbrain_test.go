@@ -1,0 +1,98 @@
+package ui
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
+	"github.com/leaselab/leaselab/web/judge"
+	"github.com/leaselab/leaselab/web/views"
+)
+
+// recordView records a tab's view of default/x as the hub does, received at s seconds.
+func (tu *testUI) recordView(identity string, state tabproto.State, role tabproto.Role, holder string, s float64) {
+	at := t0.Add(time.Duration(s * float64(time.Second)))
+	r := tabproto.Report{Identity: identity, Namespace: "default", Lease: "x", State: state, Role: role, Holder: holder,
+		Faults: tabproto.Faults{Paused: state == tabproto.StatePaused}, Clock: at.UnixMilli(), RoleSince: at.UnixMilli()}
+	tu.hub.views.Report(r, views.SourceTab, at)
+}
+
+// TestSplitBrainShown replays a GC pause: alice leads, is paused past her lease, bob takes
+// over at 16 s, and alice learns of it at 21 s. The lease page lists the overlap with the
+// contract's attributes and draws it on the timeline; a moment inside it shows it still
+// lasting; a moment before it shows none and alice as the holder; the dashboard card counts
+// it and the feed tells it.
+func TestSplitBrainShown(t *testing.T) {
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	tu := mustNewUI(t, at(30))
+	for _, s := range []float64{0, 2, 4} {
+		tu.putLease(t, lease("default", "x", "alice", at(s), 10, 0), at(s))
+	}
+	tu.putLease(t, lease("default", "x", "bob", at(16), 10, 1), at(16))
+	for _, s := range []float64{18, 20, 22, 24, 26, 28} {
+		tu.putLease(t, lease("default", "x", "bob", at(s), 10, 1), at(s))
+	}
+	tu.recordView("bob", tabproto.StateFollower, tabproto.RoleFollower, "", 0.5)
+	tu.recordView("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", 0.1)
+	tu.recordView("alice", tabproto.StatePaused, tabproto.RoleLeader, "alice", 5)
+	tu.recordView("bob", tabproto.StateLeader, tabproto.RoleLeader, "bob", 16.05)
+	tu.recordView("alice", tabproto.StateLeader, tabproto.RoleLeader, "bob", 21)
+	tu.recordView("alice", tabproto.StateFollower, tabproto.RoleFollower, "bob", 21.5)
+
+	ms := func(s float64) string { return at(s).UTC().Format(momentLayout) }
+	doc := tu.mustGetDoc(t, "/leases/default/x", 200)
+	o := doc.Find("[data-testid=overlap]")
+	if o.Length() != 1 {
+		t.Fatalf("%d overlaps listed, want 1", o.Length())
+	}
+	for attr, want := range map[string]string{"data-identities": "alice,bob", "data-start": ms(16), "data-end": ms(21.5), "data-ongoing": "false", "data-cause": judge.CausePaused} {
+		if got := o.AttrOr(attr, ""); got != want {
+			t.Errorf("%s=%q, want %q", attr, got, want)
+		}
+	}
+	if text := o.Find(".overlap-text").Text(); !strings.Contains(text, "alice") || !strings.Contains(text, "bob") || !strings.Contains(text, "5.5 s") {
+		t.Errorf("overlap text %q does not say who and for how long", text)
+	}
+	if n := doc.Find("[data-testid=timeline-overlap]").Length(); n != 1 {
+		t.Errorf("%d bands on the timeline, want 1", n)
+	}
+
+	doc = tu.mustGetDoc(t, "/leases/default/x?at="+url.QueryEscape(ms(18)), 200)
+	o = doc.Find("[data-testid=overlap]")
+	if o.Length() != 1 || o.AttrOr("data-ongoing", "") != "true" || o.AttrOr("data-end", "") != ms(18) {
+		t.Errorf("at 18 s: %d overlaps, ongoing=%q end=%q; want one lasting, ending at the moment", o.Length(), o.AttrOr("data-ongoing", ""), o.AttrOr("data-end", ""))
+	}
+	if h := doc.Find("[data-testid=holder]").Text(); h != "bob" {
+		t.Errorf("at 18 s the holder is %q, want bob", h)
+	}
+	doc = tu.mustGetDoc(t, "/leases/default/x?at="+url.QueryEscape(ms(10)), 200)
+	if n := doc.Find("[data-testid=overlap]").Length(); n != 0 {
+		t.Errorf("at 10 s: %d overlaps, want none", n)
+	}
+	if h := doc.Find("[data-testid=holder]").Text(); h != "alice" {
+		t.Errorf("at 10 s the holder is %q, want alice", h)
+	}
+
+	doc = tu.mustGetDoc(t, "/", 200)
+	split := doc.Find("[data-lease-card][data-name=x] [data-testid=card-overlaps]")
+	if _, hidden := split.Attr("hidden"); split.Length() != 1 || hidden || !strings.Contains(split.Text(), "1 split brain") {
+		t.Errorf("card count: %d elements, hidden=%v, %q", split.Length(), hidden, split.Text())
+	}
+	sub, err := tu.board.subscribe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tu.board.unsubscribe(sub)
+	m := mustBoardMessage(t, sub)
+	if len(m.Cards) != 1 || m.Cards[0].Overlaps != 1 {
+		t.Fatalf("board cards %+v, want one with 1 overlap", m.Cards)
+	}
+	feed := feedTexts(m.Feed)
+	if !strings.Contains(feed, "split-brain: split brain: alice believes it leads default/x while bob holds it") ||
+		!strings.Contains(feed, "split-brain: alice and bob both believed") {
+		t.Errorf("feed does not tell the split brain:\n%s", feed)
+	}
+}
