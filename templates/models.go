@@ -159,6 +159,8 @@ type Tab struct {
 	// another candidate while this tab leads or holds the lease.
 	PreferredHolder string
 	SteppingDown    bool
+	// Native is true for leaselab candidate (client-go), which takes no fault commands.
+	Native bool
 }
 
 // FeedItem is one line of the dashboard's event feed.

@@ -29,6 +29,8 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // candidateConfig is everything `leaselab candidate` is configured with.
@@ -140,6 +142,18 @@ func runElector(ctx context.Context, c candidateConfig, cfg *rest.Config, stdout
 	recorder := countingRecorder{broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "leaselab-candidate"}), &pending}
 
 	var led atomic.Bool
+	view := newViewReporter(c.identity, c.namespace, c.lease)
+	viewCtx, stopView := context.WithCancel(context.WithoutCancel(ctx))
+	viewDone := make(chan struct{})
+	go func() {
+		defer close(viewDone)
+		view.run(viewCtx, cfg, say)
+	}()
+	defer func() {
+		stopView()
+		<-viewDone
+	}()
+	leader, none := tabproto.RoleLeader, tabproto.RoleNone
 	lock := &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: c.namespace, Name: c.lease},
 		Client:     client.CoordinationV1(),
@@ -156,15 +170,18 @@ func runElector(ctx context.Context, c candidateConfig, cfg *rest.Config, stdout
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(context.Context) {
 				led.Store(true)
+				view.update(&leader, &c.identity, "acquired", "became leader")
 				say("became leader of %s/%s", c.namespace, c.lease)
 			},
 			// client-go calls it whenever Run returns, also for a candidate that never led.
 			OnStoppedLeading: func() {
+				view.update(&none, nil, "stopped", "stopped")
 				if led.Load() {
 					say("stopped leading")
 				}
 			},
 			OnNewLeader: func(id string) {
+				view.update(nil, &id, "waiting", "the leader is "+id)
 				if id != c.identity {
 					say("leader is now %s", id)
 				}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web/auth"
 	"github.com/leaselab/leaselab/web/webtest/poll"
 )
@@ -62,6 +65,12 @@ func TestCandidateCommand(t *testing.T) {
 		}
 		return len(evs.Items) > 0 && strings.Contains(evs.Items[0].Message, "cli-1 became leader"), fmt.Sprintf("events %+v", evs.Items)
 	})
+	// It reports its own view to the server's tab hub, as a browser tab does: the lease page
+	// lists it as a leader, and the server records its view beside the lease's history.
+	poll.Until(t, 10*time.Second, "the lease page lists the candidate as leader", func() (bool, string) {
+		page := mustGetBody(t, ts.URL+"/leases/cands/cli")
+		return strings.Contains(page, `data-testid="lease-tab" data-identity="cli-1" data-state="leader"`), "output:\n" + out.String()
+	})
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("candidate exited %d; output:\n%s", code, out.String())
@@ -69,6 +78,36 @@ func TestCandidateCommand(t *testing.T) {
 	if !strings.Contains(out.String(), "cli-1 stopped") {
 		t.Errorf("no stop line; output:\n%s", out.String())
 	}
+	poll.Until(t, 10*time.Second, "the recorded views: leader, then gone", func() (bool, string) {
+		var buf bytes.Buffer
+		if err := sqlite.Export(rctx, ts.DB, &buf, sqlite.ExportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var led, stopped bool
+		for _, line := range strings.Split(buf.String(), "\n") {
+			if !strings.Contains(line, `"resource":"candidateviews.leaselab.dev"`) || !strings.Contains(line, `"source":"native"`) {
+				continue
+			}
+			led = led || strings.Contains(line, `"leads":true`)
+			stopped = led && strings.Contains(line, `"state":"stopped"`)
+		}
+		return led && stopped, buf.String()
+	})
+}
+
+// mustGetBody GETs url and returns the body of a 200 answer.
+func mustGetBody(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
+	}
+	return string(b)
 }
 
 // runCandidateUntil runs `leaselab candidate` with args until its output holds want, then stops

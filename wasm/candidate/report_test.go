@@ -30,7 +30,7 @@ func TestSnapshotReport(t *testing.T) {
 		`"faults":{"paused":false,"partition":"hang","latencyMs":1500,"clockOffsetMs":-5000},` +
 		`"activeFaults":["partitioned: requests hang","slow network: +1.5 s per request","clock 5 s behind"],` +
 		`"lastLog":{"at":1767225600000,"kind":"renewed","text":"renewed"},` +
-		`"coordinated":true,"binaryVersion":"1.36.0","emulationVersion":"1.35.0","strategy":"OldestEmulationVersion","preferredHolder":"tab-2","clock":0,"roleSince":0}}`
+		`"coordinated":true,"binaryVersion":"1.36.0","emulationVersion":"1.35.0","strategy":"OldestEmulationVersion","preferredHolder":"tab-2","clock":0,"roleSince":0,"native":false}}`
 	if b, err := tabproto.EncodeReport(s.Report()); err != nil || string(b) != want {
 		t.Errorf("report %s, %v\nwant   %s", b, err, want)
 	}
@@ -40,7 +40,7 @@ func TestSnapshotReport(t *testing.T) {
 	empty := candidate.Snapshot{Identity: "tab-2", State: candidate.StateStopped}
 	const wantEmpty = `{"type":"report","tab":{"identity":"tab-2","namespace":"","lease":"","state":"stopped","role":"","holder":"",` +
 		`"faults":{"paused":false,"partition":"","latencyMs":0,"clockOffsetMs":0},"activeFaults":[],"lastLog":{"at":0,"kind":"","text":""},` +
-		`"coordinated":false,"binaryVersion":"","emulationVersion":"","strategy":"","preferredHolder":"","clock":0,"roleSince":0}}`
+		`"coordinated":false,"binaryVersion":"","emulationVersion":"","strategy":"","preferredHolder":"","clock":0,"roleSince":0,"native":false}}`
 	if b, err := tabproto.EncodeReport(empty.Report()); err != nil || string(b) != wantEmpty {
 		t.Errorf("empty report %s, %v\nwant         %s", b, err, wantEmpty)
 	}

@@ -35,6 +35,9 @@ type Report struct {
 	// difference, as the report itself may wait a moment before it is sent.
 	Clock     int64 `json:"clock"`
 	RoleSince int64 `json:"roleSince"`
+	// Native is true for a candidate that is not a browser tab: leaselab candidate (client-go's
+	// leader election), which reports its view but takes no fault commands.
+	Native bool `json:"native"`
 }
 
 // Faults are a tab's active faults.

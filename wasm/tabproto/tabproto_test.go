@@ -19,7 +19,7 @@ const wireReport = `{"type":"report","tab":{"identity":"tab-1","namespace":"defa
 
 // wireReportNow is the same report as tabs send it since they date their role changes: the
 // fields added at the end.
-var wireReportNow = wireReport[:len(wireReport)-2] + `,"clock":0,"roleSince":0}}`
+var wireReportNow = wireReport[:len(wireReport)-2] + `,"clock":0,"roleSince":0,"native":false}}`
 
 var wantReport = tabproto.Report{
 	Identity: "tab-1", Namespace: "default", Lease: "demo", State: tabproto.StateLeader, Role: tabproto.RoleLeader, Holder: "tab-1",

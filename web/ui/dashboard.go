@@ -241,6 +241,7 @@ func tabView(t TabInfo) templates.Tab {
 		Strategy:         t.Strategy,
 		PreferredHolder:  t.PreferredHolder,
 		SteppingDown:     t.SteppingDown,
+		Native:           t.Native,
 	}
 }
 

@@ -122,7 +122,7 @@ func (h *Hub) removeTab(t *hubTab) {
 	h.mu.Unlock()
 	if ok && t.reported && h.views != nil {
 		// The tab closed: its candidate is gone, as a process that exits.
-		h.views.Gone(info.Identity, info.Namespace, info.Lease, views.SourceTab, h.now())
+		h.views.Gone(info.Identity, info.Namespace, info.Lease, sourceOf(info.Report), h.now())
 	}
 }
 
@@ -153,11 +153,19 @@ func (h *Hub) report(t *hubTab, r tabproto.Report) error {
 	h.mu.Unlock()
 	if h.views != nil {
 		if wasReported && !sameCandidate(prev, r) {
-			h.views.Gone(prev.Identity, prev.Namespace, prev.Lease, views.SourceTab, h.now())
+			h.views.Gone(prev.Identity, prev.Namespace, prev.Lease, sourceOf(prev), h.now())
 		}
-		h.views.Report(r, views.SourceTab, h.now())
+		h.views.Report(r, sourceOf(r), h.now())
 	}
 	return nil
+}
+
+// sourceOf says where a report comes from, for the views' record.
+func sourceOf(r tabproto.Report) string {
+	if r.Native {
+		return views.SourceNative
+	}
+	return views.SourceTab
 }
 
 // sameCandidate reports whether two reports are of one candidate of one lease.

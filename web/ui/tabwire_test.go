@@ -25,7 +25,7 @@ const wireTabs = `{"type":"tabs","tabs":[{"id":"ID","identity":"tab-1","namespac
 	`"faults":{"paused":false,"partition":"hang","latencyMs":1500,"clockOffsetMs":-5000},` +
 	`"activeFaults":["partitioned: requests hang","slow network: +1.5 s per request","clock 5 s behind"],` +
 	`"lastLog":{"at":1767225600000,"kind":"renewed","text":"renewed"},` +
-	`"coordinated":true,"binaryVersion":"1.36.0","emulationVersion":"1.35.0","strategy":"OldestEmulationVersion","preferredHolder":"tab-2","clock":0,"roleSince":0,` +
+	`"coordinated":true,"binaryVersion":"1.36.0","emulationVersion":"1.35.0","strategy":"OldestEmulationVersion","preferredHolder":"tab-2","clock":0,"roleSince":0,"native":false,` +
 	`"steppingDown":true,"connectedAt":CONNECTED,"owner":""}]}`
 
 // TestTabWireCompatible: the messages between a candidate tab and the hub are byte for byte

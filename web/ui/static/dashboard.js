@@ -363,6 +363,8 @@
       LL.setText(row, 'log', (t.lastLog && t.lastLog.text) || '');
       showMode(row, t);
       LL.showFaults(row, t.faults);
+      LL.field(row, 'faultbar').hidden = !!t.native;
+      LL.field(row, 'native').hidden = !t.native;
       row.hidden = !!nsFilter && t.namespace !== nsFilter;
       const log = t.lastLog || {};
       if (log.kind === 'conflict' && lastLogSeen.has(t.id) && lastLogSeen.get(t.id) !== log.at) {
