@@ -136,6 +136,8 @@ type Interface interface {
 	// History returns the changes to one object that are still in the change log with a
 	// revision above after, oldest first.
 	History(ctx context.Context, key Key, after int64) ([]Event, error)
+	// HistoryBetween is History up to and including the revision through.
+	HistoryBetween(ctx context.Context, key Key, after, through int64) ([]Event, error)
 	// HistoryPrefix returns the changes still in the change log, with a revision above after,
 	// to the objects of resource in namespace whose names begin with prefix (every name when
 	// it is empty), in revision order.

@@ -230,6 +230,11 @@ func (db *DB) History(ctx context.Context, key store.Key, after int64) ([]store.
 	return db.history(ctx, key.Resource, key.Namespace, after, "c.name = ?", key.Name)
 }
 
+// HistoryBetween implements store.Interface.
+func (db *DB) HistoryBetween(ctx context.Context, key store.Key, after, through int64) ([]store.Event, error) {
+	return db.history(ctx, key.Resource, key.Namespace, after, "c.name = ? AND c.rev <= ?", key.Name, through)
+}
+
 // HistoryPrefix implements store.Interface.
 func (db *DB) HistoryPrefix(ctx context.Context, resource, namespace, prefix string, after int64) ([]store.Event, error) {
 	if prefix == "" {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"net/http"
@@ -32,6 +33,9 @@ func (u *UI) leasePage(c echo.Context) error {
 		return u.fail(c, http.StatusBadRequest, err.Error())
 	}
 	live, known, err := u.leaseLiveView(c.Request().Context(), ns, name, at)
+	if errors.Is(err, store.ErrCompacted) {
+		return u.fail(c, http.StatusGone, errMomentCompacted)
+	}
 	if err != nil {
 		return err
 	}
@@ -58,6 +62,9 @@ func (u *UI) leasePage(c echo.Context) error {
 	return u.render(c, http.StatusOK, templates.LeasePageView(v))
 }
 
+// errMomentCompacted says why a moment cannot be shown.
+const errMomentCompacted = "That moment is older than the change log keeps: compaction has removed the changes before it (see serve's --compact-keep and --compact-max-age)."
+
 // momentLayout is how a moment is written in links: RFC 3339 with milliseconds.
 const momentLayout = "2006-01-02T15:04:05.000Z07:00"
 
@@ -81,6 +88,9 @@ func (u *UI) leaseLive(c echo.Context) error {
 		return u.fail(c, http.StatusBadRequest, err.Error())
 	}
 	live, _, err := u.leaseLiveView(c.Request().Context(), c.Param("namespace"), c.Param("name"), at)
+	if errors.Is(err, store.ErrCompacted) {
+		return u.fail(c, http.StatusGone, errMomentCompacted)
+	}
 	if err != nil {
 		return err
 	}
@@ -98,13 +108,17 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string, at time.Time) (
 		return live, false, err
 	}
 	live.Revision = strconv.FormatInt(rev, 10)
-	changes, err := u.hist.changes(ctx, ns, name)
+	var changes []judge.Change
+	if at.IsZero() {
+		changes, err = u.hist.changes(ctx, ns, name)
+	} else {
+		changes, err = u.hist.changesAt(ctx, ns, name, at)
+	}
 	if err != nil {
 		return live, false, err
 	}
 	if !at.IsZero() {
 		now = at
-		changes = changesUntil(changes, at)
 		if err := u.leaseAsOf(ctx, &live, ns, name, changes, at); err != nil {
 			return live, false, err
 		}

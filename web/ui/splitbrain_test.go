@@ -96,3 +96,31 @@ func TestSplitBrainShown(t *testing.T) {
 		t.Errorf("feed does not tell the split brain:\n%s", feed)
 	}
 }
+
+// TestMomentBeyondTheCache: a moment older than what the history cache reads back is read from
+// the change log around it, so its page names the holder of then and the term's true start.
+func TestMomentBeyondTheCache(t *testing.T) {
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	tu := mustNewUI(t, at(300))
+	tu.hist.lookback = 10
+	for s := 0.0; s < 40; s += 2 {
+		tu.putLease(t, lease("default", "x", "alice", at(s), 10, 0), at(s))
+	}
+	for s := 40.0; s < 200; s += 2 {
+		tu.putLease(t, lease("default", "x", "bob", at(s), 10, 1), at(s))
+	}
+	// The live page reads the cache first: it reaches back 10 revisions only.
+	tu.mustGetDoc(t, "/leases/default/x", 200)
+	ms := at(30).UTC().Format(momentLayout)
+	doc := tu.mustGetDoc(t, "/leases/default/x?at="+url.QueryEscape(ms), 200)
+	if h := doc.Find("[data-testid=holder]").Text(); h != "alice" {
+		t.Fatalf("holder at 30 s %q, want alice", h)
+	}
+	first := doc.Find("[data-testid=term]").Last()
+	if got, want := first.AttrOr("data-holder", ""), "alice"; got != want {
+		t.Fatalf("oldest term of %q, want %q", got, want)
+	}
+	if got, want := first.Find("td").Eq(1).Text(), clockTime(at(0)); got != want {
+		t.Errorf("alice's term starts at %q, want %q", got, want)
+	}
+}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -173,6 +174,7 @@ func termTitle(t judge.Term) string {
 type historyCache struct {
 	st       store.Interface
 	resource string
+	lookback int64 // historyLookback; tests set less
 	decode   func(store.Object) (*coordinationv1.Lease, error)
 
 	mu     sync.Mutex
@@ -180,9 +182,10 @@ type historyCache struct {
 }
 
 type leaseHistory struct {
-	mu      sync.Mutex
-	rev     int64
-	changes []judge.Change
+	mu sync.Mutex
+	// start is the revision the cache read from; rev the last it read.
+	start, rev int64
+	changes    []judge.Change
 }
 
 // maxHistoryChanges bounds the compacted changes kept per lease (a few per term).
@@ -196,7 +199,7 @@ const historyLookback = 50_000
 const maxHistoryLeases = 5000
 
 func newHistoryCache(st store.Interface, resource string, decode func(store.Object) (*coordinationv1.Lease, error)) *historyCache {
-	return &historyCache{st: st, resource: resource, decode: decode, leases: map[store.Key]*leaseHistory{}}
+	return &historyCache{st: st, resource: resource, lookback: historyLookback, decode: decode, leases: map[store.Key]*leaseHistory{}}
 }
 
 // changes returns the compacted changes of one lease, oldest first, reading the store's
@@ -223,12 +226,28 @@ func (h *historyCache) changes(ctx context.Context, ns, name string) ([]judge.Ch
 		if err != nil {
 			return nil, fmt.Errorf("lease history: %w", err)
 		}
-		lh.rev = max(0, cur-historyLookback)
+		lh.rev = max(0, cur-h.lookback)
+		lh.start = lh.rev
 	}
 	evs, err := h.st.History(ctx, key, lh.rev)
 	if err != nil {
 		return nil, fmt.Errorf("lease history: %w", err)
 	}
+	if lh.changes, err = h.compact(lh.changes, evs); err != nil {
+		return nil, err
+	}
+	if n := len(evs); n > 0 {
+		lh.rev = evs[n-1].Object.Revision
+	}
+	if n := len(lh.changes); n > maxHistoryChanges {
+		lh.changes = append([]judge.Change(nil), lh.changes[n-maxHistoryChanges:]...)
+		lh.start = lh.changes[0].Revision - 1
+	}
+	return append([]judge.Change(nil), lh.changes...), nil
+}
+
+// compact adds the changes evs made to changes, compacted as the judge does.
+func (h *historyCache) compact(changes []judge.Change, evs []store.Event) ([]judge.Change, error) {
 	for _, ev := range evs {
 		c := judge.Deletion(ev.Object.Revision, ev.Time)
 		if ev.Type != store.Deleted {
@@ -237,16 +256,51 @@ func (h *historyCache) changes(ctx context.Context, ns, name string) ([]judge.Ch
 				return nil, err
 			}
 			var prev *judge.Change
-			if n := len(lh.changes); n > 0 {
-				prev = &lh.changes[n-1]
+			if n := len(changes); n > 0 {
+				prev = &changes[n-1]
 			}
 			c = judge.ChangeOf(l, ev.Object.Revision, ev.Time, prev)
 		}
-		lh.changes = judge.Compact(lh.changes, c)
-		lh.rev = ev.Object.Revision
+		changes = judge.Compact(changes, c)
 	}
-	if n := len(lh.changes); n > maxHistoryChanges {
-		lh.changes = append([]judge.Change(nil), lh.changes[n-maxHistoryChanges:]...)
+	return changes, nil
+}
+
+// momentLookback is how far before a past moment its page reads the lease's history: more
+// than the longest window the timeline draws, so that the terms it shows begin where they did.
+const momentLookback = 3 * tlMaxSpan
+
+// changesAt returns the compacted changes of one lease committed up to the moment at: from the
+// cache when it reaches back far enough, else read from the change log around at, so that a
+// moment deep in a long history costs what the minutes before it cost, not the whole log.
+func (h *historyCache) changesAt(ctx context.Context, ns, name string, at time.Time) ([]judge.Change, error) {
+	all, err := h.changes(ctx, ns, name)
+	if err != nil {
+		return nil, err
 	}
-	return append([]judge.Change(nil), lh.changes...), nil
+	from, err := h.st.RevisionAt(ctx, at.Add(-momentLookback))
+	if err != nil && !errors.Is(err, store.ErrCompacted) {
+		return nil, fmt.Errorf("lease history: %w", err)
+	}
+	key := store.Key{Resource: h.resource, Namespace: ns, Name: name}
+	h.mu.Lock()
+	lh := h.leases[key]
+	h.mu.Unlock()
+	if lh != nil {
+		lh.mu.Lock()
+		start := lh.start
+		lh.mu.Unlock()
+		if start <= from {
+			return changesUntil(all, at), nil
+		}
+	}
+	through, err := h.st.RevisionAt(ctx, at)
+	if err != nil {
+		return nil, fmt.Errorf("lease history: %w", err)
+	}
+	evs, err := h.st.HistoryBetween(ctx, key, from, through)
+	if err != nil {
+		return nil, fmt.Errorf("lease history: %w", err)
+	}
+	return h.compact(nil, evs)
 }
