@@ -138,10 +138,10 @@ type Interface interface {
 	History(ctx context.Context, key Key, after int64) ([]Event, error)
 	// HistoryBetween is History up to and including the revision through.
 	HistoryBetween(ctx context.Context, key Key, after, through int64) ([]Event, error)
-	// HistoryPrefix returns the changes still in the change log, with a revision above after,
-	// to the objects of resource in namespace whose names begin with prefix (every name when
-	// it is empty), in revision order.
-	HistoryPrefix(ctx context.Context, resource, namespace, prefix string, after int64) ([]Event, error)
+	// HistoryPrefix returns the changes still in the change log, with a revision above after
+	// and, unless through is 0, at most through, to the objects of resource in namespace whose
+	// names begin with prefix (every name when it is empty), in revision order.
+	HistoryPrefix(ctx context.Context, resource, namespace, prefix string, after, through int64) ([]Event, error)
 	// Revision returns the current revision and the compacted revision (changes at or below
 	// it may be gone from the log).
 	Revision(ctx context.Context) (current, compacted int64, err error)

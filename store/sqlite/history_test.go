@@ -47,7 +47,7 @@ func TestHistoryPrefix(t *testing.T) {
 		}
 		return out
 	}
-	evs, err := db.HistoryPrefix(ctx, views, "ns", "x/", 0)
+	evs, err := db.HistoryPrefix(ctx, views, "ns", "x/", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,18 +57,25 @@ func TestHistoryPrefix(t *testing.T) {
 	if evs[3].Type != store.Deleted || evs[3].Object.Name != "x/bob" || string(evs[2].Object.Value) != `{"v":3}` {
 		t.Fatalf("events %+v", evs)
 	}
-	evs, err = db.HistoryPrefix(ctx, views, "ns", "x/", r2)
+	evs, err = db.HistoryPrefix(ctx, views, "ns", "x/", r2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := revs(evs), []int64{r3, r3 + 1}; !slices.Equal(got, want) {
 		t.Fatalf("after %d: revisions %v, want %v", r2, got, want)
 	}
-	all, err := db.HistoryPrefix(ctx, views, "ns", "", 0)
+	all, err := db.HistoryPrefix(ctx, views, "ns", "", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(all) != 6 {
 		t.Fatalf("every name: %d changes, want 6", len(all))
+	}
+	evs, err = db.HistoryPrefix(ctx, views, "ns", "x/", r1, r3-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := revs(evs), []int64{r2}; !slices.Equal(got, want) {
+		t.Fatalf("between %d and %d: revisions %v, want %v", r1, r3-1, got, want)
 	}
 }

@@ -236,9 +236,13 @@ func (db *DB) HistoryBetween(ctx context.Context, key store.Key, after, through 
 }
 
 // HistoryPrefix implements store.Interface.
-func (db *DB) HistoryPrefix(ctx context.Context, resource, namespace, prefix string, after int64) ([]store.Event, error) {
+func (db *DB) HistoryPrefix(ctx context.Context, resource, namespace, prefix string, after, through int64) ([]store.Event, error) {
+	cond, args := "1", []any(nil)
+	if through > 0 {
+		cond, args = "c.rev <= ?", []any{through}
+	}
 	if prefix == "" {
-		return db.history(ctx, resource, namespace, after, "1")
+		return db.history(ctx, resource, namespace, after, cond, args...)
 	}
 	// Names beginning with prefix sort from prefix up to, not including, prefix with its last
 	// byte raised by one (BINARY collation compares the UTF-8 bytes).
@@ -247,10 +251,10 @@ func (db *DB) HistoryPrefix(ctx context.Context, resource, namespace, prefix str
 		end = end[:len(end)-1]
 	}
 	if len(end) == 0 {
-		return db.history(ctx, resource, namespace, after, "c.name >= ?", prefix)
+		return db.history(ctx, resource, namespace, after, cond+" AND c.name >= ?", append(args, prefix)...)
 	}
 	end[len(end)-1]++
-	return db.history(ctx, resource, namespace, after, "c.name >= ? AND c.name < ?", prefix, string(end))
+	return db.history(ctx, resource, namespace, after, cond+" AND c.name >= ? AND c.name < ?", append(args, prefix, string(end))...)
 }
 
 // history reads the changes of resource in namespace above after whose name matches cond

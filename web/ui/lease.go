@@ -125,7 +125,7 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string, at time.Time) (
 	} else if err := u.leaseNow(ctx, &live, ns, name, changes, now); err != nil {
 		return live, false, err
 	}
-	overlaps, recorded, err := u.overlaps(ctx, ns, name, changes, now)
+	overlaps, recorded, err := u.overlaps(ctx, ns, name, changes, now, !at.IsZero())
 	if err != nil {
 		return live, false, err
 	}

@@ -11,13 +11,25 @@ import (
 
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/web/judge"
+	"github.com/leaselab/leaselab/web/views"
 )
 
 // overlaps judges a lease's split-brain intervals up to now from its changes (up to now) and
-// its candidates' recorded views; recorded says whether any view is on record.
-func (u *UI) overlaps(ctx context.Context, ns, name string, changes []judge.Change, now time.Time) (overlaps []judge.Overlap, recorded bool, err error) {
-	vs, err := u.views.Views(ctx, ns, name)
-	if err != nil {
+// its candidates' recorded views; recorded says whether any view is on record. For a past
+// moment the views are read from the change log up to then, past what the cache holds.
+func (u *UI) overlaps(ctx context.Context, ns, name string, changes []judge.Change, now time.Time, past bool) (overlaps []judge.Overlap, recorded bool, err error) {
+	var vs []judge.View
+	if past {
+		// A view is committed a little after the role change it dates.
+		through, err := u.store.RevisionAt(ctx, now.Add(views.MaxReportDelay))
+		if err != nil {
+			return nil, false, err
+		}
+		vs, err = u.views.Between(ctx, ns, name, 0, through)
+		if err != nil {
+			return nil, false, err
+		}
+	} else if vs, err = u.views.Views(ctx, ns, name); err != nil {
 		return nil, false, err
 	}
 	vs = viewsUntil(vs, now)
@@ -77,7 +89,7 @@ func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time) 
 	if err != nil {
 		return leaseStory{}, err
 	}
-	overlaps, _, err := u.overlaps(ctx, l.Namespace, l.Name, changes, now)
+	overlaps, _, err := u.overlaps(ctx, l.Namespace, l.Name, changes, now, false)
 	if err != nil {
 		return leaseStory{}, err
 	}

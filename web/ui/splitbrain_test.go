@@ -17,7 +17,15 @@ func (tu *testUI) recordView(identity string, state tabproto.State, role tabprot
 	at := t0.Add(time.Duration(s * float64(time.Second)))
 	r := tabproto.Report{Identity: identity, Namespace: "default", Lease: "x", State: state, Role: role, Holder: holder,
 		Faults: tabproto.Faults{Paused: state == tabproto.StatePaused}, Clock: at.UnixMilli(), RoleSince: at.UnixMilli()}
+	// The store commits it then, as it does a report it receives.
+	tu.st.mu.Lock()
+	saved := tu.st.now
+	tu.st.now = at
+	tu.st.mu.Unlock()
 	tu.hub.views.Report(r, views.SourceTab, at)
+	tu.st.mu.Lock()
+	tu.st.now = saved
+	tu.st.mu.Unlock()
 }
 
 // TestSplitBrainShown replays a GC pause: alice leads, is paused past her lease, bob takes
@@ -28,19 +36,26 @@ func (tu *testUI) recordView(identity string, state tabproto.State, role tabprot
 func TestSplitBrainShown(t *testing.T) {
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	tu := mustNewUI(t, at(30))
-	for _, s := range []float64{0, 2, 4} {
-		tu.putLease(t, lease("default", "x", "alice", at(s), 10, 0), at(s))
+	// Written in the order of time, as the server commits them.
+	write := func(holder string, s float64, transitions int32) func() {
+		return func() { tu.putLease(t, lease("default", "x", holder, at(s), 10, transitions), at(s)) }
 	}
-	tu.putLease(t, lease("default", "x", "bob", at(16), 10, 1), at(16))
-	for _, s := range []float64{18, 20, 22, 24, 26, 28} {
-		tu.putLease(t, lease("default", "x", "bob", at(s), 10, 1), at(s))
+	view := func(identity string, state tabproto.State, role tabproto.Role, holder string, s float64) func() {
+		return func() { tu.recordView(identity, state, role, holder, s) }
 	}
-	tu.recordView("bob", tabproto.StateFollower, tabproto.RoleFollower, "", 0.5)
-	tu.recordView("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", 0.1)
-	tu.recordView("alice", tabproto.StatePaused, tabproto.RoleLeader, "alice", 5)
-	tu.recordView("bob", tabproto.StateLeader, tabproto.RoleLeader, "bob", 16.05)
-	tu.recordView("alice", tabproto.StateLeader, tabproto.RoleLeader, "bob", 21)
-	tu.recordView("alice", tabproto.StateFollower, tabproto.RoleFollower, "bob", 21.5)
+	for _, step := range []func(){
+		write("alice", 0, 0), view("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", 0.1),
+		view("bob", tabproto.StateFollower, tabproto.RoleFollower, "", 0.5),
+		write("alice", 2, 0), write("alice", 4, 0),
+		view("alice", tabproto.StatePaused, tabproto.RoleLeader, "alice", 5),
+		write("bob", 16, 1), view("bob", tabproto.StateLeader, tabproto.RoleLeader, "bob", 16.05),
+		write("bob", 18, 1), write("bob", 20, 1),
+		view("alice", tabproto.StateLeader, tabproto.RoleLeader, "bob", 21),
+		view("alice", tabproto.StateFollower, tabproto.RoleFollower, "bob", 21.5),
+		write("bob", 22, 1), write("bob", 24, 1), write("bob", 26, 1), write("bob", 28, 1),
+	} {
+		step()
+	}
 
 	ms := func(s float64) string { return at(s).UTC().Format(momentLayout) }
 	doc := tu.mustGetDoc(t, "/leases/default/x", 200)

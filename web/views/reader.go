@@ -64,7 +64,7 @@ func (r *Reader) Views(ctx context.Context, namespace, lease string) ([]judge.Vi
 		}
 		lv.rev = max(0, cur-r.lookback)
 	}
-	evs, err := r.st.HistoryPrefix(ctx, Resource, namespace, lease+"/", lv.rev)
+	evs, err := r.st.HistoryPrefix(ctx, Resource, namespace, lease+"/", lv.rev, 0)
 	if err != nil {
 		return nil, fmt.Errorf("candidate views: %w", err)
 	}
@@ -79,6 +79,24 @@ func (r *Reader) Views(ctx context.Context, namespace, lease string) ([]judge.Vi
 		lv.views = trim(lv.views, maxViews)
 	}
 	return slices.Clone(lv.views), nil
+}
+
+// Between reads, without the cache, the views recorded for a lease's candidates with a
+// revision above after and at most through, ordered by when each began: for a past moment
+// the cache may not reach.
+func (r *Reader) Between(ctx context.Context, namespace, lease string, after, through int64) ([]judge.View, error) {
+	evs, err := r.st.HistoryPrefix(ctx, Resource, namespace, lease+"/", after, through)
+	if err != nil {
+		return nil, fmt.Errorf("candidate views: %w", err)
+	}
+	var out []judge.View
+	for _, ev := range evs {
+		if v, ok := viewOf(ev); ok {
+			out = append(out, v)
+		}
+	}
+	slices.SortStableFunc(out, compareViews)
+	return out, nil
 }
 
 // viewOf is the view a change records; a deletion is the candidate going away.

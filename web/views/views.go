@@ -58,10 +58,10 @@ type Record struct {
 	AtMs        int64 `json:"atMs"`
 }
 
-// maxReportDelay bounds how long before its receipt a report may date a role change: a tab
+// MaxReportDelay bounds how long before its receipt a report may date a role change: a tab
 // reports within a fraction of a second, and a clock the server cannot check must not move a
 // belief far into the past.
-const maxReportDelay = 5 * time.Second
+const MaxReportDelay = 5 * time.Second
 
 // FromReport is the view a tab's (cleaned) report gives, received at received. prevRole is the
 // role of the candidate's previous view ("" when none): only a role change is dated back.
@@ -78,7 +78,7 @@ func FromReport(r tabproto.Report, source string, received time.Time, prevRole s
 	}
 	rec.Stale = rec.Leads && r.Holder != "" && r.Holder != r.Identity
 	if string(r.Role) != prevRole && r.Clock > 0 && r.RoleSince > 0 && r.RoleSince <= r.Clock {
-		rec.AtMs -= min(r.Clock-r.RoleSince, maxReportDelay.Milliseconds())
+		rec.AtMs -= min(r.Clock-r.RoleSince, MaxReportDelay.Milliseconds())
 	}
 	return rec
 }

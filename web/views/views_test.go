@@ -101,11 +101,11 @@ func TestRecordAndRead(t *testing.T) {
 }
 
 // TestReportDatingIsBounded: a report cannot date a role change further back than
-// maxReportDelay, whatever clock the candidate claims.
+// MaxReportDelay, whatever clock the candidate claims.
 func TestReportDatingIsBounded(t *testing.T) {
 	r := report("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", t0, t0.Add(-time.Hour))
 	rec := FromReport(r, SourceTab, t0, "follower")
-	if got, want := time.UnixMilli(rec.AtMs), t0.Add(-maxReportDelay); !got.Equal(want) {
+	if got, want := time.UnixMilli(rec.AtMs), t0.Add(-MaxReportDelay); !got.Equal(want) {
 		t.Fatalf("at %s, want %s", got, want)
 	}
 	if rec := FromReport(r, SourceTab, t0, "leader"); rec.AtMs != t0.UnixMilli() {
