@@ -69,6 +69,10 @@ func TestBrowserStaleLeader(t *testing.T) {
 		if stale {
 			browserScreenshot(t, tabs[first], out, "play-stale.png")
 			browserScreenshot(t, leasePage, out, "lease-overlap.png")
+			if err := chromedp.Do(leasePage, chromedp.EmulateViewport(390, 844)); err != nil {
+				t.Fatal(err)
+			}
+			browserScreenshot(t, leasePage, out, "lease-overlap-phone.png")
 			break
 		} else if attempt == 4 {
 			t.Fatalf("four resumed leaders were never stale; the last: %s", how)
