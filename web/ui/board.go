@@ -37,6 +37,9 @@ type board struct {
 	feed    []templates.FeedItem // newest last, at most maxBoardFeed
 	subs    map[*boardSub]struct{}
 	wake    chan struct{}
+	// recheck holds the leases to judge again once a disagreement begun at their last change
+	// has lasted judge.OverlapGrace: only then is it a split brain to tell.
+	recheck map[leaseKey]time.Time
 }
 
 // boardLease is what the board knows of one lease.
@@ -124,7 +127,8 @@ const (
 )
 
 func newBoard(u *UI) *board {
-	return &board{u: u, leases: map[leaseKey]*boardLease{}, cands: map[leaseKey]boardCandidate{}, subs: map[*boardSub]struct{}{}, wake: make(chan struct{}, 1)}
+	return &board{u: u, leases: map[leaseKey]*boardLease{}, cands: map[leaseKey]boardCandidate{},
+		subs: map[*boardSub]struct{}{}, wake: make(chan struct{}, 1), recheck: map[leaseKey]time.Time{}}
 }
 
 // subscribe adds a dashboard; its first message is the whole board. It starts the board on
@@ -214,6 +218,10 @@ func (b *board) tellLease(ctx context.Context, l *coordinationv1.Lease, prev *bo
 		return nil, nil, err
 	}
 	bl := &boardLease{lease: l, cur: st.cur, card: cardOf(st.card), told: map[string]bool{}}
+	if st.disagreeing {
+		// Judge it again once the disagreement is long enough to tell, if nothing else does.
+		b.recheck[leaseKey{l.Namespace, l.Name}] = now.Add(judge.OverlapGrace + boardFlush)
+	}
 	var fresh []templates.FeedItem
 	for _, t := range st.told {
 		k := t.Key()
@@ -295,6 +303,7 @@ func (b *board) restart() {
 	b.started = false
 	clear(b.leases)
 	clear(b.cands)
+	clear(b.recheck)
 	for s := range b.subs {
 		close(s.dropped)
 		delete(b.subs, s)
@@ -348,6 +357,17 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 			dirty[k] = bl.lease
 		}
 	}
+	for k, at := range b.recheck {
+		if !at.After(now) {
+			delete(b.recheck, k)
+			if bl := b.leases[k]; bl != nil {
+				if _, ok := dirty[k]; !ok {
+					dirty[k] = bl.lease
+				}
+			}
+		}
+	}
+
 	var feed []templates.FeedItem
 	for k, l := range dirty {
 		prev := b.leases[k]
@@ -405,6 +425,11 @@ func (b *board) applyCandidateLocked(msg *boardMessage, ev store.Event, now time
 // nextExpiryLocked is when the next held lease runs out; an hour from now when none is held.
 func (b *board) nextExpiryLocked(now time.Time) time.Time {
 	next := now.Add(time.Hour)
+	for _, at := range b.recheck {
+		if at.Before(next) {
+			next = at
+		}
+	}
 	for _, bl := range b.leases {
 		if bl.card.Status != judge.StatusHeld {
 			continue

@@ -125,12 +125,12 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string, at time.Time) (
 	} else if err := u.leaseNow(ctx, &live, ns, name, changes, now); err != nil {
 		return live, false, err
 	}
-	overlaps, recorded, err := u.overlaps(ctx, ns, name, changes, now, !at.IsZero())
+	overlaps, vs, err := u.overlaps(ctx, ns, name, changes, now, !at.IsZero())
 	if err != nil {
 		return live, false, err
 	}
 	live.Overlaps = overlapViews(overlaps, ns, name, now)
-	live.ViewsRecorded = recorded
+	live.ViewsRecorded = len(vs) > 0
 	live.Timeline = layoutTimeline(judge.Terms(changes, now), overlaps, now)
 
 	events, err := u.leaseEvents(ctx, ns, name)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/views"
 )
@@ -17,23 +18,38 @@ import (
 // overlaps judges a lease's split-brain intervals up to now from its changes (up to now) and
 // its candidates' recorded views; recorded says whether any view is on record. For a past
 // moment the views are read from the change log up to then, past what the cache holds.
-func (u *UI) overlaps(ctx context.Context, ns, name string, changes []judge.Change, now time.Time, past bool) (overlaps []judge.Overlap, recorded bool, err error) {
-	var vs []judge.View
+func (u *UI) overlaps(ctx context.Context, ns, name string, changes []judge.Change, now time.Time, past bool) (overlaps []judge.Overlap, vs []judge.View, err error) {
 	if past {
 		// A view is committed a little after the role change it dates.
 		through, err := u.store.RevisionAt(ctx, now.Add(views.MaxReportDelay))
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		vs, err = u.views.Between(ctx, ns, name, 0, through)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 	} else if vs, err = u.views.Views(ctx, ns, name); err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	vs = viewsUntil(vs, now)
-	return judge.Overlaps(ns+"/"+name, changes, vs, now), len(vs) > 0, nil
+	return judge.Overlaps(ns+"/"+name, changes, vs, now), vs, nil
+}
+
+// disagreeing reports whether, by the latest view of each candidate, one believes it leads
+// while holder does not name it: a disagreement that may become a split brain once it has
+// lasted judge.OverlapGrace.
+func disagreeing(vs []judge.View, holder string) bool {
+	leads := map[string]bool{}
+	for _, v := range vs {
+		leads[v.Identity] = v.Leads && v.State != string(tabproto.StateStopped)
+	}
+	for id, l := range leads {
+		if l && id != holder {
+			return true
+		}
+	}
+	return false
 }
 
 // viewsUntil is the views that began at or before t (views are ordered by when they began).
@@ -81,6 +97,8 @@ type leaseStory struct {
 	cur     judge.Change
 	card    templates.LeaseCard
 	told    []judge.Told
+	// disagreeing is true while a candidate believes it leads and the record names another.
+	disagreeing bool
 }
 
 // story judges the lease l as of now from the change log and the views on record.
@@ -89,11 +107,12 @@ func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time) 
 	if err != nil {
 		return leaseStory{}, err
 	}
-	overlaps, _, err := u.overlaps(ctx, l.Namespace, l.Name, changes, now, false)
+	overlaps, vs, err := u.overlaps(ctx, l.Namespace, l.Name, changes, now, false)
 	if err != nil {
 		return leaseStory{}, err
 	}
 	s := leaseStory{changes: changes, cur: currentChange(l, changes)}
+	s.disagreeing = disagreeing(vs, s.cur.Holder)
 	s.card = leaseCard(l, s.cur, now)
 	s.card.Overlaps = len(overlaps)
 	if n := len(overlaps); n > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -137,5 +138,44 @@ func TestMomentBeyondTheCache(t *testing.T) {
 	}
 	if got, want := first.Find("td").Eq(1).Text(), clockTime(at(0)); got != want {
 		t.Errorf("alice's term starts at %q, want %q", got, want)
+	}
+}
+
+// TestBoardTellsSplitBrainWithoutAnotherChange: bob takes the lease while alice, paused,
+// still believes she leads; nothing else changes. Once the disagreement has lasted the grace,
+// the board counts it on the card and tells it, without waiting for another write.
+func TestBoardTellsSplitBrainWithoutAnotherChange(t *testing.T) {
+	var clock atomic.Int64
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	clock.Store(at(0).UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
+	tu := mustNewUI(t, t0, func(o *Options) { o.Now = now })
+	ctx := context.Background()
+	tu.putLease(t, lease("default", "x", "alice", at(0), 10, 0), at(0))
+	tu.recordView("alice", tabproto.StatePaused, tabproto.RoleLeader, "alice", 1)
+
+	sub, err := tu.board.subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tu.board.unsubscribe(sub)
+	if m := mustBoardMessage(t, sub); len(m.Cards) != 1 || m.Cards[0].Overlaps != 0 {
+		t.Fatalf("first message %+v", m)
+	}
+	clock.Store(at(12).UnixNano())
+	tu.putLease(t, lease("default", "x", "bob", at(12), 10, 1), at(12))
+	m := mustBoardMessage(t, sub)
+	if len(m.Cards) != 1 || m.Cards[0].Holder != "bob" || m.Cards[0].Overlaps != 0 {
+		t.Fatalf("at the takeover: %+v", m.Cards)
+	}
+	// Nothing else is written; the board's own timer judges the lease again.
+	clock.Store(at(12.5).UnixNano())
+	tu.board.apply(ctx, nil)
+	m = mustBoardMessage(t, sub)
+	if len(m.Cards) != 1 || m.Cards[0].Overlaps != 1 {
+		t.Fatalf("after the grace: %+v", m.Cards)
+	}
+	if got := feedTexts(m.Feed); got != "split-brain: split brain: alice believes it leads default/x while bob holds it" {
+		t.Errorf("feed %q", got)
 	}
 }
