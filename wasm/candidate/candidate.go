@@ -49,6 +49,7 @@ type Candidate struct {
 	rand    func() float64
 	net     *Network
 	offset  atomic.Int64 // clock offset in nanoseconds
+	drift   *driftClock  // the candidate's clock (clock), at the clock-rate fault's rate
 	freezer *freezer
 	elector *elector
 	keeper  *candidateKeeper
@@ -96,6 +97,10 @@ func New(cfg Config, opts Options) (*Candidate, error) {
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}
+	// The network's delays are real time; everything the candidate times is on its own clock.
+	real := c.clock
+	c.drift = newDriftClock(real)
+	c.clock = c.drift
 	c.roleSince = c.clock.Now()
 	if c.rand == nil {
 		c.rand = rand.Float64
@@ -103,7 +108,7 @@ func New(cfg Config, opts Options) (*Candidate, error) {
 	if c.log.limit <= 0 {
 		c.log.limit = DefaultLogLimit
 	}
-	c.net = NewNetwork(opts.Transport, c.clock)
+	c.net = NewNetwork(opts.Transport, real)
 	client := &Client{BaseURL: cfg.BaseURL, Token: cfg.Token, Transport: c.net}
 	c.elector = &elector{
 		cfg:    cfg,
@@ -133,7 +138,7 @@ func (c *Candidate) Config() Config { return c.cfg }
 func (c *Candidate) Next() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.nextLocked()
+	return c.drift.real(c.nextLocked())
 }
 
 // nextLocked is the elector's next attempt or, in coordinated mode, the
@@ -161,7 +166,7 @@ func (c *Candidate) Run(ctx context.Context) error {
 		if err := c.waitDue(ctx); err != nil {
 			return err
 		}
-		c.Step(ctx)
+		c.step(ctx)
 	}
 }
 
@@ -211,6 +216,11 @@ func (c *Candidate) waitDue(ctx context.Context) error {
 //
 // If the candidate is paused, its requests wait until it resumes.
 func (c *Candidate) Step(ctx context.Context) time.Time {
+	return c.drift.real(c.step(ctx))
+}
+
+// step is Step on the candidate's own clock.
+func (c *Candidate) step(ctx context.Context) time.Time {
 	if next, done := c.runCommand(ctx); done {
 		return next
 	}

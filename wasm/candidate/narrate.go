@@ -231,6 +231,11 @@ func narrateFault(o outcome) (logLine, bool) {
 			return logLine{LogFault, "", "my clock is back in sync"}, true
 		}
 		return logLine{LogFault, "", "my " + describeOffset(o.d)}, true
+	case outClockRate:
+		if o.rate == 1 {
+			return logLine{LogFault, "", "my clock runs at the real rate again"}, true
+		}
+		return logLine{LogFault, "", "my " + describeRate(o.rate) + ": I count leases, deadlines and retries on it"}, true
 	}
 	return logLine{}, false
 }

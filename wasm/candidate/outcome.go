@@ -61,6 +61,7 @@ const (
 	outPartitioned // the network's partition mode changed to mode
 	outSlow        // the added latency changed to d
 	outClockOffset // the clock offset changed to d
+	outClockRate   // the clock's rate changed to rate
 )
 
 // op is the request an outcome is about.
@@ -109,6 +110,8 @@ type outcome struct {
 	d time.Duration
 	// mode is the network's new partition mode (outPartitioned).
 	mode PartitionMode
+	// rate is the clock's new rate (outClockRate).
+	rate float64
 }
 
 // holds reports whether the candidate holds the lease after the attempt.

@@ -80,6 +80,7 @@ type Faults struct {
 	Partition   PartitionMode
 	Latency     time.Duration // added round-trip time
 	ClockOffset time.Duration // the candidate's clock minus the real one
+	ClockRate   float64       // how fast its clock runs (1: the real rate)
 }
 
 // Describe lists the active faults in words, for the page.
@@ -99,6 +100,9 @@ func (f Faults) Describe() []string {
 	}
 	if f.ClockOffset != 0 {
 		out = append(out, describeOffset(f.ClockOffset))
+	}
+	if f.ClockRate != 0 && f.ClockRate != 1 {
+		out = append(out, describeRate(f.ClockRate))
 	}
 	return out
 }
@@ -216,7 +220,7 @@ func (c *Candidate) Snapshot() Snapshot {
 			ReleaseOnCancel: c.cfg.ReleaseOnCancel,
 			StopAfterLoss:   c.cfg.StopAfterLoss,
 		},
-		Faults: Faults{Paused: paused, PausedSince: own(pausedAt), Partition: mode, Latency: latency, ClockOffset: off},
+		Faults: Faults{Paused: paused, PausedSince: own(pausedAt), Partition: mode, Latency: latency, ClockOffset: off, ClockRate: c.drift.getRate()},
 		Log:    c.log.newestFirst(),
 	}
 	if !observedAt.IsZero() {
@@ -332,6 +336,7 @@ type faultsJSON struct {
 	Partition     PartitionMode `json:"partition"`
 	LatencyMs     int64         `json:"latencyMs"`
 	ClockOffsetMs int64         `json:"clockOffsetMs"`
+	ClockRate     float64       `json:"clockRate"`
 }
 
 type logEntryJSON struct {
@@ -391,6 +396,7 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 			Partition:     s.Faults.Partition,
 			LatencyMs:     s.Faults.Latency.Milliseconds(),
 			ClockOffsetMs: s.Faults.ClockOffset.Milliseconds(),
+			ClockRate:     s.Faults.ClockRate,
 		},
 		ActiveFaults: s.Faults.Describe(),
 		Log:          make([]logEntryJSON, len(s.Log)),
@@ -399,6 +405,14 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 		j.Log[i] = logEntryJSON{At: unixMs(e.At), Kind: e.Kind, Text: e.Text, Count: e.Count}
 	}
 	return json.Marshal(j)
+}
+
+// reportedRate is a clock rate as reports carry it: 0 for the real rate.
+func reportedRate(rate float64) float64 {
+	if rate == 1 {
+		return 0
+	}
+	return rate
 }
 
 // String is a one-line summary, for test failures.
@@ -421,6 +435,7 @@ func (s Snapshot) Report() tabproto.Report {
 			Partition:     s.Faults.Partition,
 			LatencyMs:     s.Faults.Latency.Milliseconds(),
 			ClockOffsetMs: s.Faults.ClockOffset.Milliseconds(),
+			ClockRate:     reportedRate(s.Faults.ClockRate),
 		},
 		ActiveFaults:     s.Faults.Describe(),
 		Coordinated:      s.Coordinated,

@@ -43,3 +43,39 @@ func TestStaleLeader(t *testing.T) {
 		t.Error("a follower is stale")
 	}
 }
+
+// TestSlowClockLeaderOutlivesItsLease: a leader whose clock runs at half speed is cut off by a
+// partition. Its renew deadline (7 s) lasts 14 real seconds on that clock, while the others
+// count the 10 s lease on theirs: one takes the lease while the slow leader still believes it
+// leads. An offset cannot do this; a rate can.
+func TestSlowClockLeaderOutlivesItsLease(t *testing.T) {
+	s := newSim(t)
+	slow := s.add(testConfig("tab-slow"))
+	s.runUntilTrue(10*time.Second, "tab-slow leads", func() bool { return s.leader() == slow })
+	s.add(testConfig("tab-other"))
+	s.runFor(3 * time.Second)
+	if err := slow.SetClockRate(0.5); err != nil {
+		t.Fatal(err)
+	}
+	if err := slow.SetClockRate(3); err == nil {
+		t.Fatal("a rate of 3 was accepted")
+	}
+	s.poke(slow)
+	slow.Partition(candidate.PartitionFail)
+	s.runUntilTrue(30*time.Second, "tab-other takes over", func() bool {
+		h, _ := s.srv.holder(testNS, testLease)
+		return h == "tab-other"
+	})
+	took := s.clock.Now()
+	if got := slow.Snapshot().Role; got != candidate.RoleLeader {
+		t.Fatalf("when tab-other took the lease, the slow leader's role is %q, want leader", got)
+	}
+	s.runUntilTrue(30*time.Second, "the slow leader gives up", func() bool { return slow.Snapshot().Role != candidate.RoleLeader })
+	if d := s.clock.Now().Sub(took); d < time.Second {
+		t.Errorf("the slow leader gave up %s after the takeover; want it to believe for a while", d)
+	}
+	if !logHas(slow, candidate.LogFault, "clock runs 50% slow") {
+		dumpLog(t, slow)
+		t.Error("the log does not say the clock runs slow")
+	}
+}

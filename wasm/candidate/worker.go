@@ -32,6 +32,7 @@ const DefaultSlowLatency = 1500 * time.Millisecond
 //	{"type":"heal"}
 //	{"type":"slow","latencyMs":1500}                      0 turns it off; absent means 1500
 //	{"type":"clockOffset","seconds":-5}                   absolute offset, not a step
+//	{"type":"clockRate","rate":1.25}                      the clock runs 25% fast; 1 restores it
 //	{"type":"release"}  {"type":"crash"}  {"type":"rejoin"}
 //	{"type":"snapshot"}                                   post a snapshot now
 //	{"type":"remote","command":{...}}                     a command from the server's tab hub,
@@ -168,6 +169,11 @@ func (w *Worker) obey(c *Candidate, cmd tabproto.Command) error {
 		}
 		const bound = tabproto.MaxClockOffsetSeconds
 		c.SetClockOffset(time.Duration(math.Round(min(max(*cmd.Seconds, -bound), bound)*1000)) * time.Millisecond)
+	case tabproto.CommandClockRate:
+		if cmd.Rate == nil {
+			return errors.New(`clockRate needs "rate"`)
+		}
+		return c.SetClockRate(*cmd.Rate)
 	case tabproto.CommandRelease:
 		c.Release()
 	case tabproto.CommandCrash:

@@ -15,6 +15,7 @@ const (
 	CommandHeal        = "heal"
 	CommandSlow        = "slow"        // LatencyMs: the added round trip; absent means the tab's default
 	CommandClockOffset = "clockOffset" // Seconds: the absolute offset, not a step
+	CommandClockRate   = "clockRate"   // Rate: how fast the tab's clock runs, 1 for the real rate
 	CommandRelease     = "release"
 	CommandCrash       = "crash"
 	CommandRejoin      = "rejoin"
@@ -25,6 +26,8 @@ const (
 const (
 	MaxLatencyMs          = 600_000
 	MaxClockOffsetSeconds = 86_400
+	MinClockRate          = 0.5
+	MaxClockRate          = 2.0
 )
 
 // Command is a fault command for a tab.
@@ -33,6 +36,7 @@ type Command struct {
 	Mode      Partition `json:"mode,omitempty"`
 	LatencyMs *float64  `json:"latencyMs,omitempty"`
 	Seconds   *float64  `json:"seconds,omitempty"`
+	Rate      *float64  `json:"rate,omitempty"`
 }
 
 // Validate refuses anything but a known fault command with sane values: the hub forwards
@@ -49,6 +53,11 @@ func (c Command) Validate() error {
 	case CommandSlow:
 		if c.LatencyMs != nil && (*c.LatencyMs < 0 || *c.LatencyMs > MaxLatencyMs) {
 			return fmt.Errorf("latencyMs must be between 0 and %d", MaxLatencyMs)
+		}
+		return nil
+	case CommandClockRate:
+		if c.Rate == nil || !(*c.Rate >= MinClockRate && *c.Rate <= MaxClockRate) {
+			return fmt.Errorf("clockRate needs a rate between %g and %g", MinClockRate, MaxClockRate)
 		}
 		return nil
 	case CommandClockOffset:

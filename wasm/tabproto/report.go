@@ -46,6 +46,8 @@ type Faults struct {
 	Partition     Partition `json:"partition"`
 	LatencyMs     int64     `json:"latencyMs"`     // added round-trip time
 	ClockOffsetMs int64     `json:"clockOffsetMs"` // the tab's clock minus the real one
+	// ClockRate is how fast the tab's clock runs; absent (0) for the real rate.
+	ClockRate float64 `json:"clockRate,omitempty"`
 }
 
 // LogLine is the newest line of a tab's decision log.

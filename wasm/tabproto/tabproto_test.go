@@ -2,6 +2,7 @@ package tabproto_test
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -167,6 +168,10 @@ func TestCommandValidate(t *testing.T) {
 		{tabproto.Command{Type: "slow", LatencyMs: num(600_001)}, "latencyMs must be between 0 and 600000"},
 		{tabproto.Command{Type: "clockOffset"}, "clockOffset needs seconds between -86400 and 86400"},
 		{tabproto.Command{Type: "clockOffset", Seconds: num(-86_400)}, ""},
+		{tabproto.Command{Type: "clockRate"}, "clockRate needs a rate between 0.5 and 2"},
+		{tabproto.Command{Type: "clockRate", Rate: num(2.5)}, "clockRate needs a rate between 0.5 and 2"},
+		{tabproto.Command{Type: "clockRate", Rate: num(math.NaN())}, "clockRate needs a rate between 0.5 and 2"},
+		{tabproto.Command{Type: "clockRate", Rate: num(1.25)}, ""},
 		{tabproto.Command{Type: "start"}, `unknown command "start"`},
 	} {
 		err := tc.cmd.Validate()

@@ -28,6 +28,7 @@ type View struct {
 	Partitioned bool
 	Latency     time.Duration // added round trip
 	ClockOffset time.Duration // its clock minus the real one
+	ClockRate   float64       // how fast its clock runs; 0 or 1 for the real rate
 	// Decision is the kind of its newest decision ("released", "lost", "renewed", ...).
 	Decision string
 }
@@ -38,7 +39,8 @@ const (
 	CausePartitioned = "partitioned"
 	CauseSlowNetwork = "slow-network"
 	CauseClockOffset = "clock-offset"
-	CauseReleased    = "released" // released the lease while still working
+	CauseClockDrift  = "clock-drift" // its clock ran slow or fast
+	CauseReleased    = "released"    // released the lease while still working
 	CauseUnknown     = "unknown"
 )
 
@@ -299,6 +301,7 @@ type cause struct {
 	cause   string
 	latency time.Duration // the largest added round trip, for CauseSlowNetwork
 	offset  time.Duration // the clock offset, for CauseClockOffset
+	rate    float64       // the clock's rate, for CauseClockDrift
 }
 
 // SlowNetworkLatency is the added round trip from which a stale belief is put down to the
@@ -323,6 +326,9 @@ func (s *span) cause(id string, changes []Change, views []View, end time.Time) c
 		if c.offset == 0 {
 			c.offset = v.ClockOffset
 		}
+		if c.rate == 0 && v.ClockRate != 0 && v.ClockRate != 1 {
+			c.rate = v.ClockRate
+		}
 	}
 	first := sort.Search(len(views), func(i int) bool { return views[i].At.After(from) })
 	// The view in effect as the window opens may be much older: a pause that began long
@@ -345,6 +351,8 @@ func (s *span) cause(id string, changes []Change, views []View, end time.Time) c
 		c.cause = CausePartitioned
 	case c.latency >= SlowNetworkLatency:
 		c.cause = CauseSlowNetwork
+	case c.rate != 0:
+		c.cause = CauseClockDrift
 	case c.offset != 0:
 		c.cause = CauseClockOffset
 	case released || releasedBy(id, changes, from, end):
@@ -412,6 +420,12 @@ func overlapText(lease string, o Overlap, stale, other string, c cause, now time
 			way, d = "behind", -d
 		}
 		fmt.Fprintf(&b, "%s's clock ran %s %s the server's", Shown(stale), seconds(d), way)
+	case CauseClockDrift:
+		way := "fast"
+		if c.rate < 1 {
+			way = "slow"
+		}
+		fmt.Fprintf(&b, "%s's clock ran %s (%.2f× the real rate), so it counted its renew deadline on a clock the others do not share", Shown(stale), way, c.rate)
 	case CauseReleased:
 		if o.Holder == "" {
 			b.WriteString("the record named nobody")
@@ -475,6 +489,9 @@ func overlapAdvice(cause string) string {
 	case CauseClockOffset:
 		return "Offsets do not matter to client-go, which counts leaseDuration from its own observation of the record, not from renewTime; " +
 			"rate drift does, and the gap between renewDeadline and leaseDuration must cover it: never compare renewTime with the local clock."
+	case CauseClockDrift:
+		return "client-go counts leaseDuration, renewDeadline and retryPeriod on the process's own clock: an offset cancels out, a clock that runs slow or fast does not. " +
+			"Keep the gap between renewDeadline and leaseDuration large enough to absorb drift, keep time synchronised, and " + fencing + "."
 	case CauseReleased:
 		return "Release only after the work has stopped: with ReleaseOnCancel, client-go clears holderIdentity as soon as the context is cancelled, " +
 			"without waiting for the work begun in OnStartedLeading, so cancel only once that work has returned; " +

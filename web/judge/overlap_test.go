@@ -57,6 +57,7 @@ func stopped(v *View)     { v.State = "stopped" }
 
 func slow(d time.Duration) func(*View)   { return func(v *View) { v.Latency = d } }
 func offset(d time.Duration) func(*View) { return func(v *View) { v.ClockOffset = d } }
+func rate(r float64) func(*View)         { return func(v *View) { v.ClockRate = r } }
 func decided(kind string) func(*View)    { return func(v *View) { v.Decision = kind } }
 
 // sortedViews orders views by At, as the server hands them over.
@@ -189,6 +190,32 @@ func TestOverlaps(t *testing.T) {
 			now:  13,
 			want: []string{"5-7 alice,bob stale bob clock-offset"},
 			text: []string{"alice and bob both believed", "2.0 s", "bob's clock ran 30.0 s ahead of the server's"},
+		},
+		{
+			// alice's clock runs at half speed; partitioned at 6, she counts her 7 s renew
+			// deadline on it (14 real seconds) while bob takes the lease at 16 real seconds.
+			name: "clock slow: the renew deadline outlasts the lease",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 16, 18, 10, 1, 0)
+				s.see(lead(0.05, "alice", rate(0.5)), lead(6, "alice", rate(0.5), partitioned),
+					lead(16.1, "bob"), follow(20, "alice", rate(0.5), partitioned, decided("lost")))
+			},
+			now:  21,
+			want: []string{"16-20 alice,bob stale alice partitioned"},
+			text: []string{"alice and bob both believed", "4.0 s"},
+		},
+		{
+			// The same without the partition: alice's slow clock alone is the cause.
+			name: "clock slow, no other fault",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 16, 18, 10, 1, 0)
+				s.see(lead(0.05, "alice", rate(0.5)), lead(16.1, "bob"), follow(20, "alice", rate(0.5), decided("lost")))
+			},
+			now:  21,
+			want: []string{"16-20 alice,bob stale alice clock-drift"},
+			text: []string{"alice and bob both believed", "alice's clock ran slow (0.50× the real rate)"},
 		},
 		{
 			// A leader whose clock runs 8 s behind keeps renewing: its renewTime looks old,

@@ -45,6 +45,8 @@ type Record struct {
 	Partition     string `json:"partition,omitempty"`
 	LatencyMs     int64  `json:"latencyMs,omitempty"`
 	ClockOffsetMs int64  `json:"clockOffsetMs,omitempty"`
+	// ClockRate is how fast its clock runs; absent for the real rate.
+	ClockRate float64 `json:"clockRate,omitempty"`
 	// Decision and DecisionText are the candidate's newest decision.
 	Decision     string `json:"decision,omitempty"`
 	DecisionText string `json:"decisionText,omitempty"`
@@ -71,7 +73,7 @@ func FromReport(r tabproto.Report, source string, received time.Time, prevRole s
 		State: string(r.State), Role: string(r.Role), Holder: r.Holder,
 		Leads:  r.Role == tabproto.RoleLeader && r.State != tabproto.StateStopped,
 		Paused: r.Faults.Paused, Partition: string(r.Faults.Partition),
-		LatencyMs: r.Faults.LatencyMs, ClockOffsetMs: r.Faults.ClockOffsetMs,
+		LatencyMs: r.Faults.LatencyMs, ClockOffsetMs: r.Faults.ClockOffsetMs, ClockRate: r.Faults.ClockRate,
 		Decision: r.LastLog.Kind, DecisionText: r.LastLog.Text,
 		ClockMs: r.Clock, RoleSinceMs: r.RoleSince,
 		ReceivedMs: received.UnixMilli(), AtMs: received.UnixMilli(),
@@ -96,10 +98,11 @@ type notable struct {
 	state, role, holder, partition, decision string
 	leads, stale, paused                     bool
 	latencyMs, clockOffsetMs                 int64
+	clockRate                                float64
 }
 
 func (r Record) notable() notable {
-	return notable{r.State, r.Role, r.Holder, r.Partition, r.Decision, r.Leads, r.Stale, r.Paused, r.LatencyMs, r.ClockOffsetMs}
+	return notable{r.State, r.Role, r.Holder, r.Partition, r.Decision, r.Leads, r.Stale, r.Paused, r.LatencyMs, r.ClockOffsetMs, r.ClockRate}
 }
 
 // View is the record as the judge reads it.
@@ -109,6 +112,7 @@ func (r Record) View() judge.View {
 		Paused: r.Paused, Partitioned: r.Partition != "",
 		Latency:     time.Duration(r.LatencyMs) * time.Millisecond,
 		ClockOffset: time.Duration(r.ClockOffsetMs) * time.Millisecond,
+		ClockRate:   r.ClockRate,
 		Decision:    r.Decision,
 	}
 }
