@@ -73,6 +73,8 @@ func TestBrowserStaleLeader(t *testing.T) {
 				t.Fatal(err)
 			}
 			browserScreenshot(t, leasePage, out, "lease-overlap-phone.png")
+			mustSeeCardOverlaps(t, leasePage, ts.URL)
+			browserScreenshot(t, leasePage, out, "dashboard-overlap-phone.png")
 			break
 		} else if attempt == 4 {
 			t.Fatalf("four resumed leaders were never stale; the last: %s", how)
@@ -154,6 +156,18 @@ func mustSeeOverlap(t *testing.T, page context.Context, pageURL, a, b string) {
 			return true, ""
 		}
 		return false, "overlaps: " + list
+	})
+}
+
+// mustSeeCardOverlaps waits until the dashboard's card of the lease counts a split brain.
+func mustSeeCardOverlaps(t *testing.T, page context.Context, base string) {
+	t.Helper()
+	if err := chromedp.Do(page, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 30*time.Second, "the dashboard card counts the split brain", func() (bool, string) {
+		s, _ := browserEval(page, `(() => { const e = document.querySelector('[data-lease-card][data-name=stale] [data-testid=card-overlaps]'); return e ? (e.hidden ? 'hidden' : e.textContent.trim()) : 'none'; })()`)
+		return strings.Contains(s, "split brain"), s
 	})
 }
 
