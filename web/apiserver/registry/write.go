@@ -74,6 +74,29 @@ func (ks *Store) Create(ctx context.Context, obj runtime.Object, wo WriteOptions
 	acc.SetDeletionTimestamp(nil)
 	acc.SetDeletionGracePeriodSeconds(nil)
 	acc.SetSelfLink("")
+	// The real server's order: decoding defaults, the field manager (so that managedFields
+	// hold what the client wrote), the namespace's admission, then the strategy, validation
+	// and the other admission.
+	if ks.kind.Default != nil {
+		ks.kind.Default(obj)
+	}
+	// (Asked only when needed: the field managers may still be being built when the server
+	// makes a namespace at start.)
+	if fm := (*managedfields.FieldManager)(nil); !wo.Applied && !wo.implicit {
+		if fm = ks.FieldManager(wo.GV); fm != nil {
+			live, err := ks.r.reg.Scheme.New(ks.kind.StorageGVK())
+			if err != nil {
+				return nil, err
+			}
+			obj = fm.UpdateNoErrors(live, obj, wo.Manager)
+			acc, _ = meta.Accessor(obj)
+		}
+	}
+	if ks.kind.Namespaced && !wo.implicit {
+		if err := ks.r.admitNamespace(ctx, ks.kind.GroupResource(), acc.GetNamespace(), acc.GetName()); err != nil {
+			return nil, err
+		}
+	}
 	generated := acc.GetName() == "" && acc.GetGenerateName() != ""
 	if generated {
 		acc.SetName(generateName(acc.GetGenerateName()))
@@ -90,14 +113,6 @@ func (ks *Store) Create(ctx context.Context, obj runtime.Object, wo WriteOptions
 			return nil, err
 		}
 		defer done()
-	}
-	if fm := ks.FieldManager(wo.GV); fm != nil && !wo.Applied && !wo.implicit {
-		live, err := ks.r.reg.Scheme.New(ks.kind.StorageGVK())
-		if err != nil {
-			return nil, err
-		}
-		obj = fm.UpdateNoErrors(live, obj, wo.Manager)
-		acc, _ = meta.Accessor(obj)
 	}
 	if wo.DryRun {
 		// The real server checks for an existing name even on a dry run.

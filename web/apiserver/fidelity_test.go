@@ -1,0 +1,253 @@
+package apiserver_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/web/apiserver"
+)
+
+// The conformance tests of issue 21: requests where leaselab once answered differently from
+// kube-apiserver 1.36.3, and the real server's answers (status, Content-Type, body).
+
+const applyPatch = "application/apply-patch+yaml"
+
+// statusBody is a failure Status as the real server writes it, with details (a JSON object)
+// when details is not empty.
+func statusBody(code, reason, message, details string) string {
+	msg, _ := json.Marshal(message)
+	b := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":` + string(msg)
+	if reason != "" {
+		b += `,"reason":"` + reason + `"`
+	}
+	if details != "" {
+		b += `,"details":` + details
+	}
+	return b + `,"code":` + code + "}\n"
+}
+
+// TestApplyResourceVersionPrecondition: a resourceVersion in an applied configuration is a
+// precondition, as for a PUT (issue 21, item 3).
+func TestApplyResourceVersionPrecondition(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	stale := a.MustCreate(t, leasesPath, leaseJSON("applied", "holder-a"))
+	cur := a.MustDo(t, http.StatusOK, http.MethodPatch, leasesPath+"/applied", `{"spec":{"holderIdentity":"holder-b"}}`, "Content-Type", mergePatch)
+
+	cfg := func(rv string) string {
+		return `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"applied","resourceVersion":"` + rv + `"},"spec":{"holderIdentity":"holder-c"}}`
+	}
+	r := a.Do(t, http.MethodPatch, leasesPath+"/applied?fieldManager=applier&force=true", cfg(stale), "Content-Type", applyPatch)
+	WantBody(t, r, http.StatusConflict, statusBody("409", "Conflict",
+		`Operation cannot be fulfilled on leases.coordination.k8s.io "applied": the object has been modified; please apply your changes to the latest version and try again`,
+		`{"name":"applied","group":"coordination.k8s.io","kind":"leases"}`))
+	// The current resourceVersion is met, and the apply writes.
+	a.MustDo(t, http.StatusOK, http.MethodPatch, leasesPath+"/applied?fieldManager=applier&force=true", cfg(cur), "Content-Type", applyPatch)
+}
+
+// TestNoImplicitNamespaces: with NoImplicitNamespaces a create in a missing namespace is the
+// real server's 404, by POST, by a PUT or an apply that creates, dry run or not; the namespaces
+// every cluster has exist from the start (issue 21, item 4).
+func TestNoImplicitNamespaces(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPIWith(t, sqlite.Options{}, apiserver.Options{NoImplicitNamespaces: true})
+	const missing = "/apis/coordination.k8s.io/v1/namespaces/no-such-namespace/leases"
+	want := statusBody("404", "NotFound", `namespaces "no-such-namespace" not found`, `{"name":"no-such-namespace","kind":"namespaces"}`)
+	body := `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"sample-nsless"},"spec":{"holderIdentity":"x"}}`
+	WantBody(t, a.Do(t, http.MethodPost, missing, body, "Content-Type", "application/json"), http.StatusNotFound, want)
+	WantBody(t, a.Do(t, http.MethodPost, missing+"?dryRun=All", body, "Content-Type", "application/json"), http.StatusNotFound, want)
+	WantBody(t, a.Do(t, http.MethodPut, missing+"/sample-nsless", body, "Content-Type", "application/json"), http.StatusNotFound, want)
+	WantBody(t, a.Do(t, http.MethodPatch, missing+"/sample-nsless?fieldManager=m", body, "Content-Type", applyPatch), http.StatusNotFound, want)
+	// Admission runs before validation: an invalid lease in a missing namespace is a 404 too.
+	WantBody(t, a.Do(t, http.MethodPost, missing, `{"metadata":{"name":"x"},"spec":{"leaseDurationSeconds":-1}}`, "Content-Type", "application/json"), http.StatusNotFound, want)
+	a.MustDo(t, http.StatusNotFound, http.MethodGet, "/api/v1/namespaces/no-such-namespace", "")
+
+	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
+		a.MustDo(t, http.StatusOK, http.MethodGet, "/api/v1/namespaces/"+ns, "")
+	}
+	a.MustCreate(t, leasesPath, leaseJSON("in-default", "holder-a"))
+	a.MustCreate(t, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"made"}}`)
+	a.MustCreate(t, "/apis/coordination.k8s.io/v1/namespaces/made/leases", leaseWithLabel("in-made", "app", "x"))
+
+	// The default keeps leaselab's own rule: the namespace is made on first write.
+	b := MustStartAPI(t, sqlite.Options{})
+	b.MustCreate(t, missing, body)
+	b.MustDo(t, http.StatusOK, http.MethodGet, "/api/v1/namespaces/no-such-namespace", "")
+}
+
+// TestHeadNotAllowed: the real server has no HEAD routes (issue 21, item 5).
+func TestHeadNotAllowed(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	a.MustCreate(t, leasesPath, leaseJSON("headed", "holder-a"))
+	for _, path := range []string{leasesPath, leasesPath + "/headed", "/apis/coordination.k8s.io/v1/leases", candidatesPath, "/api/v1/namespaces/default"} {
+		if r := a.Do(t, http.MethodHead, path, ""); r.Code != http.StatusMethodNotAllowed {
+			t.Errorf("HEAD %s: %d, want 405", path, r.Code)
+		}
+	}
+}
+
+// TestWatchParameterOnNamedObject: ?watch=true on an object's path is a get; only the
+// collection and the /watch/ paths watch (issue 21, item 6).
+func TestWatchParameterOnNamedObject(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	a.MustCreate(t, leasesPath, leaseJSON("named", "holder-a"))
+	get := a.Do(t, http.MethodGet, leasesPath+"/named", "")
+	r := a.Do(t, http.MethodGet, leasesPath+"/named?watch=true", "")
+	WantBody(t, r, http.StatusOK, string(get.Body))
+	if len(r.Header.Values("Transfer-Encoding")) > 0 || r.Header.Get("Content-Length") == "" {
+		t.Errorf("a get is not streamed: headers %v", r.Header)
+	}
+	r = a.Do(t, http.MethodGet, leasesPath+"/missing?watch=1", "")
+	WantCode(t, r, http.StatusNotFound)
+}
+
+// TestPartialObjectMetadataConversions: a list asked for as one PartialObjectMetadata, or an
+// object as a list, is a 406 with the real server's words; the items of a
+// PartialObjectMetadataList carry apiVersion and kind (issue 21, item 7).
+func TestPartialObjectMetadataConversions(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	a.MustCreate(t, leasesPath, leaseJSON("meta", "holder-a"))
+	a.MustCreate(t, candidatesPath, candidateJSON)
+	pom := "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+	pomList := "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+
+	WantBody(t, a.Do(t, http.MethodGet, leasesPath, "", "Accept", pom), http.StatusNotAcceptable,
+		negotiationFailure(t, 406, metav1.StatusReasonNotAcceptable, "you requested PartialObjectMetadata, but the requested object is a list (*coordination.LeaseList)"))
+	WantBody(t, a.Do(t, http.MethodGet, "/api/v1/namespaces", "", "Accept", pom), http.StatusNotAcceptable,
+		negotiationFailure(t, 406, metav1.StatusReasonNotAcceptable, "you requested PartialObjectMetadata, but the requested object is a list (*core.NamespaceList)"))
+	WantBody(t, a.Do(t, http.MethodGet, candidatesPath+"/sample-candidate", "", "Accept", pomList), http.StatusNotAcceptable,
+		negotiationFailure(t, 406, metav1.StatusReasonNotAcceptable, "you requested PartialObjectMetadataList, but the requested object is not a list (*coordination.LeaseCandidate)"))
+
+	for _, v := range []string{"v1", "v1beta1"} {
+		r := a.Do(t, http.MethodGet, leasesPath, "", "Accept", "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v="+v)
+		WantCode(t, r, http.StatusOK)
+		var list struct {
+			Items []struct {
+				APIVersion string `json:"apiVersion"`
+				Kind       string `json:"kind"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal(r.Body, &list); err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Items) != 1 || list.Items[0].APIVersion != "meta.k8s.io/"+v || list.Items[0].Kind != "PartialObjectMetadata" {
+			t.Errorf("%s items %+v, want apiVersion and kind on each:\n%s", v, list.Items, r.Body)
+		}
+	}
+}
+
+// TestPatchOrderAndVersions: a merge patch that is not an object is a 400; one that names
+// another version of the group changes nothing; an apply that names another object conflicts
+// on managed fields before its name is checked (issue 21, item 8).
+func TestPatchOrderAndVersions(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	a.MustCreate(t, leasesPath, leaseJSON("patched", "holder-a"))
+	a.MustCreate(t, candidatesPath, candidateJSON)
+
+	r := a.Do(t, http.MethodPatch, leasesPath+"/patched", `[]`, "Content-Type", mergePatch)
+	WantBody(t, r, http.StatusBadRequest, statusBody("400", "BadRequest",
+		"error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}", ""))
+
+	before := a.Do(t, http.MethodGet, leasesPath+"/patched", "")
+	r = a.Do(t, http.MethodPatch, leasesPath+"/patched", `{"apiVersion":"coordination.k8s.io/v1beta1"}`, "Content-Type", mergePatch)
+	WantBody(t, r, http.StatusOK, string(before.Body))
+	beforeCandidate := a.Do(t, http.MethodGet, candidatesPath+"/sample-candidate", "")
+	r = a.Do(t, http.MethodPatch, candidatesPath+"/sample-candidate", `{"apiVersion":"coordination.k8s.io/v1alpha2"}`, "Content-Type", mergePatch)
+	WantBody(t, r, http.StatusOK, string(beforeCandidate.Body))
+
+	// holderIdentity belongs to the lease's creator: another manager's apply of another value
+	// conflicts, and that comes before the name mismatch.
+	r = a.Do(t, http.MethodPatch, leasesPath+"/patched?fieldManager=other",
+		`{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"another"},"spec":{"holderIdentity":"holder-z"}}`, "Content-Type", applyPatch)
+	WantCode(t, r, http.StatusConflict)
+	if st := decodeStatus(t, r.Body); st.Reason != "Conflict" || !strings.Contains(st.Message, "conflict") {
+		t.Errorf("want a managed-fields conflict: %s", r.Body)
+	}
+	r = a.Do(t, http.MethodPatch, leasesPath+"/patched?fieldManager=other&force=true",
+		`{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"another"},"spec":{"holderIdentity":"holder-z"}}`, "Content-Type", applyPatch)
+	WantBody(t, r, http.StatusBadRequest, statusBody("400", "BadRequest", "the name of the object (another) does not match the name on the URL (patched)", ""))
+}
+
+// TestNamespaceManagedFields: a namespace's managedFields claim what the client sent and
+// the defaulted name label, not what the server sets after (issue 21, item 9).
+func TestNamespaceManagedFields(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	r := a.Do(t, http.MethodPost, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"claimed"}}`, "Content-Type", "application/json")
+	WantCode(t, r, http.StatusCreated)
+	wantNormalized(t, r, `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"claimed","uid":"X","resourceVersion":"X","creationTimestamp":"X","labels":{"kubernetes.io/metadata.name":"claimed"},"managedFields":[{"manager":"peer-samples","operation":"Update","apiVersion":"v1","time":"X","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/metadata.name":{}}}}}]},"spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}}`+"\n")
+}
+
+// wantNormalized fails the test unless r's body is want once uids, times and resourceVersions
+// are replaced by "X".
+func wantNormalized(tb testing.TB, r response, want string) {
+	tb.Helper()
+	if got := normalize(r.Body); got != want {
+		tb.Errorf("body:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// negotiationFailure is the body of a failure the real server writes after its output
+// negotiation refused the request's Accept header: indented JSON without a final newline.
+func negotiationFailure(tb testing.TB, code int32, reason metav1.StatusReason, message string) string {
+	tb.Helper()
+	b, err := json.MarshalIndent(metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure, Message: message, Reason: reason, Code: code,
+	}, "", "  ")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestRealServerWording: messages kept as the real server words them, since people search the
+// web for them (issue 21, item 10).
+func TestRealServerWording(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	a.MustCreate(t, leasesPath, leaseJSON("worded", "holder-a"))
+	for _, tc := range []struct {
+		name, method, path, body, contentType, want string
+	}{{
+		name: "apply without apiVersion", method: http.MethodPatch, path: leasesPath + "/worded?fieldManager=m",
+		body: `{"kind":"Lease","metadata":{"name":"worded"}}`, contentType: applyPatch,
+		want: statusBody("400", "BadRequest", "invalid object type: /, Kind=Lease", ""),
+	}, {
+		name: "apply of another version", method: http.MethodPatch, path: leasesPath + "/worded?fieldManager=m",
+		body: `{"apiVersion":"coordination.k8s.io/v1beta1","kind":"Lease","metadata":{"name":"worded"}}`, contentType: applyPatch,
+		want: statusBody("400", "BadRequest", "invalid object type: coordination.k8s.io/v1beta1, Kind=Lease", ""),
+	}, {
+		name: "create of another version", method: http.MethodPost, path: leasesPath,
+		body: `{"apiVersion":"coordination.k8s.io/v1beta1","kind":"Lease","metadata":{"name":"other"}}`, contentType: "application/json",
+		want: statusBody("400", "BadRequest", "the API version in the data (coordination.k8s.io/v1beta1) does not match the expected API version (coordination.k8s.io/v1)", ""),
+	}, {
+		name: "DeleteOptions of another kind", method: http.MethodDelete, path: leasesPath + "/worded",
+		body: `{"apiVersion":"meta.k8s.io/v1","kind":"ListOptions"}`, contentType: "application/json",
+		want: statusBody("400", "BadRequest", "decoded object cannot be converted to DeleteOptions", ""),
+	}, {
+		name: "JSON patch that is not a list", method: http.MethodPatch, path: leasesPath + "/worded",
+		body: `{}`, contentType: "application/json-patch+json",
+		want: statusBody("400", "BadRequest", "error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp", ""),
+	}, {
+		name: "merge patch that is not JSON", method: http.MethodPatch, path: leasesPath + "/worded",
+		body: `{"spec":`, contentType: mergePatch,
+		want: statusBody("400", "BadRequest", "error decoding patch: unexpected end of JSON input", ""),
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := a.Do(t, tc.method, tc.path, tc.body, "Content-Type", tc.contentType)
+			WantBody(t, r, http.StatusBadRequest, tc.want)
+		})
+	}
+	// None of them changed the lease.
+	a.MustDo(t, http.StatusOK, http.MethodGet, leasesPath+"/worded", "")
+}
