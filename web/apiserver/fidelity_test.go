@@ -251,3 +251,175 @@ func TestRealServerWording(t *testing.T) {
 	// None of them changed the lease.
 	a.MustDo(t, http.StatusOK, http.MethodGet, leasesPath+"/worded", "")
 }
+
+// deleting is the part of an object's metadata a deletion changes.
+type deleting struct {
+	Kind     string `json:"kind"`
+	Metadata struct {
+		Name                       string   `json:"name"`
+		ResourceVersion            string   `json:"resourceVersion"`
+		DeletionTimestamp          *string  `json:"deletionTimestamp"`
+		DeletionGracePeriodSeconds *int64   `json:"deletionGracePeriodSeconds"`
+		Finalizers                 []string `json:"finalizers"`
+	} `json:"metadata"`
+	Spec struct {
+		Finalizers []string `json:"finalizers"`
+	} `json:"spec"`
+	Status struct {
+		Phase string `json:"phase"`
+	} `json:"status"`
+}
+
+func decodeDeleting(tb testing.TB, b []byte) deleting {
+	tb.Helper()
+	var d deleting
+	if err := json.Unmarshal(b, &d); err != nil {
+		tb.Fatalf("decode %s: %v", b, err)
+	}
+	return d
+}
+
+// wantMarked fails the test unless r is a 200 with the object kind, marked as being deleted
+// and kept for its finalizers.
+func wantMarked(tb testing.TB, r response, kind string, finalizers ...string) deleting {
+	tb.Helper()
+	WantCode(tb, r, http.StatusOK)
+	d := decodeDeleting(tb, r.Body)
+	if d.Kind != kind || d.Metadata.DeletionTimestamp == nil || d.Metadata.DeletionGracePeriodSeconds == nil || *d.Metadata.DeletionGracePeriodSeconds != 0 ||
+		strings.Join(d.Metadata.Finalizers, ",") != strings.Join(finalizers, ",") {
+		tb.Fatalf("want a %s being deleted, with deletionGracePeriodSeconds 0 and finalizers %q:\n%s", kind, finalizers, r.Body)
+	}
+	return d
+}
+
+// TestFinalizers: an object with finalizers is kept by a delete, marked as being deleted,
+// and removed when an update takes its last finalizer away (issue 21, item 1).
+func TestFinalizers(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	kept := `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kept","finalizers":["example.com/keep"]},"spec":{"holderIdentity":"h"}}`
+	rv := a.MustCreate(t, leasesPath, kept)
+	w := a.MustWatch(t, leasesPath+"?watch=true&resourceVersion="+rv)
+
+	first := wantMarked(t, a.Do(t, http.MethodDelete, leasesPath+"/kept", ""), "Lease", "example.com/keep")
+	WantEvent(t, w.NextEvent(t), "MODIFIED", "kept", first.Metadata.ResourceVersion)
+	got := wantMarked(t, a.Do(t, http.MethodGet, leasesPath+"/kept", ""), "Lease", "example.com/keep")
+	if *got.Metadata.DeletionTimestamp != *first.Metadata.DeletionTimestamp {
+		t.Errorf("deletionTimestamp %s, then %s", *first.Metadata.DeletionTimestamp, *got.Metadata.DeletionTimestamp)
+	}
+	patched := a.MustDo(t, http.StatusOK, http.MethodPatch, leasesPath+"/kept", `{"metadata":{"labels":{"still":"here"}}}`, "Content-Type", mergePatch)
+	WantEvent(t, w.NextEvent(t), "MODIFIED", "kept", patched)
+	// A second delete changes nothing and answers with the object.
+	again := wantMarked(t, a.Do(t, http.MethodDelete, leasesPath+"/kept", ""), "Lease", "example.com/keep")
+	if again.Metadata.ResourceVersion != patched || *again.Metadata.DeletionTimestamp != *first.Metadata.DeletionTimestamp {
+		t.Errorf("second delete wrote: %+v", again.Metadata)
+	}
+	// A dry run of the delete of a kept object answers as the delete would.
+	wantMarked(t, a.Do(t, http.MethodDelete, leasesPath+"/kept?dryRun=All", ""), "Lease", "example.com/keep")
+
+	// The real server checks the metadata twice (the registry's common fields, then the
+	// kind's own update validation): the cause appears twice, the message once.
+	r := a.Do(t, http.MethodPatch, leasesPath+"/kept", `{"metadata":{"finalizers":["example.com/keep","example.com/other"]}}`, "Content-Type", mergePatch)
+	cause := `{"reason":"FieldValueForbidden","message":"Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{\"example.com/other\"}","field":"metadata.finalizers"}`
+	WantBody(t, r, http.StatusUnprocessableEntity, statusBody("422", "Invalid",
+		`Lease.coordination.k8s.io "kept" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/other"}`,
+		`{"name":"kept","group":"coordination.k8s.io","kind":"Lease","causes":[`+cause+`,`+cause+`]}`))
+	r = a.Do(t, http.MethodPost, leasesPath, kept, "Content-Type", "application/json")
+	WantBody(t, r, http.StatusConflict, statusBody("409", "AlreadyExists",
+		`object is being deleted: leases.coordination.k8s.io "kept" already exists`, `{"name":"kept","group":"coordination.k8s.io","kind":"leases"}`))
+
+	// Taking the last finalizer away removes it; the update answers with the object.
+	r = a.Do(t, http.MethodPatch, leasesPath+"/kept", `{"metadata":{"finalizers":null}}`, "Content-Type", mergePatch)
+	WantCode(t, r, http.StatusOK)
+	if d := decodeDeleting(t, r.Body); d.Metadata.Name != "kept" || len(d.Metadata.Finalizers) != 0 {
+		t.Errorf("update that removed the object answered %s", r.Body)
+	}
+	WantEvent(t, w.NextEvent(t), "DELETED", "kept", "")
+	a.MustDo(t, http.StatusNotFound, http.MethodGet, leasesPath+"/kept", "")
+
+	// Without finalizers, a delete still removes at once and answers with a Status.
+	a.MustCreate(t, leasesPath, leaseWithLabel("plain", "app", "x"))
+	r = a.Do(t, http.MethodDelete, leasesPath+"/plain", "")
+	WantCode(t, r, http.StatusOK)
+	if st := decodeStatus(t, r.Body); st.Status != "Success" {
+		t.Errorf("delete of an object without finalizers: %s", r.Body)
+	}
+}
+
+// TestFinalizersDeleteCollection: deletecollection marks what has finalizers and removes the
+// rest (issue 21, item 1).
+func TestFinalizersDeleteCollection(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	a.MustCreate(t, leasesPath, `{"metadata":{"name":"k1","labels":{"set":"a"},"finalizers":["example.com/keep"]},"spec":{}}`)
+	a.MustCreate(t, leasesPath, `{"metadata":{"name":"k2","labels":{"set":"a"},"finalizers":["example.com/keep","example.com/also"]},"spec":{}}`)
+	a.MustCreate(t, leasesPath, `{"metadata":{"name":"gone","labels":{"set":"a"}},"spec":{}}`)
+	r := a.Do(t, http.MethodDelete, leasesPath+"?labelSelector=set%3Da", "")
+	WantCode(t, r, http.StatusOK)
+	if !strings.Contains(string(r.Body), `"kind":"LeaseList"`) {
+		t.Errorf("deletecollection answered %s", r.Body)
+	}
+	wantMarked(t, a.Do(t, http.MethodGet, leasesPath+"/k1", ""), "Lease", "example.com/keep")
+	wantMarked(t, a.Do(t, http.MethodGet, leasesPath+"/k2", ""), "Lease", "example.com/keep", "example.com/also")
+	a.MustDo(t, http.StatusNotFound, http.MethodGet, leasesPath+"/gone", "")
+	// Again: the marked objects stay as they are.
+	a.MustDo(t, http.StatusOK, http.MethodDelete, leasesPath+"?labelSelector=set%3Da", "")
+	wantMarked(t, a.Do(t, http.MethodGet, leasesPath+"/k1", ""), "Lease", "example.com/keep")
+	// JSON patch takes one of two finalizers away: kept; the last: removed.
+	a.MustDo(t, http.StatusOK, http.MethodPatch, leasesPath+"/k2", `[{"op":"remove","path":"/metadata/finalizers/1"}]`, "Content-Type", "application/json-patch+json")
+	wantMarked(t, a.Do(t, http.MethodGet, leasesPath+"/k2", ""), "Lease", "example.com/keep")
+	a.MustDo(t, http.StatusOK, http.MethodPatch, leasesPath+"/k2", `[{"op":"remove","path":"/metadata/finalizers"}]`, "Content-Type", "application/json-patch+json")
+	a.MustDo(t, http.StatusNotFound, http.MethodGet, leasesPath+"/k2", "")
+}
+
+// TestFinalizersLeaseCandidate: the same lifecycle for LeaseCandidates, with a PUT that
+// takes the finalizer away (issue 21, item 1).
+func TestFinalizersLeaseCandidate(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	body := strings.Replace(candidateJSON, `"name":"sample-candidate"`, `"name":"sample-candidate","finalizers":["example.com/keep"]`, 1)
+	a.MustCreate(t, candidatesPath, body)
+	d := wantMarked(t, a.Do(t, http.MethodDelete, candidatesPath+"/sample-candidate", ""), "LeaseCandidate", "example.com/keep")
+	wantMarked(t, a.Do(t, http.MethodGet, "/apis/coordination.k8s.io/v1alpha2/namespaces/default/leasecandidates/sample-candidate", ""), "LeaseCandidate", "example.com/keep")
+	put := strings.Replace(candidateJSON, `"name":"sample-candidate"`, `"name":"sample-candidate","resourceVersion":"`+d.Metadata.ResourceVersion+`"`, 1)
+	a.MustDo(t, http.StatusOK, http.MethodPut, candidatesPath+"/sample-candidate", put, "Content-Type", "application/json")
+	a.MustDo(t, http.StatusNotFound, http.MethodGet, candidatesPath+"/sample-candidate", "")
+}
+
+// TestNamespaceFinalizers: a namespace being deleted is Terminating and takes no new objects;
+// its content goes, objects with finalizers once they lose them; the namespace then loses its
+// "kubernetes" finalizer and goes once its own finalizers are gone (issue 21, items 1 and 4).
+func TestNamespaceFinalizers(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	const nsPath = "/api/v1/namespaces/doomed"
+	const doomed = "/apis/coordination.k8s.io/v1/namespaces/doomed/leases"
+	a.MustCreate(t, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"doomed","finalizers":["example.com/keep"]}}`)
+	a.MustCreate(t, doomed, leaseWithLabel("plain", "app", "x"))
+	a.MustCreate(t, doomed, `{"metadata":{"name":"held","finalizers":["example.com/keep"]},"spec":{}}`)
+
+	r := a.Do(t, http.MethodDelete, nsPath, "")
+	WantCode(t, r, http.StatusOK)
+	if d := decodeDeleting(t, r.Body); d.Kind != "Namespace" || d.Metadata.DeletionTimestamp == nil || d.Status.Phase != "Terminating" || strings.Join(d.Spec.Finalizers, ",") != "kubernetes" {
+		t.Errorf("delete answered %s", r.Body)
+	}
+	a.MustDo(t, http.StatusNotFound, http.MethodGet, doomed+"/plain", "")
+	wantMarked(t, a.Do(t, http.MethodGet, doomed+"/held", ""), "Lease", "example.com/keep")
+	if d := decodeDeleting(t, a.Do(t, http.MethodGet, nsPath, "").Body); d.Status.Phase != "Terminating" || len(d.Spec.Finalizers) != 1 {
+		t.Errorf("namespace with content left: %+v", d)
+	}
+	r = a.Do(t, http.MethodPost, doomed, leaseWithLabel("late", "app", "x"), "Content-Type", "application/json")
+	WantBody(t, r, http.StatusForbidden, statusBody("403", "Forbidden",
+		`leases.coordination.k8s.io "late" is forbidden: unable to create new content in namespace doomed because it is being terminated`,
+		`{"name":"late","group":"coordination.k8s.io","kind":"leases","causes":[{"reason":"NamespaceTerminating","message":"namespace doomed is being terminated","field":"metadata.namespace"}]}`))
+
+	// The last object goes: the namespace is finalized, and kept for its own finalizer.
+	a.MustDo(t, http.StatusOK, http.MethodPatch, doomed+"/held", `{"metadata":{"finalizers":null}}`, "Content-Type", mergePatch)
+	a.MustDo(t, http.StatusNotFound, http.MethodGet, doomed+"/held", "")
+	ns := wantMarked(t, a.Do(t, http.MethodGet, nsPath, ""), "Namespace", "example.com/keep")
+	if len(ns.Spec.Finalizers) != 0 || ns.Status.Phase != "Terminating" {
+		t.Errorf("finalized namespace: %+v", ns)
+	}
+	a.MustDo(t, http.StatusOK, http.MethodPatch, nsPath, `{"metadata":{"finalizers":null}}`, "Content-Type", mergePatch)
+	a.MustDo(t, http.StatusNotFound, http.MethodGet, nsPath, "")
+}

@@ -273,9 +273,18 @@ func (q *request) delete() error {
 	if err != nil {
 		return err
 	}
-	obj, err := q.objects.Delete(q.r.Context(), q.ri.Namespace, q.ri.Name, opts)
+	obj, removed, err := q.objects.Delete(q.r.Context(), q.ri.Namespace, q.ri.Name, opts)
 	if err != nil {
 		return err
+	}
+	if !removed {
+		// Kept for its finalizers, and answered with as it is now: 202 only for a client that
+		// asked for its dependents to go first the old way, as the real handler.
+		code := http.StatusOK
+		if o := opts.OrphanDependents; o != nil && !*o { //nolint:staticcheck // still sent by old clients
+			code = http.StatusAccepted
+		}
+		return q.respond(code, out, obj)
 	}
 	if q.objects.ReturnsDeletedObject() {
 		return q.respond(http.StatusOK, out, obj)
@@ -307,7 +316,7 @@ func (q *request) deleteCollection() error {
 	if err != nil {
 		return err
 	}
-	items, lm, err := q.objects.DeleteCollection(q.r.Context(), q.ri.Namespace, opts, len(dopts.DryRun) > 0)
+	items, lm, err := q.objects.DeleteCollection(q.r.Context(), q.ri.Namespace, opts, dopts)
 	if err != nil {
 		return err
 	}
