@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +95,58 @@ func TestFinalizersClientGo(t *testing.T) {
 			}
 		case <-ctx.Done():
 			t.Fatalf("no %s event", want)
+		}
+	}
+}
+
+// TestPropagationClientGo: client-go's delete options drive the garbage collector among
+// stored objects: foreground and background delete a Lease's dependents, orphan keeps them
+// without the reference.
+func TestPropagationClientGo(t *testing.T) {
+	t.Parallel()
+	ts := mustStartServer(t, "")
+	ctx := ctxT(t, 20*time.Second)
+	leases := ts.Client.CoordinationV1().Leases("default")
+	family := func(prefix string) (owner, dependent string) {
+		o, err := leases.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: prefix + "-owner"}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		block := true
+		_, err = leases.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: prefix + "-dependent", OwnerReferences: []metav1.OwnerReference{{
+			APIVersion: "coordination.k8s.io/v1", Kind: "Lease", Name: o.Name, UID: o.UID, BlockOwnerDeletion: &block,
+		}}}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.Name, prefix + "-dependent"
+	}
+	gone := func(name string) {
+		t.Helper()
+		for {
+			_, err := leases.Get(ctx, name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("%s still there: %v", name, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for _, policy := range []metav1.DeletionPropagation{metav1.DeletePropagationForeground, metav1.DeletePropagationBackground, metav1.DeletePropagationOrphan} {
+		owner, dependent := family(strings.ToLower(string(policy)))
+		if err := leases.Delete(ctx, owner, metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil {
+			t.Fatalf("%s delete: %v", policy, err)
+		}
+		gone(owner)
+		if policy != metav1.DeletePropagationOrphan {
+			gone(dependent)
+			continue
+		}
+		d, err := leases.Get(ctx, dependent, metav1.GetOptions{})
+		if err != nil || len(d.OwnerReferences) != 0 {
+			t.Fatalf("orphaned dependent: %+v, %v", d, err)
 		}
 	}
 }

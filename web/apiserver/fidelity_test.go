@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -422,4 +423,111 @@ func TestNamespaceFinalizers(t *testing.T) {
 	}
 	a.MustDo(t, http.StatusOK, http.MethodPatch, nsPath, `{"metadata":{"finalizers":null}}`, "Content-Type", mergePatch)
 	a.MustDo(t, http.StatusNotFound, http.MethodGet, nsPath, "")
+}
+
+// uidOfPath returns the uid of the object at path.
+func (a *testAPI) uidOfPath(tb testing.TB, path string) string {
+	tb.Helper()
+	r := a.Do(tb, http.MethodGet, path, "")
+	WantCode(tb, r, http.StatusOK)
+	return uidOf(tb, r.Body)
+}
+
+// waitCode waits up to five seconds for a GET of path to answer code: the garbage collector
+// works after the API's answer, as in a cluster.
+func (a *testAPI) waitCode(tb testing.TB, path string, code int) response {
+	tb.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := a.Do(tb, http.MethodGet, path, "")
+		if r.Code == code {
+			return r
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("GET %s: %d, want %d: %s", path, r.Code, code, r.Body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// ownedLease is a lease with one owner reference.
+func ownedLease(name, ownerAPIVersion, ownerKind, ownerName, ownerUID string, block bool, finalizers ...string) string {
+	fins, _ := json.Marshal(finalizers)
+	return `{"metadata":{"name":"` + name + `","finalizers":` + string(fins) + `,"ownerReferences":[{"apiVersion":"` + ownerAPIVersion + `","kind":"` + ownerKind +
+		`","name":"` + ownerName + `","uid":"` + ownerUID + `","blockOwnerDeletion":` + map[bool]string{true: "true", false: "false"}[block] + `}]},"spec":{}}`
+}
+
+// gcFamily makes a LeaseCandidate owning the lease "child", which owns the lease "grandchild".
+func gcFamily(tb testing.TB, a *testAPI, childFinalizers ...string) (ownerUID string) {
+	tb.Helper()
+	a.MustCreate(tb, candidatesPath, candidateJSON)
+	ownerUID = a.uidOfPath(tb, candidatesPath+"/sample-candidate")
+	a.MustCreate(tb, leasesPath, ownedLease("child", "coordination.k8s.io/v1beta1", "LeaseCandidate", "sample-candidate", ownerUID, true, childFinalizers...))
+	childUID := a.uidOfPath(tb, leasesPath+"/child")
+	a.MustCreate(tb, leasesPath, ownedLease("grandchild", "coordination.k8s.io/v1", "Lease", "child", childUID, true))
+	return ownerUID
+}
+
+// TestPropagationBackground: a delete without a policy removes the owner at once and its
+// dependents after, all the way down (issue 21, item 2).
+func TestPropagationBackground(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	gcFamily(t, a)
+	r := a.Do(t, http.MethodDelete, candidatesPath+"/sample-candidate", `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background"}`, "Content-Type", "application/json")
+	WantCode(t, r, http.StatusOK)
+	if st := decodeStatus(t, r.Body); st.Status != "Success" {
+		t.Fatalf("background delete answered %s", r.Body)
+	}
+	a.waitCode(t, leasesPath+"/child", http.StatusNotFound)
+	a.waitCode(t, leasesPath+"/grandchild", http.StatusNotFound)
+
+	// An object whose owner does not exist is collected too.
+	a.MustCreate(t, leasesPath, ownedLease("dangling", "coordination.k8s.io/v1", "Lease", "ghost", "00000000-0000-0000-0000-000000000000", false))
+	a.waitCode(t, leasesPath+"/dangling", http.StatusNotFound)
+}
+
+// TestPropagationForeground: propagationPolicy=Foreground answers with the owner marked and
+// carrying the foregroundDeletion finalizer; its dependents go first, and a dependent that
+// blocks its owner's deletion and is kept by a finalizer keeps the owner too (issue 21, item 2).
+func TestPropagationForeground(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	gcFamily(t, a, "example.com/keep")
+	r := a.Do(t, http.MethodDelete, candidatesPath+"/sample-candidate?propagationPolicy=Foreground", "")
+	wantMarked(t, r, "LeaseCandidate", "foregroundDeletion")
+	// The child, which has a dependent, went in the foreground too: once the grandchild is
+	// gone, it loses its foregroundDeletion finalizer and waits for its own.
+	a.waitCode(t, leasesPath+"/grandchild", http.StatusNotFound)
+	wantMarked(t, a.waitCode(t, leasesPath+"/child", http.StatusOK), "Lease", "example.com/keep")
+	wantMarked(t, a.Do(t, http.MethodGet, candidatesPath+"/sample-candidate", ""), "LeaseCandidate", "foregroundDeletion")
+
+	// The child's own finalizer goes: the child, then the owner, go.
+	a.MustDo(t, http.StatusOK, http.MethodPatch, leasesPath+"/child", `[{"op":"remove","path":"/metadata/finalizers/0"}]`, "Content-Type", "application/json-patch+json")
+	a.waitCode(t, leasesPath+"/child", http.StatusNotFound)
+	a.waitCode(t, candidatesPath+"/sample-candidate", http.StatusNotFound)
+}
+
+// TestPropagationOrphan: propagationPolicy=Orphan, and the older orphanDependents=true, answer
+// with the owner marked and carrying the orphan finalizer; the dependents stay, without their
+// reference to it, and the owner goes (issue 21, item 2).
+func TestPropagationOrphan(t *testing.T) {
+	t.Parallel()
+	for _, query := range []string{"?propagationPolicy=Orphan", "?orphanDependents=true"} {
+		t.Run(query, func(t *testing.T) {
+			a := MustStartAPI(t, sqlite.Options{})
+			gcFamily(t, a)
+			wantMarked(t, a.Do(t, http.MethodDelete, candidatesPath+"/sample-candidate"+query, ""), "LeaseCandidate", "orphan")
+			a.waitCode(t, candidatesPath+"/sample-candidate", http.StatusNotFound)
+			child := a.waitCode(t, leasesPath+"/child", http.StatusOK)
+			if strings.Contains(string(child.Body), "ownerReferences") {
+				t.Errorf("orphaned child keeps its owner: %s", child.Body)
+			}
+			a.MustDo(t, http.StatusOK, http.MethodGet, leasesPath+"/grandchild", "")
+		})
+	}
+	// Both at once are refused, as the real server's validation does.
+	a := MustStartAPI(t, sqlite.Options{})
+	a.MustCreate(t, leasesPath, leaseWithLabel("both", "app", "x"))
+	a.MustDo(t, http.StatusUnprocessableEntity, http.MethodDelete, leasesPath+"/both?orphanDependents=true&propagationPolicy=Orphan", "")
 }

@@ -194,12 +194,14 @@ func (ks *Store) deleteNamespace(ctx context.Context, obj runtime.Object, rev in
 	return out, nil
 }
 
-// afterDelete does what follows a delete or an update that removed an object of kind k in
-// namespace: the namespace controller's work when that namespace is being deleted.
+// afterDelete does what follows a delete, or an update that removed an object, of kind k in
+// namespace: the namespace controller's work when that namespace is being deleted, then the
+// garbage collector's.
 func (r *Registry) afterDelete(ctx context.Context, k *kinds.Kind, namespace string) {
 	if k.Namespaced && namespace != "" && r.namespaceTerminating(ctx, namespace) {
 		r.finishNamespace(ctx, namespace)
 	}
+	r.collect(ctx)
 }
 
 // namespaceTerminating reports whether a namespace exists and is being deleted.

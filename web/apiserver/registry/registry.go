@@ -60,7 +60,11 @@ type Registry struct {
 	decoded *ring.Ring[decodedKey, runtime.Object] // decoded stored objects, never handed out
 
 	nsMu    sync.Mutex
-	knownNS map[string]bool // namespaces known to exist, to skip a lookup on every create
+	knownNS map[string]bool // namespaces known to exist and not being deleted
+
+	gcMu      sync.Mutex
+	gcRunning bool // a garbage collection runs (collect)
+	gcAgain   bool // and is to run again when done: something changed meanwhile
 }
 
 // New returns a Registry. The field managers are built in the background (WaitFieldManagers).
