@@ -83,9 +83,9 @@ func (r *Registry) gcNodes(ctx context.Context) ([]gc.Node, error) {
 		if err != nil {
 			return nil, storeError(err, k.GroupResource(), "")
 		}
-		ks := r.For(k)
 		for _, o := range res.Objects {
-			obj, err := ks.decode(o)
+			// Not through the cache of decoded objects: a scan of everything would flush it.
+			obj, err := r.decodeStored(k, o)
 			if err != nil {
 				return nil, err
 			}
