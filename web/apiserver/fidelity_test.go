@@ -526,6 +526,21 @@ func TestPropagationOrphan(t *testing.T) {
 			a.MustDo(t, http.StatusOK, http.MethodGet, leasesPath+"/grandchild", "")
 		})
 	}
+	// orphanDependents=false on an object kept for its finalizers: 202, as the real handler.
+	b := MustStartAPI(t, sqlite.Options{})
+	b.MustCreate(t, leasesPath, `{"metadata":{"name":"old-client","finalizers":["example.com/keep"]},"spec":{}}`)
+	r := b.Do(t, http.MethodDelete, leasesPath+"/old-client?orphanDependents=false", "")
+	WantCode(t, r, http.StatusAccepted)
+	if d := decodeDeleting(t, r.Body); d.Kind != "Lease" || d.Metadata.DeletionTimestamp == nil {
+		t.Errorf("202 answered %s", r.Body)
+	}
+	// A dry run of a foreground delete answers as the delete would and changes nothing.
+	b.MustCreate(t, leasesPath, leaseWithLabel("dry", "app", "x"))
+	wantMarked(t, b.Do(t, http.MethodDelete, leasesPath+"/dry?propagationPolicy=Foreground&dryRun=All", ""), "Lease", "foregroundDeletion")
+	if d := decodeDeleting(t, b.Do(t, http.MethodGet, leasesPath+"/dry", "").Body); d.Metadata.DeletionTimestamp != nil || len(d.Metadata.Finalizers) != 0 {
+		t.Errorf("dry run wrote: %+v", d.Metadata)
+	}
+
 	// Both at once are refused, as the real server's validation does.
 	a := MustStartAPI(t, sqlite.Options{})
 	a.MustCreate(t, leasesPath, leaseWithLabel("both", "app", "x"))
