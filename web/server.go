@@ -51,6 +51,11 @@ type Config struct {
 	// BodyReadTimeout bounds reading a request's body (default one minute): a client that
 	// announces a body and never sends it would otherwise hold its connection forever.
 	BodyReadTimeout time.Duration
+	// NoImplicitNamespaces answers a create in a missing namespace with 404 NotFound, as
+	// kube-apiserver does, and creates default, kube-system, kube-public and kube-node-lease
+	// at start. The zero value keeps leaselab's default: a namespace is created the first
+	// time something is written in it (`serve --implicit-namespaces`).
+	NoImplicitNamespaces bool
 }
 
 // API is the server before its browser screens are added: the handler chain (request info,
@@ -82,9 +87,10 @@ func NewAPI(cfg Config) (*API, error) {
 	a := &API{cfg: cfg, log: cfg.Logger, st: cfg.Store, ctx: ctx, cancel: cancel}
 	a.reg = kinds.NewRegistry(kinds.Options{CoordinatedLeaderElection: cfg.CoordinatedLeaderElection})
 	apiOpts := apiserver.Options{
-		Now:              cfg.Now,
-		Context:          ctx,
-		BookmarkInterval: cfg.BookmarkInterval,
+		Now:                  cfg.Now,
+		Context:              ctx,
+		BookmarkInterval:     cfg.BookmarkInterval,
+		NoImplicitNamespaces: cfg.NoImplicitNamespaces,
 	}
 	if cfg.Auth != nil {
 		apiOpts.AdmitCreate = cfg.Auth.AdmitCreate

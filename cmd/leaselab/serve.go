@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,9 @@ type serveConfig struct {
 	shutdownTimeout time.Duration
 	profiling       bool
 	acceptRollback  bool
+	// noImplicitNamespaces answers a create in a missing namespace with 404 instead of
+	// creating the namespace (--implicit-namespaces=false).
+	noImplicitNamespaces bool
 
 	// The Coordinated Leader Election controller: on when coordinated and cleController are.
 	// Zero durations take kube-apiserver's constants.
@@ -64,6 +68,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.profiling, "profiling", false, "serve Go profiles under /debug/pprof/ (go tool pprof http://ADDR/debug/pprof/profile)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long shutdown waits for requests in flight")
 	fs.BoolVar(&c.acceptRollback, "accept-rollback", false, "open a database that is behind the revisions it acknowledged (its -wal file lost after a crash, or an older copy put in its place); new writes continue past every revision handed out, and clients that saw newer ones must relist")
+	fs.Var(negatedBool{&c.noImplicitNamespaces}, "implicit-namespaces", "create a namespace the first time something is written in it; false answers 404 as kube-apiserver does (and creates default, kube-system, kube-public and kube-node-lease at start)")
 	c.access.register(fs)
 	fs.BoolVar(&c.cleController, "cle-controller", true, "run the Coordinated Leader Election controller, which picks Lease holders among LeaseCandidates (needs --coordinated-leader-election)")
 	fs.DurationVar(&c.cleElectionDuration, "cle-election-duration", 5*time.Second, "how long the election controller waits for candidates to answer a ping")
@@ -72,6 +77,28 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.cleCandidateTTL, "cle-candidate-ttl", 30*time.Minute, "how long a LeaseCandidate counts without renewing before it is ignored and deleted")
 	fs.DurationVar(&c.cleGCPeriod, "cle-gc-period", 30*time.Minute, "how often LeaseCandidates that stopped renewing are deleted")
 }
+
+// negatedBool is a boolean flag that stores the opposite of its value, so that a flag whose
+// default is true leaves a false zero value in the configuration.
+type negatedBool struct{ p *bool }
+
+func (b negatedBool) String() string {
+	if b.p == nil {
+		return "false" // the zero Value, which flag compares with the default
+	}
+	return strconv.FormatBool(!*b.p)
+}
+
+func (b negatedBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*b.p = !v
+	return nil
+}
+
+func (b negatedBool) IsBoolFlag() bool { return true }
 
 // validate checks the flags that need no database: the listen address and the public URL.
 func (c *serveConfig) validate() error {
@@ -237,6 +264,7 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		CoordinatedLeaderElection: cfg.coordinated,
 		Profiling:                 cfg.profiling,
 		Auth:                      acc.auth,
+		NoImplicitNamespaces:      cfg.noImplicitNamespaces,
 	})
 	if err != nil {
 		db.Close()

@@ -48,6 +48,12 @@ type testAPI struct {
 // off unless opts asks for it; tests call DB.Compact themselves.
 func MustStartAPI(tb testing.TB, opts sqlite.Options) *testAPI {
 	tb.Helper()
+	return MustStartAPIWith(tb, opts, apiserver.Options{})
+}
+
+// MustStartAPIWith is MustStartAPI with the API server's options (its Context is the test's).
+func MustStartAPIWith(tb testing.TB, opts sqlite.Options, apiOpts apiserver.Options) *testAPI {
+	tb.Helper()
 	var w io.Writer = io.Discard
 	if os.Getenv("LEASELAB_TEST_LOG") != "" {
 		w = os.Stderr
@@ -62,7 +68,8 @@ func MustStartAPI(tb testing.TB, opts sqlite.Options) *testAPI {
 	}
 	reg := kinds.NewRegistry(kinds.DefaultOptions())
 	ctx, cancel := context.WithCancel(context.Background())
-	api, err := apiserver.New(logger, reg, db, apiserver.Options{Context: ctx})
+	apiOpts.Context = ctx
+	api, err := apiserver.New(logger, reg, db, apiOpts)
 	if err != nil {
 		cancel()
 		db.Close()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -73,7 +74,16 @@ func (q *request) patch() error {
 		// add an Update entry on top.
 		wo.Applied = true
 		force := opts.Force != nil && *opts.Force
-		u = registry.UpdatedObject{Transform: q.applyTransform(body, opts.FieldValidation, wo.Manager, force), ForceAllowCreate: true, Retry: true}
+		patchObj := &unstructured.Unstructured{Object: map[string]any{}}
+		if err := yaml.Unmarshal(body, &patchObj.Object); err != nil {
+			return apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+		}
+		// An applied resourceVersion is a precondition, as for a PUT: no retry then.
+		u = registry.UpdatedObject{
+			Transform:        q.applyTransform(patchObj, body, opts.FieldValidation, wo.Manager, force),
+			ForceAllowCreate: true,
+			Retry:            patchObj.GetResourceVersion() == "",
+		}
 	} else {
 		transform, err := q.patchTransform(pt, body, opts.FieldValidation)
 		if err != nil {
@@ -96,6 +106,10 @@ func (q *request) patch() error {
 // patchTransform returns the update of a JSON, merge or strategic merge patch: the patch
 // applied to the current object in the request's version. A JSON patch is decoded first.
 func (q *request) patchTransform(pt types.PatchType, body []byte, validation string) (func(runtime.Object) (runtime.Object, error), error) {
+	strictErrs, err := checkPatchDocument(pt, body, validation)
+	if err != nil {
+		return nil, err
+	}
 	var jp jsonpatch.Patch
 	if pt == types.JSONPatchType {
 		var err error
@@ -116,7 +130,7 @@ func (q *request) patchTransform(pt types.PatchType, body []byte, validation str
 		if err != nil {
 			return nil, err
 		}
-		obj, err := q.decodePatched(patched, body, pt, validation)
+		obj, err := q.decodePatched(patched, body, pt, validation, strictErrs)
 		if err != nil {
 			return nil, err
 		}
@@ -130,6 +144,47 @@ func (q *request) patchTransform(pt types.PatchType, body []byte, validation str
 		}
 		return obj, nil
 	}, nil
+}
+
+// jsonPatchOp is one operation of a JSON patch, as the real server's patch handler decodes it
+// to check the document before applying it.
+type jsonPatchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	From  string `json:"from"`
+	Value any    `json:"value"`
+}
+
+// checkPatchDocument decodes a JSON or merge patch document strictly, as the real server does
+// unless fieldValidation is Ignore: a document of the wrong shape (a merge patch that is not
+// an object, a JSON patch that is not a list of operations) is a 400 "error decoding patch";
+// duplicate or unknown fields are returned, to become warnings or, under Strict, a 422.
+func checkPatchDocument(pt types.PatchType, body []byte, validation string) ([]error, error) {
+	if validation == metav1.FieldValidationIgnore {
+		return nil, nil
+	}
+	var (
+		strictErrs []error
+		err        error
+	)
+	switch pt {
+	case types.MergePatchType:
+		strictErrs, err = kjson.UnmarshalStrict(body, &map[string]any{})
+	case types.JSONPatchType:
+		strictErrs, err = kjson.UnmarshalStrict(body, &[]jsonPatchOp{})
+		for i, e := range strictErrs {
+			strictErrs[i] = fmt.Errorf("json patch %v", e)
+		}
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		// The real handler's type lives in its package "handlers"; people search for the
+		// message as it prints it.
+		msg := strings.ReplaceAll(err.Error(), "apiserver.jsonPatchOp", "handlers.jsonPatchOp")
+		return nil, apierrors.NewBadRequest("error decoding patch: " + msg)
+	}
+	return strictErrs, nil
 }
 
 // applyPatch applies a patch of type pt to the JSON of cur in the request's version.
@@ -199,29 +254,79 @@ func patchSetsResourceVersion(pt types.PatchType, body []byte) bool {
 // decode, or that has unknown fields under Strict validation, is a 422 on the field "patch",
 // whose value is what the real server shows: the patched object for JSON and merge patches,
 // the patch itself (as a Go map) for strategic merge patches.
-func (q *request) decodePatched(patched, body []byte, pt types.PatchType, validation string) (runtime.Object, error) {
+func (q *request) decodePatched(patched, body []byte, pt types.PatchType, validation string, patchErrs []error) (runtime.Object, error) {
 	info := q.s.serializer(mediaJSON)
 	gvk := q.gv.WithKind(q.kind.Kind)
 	into, err := q.s.reg.Scheme.New(gvk)
 	if err != nil {
 		return nil, err
 	}
+	patched = q.patchedVersion(patched)
 	dec := info.Serializer
 	if validation != metav1.FieldValidationIgnore {
 		dec = info.StrictSerializer
 	}
-	obj, _, err := dec.Decode(patched, &gvk, into)
+	invalid := func(msg string) error {
+		return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+			field.Invalid(field.NewPath("patch"), patchBadValue(patched, body, pt), msg),
+		})
+	}
+	// As the real server: a result that does not decode is the answer; otherwise the
+	// problems of the patch document and of the result are reported together.
+	obj, actual, err := dec.Decode(patched, &gvk, into)
+	strictErrs := patchErrs
 	if err != nil {
-		strict := runtime.IsStrictDecodingError(err) && obj != nil
-		if !strict || validation == metav1.FieldValidationStrict {
-			return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
-				field.Invalid(field.NewPath("patch"), patchBadValue(patched, body, pt), err.Error()),
-			})
+		se, ok := runtime.AsStrictDecodingError(err)
+		if !ok || obj == nil {
+			return nil, invalid(err.Error())
 		}
-		q.warnStrict(err)
+		strictErrs = append(strictErrs, se.Errors()...)
+	}
+	if len(strictErrs) > 0 {
+		if validation == metav1.FieldValidationStrict {
+			return nil, invalid(runtime.NewStrictDecodingError(strictErrs).Error())
+		}
+		for _, e := range strictErrs {
+			q.warn(e.Error())
+		}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	if actual != nil && actual.Version != q.gv.Version {
+		// A patch that named another served version of the kind: the real server decodes
+		// the result as that version and converts it, so the change has no effect of its own.
+		stored, err := q.s.reg.Convert(obj, schema.GroupVersion{Group: q.kind.Group, Version: q.kind.StorageVersion})
+		if err != nil {
+			return nil, err
+		}
+		stored.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		return stored, nil
+	}
 	return q.toStorage(obj)
+}
+
+// patchedVersion returns a patched object whose apiVersion names another version of the
+// kind's group that leaselab does not serve the kind at (coordination.k8s.io/v1beta1 for a
+// Lease) with the URL's version instead: the real server knows those versions, decodes the
+// object as one and converts it to the same fields, so the apiVersion changes nothing.
+func (q *request) patchedVersion(patched []byte) []byte {
+	var tm metav1.TypeMeta
+	if json.Unmarshal(patched, &tm) != nil {
+		return patched
+	}
+	gv, err := schema.ParseGroupVersion(tm.APIVersion)
+	if err != nil || gv.Group != q.kind.Group || gv.Version == q.gv.Version || q.kind.Serves(gv.Version) || tm.Kind != q.kind.Kind {
+		return patched
+	}
+	var m map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(patched, &m); err != nil {
+		return patched
+	}
+	m["apiVersion"] = q.gv.String()
+	out, err := json.Marshal(m)
+	if err != nil {
+		return patched
+	}
+	return out
 }
 
 // patchBadValue is the value a refused patch reports: the patched object, or for a strategic
@@ -238,16 +343,16 @@ func patchBadValue(patched, body []byte, pt types.PatchType) string {
 }
 
 // applyTransform returns the update of a server-side apply patch: the field manager merges
-// the applied configuration into the current object (or a new one) and records ownership;
-// conflicts are 409 unless forced.
-func (q *request) applyTransform(body []byte, validation, manager string, force bool) func(runtime.Object) (runtime.Object, error) {
+// the applied configuration patchObj (body decoded) into the current object (or a new one) and
+// records ownership; conflicts are 409 unless forced. The checks run in the real server's
+// order: the field manager's (the configuration's apiVersion and kind, then conflicts), strict
+// decoding, the name and namespace against the URL, then a resourceVersion in the
+// configuration against the current object's.
+func (q *request) applyTransform(patchObj *unstructured.Unstructured, body []byte, validation, manager string, force bool) func(runtime.Object) (runtime.Object, error) {
 	return func(cur runtime.Object) (runtime.Object, error) {
-		patchObj, err := q.decodeApplied(body, validation)
-		if err != nil {
-			return nil, err
-		}
 		missing := cur == nil
 		live := cur
+		var err error
 		if missing {
 			if live, err = q.s.reg.Scheme.New(q.kind.StorageGVK()); err != nil {
 				return nil, err
@@ -256,7 +361,7 @@ func (q *request) applyTransform(body []byte, validation, manager string, force 
 			acc.SetName(q.ri.Name)
 			acc.SetNamespace(q.ri.Namespace)
 		}
-		applied, err := q.fieldManager().Apply(live, patchObj, manager, force)
+		applied, err := q.fieldManager().Apply(live, patchObj.DeepCopy(), manager, force)
 		if err != nil {
 			var st apierrors.APIStatus
 			if !errors.As(err, &st) {
@@ -266,40 +371,28 @@ func (q *request) applyTransform(body []byte, validation, manager string, force 
 			}
 			return nil, err
 		}
+		if validation == metav1.FieldValidationStrict || validation == metav1.FieldValidationWarn || validation == "" {
+			if err := yaml.UnmarshalStrict(body, &map[string]any{}); err != nil {
+				if validation == metav1.FieldValidationStrict {
+					return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", err))
+				}
+				q.warn(err.Error())
+			}
+		}
 		acc, _ := meta.Accessor(applied)
+		if err := q.checkNameAndNamespace(acc); err != nil {
+			return nil, err
+		}
 		if uid := acc.GetUID(); missing && uid != "" {
 			// What the real patch handler answers for a uid it cannot compare with anything.
 			return nil, apierrors.NewConflict(q.kind.GroupResource(), q.ri.Name, fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", uid))
 		}
-		acc.SetName(q.ri.Name)
-		if err := q.checkNamespace(acc); err != nil {
-			return nil, err
+		if rv := patchObj.GetResourceVersion(); !missing && rv != "" {
+			curAcc, _ := meta.Accessor(cur)
+			if rv != curAcc.GetResourceVersion() {
+				return nil, registry.Modified(q.kind.GroupResource(), q.ri.Name)
+			}
 		}
 		return applied, nil
 	}
-}
-
-// decodeApplied decodes the configuration of a server-side apply patch and checks its kind,
-// version, name and namespace against the URL.
-func (q *request) decodeApplied(body []byte, validation string) (*unstructured.Unstructured, error) {
-	patchObj := &unstructured.Unstructured{Object: map[string]any{}}
-	if err := yaml.Unmarshal(body, &patchObj.Object); err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
-	}
-	if validation == metav1.FieldValidationStrict {
-		if err := yaml.UnmarshalStrict(body, &map[string]any{}); err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", err))
-		}
-	}
-	gvk := patchObj.GroupVersionKind()
-	if gvk.GroupVersion() != q.gv || gvk.Kind != q.kind.Kind {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion(), q.gv))
-	}
-	if n := patchObj.GetName(); n != "" && n != q.ri.Name {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, q.ri.Name))
-	}
-	if ns := patchObj.GetNamespace(); q.kind.Namespaced && ns != "" && ns != q.ri.Namespace {
-		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-	}
-	return patchObj, nil
 }

@@ -68,7 +68,7 @@ func (q *request) list() error {
 	if err != nil {
 		return err
 	}
-	if out.as == asTable || out.as == asPartialObjectMetadataList {
+	if out.as != asObject {
 		conv, gv, err := q.convertListForOutput(out, items, meta)
 		if err != nil {
 			return err

@@ -54,6 +54,11 @@ type Options struct {
 	// (as stored, after defaulting and managed fields); an error refuses the write and is the
 	// response. Dry runs are not asked: they store nothing.
 	AdmitSize func(ctx context.Context, gr schema.GroupResource, namespace, name string, size int) error
+	// NoImplicitNamespaces answers a create in a namespace that does not exist with 404, as
+	// kube-apiserver does, and creates the namespaces every cluster has (default, kube-system,
+	// kube-public, kube-node-lease) at start. By default leaselab creates a namespace the
+	// first time something is written in it.
+	NoImplicitNamespaces bool
 }
 
 // Server answers API requests for the kinds of a registry from a store.
@@ -84,11 +89,18 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 		serializers: map[string]runtime.SerializerInfo{},
 		frames:      ring.New[frameKey, []byte](watchFrameCacheSize),
 		objects: registry.New(logger, reg, st, registry.Options{
-			Now:              opts.Now,
-			BookmarkInterval: opts.BookmarkInterval,
-			AdmitCreate:      opts.AdmitCreate,
-			AdmitSize:        opts.AdmitSize,
+			Now:                  opts.Now,
+			BookmarkInterval:     opts.BookmarkInterval,
+			AdmitCreate:          opts.AdmitCreate,
+			AdmitSize:            opts.AdmitSize,
+			NoImplicitNamespaces: opts.NoImplicitNamespaces,
 		}),
+	}
+	if opts.NoImplicitNamespaces {
+		// A store that cannot be written (a replay) serves what it has: not fatal.
+		if err := s.objects.CreateSystemNamespaces(opts.Context); err != nil {
+			logger.Warn("create system namespaces", slog.Any("error", err))
+		}
 	}
 	if s.opts.Now == nil {
 		s.opts.Now = time.Now
@@ -150,7 +162,8 @@ func (q *request) route() error {
 		return errNotFoundPath()
 	}
 	q.objects = q.s.objects.For(q.kind)
-	if ri.Verb == "" {
+	// The real server's router has no HEAD routes: a known path answers 405 to it.
+	if ri.Verb == "" || q.r.Method == http.MethodHead {
 		return errMethodNotAllowed()
 	}
 	if !q.kind.Namespaced && ri.Namespace != "" {

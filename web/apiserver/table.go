@@ -2,6 +2,8 @@ package apiserver
 
 import (
 	"fmt"
+	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -9,6 +11,8 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/leaselab/leaselab/web/status"
 )
 
 var metaGV = schema.GroupVersion{Group: metav1.GroupName, Version: "v1"}
@@ -89,24 +93,43 @@ func (q *request) convertForOutput(out output, obj runtime.Object, noHeaders boo
 	case asPartialObjectMetadata:
 		pom, err := partialObjectMetadata(obj, out.metaGV())
 		return pom, out.metaGV(), err
+	case asPartialObjectMetadataList:
+		return nil, schema.GroupVersion{}, status.New(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+			fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", q.internalType(q.kind.Kind)), nil)
 	}
 	return nil, schema.GroupVersion{}, apierrors.NewBadRequest("conversion to " + out.as + " is not supported for a single object")
 }
 
-// convertListForOutput renders a list as a Table or a PartialObjectMetadataList.
+// convertListForOutput renders a list as a Table or a PartialObjectMetadataList; a list asked
+// for as one PartialObjectMetadata is a 406, as on the real server.
 func (q *request) convertListForOutput(out output, items []runtime.Object, lm metav1.ListMeta) (runtime.Object, schema.GroupVersion, error) {
-	if out.as == asTable {
+	switch out.as {
+	case asTable:
 		t, err := q.table(items, lm, true, out.metaGV())
 		return t, out.metaGV(), err
+	case asPartialObjectMetadata:
+		return nil, schema.GroupVersion{}, status.New(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+			fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%s)", q.internalType(q.kind.ListKind)), nil)
 	}
 	list := &metav1.PartialObjectMetadataList{ListMeta: lm, Items: make([]metav1.PartialObjectMetadata, 0, len(items))}
 	for _, it := range items {
+		// Each item keeps the apiVersion and kind partialObjectMetadata gives it, as the
+		// real server's items carry them.
 		pom, err := partialObjectMetadata(it, out.metaGV())
 		if err != nil {
 			return nil, schema.GroupVersion{}, err
 		}
-		pom.TypeMeta = metav1.TypeMeta{}
 		list.Items = append(list.Items, *pom)
 	}
 	return list, out.metaGV(), nil
+}
+
+// internalType is how the real server's messages print the Go type of one of the kind's
+// objects: its internal (unversioned) type, *coordination.Lease or *core.NamespaceList.
+func (q *request) internalType(kind string) string {
+	pkg := "core"
+	if q.kind.Group != "" {
+		pkg, _, _ = strings.Cut(q.kind.Group, ".")
+	}
+	return "*" + pkg + "." + kind
 }

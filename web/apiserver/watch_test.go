@@ -109,14 +109,13 @@ func TestWatchStarts(t *testing.T) {
 	t.Run("lease-watch-single-object-fieldselector", func(t *testing.T) {
 		for _, path := range []string{
 			leasesPath + "?watch=true&fieldSelector=metadata.name%3Db",
-			leasesPath + "/b?watch=true",
 			"/apis/coordination.k8s.io/v1/watch/namespaces/default/leases/b",
 		} {
 			w := a.MustWatch(t, path)
 			WantEvent(t, w.NextEvent(t), "ADDED", "b", "")
 			w.Close()
 		}
-		r := a.Do(t, http.MethodGet, leasesPath+"/b?watch=true&fieldSelector=metadata.name%3Da", "")
+		r := a.Do(t, http.MethodGet, "/apis/coordination.k8s.io/v1/watch/namespaces/default/leases/b?fieldSelector=metadata.name%3Da", "")
 		WantBody(t, r, http.StatusBadRequest, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"fieldSelector metadata.name doesn't match requested name","reason":"BadRequest","code":400}`+"\n")
 	})
 	t.Run("protobuf", func(t *testing.T) {

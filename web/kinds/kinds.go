@@ -41,7 +41,11 @@ type Kind struct {
 	// AllowUnconditionalUpdate lets a PUT without metadata.resourceVersion overwrite.
 	AllowUnconditionalUpdate bool
 
-	// PrepareForCreate clears or defaults fields of a new object before validation.
+	// Default sets the defaults the real server's decoder gives a new object, before the field
+	// manager records what the client wrote (so its fields are the client's); nil for none.
+	Default func(obj runtime.Object)
+	// PrepareForCreate clears or defaults fields of a new object before validation, after the
+	// field manager has recorded the client's fields (the real registry's strategy).
 	PrepareForCreate func(obj runtime.Object)
 	// PrepareForUpdate adjusts an updated object given the stored one, before validation.
 	PrepareForUpdate func(obj, old runtime.Object)

@@ -33,6 +33,7 @@ func namespaceKind() *Kind {
 		Verbs:                    slices.Clone(verbs),
 		AllowCreateOnUpdate:      false,
 		AllowUnconditionalUpdate: true,
+		Default:                  prepareCreate(labelNamespaceName),
 		PrepareForCreate:         prepareCreate(prepareNamespaceCreate),
 		PrepareForUpdate:         prepareUpdate(prepareNamespaceUpdate),
 		Validate:                 createValidation(false, validateNamespace),
@@ -63,7 +64,8 @@ func namespaceKind() *Kind {
 }
 
 // prepareNamespaceCreate makes a new namespace Active, guarantees it the "kubernetes" finalizer
-// and labels it with its own name, as the real server's defaulting and strategy do.
+// and labels it with its own name (again: a generated name is only known now), as the real
+// server's strategy does.
 func prepareNamespaceCreate(ns *corev1.Namespace) {
 	ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
 	if !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {

@@ -87,8 +87,10 @@ func parseResource(method, path string, watchParam []string) (Info, bool) {
 func verb(method string, ri Info, watchParam bool) string {
 	switch method {
 	case http.MethodGet, http.MethodHead:
+		// The watch parameter makes a watch of a collection only: on a named object's path
+		// the real server serves a get and ignores it (the /watch/ paths watch either).
 		switch {
-		case ri.LegacyWatch || watchParam:
+		case ri.LegacyWatch, ri.Name == "" && watchParam:
 			return "watch"
 		case ri.Name == "":
 			return "list"

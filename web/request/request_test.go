@@ -17,6 +17,7 @@ func TestParse(t *testing.T) {
 		{http.MethodGet, leases + "?watch=", Info{Verb: "watch", Group: "coordination.k8s.io", Version: "v1", Namespace: "default", Resource: "leases"}},
 		{http.MethodGet, leases + "?watch=FALSE", Info{Verb: "list", Group: "coordination.k8s.io", Version: "v1", Namespace: "default", Resource: "leases"}},
 		{http.MethodGet, leases + "?watch=0", Info{Verb: "list", Group: "coordination.k8s.io", Version: "v1", Namespace: "default", Resource: "leases"}},
+		{http.MethodGet, leases + "/a?watch=true", Info{Verb: "get", Group: "coordination.k8s.io", Version: "v1", Namespace: "default", Resource: "leases", Name: "a"}},
 		{http.MethodHead, leases + "/a", Info{Verb: "get", Group: "coordination.k8s.io", Version: "v1", Namespace: "default", Resource: "leases", Name: "a"}},
 		{http.MethodDelete, leases, Info{Verb: "deletecollection", Group: "coordination.k8s.io", Version: "v1", Namespace: "default", Resource: "leases"}},
 		{http.MethodDelete, leases + "/a", Info{Verb: "delete", Group: "coordination.k8s.io", Version: "v1", Namespace: "default", Resource: "leases", Name: "a"}},

@@ -3,10 +3,12 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/kinds"
@@ -15,6 +17,59 @@ import (
 // namespaceKind returns the registry's Namespace kind.
 func (r *Registry) namespaceKind() *kinds.Kind {
 	return r.reg.Lookup("", "v1", "namespaces")
+}
+
+// systemNamespaces are the namespaces a real cluster always has: with NoImplicitNamespaces
+// they are created at start, so that what works on a cluster works here.
+var systemNamespaces = []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic, corev1.NamespaceNodeLease}
+
+// CreateSystemNamespaces creates the system namespaces that do not exist yet. It returns the
+// store's errors.
+func (r *Registry) CreateSystemNamespaces(ctx context.Context) error {
+	for _, ns := range systemNamespaces {
+		if err := r.ensureNamespace(ctx, ns); err != nil {
+			return fmt.Errorf("namespace %s: %w", ns, err)
+		}
+	}
+	return nil
+}
+
+// admitNamespace is the real server's namespace lifecycle admission of a create of name in
+// namespace ns: a namespace being deleted takes no new objects (403 Forbidden), and a missing
+// one is a 404 unless namespaces are implicit (Create makes it after validation). It returns
+// the store's errors too.
+func (r *Registry) admitNamespace(ctx context.Context, gr schema.GroupResource, ns, name string) error {
+	r.nsMu.Lock()
+	known := r.knownNS[ns]
+	r.nsMu.Unlock()
+	if known {
+		return nil
+	}
+	k := r.namespaceKind()
+	o, err := r.store.Get(ctx, store.Key{Resource: k.StorageResource(), Name: ns})
+	switch {
+	case errors.Is(err, store.ErrNotFound) && r.opts.NoImplicitNamespaces:
+		return apierrors.NewNotFound(k.GroupResource(), ns)
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return storeError(err, k.GroupResource(), ns)
+	}
+	obj, err := r.decodeStored(k, o)
+	if err != nil {
+		return err
+	}
+	if nsObj, ok := obj.(*corev1.Namespace); ok && (nsObj.Status.Phase == corev1.NamespaceTerminating || nsObj.DeletionTimestamp != nil) {
+		st := apierrors.NewForbidden(gr, name, fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
+		st.ErrStatus.Details.Causes = append(st.ErrStatus.Details.Causes, metav1.StatusCause{
+			Type:    corev1.NamespaceTerminatingCause,
+			Message: fmt.Sprintf("namespace %s is being terminated", ns),
+			Field:   "metadata.namespace",
+		})
+		return st
+	}
+	r.markNamespace(ns, true)
+	return nil
 }
 
 // ensureNamespace creates a namespace the first time something is written in it: in leaselab a
@@ -30,7 +85,7 @@ func (r *Registry) ensureNamespace(ctx context.Context, ns string) error {
 	k := r.namespaceKind()
 	key := store.Key{Resource: k.StorageResource(), Name: ns}
 	if _, err := r.store.Get(ctx, key); err == nil {
-		r.markNamespace(ns, true)
+		// It exists; whether it takes new objects is admitNamespace's to learn and remember.
 		return nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return storeError(err, k.GroupResource(), ns)

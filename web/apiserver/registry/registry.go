@@ -39,6 +39,9 @@ type Options struct {
 	// AdmitSize, when set, is asked before an object of size bytes (as stored) is written by a
 	// create or an update (see apiserver.Options.AdmitSize).
 	AdmitSize func(ctx context.Context, gr schema.GroupResource, namespace, name string, size int) error
+	// NoImplicitNamespaces refuses a create in a namespace that does not exist with 404, as the
+	// real server does, instead of creating the namespace (leaselab's default).
+	NoImplicitNamespaces bool
 }
 
 // Registry holds the registries of the kinds of a kinds.Registry over one store, and what they
@@ -57,7 +60,11 @@ type Registry struct {
 	decoded *ring.Ring[decodedKey, runtime.Object] // decoded stored objects, never handed out
 
 	nsMu    sync.Mutex
-	knownNS map[string]bool // namespaces known to exist, to skip a lookup on every create
+	knownNS map[string]bool // namespaces known to exist and not being deleted
+
+	gcMu      sync.Mutex
+	gcRunning bool // a garbage collection runs (collect)
+	gcAgain   bool // and is to run again when done: something changed meanwhile
 }
 
 // New returns a Registry. The field managers are built in the background (WaitFieldManagers).

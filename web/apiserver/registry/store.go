@@ -211,20 +211,3 @@ func (ks *Store) listError(ctx context.Context, err error, so store.ListOptions,
 	}
 	return storeError(err, ks.kind.GroupResource(), "")
 }
-
-// DeleteCollection deletes the objects a list with opts returns and returns them as they were
-// read, with the list metadata: with a limit, the page's continue token and remaining count,
-// for the client to delete the next page. It returns List's errors and the store's.
-func (ks *Store) DeleteCollection(ctx context.Context, namespace string, opts *metainternalversion.ListOptions, dryRun bool) ([]runtime.Object, metav1.ListMeta, error) {
-	items, lm, err := ks.List(ctx, namespace, opts)
-	if err != nil {
-		return nil, lm, err
-	}
-	for i := 0; i < len(items) && !dryRun; i++ {
-		acc, _ := meta.Accessor(items[i])
-		if _, err := ks.r.store.Delete(ctx, ks.key(acc.GetNamespace(), acc.GetName()), 0); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return nil, lm, storeError(err, ks.kind.GroupResource(), acc.GetName())
-		}
-	}
-	return items, lm, nil
-}

@@ -3,11 +3,9 @@ package registry
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -74,6 +72,29 @@ func (ks *Store) Create(ctx context.Context, obj runtime.Object, wo WriteOptions
 	acc.SetDeletionTimestamp(nil)
 	acc.SetDeletionGracePeriodSeconds(nil)
 	acc.SetSelfLink("")
+	// The real server's order: decoding defaults, the field manager (so that managedFields
+	// hold what the client wrote), the namespace's admission, then the strategy, validation
+	// and the other admission.
+	if ks.kind.Default != nil {
+		ks.kind.Default(obj)
+	}
+	// (Asked only when needed: the field managers may still be being built when the server
+	// makes a namespace at start.)
+	if fm := (*managedfields.FieldManager)(nil); !wo.Applied && !wo.implicit {
+		if fm = ks.FieldManager(wo.GV); fm != nil {
+			live, err := ks.r.reg.Scheme.New(ks.kind.StorageGVK())
+			if err != nil {
+				return nil, err
+			}
+			obj = fm.UpdateNoErrors(live, obj, wo.Manager)
+			acc, _ = meta.Accessor(obj)
+		}
+	}
+	if ks.kind.Namespaced && !wo.implicit {
+		if err := ks.r.admitNamespace(ctx, ks.kind.GroupResource(), acc.GetNamespace(), acc.GetName()); err != nil {
+			return nil, err
+		}
+	}
 	generated := acc.GetName() == "" && acc.GetGenerateName() != ""
 	if generated {
 		acc.SetName(generateName(acc.GetGenerateName()))
@@ -90,14 +111,6 @@ func (ks *Store) Create(ctx context.Context, obj runtime.Object, wo WriteOptions
 			return nil, err
 		}
 		defer done()
-	}
-	if fm := ks.FieldManager(wo.GV); fm != nil && !wo.Applied && !wo.implicit {
-		live, err := ks.r.reg.Scheme.New(ks.kind.StorageGVK())
-		if err != nil {
-			return nil, err
-		}
-		obj = fm.UpdateNoErrors(live, obj, wo.Manager)
-		acc, _ = meta.Accessor(obj)
 	}
 	if wo.DryRun {
 		// The real server checks for an existing name even on a dry run.
@@ -126,6 +139,9 @@ func (ks *Store) insert(ctx context.Context, obj runtime.Object, acc metav1.Obje
 			return nil, err
 		}
 		o, err := ks.r.store.Create(ctx, ks.key(acc.GetNamespace(), acc.GetName()), value)
+		if errors.Is(err, store.ErrExists) && !generated {
+			return nil, ks.existsError(ctx, acc)
+		}
 		if errors.Is(err, store.ErrExists) && generated {
 			if attempt < 7 {
 				acc.SetName(generateName(acc.GetGenerateName()))
@@ -137,8 +153,25 @@ func (ks *Store) insert(ctx context.Context, obj runtime.Object, acc metav1.Obje
 			return nil, storeError(err, ks.kind.GroupResource(), acc.GetName())
 		}
 		acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
+		if len(acc.GetOwnerReferences()) > 0 {
+			ks.r.collect(ctx) // its owners may be gone already
+		}
 		return obj, nil
 	}
+}
+
+// existsError is the 409 of a create of a name that exists, which says so when the object
+// there is being deleted, as the real server's.
+func (ks *Store) existsError(ctx context.Context, acc metav1.Object) error {
+	st := apierrors.NewAlreadyExists(ks.kind.GroupResource(), acc.GetName())
+	if o, err := ks.r.store.Get(ctx, ks.key(acc.GetNamespace(), acc.GetName())); err == nil {
+		if cur, err := ks.decode(o); err == nil {
+			if curAcc, _ := meta.Accessor(cur); curAcc.GetDeletionTimestamp() != nil {
+				st.ErrStatus.Message = "object is being deleted: " + st.ErrStatus.Message
+			}
+		}
+	}
+	return st
 }
 
 // generateName appends five random characters to a generateName prefix, as the real server.
@@ -295,6 +328,11 @@ func (ks *Store) updateObject(ctx context.Context, obj, old runtime.Object, expe
 		}
 		return old, nil
 	}
+	if oldAcc, _ := meta.Accessor(old); removedByUpdate(acc, oldAcc) && namespaceFinalized(obj) {
+		// The last finalizer of an object being deleted is gone: the update removes it, and
+		// answers with the object as the update made it.
+		return ks.removeByUpdate(ctx, obj, acc, expect, wo.DryRun)
+	}
 	if wo.DryRun {
 		return obj, nil
 	}
@@ -313,6 +351,25 @@ func (ks *Store) updateObject(ctx context.Context, obj, old runtime.Object, expe
 		return nil, storeError(err, ks.kind.GroupResource(), acc.GetName())
 	}
 	acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
+	if oldAcc, _ := meta.Accessor(old); ownersChanged(acc, oldAcc) {
+		ks.r.collect(ctx) // its remaining owners may be gone
+	}
+	return obj, nil
+}
+
+// removeByUpdate removes the object at revision expect that an update emptied of finalizers.
+func (ks *Store) removeByUpdate(ctx context.Context, obj runtime.Object, acc metav1.Object, expect int64, dryRun bool) (runtime.Object, error) {
+	if dryRun {
+		return obj, nil
+	}
+	_, err := ks.r.store.Delete(ctx, ks.key(acc.GetNamespace(), acc.GetName()), expect)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) {
+		return nil, storeConflict{Modified(ks.kind.GroupResource(), acc.GetName())}
+	}
+	if err != nil {
+		return nil, storeError(err, ks.kind.GroupResource(), acc.GetName())
+	}
+	ks.r.afterDelete(ctx, ks.kind, acc.GetNamespace())
 	return obj, nil
 }
 
@@ -369,108 +426,6 @@ func unchanged(obj, old runtime.Object) bool {
 type storeConflict struct{ *apierrors.StatusError }
 
 func (e storeConflict) Is(target error) bool { return target == store.ErrConflict }
-
-// ReturnsDeletedObject reports whether a delete answers with the deleted object (namespaces, as
-// the real server's) rather than a Status.
-func (ks *Store) ReturnsDeletedObject() bool {
-	return ks.kind.Resource == "namespaces" && ks.kind.Group == ""
-}
-
-// Delete deletes an object that meets opts' preconditions and returns it as it was; a
-// namespace goes with everything in it. Without preconditions a delete that lost a race with
-// another write tries again. It returns 404 NotFound, 409 Conflict and the store's errors.
-func (ks *Store) Delete(ctx context.Context, namespace, name string, opts *metav1.DeleteOptions) (runtime.Object, error) {
-	dryRun := len(opts.DryRun) > 0
-	for {
-		cur, err := ks.r.store.Get(ctx, ks.key(namespace, name))
-		if err != nil {
-			return nil, storeError(err, ks.kind.GroupResource(), name)
-		}
-		obj, err := ks.decode(cur)
-		if err != nil {
-			return nil, err
-		}
-		acc, _ := meta.Accessor(obj)
-		if err := ks.checkDeletePreconditions(opts.Preconditions, acc); err != nil {
-			return nil, err
-		}
-		if ks.ReturnsDeletedObject() {
-			return ks.deleteNamespace(ctx, obj, dryRun)
-		}
-		if dryRun {
-			return obj, nil
-		}
-		_, err = ks.r.store.Delete(ctx, ks.key(namespace, name), cur.Revision)
-		switch {
-		case errors.Is(err, store.ErrConflict) && opts.Preconditions == nil:
-			continue // changed between our read and the delete: look again
-		case errors.Is(err, store.ErrConflict):
-			return nil, Modified(ks.kind.GroupResource(), name)
-		case err != nil:
-			return nil, storeError(err, ks.kind.GroupResource(), name)
-		}
-		return obj, nil
-	}
-}
-
-// checkDeletePreconditions fails a delete whose preconditions the object does not meet, with the
-// real server's words (rest.BeforeDelete): a Conflict on the kind, not the resource.
-func (ks *Store) checkDeletePreconditions(p *metav1.Preconditions, acc metav1.Object) error {
-	if p == nil {
-		return nil
-	}
-	byKind := schema.GroupResource{Group: ks.kind.Group, Resource: ks.kind.Kind}
-	if p.UID != nil && *p.UID != acc.GetUID() {
-		return apierrors.NewConflict(byKind, acc.GetName(), fmt.Errorf(
-			"the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, acc.GetUID()))
-	}
-	if p.ResourceVersion != nil && *p.ResourceVersion != acc.GetResourceVersion() {
-		return apierrors.NewConflict(byKind, acc.GetName(), fmt.Errorf(
-			"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, acc.GetResourceVersion()))
-	}
-	return nil
-}
-
-// deleteNamespace deletes a namespace with everything in it. The real server marks the
-// namespace Terminating and empties it in the background; leaselab does it at once and
-// answers, like the real server, with the namespace as it was being deleted.
-func (ks *Store) deleteNamespace(ctx context.Context, obj runtime.Object, dryRun bool) (runtime.Object, error) {
-	ns := obj.(*corev1.Namespace)
-	now := metav1.NewTime(ks.r.opts.Now().Truncate(1e9))
-	ns.DeletionTimestamp = &now
-	ns.Status.Phase = corev1.NamespaceTerminating
-	if dryRun {
-		return ns, nil
-	}
-	ks.r.markNamespace(ns.Name, false)
-	for _, k := range ks.r.reg.Kinds() {
-		if !k.Namespaced {
-			continue
-		}
-		if err := ks.r.For(k).deleteAll(ctx, ns.Name); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := ks.r.store.Delete(ctx, ks.key("", ns.Name), 0); err != nil {
-		return nil, storeError(err, ks.kind.GroupResource(), ns.Name)
-	}
-	ks.r.markNamespace(ns.Name, false)
-	return ns, nil
-}
-
-// deleteAll deletes every object of the kind in a namespace.
-func (ks *Store) deleteAll(ctx context.Context, namespace string) error {
-	res, err := ks.r.store.List(ctx, store.ListOptions{Resource: ks.kind.StorageResource(), Namespace: namespace})
-	if err != nil {
-		return storeError(err, ks.kind.GroupResource(), "")
-	}
-	for _, o := range res.Objects {
-		if _, err := ks.r.store.Delete(ctx, o.Key, 0); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return storeError(err, ks.kind.GroupResource(), o.Name)
-		}
-	}
-	return nil
-}
 
 // admitSize asks Options.AdmitSize whether the object may be stored as value.
 func (ks *Store) admitSize(ctx context.Context, acc metav1.Object, value []byte) error {
