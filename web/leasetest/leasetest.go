@@ -11,6 +11,10 @@
 // testing/synctest bubble, every goroutine and timer of the server lives in the bubble and its
 // transport never waits on anything outside it, so client-go's leader election (whose clock
 // cannot be injected) runs on the bubble's fake clock: a 15 s failover takes milliseconds.
+// Start the server in the bubble whose clients use it; it works outside a bubble too, in real
+// time. Inside one, the server's timers (its election controller's informers and their watches)
+// keep fake time moving: a test that deadlocks spins until go test's -timeout instead of
+// failing with synctest's deadlock report, so stop electors and informers with t.Context().
 //
 // Tests inject faults by client (Fail, Hang, Slow, FailWrites, Pause) and read what happened
 // from the server's change log (History, Overlaps, RequireNoOverlap).
