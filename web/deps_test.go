@@ -11,33 +11,53 @@ import (
 // the tab protocol's states) only, the tab protocol shared with the browser sees nothing of the
 // server, and nothing but cmd wires the program together. Test files are not listed: tests may start
 // the real store.
+//
+// web/leasetest is the one package under web that wires a server, for other modules' tests, as
+// cmd does for people: it opens the SQLite store itself. What it pulls into a user's test
+// binary is kept to the API: not the browser screens, their templates and embedded assets (the
+// browser candidate's wasm among them), nor the browser tests' tools.
 func TestDependencyDirections(t *testing.T) {
+	const leasetest = "github.com/leaselab/leaselab/web/leasetest"
+	var notLeasetest []string
+	out, err := exec.Command("go", "list", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if p != leasetest {
+			notLeasetest = append(notLeasetest, p)
+		}
+	}
 	for _, tc := range []struct {
-		pkgs      string
+		name      string
+		pkgs      []string
 		forbidden []string
 	}{
-		{"./...", []string{"github.com/leaselab/leaselab/store/sqlite", "modernc.org/sqlite", "github.com/leaselab/leaselab/cmd"}},
+		{"every package but web/leasetest", notLeasetest, []string{"github.com/leaselab/leaselab/store/sqlite", "modernc.org/sqlite", "github.com/leaselab/leaselab/cmd"}},
+		{"web/leasetest", []string{"./leasetest"}, []string{"github.com/leaselab/leaselab/cmd", "github.com/leaselab/leaselab/web/ui",
+			"github.com/leaselab/leaselab/templates", "github.com/leaselab/leaselab/wasm", "github.com/a-h/templ",
+			"github.com/chromedp", "github.com/PuerkitoBio/goquery", "k8s.io/kubectl", "k8s.io/cli-runtime"}},
 		// Templates may know the tab protocol's states, not the browser candidate.
-		{"../templates", []string{"github.com/leaselab/leaselab/store", "github.com/leaselab/leaselab/web", "github.com/labstack/echo",
+		{"templates", []string{"../templates"}, []string{"github.com/leaselab/leaselab/store", "github.com/leaselab/leaselab/web", "github.com/labstack/echo",
 			"github.com/leaselab/leaselab/wasm/candidate"}},
 		// The tab protocol is shared with the browser: standard library only (wasm/deps_test.go
 		// checks it all), and certainly nothing of the server's.
-		{"../wasm/tabproto", []string{"github.com/leaselab/leaselab/web", "github.com/leaselab/leaselab/store",
+		{"wasm/tabproto", []string{"../wasm/tabproto"}, []string{"github.com/leaselab/leaselab/web", "github.com/leaselab/leaselab/store",
 			"github.com/leaselab/leaselab/templates", "github.com/labstack/echo", "github.com/a-h/templ", "k8s.io"}},
-		{"../store/...", []string{"github.com/leaselab/leaselab/web", "github.com/labstack/echo"}},
+		{"store", []string{"../store/..."}, []string{"github.com/leaselab/leaselab/web", "github.com/labstack/echo"}},
 	} {
-		out, err := exec.Command("go", "list", "-deps", tc.pkgs).Output()
+		out, err := exec.Command("go", append([]string{"list", "-deps"}, tc.pkgs...)...).Output()
 		if err != nil {
-			t.Fatalf("go list -deps %s: %v", tc.pkgs, err)
+			t.Fatalf("go list -deps (%s): %v", tc.name, err)
 		}
 		deps := strings.Fields(string(out))
 		if len(deps) < 5 {
-			t.Fatalf("go list -deps %s listed only %v", tc.pkgs, deps)
+			t.Fatalf("go list -deps (%s) listed only %v", tc.name, deps)
 		}
 		for _, d := range deps {
 			for _, f := range tc.forbidden {
 				if d == f || strings.HasPrefix(d, f+"/") {
-					t.Errorf("%s depends on %s", tc.pkgs, d)
+					t.Errorf("%s depends on %s", tc.name, d)
 				}
 			}
 		}

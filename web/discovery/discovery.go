@@ -85,8 +85,8 @@ type openAPIDocuments struct {
 	v3      map[string]*openAPIDocument // by index key
 }
 
-// New builds the discovery documents for the served kinds and starts building the OpenAPI
-// documents. scheme must know the Go types of every served kind and list kind in every
+// New builds the discovery documents for the served kinds; the OpenAPI documents are built on
+// the first request for them, or by BuildOpenAPI. scheme must know the Go types of every served kind and list kind in every
 // served version; structural returns the structured-merge-diff schema of those types (list
 // and map semantics), nil for the one client-go ships for the built-in types; info is what
 // /version reports.
@@ -157,9 +157,13 @@ func New(ks []*kinds.Kind, scheme *runtime.Scheme, structural func() (*smdschema
 		}
 		return docs, nil
 	})
-	go h.openAPI()
 	return h, nil
 }
+
+// BuildOpenAPI builds the OpenAPI documents now, unless they were built, so that the first
+// request for them does not wait (it takes longer than the rest of the start-up). A server
+// calls it in the background as it starts.
+func (h *Handler) BuildOpenAPI() { h.openAPI() }
 
 func (h *Handler) addLegacy(p string, doc runtime.Object) error {
 	r, err := encodeDiscovery(doc)

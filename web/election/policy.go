@@ -422,12 +422,19 @@ func PlanPings(cands []*Candidate, now time.Time, electionDuration time.Duration
 	return p
 }
 
-// Acked returns, sorted by name, the candidates that renewed within electionDuration of now
-// (step 5): the electorate.
+// Acked returns, sorted by name, the candidates that renewed within electionDuration of now,
+// the bound included (step 5): the electorate.
+//
+// kube-apiserver leaves the bound out. On a fake clock (a testing/synctest bubble) a candidate
+// answers a ping at the very instant of the ping, and the controller, back after a requeue
+// interval equal to the election duration (both 5 s by default), looks exactly at the bound:
+// without it, the candidate that answered would not count, and with another one silent, the
+// election would fail until the next periodic renewal, minutes later. On a real clock the bound
+// is never hit exactly.
 func Acked(cands []*Candidate, now time.Time, electionDuration time.Duration) []*Candidate {
 	var out []*Candidate
 	for _, c := range byName(cands) {
-		if c.Spec.RenewTime != nil && c.Spec.RenewTime.Add(electionDuration).After(now) {
+		if c.Spec.RenewTime != nil && !c.Spec.RenewTime.Add(electionDuration).Before(now) {
 			out = append(out, c)
 		}
 	}

@@ -456,6 +456,20 @@ func TestPingState(t *testing.T) {
 	if got := strings.Join(names(election.Acked(cands, t0, ed)), ","); got != "fresh" {
 		t.Errorf("Acked = %s, want fresh (the silent one did not answer)", got)
 	}
+
+	// On a fake clock, a candidate answers at the instant of the ping and the controller looks
+	// again one election duration later, to the nanosecond: the answer counts.
+	answered := cand("answered", "1", "1", renewed(-ed), pinged(-ed))
+	silent := cand("silent", "1", "1", renewed(-time.Minute), pinged(-ed))
+	if p := election.PlanPings([]*election.Candidate{answered, silent}, t0, ed); !p.CanVote() {
+		t.Errorf("cannot vote one election duration after the ping: %+v", p)
+	}
+	if got := strings.Join(names(election.Acked([]*election.Candidate{answered, silent}, t0, ed)), ","); got != "answered" {
+		t.Errorf("Acked one election duration after the ping = %q, want answered", got)
+	}
+	if got := names(election.Acked([]*election.Candidate{cand("late", "1", "1", renewed(-ed-time.Nanosecond))}, t0, ed)); len(got) != 0 {
+		t.Errorf("Acked past the bound = %v, want none", got)
+	}
 }
 
 func TestDesiredLease(t *testing.T) {

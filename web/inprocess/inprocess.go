@@ -14,10 +14,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 
 	"k8s.io/client-go/rest"
 
@@ -91,7 +91,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // serve runs the handler and completes the response. A panic that got past the handler chain
-// (http.ErrAbortHandler) fails the request, as a server drops the connection.
+// (http.ErrAbortHandler) fails the request, as a server drops the connection: with a reset
+// connection (syscall.ECONNRESET), which client-go counts as such and retries its reads after.
 func (t *Transport) serve(w *responseWriter, sreq *http.Request) {
 	defer func() {
 		if sreq.Body != nil {
@@ -106,7 +107,7 @@ func (t *Transport) serve(w *responseWriter, sreq *http.Request) {
 		}
 		err := fmt.Errorf("inprocess: the handler panicked: %v", v)
 		if v == http.ErrAbortHandler {
-			err = fmt.Errorf("inprocess: the handler aborted the response: %w", io.ErrUnexpectedEOF)
+			err = fmt.Errorf("inprocess: the handler aborted the response: %w", syscall.ECONNRESET)
 		}
 		w.finish(err)
 	}()

@@ -8,12 +8,16 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -145,6 +149,32 @@ func TestUpgradeRefused(t *testing.T) {
 	if _, err := tr.RoundTrip(req); !errors.Is(err, inprocess.ErrUpgrade) {
 		t.Errorf("err %v, want ErrUpgrade", err)
 	}
+}
+
+// TestAbort: a handler that aborts its response (http.ErrAbortHandler) fails the request as a
+// reset connection, which client-go retries a read after (a second later: fake time here), as
+// over a network.
+func TestAbort(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var calls atomic.Int32
+		tr := inprocess.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if calls.Add(1) == 1 {
+				panic(http.ErrAbortHandler)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","metadata":{},"items":[]}`)
+		}))
+		req, _ := http.NewRequest(http.MethodGet, "http://"+inprocess.Host+"/apis/coordination.k8s.io/v1/leases", nil)
+		_, err := tr.RoundTrip(req)
+		if !errors.Is(err, syscall.ECONNRESET) || !utilnet.IsConnectionReset(err) || !utilnet.IsProbableEOF(err) {
+			t.Fatalf("aborted: %v, want a reset connection", err)
+		}
+		client := kubernetes.NewForConfigOrDie(tr.RESTConfig("abort-test"))
+		calls.Store(0)
+		if _, err := client.CoordinationV1().Leases("").List(t.Context(), metav1.ListOptions{}); err != nil || calls.Load() != 2 {
+			t.Errorf("client-go list after an aborted response: %v after %d calls, want it retried once", err, calls.Load())
+		}
+	})
 }
 
 // TestIdentity: a Transport made As a user carries that user, marked in-process; a plain

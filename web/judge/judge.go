@@ -161,6 +161,21 @@ func Compact(changes []Change, c Change) []Change {
 	return append(changes, c)
 }
 
+// Append adds to changes, compacted as Compact leaves them, the change of one write read from
+// the lease's change log: l as written at revision rev, committed at at, or nil for the write
+// that deleted it. Reading a change log event by event through Append gives the changes Terms
+// and Overlaps take.
+func Append(changes []Change, l *coordinationv1.Lease, rev int64, at time.Time) []Change {
+	if l == nil {
+		return Compact(changes, Deletion(rev, at))
+	}
+	var prev *Change
+	if n := len(changes); n > 0 {
+		prev = &changes[n-1]
+	}
+	return Compact(changes, ChangeOf(l, rev, at, prev))
+}
+
 // Renewal reports whether cur renewed the hold prev left: the same holder wrote a new record
 // before the lease ran out.
 func Renewal(prev, cur Change) bool {

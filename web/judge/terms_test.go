@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 var t0 = time.Date(2026, 3, 1, 14, 0, 0, 0, time.UTC)
@@ -192,5 +196,39 @@ func TestCompactKeepsTerms(t *testing.T) {
 		if termString(want[i]) != termString(got[i]) {
 			t.Errorf("term %d: %s, want %s", i, termString(got[i]), termString(want[i]))
 		}
+	}
+}
+
+// TestAppend: a change log read write by write through Append gives the changes (and so the
+// terms) that ChangeOf and Compact give, a write that leaves the election record as it was
+// keeps the hold's start, and a deletion ends the term.
+func TestAppend(t *testing.T) {
+	lease := func(holder string, renew float64, transitions int32) *coordinationv1.Lease {
+		return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{
+			HolderIdentity:       ptr.To(holder),
+			LeaseDurationSeconds: ptr.To[int32](10),
+			RenewTime:            &metav1.MicroTime{Time: at(renew)},
+			LeaseTransitions:     ptr.To(transitions),
+		}}
+	}
+	labelled := lease("a", 4, 0)
+	labelled.Labels = map[string]string{"x": "y"}
+	var changes []Change
+	changes = Append(changes, lease("a", 0, 0), 1, at(0))
+	changes = Append(changes, lease("a", 2, 0), 2, at(2))
+	changes = Append(changes, lease("a", 4, 0), 3, at(4))
+	changes = Append(changes, labelled, 4, at(5)) // the same record: the hold counts from 4
+	changes = Append(changes, lease("b", 30, 1), 5, at(30))
+	changes = Append(changes, nil, 6, at(32))
+	if len(changes) != 4 {
+		t.Errorf("%d changes, want 4 (a's middle writes folded): %+v", len(changes), changes)
+	}
+	if got := changes[1].Since(); !got.Equal(at(4)) {
+		t.Errorf("a's last change counts from %v, want %v", got, at(4))
+	}
+	got := termStrings(Terms(changes, at(40)))
+	want := "a 0-14 expired>b t0 r3\nb 30-32 deleted t1 r0"
+	if got != want {
+		t.Errorf("terms:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -249,19 +249,14 @@ func (h *historyCache) changes(ctx context.Context, ns, name string) ([]judge.Ch
 // compact adds the changes evs made to changes, compacted as the judge does.
 func (h *historyCache) compact(changes []judge.Change, evs []store.Event) ([]judge.Change, error) {
 	for _, ev := range evs {
-		c := judge.Deletion(ev.Object.Revision, ev.Time)
+		var l *coordinationv1.Lease // nil: deleted
 		if ev.Type != store.Deleted {
-			l, err := h.decode(ev.Object)
-			if err != nil {
+			var err error
+			if l, err = h.decode(ev.Object); err != nil {
 				return nil, err
 			}
-			var prev *judge.Change
-			if n := len(changes); n > 0 {
-				prev = &changes[n-1]
-			}
-			c = judge.ChangeOf(l, ev.Object.Revision, ev.Time, prev)
 		}
-		changes = judge.Compact(changes, c)
+		changes = judge.Append(changes, l, ev.Object.Revision, ev.Time)
 	}
 	return changes, nil
 }
