@@ -143,6 +143,10 @@ type Interface interface {
 	// Revision returns the current revision and the compacted revision (changes at or below
 	// it may be gone from the log).
 	Revision(ctx context.Context) (current, compacted int64, err error)
+	// RevisionAt returns the last revision committed at or before t (by the store's clock):
+	// the revision to list to see the objects as they were at t; 0 when nothing was committed
+	// by then. A moment whose revision was compacted away returns a *CompactedError.
+	RevisionAt(ctx context.Context, t time.Time) (int64, error)
 }
 
 // Errors the store returns; test them with errors.Is.
