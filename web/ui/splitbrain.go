@@ -14,14 +14,14 @@ import (
 )
 
 // overlaps judges a lease's split-brain intervals up to now from its changes (up to now) and
-// its candidates' recorded views; recorded says whether any view is on record.
-func (u *UI) overlaps(ctx context.Context, ns, name string, changes []judge.Change, now time.Time) (overlaps []judge.Overlap, recorded bool, err error) {
+// its candidates' recorded views, which it returns (those up to now).
+func (u *UI) overlaps(ctx context.Context, ns, name string, changes []judge.Change, now time.Time) ([]judge.Overlap, []judge.View, error) {
 	vs, err := u.views.Views(ctx, ns, name)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	vs = viewsUntil(vs, now)
-	return judge.Overlaps(ns+"/"+name, changes, vs, now), len(vs) > 0, nil
+	return judge.Overlaps(ns+"/"+name, changes, vs, now), vs, nil
 }
 
 // viewsUntil is the views that began at or before t (views are ordered by when they began).
@@ -66,22 +66,26 @@ func preciseTime(t time.Time) string { return t.Local().Format("15:04:05.000") }
 // lines (terms and split-brain intervals), judged from its changes and its candidates' views.
 type leaseStory struct {
 	changes []judge.Change
+	views   []judge.View
 	cur     judge.Change
 	card    templates.LeaseCard
 	told    []judge.Told
 }
 
-// story judges the lease l as of now from the change log and the views on record.
-func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time) (leaseStory, error) {
-	changes, err := u.hist.changes(ctx, l.Namespace, l.Name)
+// story judges the lease l as of now from the change log and the views on record. When past
+// is true, now is a past moment and l the lease as it was then: the changes and views after
+// it are left out, and the lease's state is its last write by then.
+func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool) (leaseStory, error) {
+	changes, cur, err := u.storyChanges(ctx, l, now, past)
 	if err != nil {
 		return leaseStory{}, err
 	}
-	overlaps, _, err := u.overlaps(ctx, l.Namespace, l.Name, changes, now)
+	s := leaseStory{cur: cur}
+	overlaps, vs, err := u.overlaps(ctx, l.Namespace, l.Name, changes, now)
 	if err != nil {
 		return leaseStory{}, err
 	}
-	s := leaseStory{changes: changes, cur: currentChange(l, changes)}
+	s.changes, s.views = changes, vs
 	s.card = leaseCard(l, s.cur, now)
 	s.card.Overlaps = len(overlaps)
 	if n := len(overlaps); n > 0 {
@@ -90,4 +94,19 @@ func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time) 
 	name := l.Namespace + "/" + l.Name
 	s.told = append(judge.Tell(name, judge.Terms(changes, now)), judge.TellOverlaps(name, overlaps)...)
 	return s, nil
+}
+
+// storyChanges reads the changes of the lease l and its state as its story as of now tells
+// them (see story).
+func (u *UI) storyChanges(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool) ([]judge.Change, judge.Change, error) {
+	changes, err := u.hist.changes(ctx, l.Namespace, l.Name)
+	if err != nil || !past {
+		return changes, currentChange(l, changes), err
+	}
+	changes = changesUntil(changes, now)
+	cur, _, ok, err := u.changeAsOf(ctx, l.Namespace, l.Name, changes, now)
+	if err == nil && !ok {
+		cur = currentChange(l, changes) // the history read does not reach back to its last write
+	}
+	return changes, cur, err
 }
