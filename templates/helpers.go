@@ -7,6 +7,9 @@ import (
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
+// scrubSpeeds are the speeds the time control plays at.
+var scrubSpeeds = []string{"0.25", "0.5", "1", "2", "4", "8"}
+
 // The countdown ring's geometry (viewBox 0 0 100 100).
 const (
 	ringRadius        = 42

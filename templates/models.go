@@ -13,6 +13,7 @@ type Assets struct {
 	LiveJS    string // shared helpers: watch streams, countdown rings, clock offset
 	Dashboard string
 	LeaseJS   string
+	ScrubJS   string // the time control of the dashboard and the lease page
 	PlayJS    string
 	WorkerJS  string
 	WasmExec  string
@@ -30,6 +31,9 @@ type Page struct {
 	ServerNowMs int64
 	// Nav names the current section: "dashboard", "lease" or "play".
 	Nav string
+	// At is the past moment the page shows (RFC 3339 with milliseconds), "" when it is live:
+	// the body's data-at, which scripts keep current as the time control moves.
+	At string
 }
 
 // Dashboard is the view of /.
@@ -52,6 +56,9 @@ type Dashboard struct {
 	// decision about it, by namespace and name.
 	Election  bool
 	Elections []ElectionRow
+	// Moment is the past moment shown (its At is "" when live); Time is the time control.
+	Moment Moment
+	Time   TimeControl
 }
 
 // ElectionRow is one lease that has LeaseCandidates, on the dashboard: how many, and the
@@ -161,6 +168,9 @@ type Tab struct {
 	SteppingDown    bool
 	// Native is true for leaselab candidate (client-go), which takes no fault commands.
 	Native bool
+	// Recorded is true for a candidate as its view was recorded at a past moment, rather than
+	// a connected tab: it takes no commands.
+	Recorded bool
 }
 
 // FeedItem is one line of the dashboard's event feed.
@@ -185,14 +195,35 @@ type LeasePage struct {
 	DeleteURL string
 	PlayURL   string
 	LiveURL   string
-	// At is the past moment shown (RFC 3339 with milliseconds), "" when the page is live;
-	// AtText ("14:02:11.300") and AtAge ("2 min ago") say it in words, LiveLink leads back.
-	At, AtText, AtAge, LiveLink string
+	// Time is the page's time control.
+	Time TimeControl
+}
+
+// Moment is the past moment a page or fragment shows. At (RFC 3339 with milliseconds) is ""
+// when it is live; Text ("14:02:11.300") and Age ("2 min ago") say it in words, and LiveLink
+// leads back to live.
+type Moment struct {
+	At, Text, Age, LiveLink string
+}
+
+// TimeControl is a page's time bar (scrub.js): it reads the recorded window and its events
+// from MomentsURL, and shows a moment by fetching FragmentURL with ?at= and swapping the
+// fragment's element Target into the page. ReloadLive says that going back to live loads the
+// page again (the dashboard's script follows its streams from the page it was loaded with).
+// At is the moment shown at first, "" when live.
+type TimeControl struct {
+	MomentsURL  string
+	FragmentURL string
+	Target      string
+	ReloadLive  bool
+	At          string
 }
 
 // LeaseLive is the live part of the lease page: the current state, the timeline, the events,
 // the candidates and the object.
 type LeaseLive struct {
+	// Moment is the past moment shown; its At is "" when live.
+	Moment     Moment
 	Exists     bool
 	Card       LeaseCard
 	Timeline   Timeline

@@ -183,3 +183,28 @@ func TestCut(t *testing.T) {
 		}
 	}
 }
+
+// TestTellRoles tells each change of a candidate's state once, with its first state.
+func TestTellRoles(t *testing.T) {
+	views := []View{
+		{Identity: "alice", At: at(1), State: "follower"},
+		{Identity: "alice", At: at(2), State: "leader", Leads: true},
+		{Identity: "bob", At: at(2.5), State: "follower"},
+		{Identity: "alice", At: at(3), State: "leader", Leads: true, Paused: false, Decision: "renewed"},
+		{Identity: "alice", At: at(4), State: "paused", Leads: true, Paused: true},
+		{Identity: "bob", At: at(9), State: "leader", Leads: true},
+		{Identity: "alice", At: at(10), State: "stopped"},
+	}
+	got := texts(TellRoles("default/demo", views))
+	want := strings.Join([]string{
+		"role: alice follows on default/demo",
+		"role: alice leads default/demo, as it sees it",
+		"role: bob follows on default/demo",
+		"role: alice was paused (a candidate of default/demo)",
+		"role: bob leads default/demo, as it sees it",
+		"role: alice stopped (a candidate of default/demo)",
+	}, "\n")
+	if got != want {
+		t.Errorf("TellRoles:\n%s\nwant:\n%s", got, want)
+	}
+}

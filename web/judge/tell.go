@@ -202,3 +202,35 @@ func Cut(s string, n int) string {
 	}
 	return s
 }
+
+// KindRole is a feed line of a candidate's role change, as the candidate saw it.
+const KindRole = "role"
+
+// roleTexts word a candidate's state: its identity, then the lease.
+var roleTexts = map[string]string{
+	"leader":      "%s leads %s, as it sees it",
+	"follower":    "%s follows on %s",
+	"paused":      "%s was paused (a candidate of %s)",
+	"partitioned": "%s was cut off from the API server (a candidate of %s)",
+	"stopped":     "%s stopped (a candidate of %s)",
+}
+
+// TellRoles tells the candidates' role changes as lines, oldest first: one each time a
+// candidate's view of itself (views, ordered by At) takes another state, its first view
+// included. lease names it ("namespace/name").
+func TellRoles(lease string, views []View) []Told {
+	var out []Told
+	last := map[string]string{}
+	for _, v := range views {
+		if prev, ok := last[v.Identity]; ok && prev == v.State {
+			continue
+		}
+		last[v.Identity] = v.State
+		format, ok := roleTexts[v.State]
+		if !ok {
+			format = "%s is " + Shown(v.State) + " (a candidate of %s)"
+		}
+		out = append(out, Told{v.At, KindRole, fmt.Sprintf(format, Shown(v.Identity), lease)})
+	}
+	return out
+}

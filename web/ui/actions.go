@@ -60,7 +60,7 @@ func (u *UI) createLease(c echo.Context) error {
 		}
 	}
 	if len(form.Errors) > 0 {
-		v, err := u.dashboardView(ctx, "", form)
+		v, err := u.dashboardView(ctx, "", form, moment{})
 		if err != nil {
 			return err
 		}

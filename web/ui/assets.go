@@ -104,6 +104,7 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 		LiveJS:    a.url("live.js"),
 		Dashboard: a.url("dashboard.js"),
 		LeaseJS:   a.url("lease.js"),
+		ScrubJS:   a.url("scrub.js"),
 		PlayJS:    a.url("play.js"),
 		WorkerJS:  a.url("worker.js"),
 		WasmExec:  a.url("wasm/wasm_exec.js"),

@@ -156,7 +156,7 @@ func (b *board) unsubscribe(s *boardSub) {
 
 // start reads every lease, tells their history and follows their changes. Called with b.mu.
 func (b *board) start(ctx context.Context) error {
-	leases, rev, err := b.u.listLeases(ctx, "")
+	leases, rev, err := b.u.listLeases(ctx, "", moment{})
 	if err != nil {
 		return err
 	}
@@ -172,7 +172,7 @@ func (b *board) start(ctx context.Context) error {
 	}
 	b.feed = slices.Clone(newestFeed(feed))
 	slices.Reverse(b.feed)
-	cands, candsRev, err := b.u.listCandidates(ctx, "")
+	cands, candsRev, err := b.u.listCandidates(ctx, "", moment{})
 	if err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func candidateOf(lc *coordinationv1beta1.LeaseCandidate, now time.Time) boardCan
 // tellLease judges one lease: its card, and the feed lines not told before (all of them when
 // prev is nil).
 func (b *board) tellLease(ctx context.Context, l *coordinationv1.Lease, prev *boardLease, now time.Time) (*boardLease, []templates.FeedItem, error) {
-	st, err := b.u.story(ctx, l, now)
+	st, err := b.u.story(ctx, l, now, false)
 	if err != nil {
 		return nil, nil, err
 	}

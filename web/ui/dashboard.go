@@ -21,44 +21,57 @@ import (
 // maxFeed is how many lines the dashboard's feed starts with.
 const maxFeed = 30
 
-// dashboard serves /.
+// dashboard serves /[?at=].
 func (u *UI) dashboard(c echo.Context) error {
-	v, err := u.dashboardView(c.Request().Context(), c.QueryParam("namespace"), templates.LeaseForm{})
-	if err != nil {
+	m, ok, err := u.momentOfRequest(c)
+	if !ok {
 		return err
 	}
+	v, err := u.dashboardView(c.Request().Context(), c.QueryParam("namespace"), templates.LeaseForm{}, m)
+	if err != nil {
+		return u.failMoment(c, m.at, err)
+	}
 	return u.render(c, http.StatusOK, templates.DashboardView(v))
+}
+
+// dashboardLive serves the part of the dashboard that shows a moment (/ui/dashboard/live?at=),
+// which the time control swaps in.
+func (u *UI) dashboardLive(c echo.Context) error {
+	m, ok, err := u.momentOfRequest(c)
+	if !ok {
+		return err
+	}
+	v, err := u.dashboardView(c.Request().Context(), c.QueryParam("namespace"), templates.LeaseForm{}, m)
+	if err != nil {
+		return u.failMoment(c, m.at, err)
+	}
+	return u.render(c, http.StatusOK, templates.DashboardLiveView(v))
 }
 
 // leaseKey names a lease in maps.
 type leaseKey struct{ ns, name string }
 
-// dashboardView builds the dashboard's view model. ns filters what is shown (the rest is
-// rendered hidden, so that the filter works without a reload).
-func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseForm) (templates.Dashboard, error) {
-	now := u.opts.Now()
-	leases, leasesRV, err := u.listLeases(ctx, "")
+// dashboardView builds the dashboard's view model as of m. ns filters what is shown (the rest
+// is rendered hidden, so that the filter works without a reload).
+func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseForm, m moment) (templates.Dashboard, error) {
+	now := u.judgeTime(m)
+	leases, leasesRV, err := u.listLeases(ctx, "", m)
 	if err != nil {
 		return templates.Dashboard{}, err
 	}
-	cands, candsRV, err := u.listCandidates(ctx, "")
+	cands, candsRV, err := u.listCandidates(ctx, "", m)
 	if err != nil {
 		return templates.Dashboard{}, err
 	}
-	namespaces, nsRV, err := u.listNamespaces(ctx)
+	namespaces, nsRV, err := u.listNamespaces(ctx, m)
 	if err != nil {
 		return templates.Dashboard{}, err
 	}
-	tabs := u.hub.Tabs()
-
-	candCount := map[leaseKey]int{}
-	for _, lc := range cands {
-		candCount[leaseKey{lc.Namespace, lc.Spec.LeaseName}]++
+	tabs, err := u.tabRows(ctx, m, "", "")
+	if err != nil {
+		return templates.Dashboard{}, err
 	}
-	tabCount := map[leaseKey]int{}
-	for _, t := range tabs {
-		tabCount[leaseKey{t.Namespace, t.Lease}]++
-	}
+	live := dashboardURL(ns)
 	v := templates.Dashboard{
 		Page:         u.page("Dashboard", "dashboard"),
 		LeasesRV:     strconv.FormatInt(leasesRV, 10),
@@ -66,19 +79,35 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 		CandidatesRV: strconv.FormatInt(candsRV, 10),
 		Namespace:    ns,
 		Form:         form,
+		Tabs:         tabs,
+		Moment:       u.momentView(m, live),
+		Time:         timeControl(m, ns, "", withNamespace("/ui/dashboard/live", ns), "dashboard-live"),
 	}
-	seen := map[string]bool{}
-	for _, n := range namespaces {
-		seen[n] = true
+	v.Page.At, v.Time.ReloadLive = v.Moment.At, true
+	for _, lc := range cands {
+		v.Candidates = append(v.Candidates, candidateRow(lc, now))
 	}
-	// Every lease that has candidates gets the election controller's latest decision; a
-	// conflict also shows on its card.
-	decisions := u.decisionsFunc()
+	latest := u.electionRows(&v, cands, m)
+	if err := u.dashboardCards(ctx, &v, leases, latest, m); err != nil {
+		return templates.Dashboard{}, err
+	}
+	v.Namespaces = knownNamespaces(namespaces, leases)
+	return v, nil
+}
+
+// electionRows fills the dashboard's elections as of m: every lease that has candidates, with
+// the election controller's latest decision about it, which it returns by lease.
+func (u *UI) electionRows(v *templates.Dashboard, cands []*coordinationv1beta1.LeaseCandidate, m moment) map[leaseKey]templates.DecisionView {
+	candCount := map[leaseKey]int{}
+	for _, lc := range cands {
+		candCount[leaseKey{lc.Namespace, lc.Spec.LeaseName}]++
+	}
+	decisions := u.decisionsAt(m)
 	v.Election = decisions != nil
 	latest := map[leaseKey]templates.DecisionView{}
 	for k, n := range candCount {
 		row := templates.ElectionRow{Namespace: k.ns, Lease: k.name, LeaseURL: leaseURL(k.ns, k.name), Candidates: n}
-		row.Decision, row.HasDecision = latestDecision(decisions, k, now)
+		row.Decision, row.HasDecision = latestDecision(decisions, k, u.judgeTime(m))
 		if row.HasDecision {
 			latest[k] = row.Decision
 		}
@@ -90,12 +119,25 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 		}
 		return strings.Compare(a.Lease, b.Lease)
 	})
+	return latest
+}
+
+// dashboardCards fills the dashboard's lease cards and its feed, each lease's story told as
+// of m; latest are the election controller's latest decisions by lease.
+func (u *UI) dashboardCards(ctx context.Context, v *templates.Dashboard, leases []*coordinationv1.Lease, latest map[leaseKey]templates.DecisionView, m moment) error {
+	candCount, tabCount := map[leaseKey]int{}, map[leaseKey]int{}
+	for _, r := range v.Elections {
+		candCount[leaseKey{r.Namespace, r.Lease}] = r.Candidates
+	}
+	for _, t := range v.Tabs {
+		tabCount[leaseKey{t.Namespace, t.Lease}]++
+	}
 	var feed []templates.FeedItem
 	for _, l := range leases {
 		k := leaseKey{l.Namespace, l.Name}
-		st, err := u.story(ctx, l, now)
+		st, err := u.story(ctx, l, u.judgeTime(m), m.past())
 		if err != nil {
-			return templates.Dashboard{}, err
+			return err
 		}
 		for _, t := range st.told {
 			feed = append(feed, feedItem(l.Namespace, l.Name, t))
@@ -106,21 +148,36 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 			card.Conflict = d.Message
 		}
 		v.Leases = append(v.Leases, card)
+	}
+	v.Feed = newestFeed(feed)
+	return nil
+}
+
+// knownNamespaces are the namespaces and those of the leases, sorted.
+func knownNamespaces(namespaces []string, leases []*coordinationv1.Lease) []string {
+	seen := map[string]bool{}
+	for _, n := range namespaces {
+		seen[n] = true
+	}
+	for _, l := range leases {
 		if !seen[l.Namespace] {
 			seen[l.Namespace] = true
 			namespaces = append(namespaces, l.Namespace)
 		}
 	}
 	slices.Sort(namespaces)
-	v.Namespaces = namespaces
-	for _, lc := range cands {
-		v.Candidates = append(v.Candidates, candidateRow(lc, now))
+	return namespaces
+}
+
+// dashboardURL is the dashboard filtered to the namespace ns (all when empty).
+func dashboardURL(ns string) string { return withNamespace("/", ns) }
+
+// withNamespace is path with ?namespace=ns, when ns is set.
+func withNamespace(path, ns string) string {
+	if ns == "" {
+		return path
 	}
-	for _, t := range tabs {
-		v.Tabs = append(v.Tabs, tabView(t))
-	}
-	v.Feed = newestFeed(feed)
-	return v, nil
+	return path + "?" + url.Values{"namespace": {ns}}.Encode()
 }
 
 // currentChange is the lease as the rules see it: its newest change in the history, else

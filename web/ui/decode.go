@@ -35,9 +35,20 @@ func (u *UI) decodeLease(o store.Object) (*coordinationv1.Lease, error) {
 	return l, nil
 }
 
-// listLeases returns every lease (of one namespace when ns is set) and the list's revision.
-func (u *UI) listLeases(ctx context.Context, ns string) ([]*coordinationv1.Lease, int64, error) {
-	res, err := u.store.List(ctx, store.ListOptions{Resource: u.leases.StorageResource(), Namespace: ns})
+// list lists objects as of the moment m: at its revision, the current ones when m is live. A
+// past moment before any change lists nothing.
+func (u *UI) list(ctx context.Context, m moment, opts store.ListOptions) (store.ListResult, error) {
+	if m.past() && m.rev == 0 {
+		return store.ListResult{}, nil
+	}
+	opts.Revision = m.rev
+	return u.store.List(ctx, opts)
+}
+
+// listLeases returns every lease as of m (of one namespace when ns is set) and the list's
+// revision.
+func (u *UI) listLeases(ctx context.Context, ns string, m moment) ([]*coordinationv1.Lease, int64, error) {
+	res, err := u.list(ctx, m, store.ListOptions{Resource: u.leases.StorageResource(), Namespace: ns})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list leases: %w", err)
 	}
@@ -52,9 +63,9 @@ func (u *UI) listLeases(ctx context.Context, ns string) ([]*coordinationv1.Lease
 	return out, res.Revision, nil
 }
 
-// listCandidates returns every LeaseCandidate (of one namespace when ns is set).
-func (u *UI) listCandidates(ctx context.Context, ns string) ([]*coordinationv1beta1.LeaseCandidate, int64, error) {
-	res, err := u.store.List(ctx, store.ListOptions{Resource: u.candidates.StorageResource(), Namespace: ns})
+// listCandidates returns every LeaseCandidate as of m (of one namespace when ns is set).
+func (u *UI) listCandidates(ctx context.Context, ns string, m moment) ([]*coordinationv1beta1.LeaseCandidate, int64, error) {
+	res, err := u.list(ctx, m, store.ListOptions{Resource: u.candidates.StorageResource(), Namespace: ns})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list lease candidates: %w", err)
 	}
@@ -71,9 +82,9 @@ func (u *UI) listCandidates(ctx context.Context, ns string) ([]*coordinationv1be
 	return out, res.Revision, nil
 }
 
-// listNamespaces returns the names of every namespace.
-func (u *UI) listNamespaces(ctx context.Context) ([]string, int64, error) {
-	res, err := u.store.List(ctx, store.ListOptions{Resource: u.namespaces.StorageResource()})
+// listNamespaces returns the names of every namespace as of m.
+func (u *UI) listNamespaces(ctx context.Context, m moment) ([]string, int64, error) {
+	res, err := u.list(ctx, m, store.ListOptions{Resource: u.namespaces.StorageResource()})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list namespaces: %w", err)
 	}
@@ -84,9 +95,9 @@ func (u *UI) listNamespaces(ctx context.Context) ([]string, int64, error) {
 	return out, res.Revision, nil
 }
 
-// leaseEvents returns the core v1 Events of ns whose involvedObject is the lease name.
-func (u *UI) leaseEvents(ctx context.Context, ns, name string) ([]*corev1.Event, error) {
-	res, err := u.store.List(ctx, store.ListOptions{Resource: u.events.StorageResource(), Namespace: ns})
+// leaseEvents returns the core v1 Events of ns as of m whose involvedObject is the lease name.
+func (u *UI) leaseEvents(ctx context.Context, ns, name string, m moment) ([]*corev1.Event, error) {
+	res, err := u.list(ctx, m, store.ListOptions{Resource: u.events.StorageResource(), Namespace: ns})
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
 	}

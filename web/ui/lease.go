@@ -2,11 +2,8 @@ package ui
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,23 +22,21 @@ import (
 // maxEvents is how many events the lease page lists.
 const maxEvents = 50
 
-// leasePage serves /leases/:namespace/:name.
+// leasePage serves /leases/:namespace/:name[?at=].
 func (u *UI) leasePage(c echo.Context) error {
 	ns, name := c.Param("namespace"), c.Param("name")
-	at, err := momentParam(c)
-	if err != nil {
-		return u.fail(c, http.StatusBadRequest, err.Error())
-	}
-	live, known, err := u.leaseLiveView(c.Request().Context(), ns, name, at)
-	if errors.Is(err, store.ErrCompacted) {
-		return u.fail(c, http.StatusGone, errMomentCompacted)
-	}
-	if err != nil {
+	m, ok, err := u.momentOfRequest(c)
+	if !ok {
 		return err
+	}
+	live, known, err := u.leaseLiveView(c.Request().Context(), ns, name, m)
+	if err != nil {
+		return u.failMoment(c, m.at, err)
 	}
 	if !known {
 		return u.fail(c, http.StatusNotFound, "There is no lease "+ns+"/"+name+", none in the change log, and no LeaseCandidates for it.")
 	}
+	liveURL := leaseURL(ns, name) + "/live"
 	v := templates.LeasePage{
 		Page:      u.page(ns+"/"+name, "lease"),
 		Namespace: ns,
@@ -50,119 +45,101 @@ func (u *UI) leasePage(c echo.Context) error {
 		RV:        live.Revision,
 		DeleteURL: deleteURL(ns, name),
 		PlayURL:   playURL(ns, name),
-		LiveURL:   leaseURL(ns, name) + "/live",
+		LiveURL:   liveURL,
+		Time:      timeControl(m, ns, name, liveURL, "lease-live"),
 	}
-	if !at.IsZero() {
-		v.At = at.UTC().Format(momentLayout)
-		v.AtText = preciseTime(at)
-		v.AtAge = ageText(at, u.opts.Now())
-		v.LiveLink = leaseURL(ns, name)
-		v.LiveURL += "?at=" + url.QueryEscape(v.At)
-	}
+	v.Page.At = live.Moment.At
 	return u.render(c, http.StatusOK, templates.LeasePageView(v))
 }
-
-// errMomentCompacted says why a moment cannot be shown.
-const errMomentCompacted = "That moment is older than the change log keeps: compaction has removed the changes before it (see serve's --compact-keep and --compact-max-age)."
 
 // momentLayout is how a moment is written in links: RFC 3339 with milliseconds.
 const momentLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// momentParam reads the ?at= of a page that shows a past moment; zero when the page is live.
-func momentParam(c echo.Context) (time.Time, error) {
-	s := c.QueryParam("at")
-	if s == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("at=%q is not a moment: write it in RFC 3339, such as 2026-11-25T14:02:11.300Z", s)
-	}
-	return t, nil
-}
-
-// leaseLive serves the live part of the lease page, which lease.js swaps in.
+// leaseLive serves the live part of the lease page[?at=], which lease.js and scrub.js swap in.
 func (u *UI) leaseLive(c echo.Context) error {
-	at, err := momentParam(c)
-	if err != nil {
-		return u.fail(c, http.StatusBadRequest, err.Error())
-	}
-	live, _, err := u.leaseLiveView(c.Request().Context(), c.Param("namespace"), c.Param("name"), at)
-	if errors.Is(err, store.ErrCompacted) {
-		return u.fail(c, http.StatusGone, errMomentCompacted)
-	}
-	if err != nil {
+	m, ok, err := u.momentOfRequest(c)
+	if !ok {
 		return err
+	}
+	live, _, err := u.leaseLiveView(c.Request().Context(), c.Param("namespace"), c.Param("name"), m)
+	if err != nil {
+		return u.failMoment(c, m.at, err)
 	}
 	return u.render(c, http.StatusOK, templates.LeaseLiveView(live))
 }
 
-// leaseLiveView builds the lease page's live part, as of at when it is not zero (the changes up
-// to then, drawn by the same judge). known is false when the lease neither exists nor has any
+// leaseLiveView builds the lease page's live part as of m (at a past moment: the changes up to
+// then, drawn by the same judge). known is false when the lease neither exists nor has any
 // change left in the log.
-func (u *UI) leaseLiveView(ctx context.Context, ns, name string, at time.Time) (templates.LeaseLive, bool, error) {
-	now := u.opts.Now()
-	var live templates.LeaseLive
+func (u *UI) leaseLiveView(ctx context.Context, ns, name string, m moment) (templates.LeaseLive, bool, error) {
+	now := u.judgeTime(m)
+	live := templates.LeaseLive{Moment: u.momentView(m, leaseURL(ns, name))}
 	rev, _, err := u.store.Revision(ctx)
 	if err != nil {
 		return live, false, err
 	}
 	live.Revision = strconv.FormatInt(rev, 10)
 	var changes []judge.Change
-	if at.IsZero() {
-		changes, err = u.hist.changes(ctx, ns, name)
+	if m.past() {
+		changes, err = u.hist.changesAt(ctx, ns, name, m.at)
 	} else {
-		changes, err = u.hist.changesAt(ctx, ns, name, at)
+		changes, err = u.hist.changes(ctx, ns, name)
 	}
 	if err != nil {
 		return live, false, err
 	}
-	if !at.IsZero() {
-		now = at
-		if err := u.leaseAsOf(ctx, &live, ns, name, changes, at); err != nil {
-			return live, false, err
-		}
-	} else if err := u.leaseNow(ctx, &live, ns, name, changes, now); err != nil {
+	if m.past() {
+		err = u.leaseAsOf(ctx, &live, ns, name, changes, m.at)
+	} else {
+		err = u.leaseNow(ctx, &live, ns, name, changes, now)
+	}
+	if err != nil {
 		return live, false, err
 	}
-	overlaps, vs, err := u.overlaps(ctx, ns, name, changes, now, !at.IsZero())
+	overlaps, vs, err := u.overlaps(ctx, ns, name, changes, now, m.past())
 	if err != nil {
 		return live, false, err
 	}
 	live.Overlaps = overlapViews(overlaps, ns, name, now)
 	live.ViewsRecorded = len(vs) > 0
 	live.Timeline = layoutTimeline(judge.Terms(changes, now), overlaps, now)
-
-	events, err := u.leaseEvents(ctx, ns, name)
+	events, err := u.leaseEvents(ctx, ns, name, m)
 	if err != nil {
 		return live, false, err
 	}
 	live.Events = eventRows(events, now)
-
-	cands, _, err := u.listCandidates(ctx, ns)
-	if err != nil {
+	if err := u.leaseCandidates(ctx, &live, ns, name, m); err != nil {
 		return live, false, err
+	}
+	// A lease that does not exist still has a page while candidates name it: the controller
+	// may not have written it yet, or leave it alone, and its decisions say why.
+	return live, live.Exists || len(changes) > 0 || len(live.Candidates) > 0, nil
+}
+
+// leaseCandidates fills the lease's candidates as of m: its LeaseCandidates, its candidate
+// tabs and the election controller's decisions.
+func (u *UI) leaseCandidates(ctx context.Context, live *templates.LeaseLive, ns, name string, m moment) error {
+	now := u.judgeTime(m)
+	cands, _, err := u.listCandidates(ctx, ns, m)
+	if err != nil {
+		return err
 	}
 	for _, lc := range cands {
 		if lc.Spec.LeaseName == name {
 			live.Candidates = append(live.Candidates, candidateRow(lc, now))
 		}
 	}
-	for _, t := range u.hub.Tabs() {
-		if t.Namespace == ns && t.Lease == name {
-			live.Tabs = append(live.Tabs, tabView(t))
-		}
+	if live.Tabs, err = u.tabRows(ctx, m, ns, name); err != nil {
+		return err
 	}
-	if f := u.decisionsFunc(); f != nil {
+	if f := u.decisionsAt(m); f != nil {
 		live.Election = true
 		live.Decisions = decisionViews(f(ns, name), now)
 		if len(live.Decisions) > 0 && live.Decisions[0].Kind == templates.DecisionConflict && len(live.Candidates) > 0 {
 			live.Conflict = live.Decisions[0].Message
 		}
 	}
-	// A lease that does not exist still has a page while candidates name it: the controller
-	// may not have written it yet, or leave it alone, and its decisions say why.
-	return live, live.Exists || len(changes) > 0 || len(live.Candidates) > 0, nil
+	return nil
 }
 
 // leaseNow fills the state of the lease as it is now.
@@ -184,21 +161,36 @@ func (u *UI) leaseNow(ctx context.Context, live *templates.LeaseLive, ns, name s
 	return err
 }
 
-// leaseAsOf fills the state of the lease at the moment at: the last write committed by then,
-// read from the change log (the history cache keeps only the first and last renewal of a term),
-// judged against the change before it.
+// leaseAsOf fills the state of the lease at the moment at from its changes up to then.
 func (u *UI) leaseAsOf(ctx context.Context, live *templates.LeaseLive, ns, name string, changes []judge.Change, at time.Time) error {
-	n := len(changes)
-	if n == 0 || changes[n-1].Deleted {
-		return nil
+	cur, l, ok, err := u.changeAsOf(ctx, ns, name, changes, at)
+	if err != nil || !ok {
+		return err
 	}
-	cur := changes[n-1]
 	live.Exists = true
 	meta := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	live.Card = leaseCard(meta, cur, at)
+	if l == nil {
+		return nil // compacted since: the page shows no object
+	}
+	live.YAML, err = leaseYAML(l)
+	return err
+}
+
+// changeAsOf is the lease's last write committed by the moment at, judged against the change
+// before it, and the lease it wrote; changes are the lease's changes up to at. It reads the
+// change log, as the history cache keeps only the first and last renewal of a term. ok is
+// false when the lease did not exist at that moment; the lease is nil when its write was
+// compacted away since.
+func (u *UI) changeAsOf(ctx context.Context, ns, name string, changes []judge.Change, at time.Time) (cur judge.Change, l *coordinationv1.Lease, ok bool, err error) {
+	n := len(changes)
+	if n == 0 || changes[n-1].Deleted {
+		return judge.Change{}, nil, false, nil
+	}
+	cur = changes[n-1]
 	evs, err := u.store.History(ctx, store.Key{Resource: u.leases.StorageResource(), Namespace: ns, Name: name}, cur.Revision-1)
 	if err != nil {
-		return err
+		return cur, nil, false, err
 	}
 	last := -1
 	for i, ev := range evs {
@@ -208,17 +200,15 @@ func (u *UI) leaseAsOf(ctx context.Context, live *templates.LeaseLive, ns, name 
 		last = i
 	}
 	if last < 0 {
-		return nil // compacted since: the page shows no object
+		return cur, nil, true, nil
 	}
-	l, err := u.decodeLease(evs[last].Object)
-	if err != nil {
-		return err
+	if l, err = u.decodeLease(evs[last].Object); err != nil {
+		return cur, nil, false, err
 	}
 	if evs[last].Object.Revision != cur.Revision {
-		live.Card = leaseCard(meta, judge.ChangeOf(l, evs[last].Object.Revision, evs[last].Time, &cur), at)
+		cur = judge.ChangeOf(l, evs[last].Object.Revision, evs[last].Time, &cur)
 	}
-	live.YAML, err = leaseYAML(l)
-	return err
+	return cur, l, true, nil
 }
 
 // changesUntil is the changes committed at or before at.

@@ -94,6 +94,7 @@ func preciseTime(t time.Time) string { return t.Local().Format("15:04:05.000") }
 // lines (terms and split-brain intervals), judged from its changes and its candidates' views.
 type leaseStory struct {
 	changes []judge.Change
+	views   []judge.View
 	cur     judge.Change
 	card    templates.LeaseCard
 	told    []judge.Told
@@ -101,17 +102,20 @@ type leaseStory struct {
 	disagreeing bool
 }
 
-// story judges the lease l as of now from the change log and the views on record.
-func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time) (leaseStory, error) {
-	changes, err := u.hist.changes(ctx, l.Namespace, l.Name)
+// story judges the lease l as of now from the change log and the views on record. When past
+// is true, now is a past moment and l the lease as it was then: the changes and views after
+// it are left out, and the lease's state is its last write by then.
+func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool) (leaseStory, error) {
+	changes, cur, err := u.storyChanges(ctx, l, now, past)
 	if err != nil {
 		return leaseStory{}, err
 	}
-	overlaps, vs, err := u.overlaps(ctx, l.Namespace, l.Name, changes, now, false)
+	s := leaseStory{cur: cur}
+	overlaps, vs, err := u.overlaps(ctx, l.Namespace, l.Name, changes, now, past)
 	if err != nil {
 		return leaseStory{}, err
 	}
-	s := leaseStory{changes: changes, cur: currentChange(l, changes)}
+	s.changes, s.views = changes, vs
 	s.disagreeing = disagreeing(vs, s.cur.Holder)
 	s.card = leaseCard(l, s.cur, now)
 	s.card.Overlaps = len(overlaps)
@@ -121,4 +125,22 @@ func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time) 
 	name := l.Namespace + "/" + l.Name
 	s.told = append(judge.Tell(name, judge.Terms(changes, now)), judge.TellOverlaps(name, overlaps)...)
 	return s, nil
+}
+
+// storyChanges reads the changes of the lease l and its state as its story as of now tells
+// them (see story).
+func (u *UI) storyChanges(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool) ([]judge.Change, judge.Change, error) {
+	if !past {
+		changes, err := u.hist.changes(ctx, l.Namespace, l.Name)
+		return changes, currentChange(l, changes), err
+	}
+	changes, err := u.hist.changesAt(ctx, l.Namespace, l.Name, now)
+	if err != nil {
+		return nil, judge.Change{}, err
+	}
+	cur, _, ok, err := u.changeAsOf(ctx, l.Namespace, l.Name, changes, now)
+	if err == nil && !ok {
+		cur = currentChange(l, changes) // the history read does not reach back to its last write
+	}
+	return changes, cur, err
 }

@@ -147,9 +147,14 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 
 // Register adds the UI's routes to e:
 //
-//	GET  /                                  dashboard
-//	GET  /leases/:namespace/:name           lease page
-//	GET  /leases/:namespace/:name/live      the lease page's live part (HTML fragment)
+//	GET  /[?at=]                            dashboard, at a past moment with ?at=
+//	GET  /ui/dashboard/live[?at=]           the part of the dashboard that shows a moment
+//	                                        (HTML fragment, for the time control)
+//	GET  /leases/:namespace/:name[?at=]     lease page
+//	GET  /leases/:namespace/:name/live      the lease page's live part (HTML fragment), at a
+//	                                        past moment with ?at=
+//	GET  /ui/moments?namespace=&lease=      JSON: the recorded window and its events, for the
+//	                                        time control
 //	GET  /play                              candidate tab
 //	POST /ui/leases                         create a lease (form)
 //	POST /ui/leases/:namespace/:name/delete delete a lease (form)
@@ -163,6 +168,8 @@ func (u *UI) Register(e *echo.Echo) {
 	e.GET("/", u.dashboard)
 	e.GET("/leases/:namespace/:name", u.leasePage)
 	e.GET("/leases/:namespace/:name/live", u.leaseLive)
+	e.GET("/ui/dashboard/live", u.dashboardLive)
+	e.GET("/ui/moments", u.moments)
 	e.GET("/play", u.play)
 	e.POST("/ui/leases", u.createLease, sameOrigin)
 	e.POST("/ui/leases/:namespace/:name/delete", u.deleteLease, sameOrigin)

@@ -10,8 +10,10 @@ package views
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
+	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/judge"
 )
@@ -47,6 +49,8 @@ type Record struct {
 	ClockOffsetMs int64  `json:"clockOffsetMs,omitempty"`
 	// ClockRate is how fast its clock runs; absent for the real rate.
 	ClockRate float64 `json:"clockRate,omitempty"`
+	// ActiveFaults are the faults in the candidate's own words, for the screens.
+	ActiveFaults []string `json:"activeFaults,omitempty"`
 	// Decision and DecisionText are the candidate's newest decision.
 	Decision     string `json:"decision,omitempty"`
 	DecisionText string `json:"decisionText,omitempty"`
@@ -74,7 +78,8 @@ func FromReport(r tabproto.Report, source string, received time.Time, prevRole s
 		Leads:  r.Role == tabproto.RoleLeader && r.State != tabproto.StateStopped,
 		Paused: r.Faults.Paused, Partition: string(r.Faults.Partition),
 		LatencyMs: r.Faults.LatencyMs, ClockOffsetMs: r.Faults.ClockOffsetMs, ClockRate: r.Faults.ClockRate,
-		Decision: r.LastLog.Kind, DecisionText: r.LastLog.Text,
+		ActiveFaults: r.ActiveFaults,
+		Decision:     r.LastLog.Kind, DecisionText: r.LastLog.Text,
 		ClockMs: r.Clock, RoleSinceMs: r.RoleSince,
 		ReceivedMs: received.UnixMilli(), AtMs: received.UnixMilli(),
 	}
@@ -115,6 +120,27 @@ func (r Record) View() judge.View {
 		ClockRate:   r.ClockRate,
 		Decision:    r.Decision,
 	}
+}
+
+// Report is the record as a tab's report: what the screens draw of a candidate as it was.
+func (r Record) Report() tabproto.Report {
+	return tabproto.Report{
+		Identity: r.Identity, Namespace: r.Namespace, Lease: r.Lease,
+		State: tabproto.State(r.State), Role: tabproto.Role(r.Role), Holder: r.Holder,
+		Faults: tabproto.Faults{Paused: r.Paused, Partition: tabproto.Partition(r.Partition),
+			LatencyMs: r.LatencyMs, ClockOffsetMs: r.ClockOffsetMs},
+		ActiveFaults: r.ActiveFaults,
+		LastLog:      tabproto.LogLine{At: r.ClockMs, Kind: r.Decision, Text: r.DecisionText},
+	}
+}
+
+// RecordOf decodes a stored view (an object of Resource).
+func RecordOf(o store.Object) (Record, error) {
+	r, err := decode(o.Value)
+	if err != nil {
+		return Record{}, fmt.Errorf("candidate view %s/%s: %w", o.Namespace, o.Name, err)
+	}
+	return r, nil
 }
 
 // Name is the store name of a candidate's views of a lease.

@@ -2,7 +2,8 @@
 // LeaseCandidates come from the board (/ui/board/watch), as the server judged them; namespaces
 // from the API's watch (WebSocket); the connected candidate tabs and the election controller's
 // latest decisions from the tab hub's stream, which also carries the instructor's fault
-// commands to a tab. It draws what it is sent and decides no lease rule of its own.
+// commands to a tab. It draws what it is sent and decides no lease rule of its own. A page
+// that shows a past moment (/?at=, or the time control) follows none of these streams.
 'use strict';
 (function () {
   const root = document.getElementById('dashboard');
@@ -159,18 +160,25 @@
     filter.insertBefore(opt, before);
   }
 
-  function applyFilter() {
-    nsFilter = filter.value;
+  /** Hides what the namespace filter leaves out. */
+  function hideFiltered() {
     for (const el of root.querySelectorAll('[data-lease-card], [data-tab-row], [data-candidate-row], [data-election-row], .feed-item')) {
       el.hidden = !!nsFilter && el.dataset.namespace !== nsFilter;
     }
+    emptyStates();
+  }
+
+  function applyFilter() {
+    nsFilter = filter.value;
+    hideFiltered();
     openTabNS.value = nsFilter || 'default';
     const u = new URL(location.href);
     if (nsFilter) u.searchParams.set('namespace', nsFilter); else u.searchParams.delete('namespace');
     history.replaceState(null, '', u.href);
-    emptyStates();
   }
   filter.addEventListener('change', applyFilter);
+  // The time control swapped in the dashboard of a moment.
+  root.addEventListener('ll:swapped', hideFiltered);
 
   // --- LeaseCandidates ----------------------------------------------------------------------
   const candidates = new Map();
@@ -258,16 +266,6 @@
     LL.setText(card, 'conflict-text', d ? d.message || '' : '');
   }
 
-  function ageText(atMs) {
-    if (!atMs) return '';
-    const s = Math.floor((LL.serverNow() - atMs) / 1000);
-    if (s < 0) return 'in the future';
-    if (s < 60) return s + ' s ago';
-    if (s < 3600) return Math.floor(s / 60) + ' min ago';
-    if (s < 48 * 3600) return Math.floor(s / 3600) + ' h ago';
-    return Math.floor(s / 86400) + ' days ago';
-  }
-
   function renderElection(row, k) {
     const d = decisions.get(k);
     const kind = d ? d.kind : '';
@@ -281,7 +279,7 @@
     LL.setText(row, 'kind-word', d ? d.word : 'NONE');
     LL.setText(row, 'message', d ? d.message || '' : (election ? 'no decision yet' : 'the election controller is off'));
     const age = LL.field(row, 'age');
-    age.textContent = d ? ageText(d.atMs) : '';
+    age.textContent = d ? LL.ago(d.atMs) : '';
     age.setAttribute('title', d ? LL.clock(d.atMs) : '');
   }
 
@@ -321,18 +319,13 @@
     if (document.hidden) return;
     for (const [k, row] of electionRows) {
       const d = decisions.get(k);
-      if (d) LL.setText(row, 'age', ageText(d.atMs));
+      if (d) LL.setText(row, 'age', LL.ago(d.atMs));
     }
   }, 1000);
 
   // --- connected candidate tabs -------------------------------------------------------------
   let tabs = [];
   const lastLogSeen = new Map();
-  const send = LL.socket('tabs', '/ui/tabs/watch', (msg) => {
-    if (msg.type === 'tabs') renderTabs(msg.tabs || []);
-    if (msg.type === 'decisions') onDecisions(msg);
-    if (msg.type === 'error') flashTab(msg.tab, msg.error);
-  });
 
   function renderTabs(list) {
     const rows = new Map();
@@ -436,8 +429,17 @@
   }
 
   // --- streams ------------------------------------------------------------------------------
-  const reload = () => location.reload();
-  LL.socket('board', '/ui/board/watch', (msg) => { if (msg.type === 'board') onBoard(msg); });
-  LL.watch('namespaces', '/api/v1/namespaces', root.dataset.namespacesRv, onNamespace, reload);
+  /** Sends a fault command to the hub; false while not connected. */
+  let send = () => false;
+  function follow() {
+    send = LL.socket('tabs', '/ui/tabs/watch', (msg) => {
+      if (msg.type === 'tabs') renderTabs(msg.tabs || []);
+      if (msg.type === 'decisions') onDecisions(msg);
+      if (msg.type === 'error') flashTab(msg.tab, msg.error);
+    });
+    LL.socket('board', '/ui/board/watch', (msg) => { if (msg.type === 'board') onBoard(msg); });
+    LL.watch('namespaces', '/api/v1/namespaces', root.dataset.namespacesRv, onNamespace, () => location.reload());
+  }
+  if (!root.dataset.at) follow();
   emptyStates();
 })();

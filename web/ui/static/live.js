@@ -34,6 +34,17 @@
     return p(d.getHours()) + ':' + p(d.getMinutes()) + ':' + p(d.getSeconds());
   }
 
+  /** How long ago the server-clock instant ms was: "3 s ago", "2 min ago". */
+  function ago(ms) {
+    if (!ms) return '';
+    const s = Math.floor((serverNow() - ms) / 1000);
+    if (s < 0) return 'in the future';
+    if (s < 60) return s + ' s ago';
+    if (s < 3600) return Math.floor(s / 60) + ' min ago';
+    if (s < 48 * 3600) return Math.floor(s / 3600) + ' h ago';
+    return Math.floor(s / 86400) + ' days ago';
+  }
+
   /** The element of root marked data-field=name. */
   function field(root, name) { return root.querySelector('[data-field="' + name + '"]'); }
 
@@ -51,7 +62,8 @@
 
   // --- connection indicator: "live" when every stream is up -------------------------------
   // A stream down for longer than a reconnect's usual blink shows the banner and greys the
-  // live content (body.offline), so that nobody reads stale numbers as current.
+  // live content (body.offline), so that nobody reads stale numbers as current. A page that
+  // shows a past moment (body[data-at]) has its streams paused and says so instead.
   const streams = new Map();
   const conn = document.getElementById('conn');
   const banner = document.getElementById('offline');
@@ -64,21 +76,25 @@
   }
   function setStream(name, up) {
     streams.set(name, up);
+    showConnection();
+    const all = connected();
+    if (all !== wasUp) {
+      wasUp = all;
+      for (const f of connListeners) f(all);
+    }
+  }
+  function showConnection() {
     const all = connected();
     if (conn) {
-      conn.textContent = all ? 'live' : 'reconnecting…';
-      conn.classList.toggle('down', !all);
+      conn.textContent = moment() ? 'past moment' : all ? 'live' : 'reconnecting…';
+      conn.classList.toggle('down', !all && !moment());
     }
-    if (all) {
+    if (all || moment()) {
       clearTimeout(offlineTimer);
       offlineTimer = 0;
       setOffline(false);
     } else if (!offlineTimer) {
-      offlineTimer = setTimeout(() => { offlineTimer = 0; if (!connected()) setOffline(true); }, 1500);
-    }
-    if (all !== wasUp) {
-      wasUp = all;
-      for (const f of connListeners) f(all);
+      offlineTimer = setTimeout(() => { offlineTimer = 0; if (!connected() && !moment()) setOffline(true); }, 1500);
     }
   }
   function setOffline(on) {
@@ -87,6 +103,23 @@
   }
   /** Calls f(up) whenever the page as a whole connects (every stream up) or loses a stream. */
   function onConnection(f) { connListeners.push(f); }
+
+  // --- the moment shown: live (''), or a past moment (RFC 3339) -----------------------------
+  /** The streams, each with pause() and resume(): a page showing a past moment follows none. */
+  const pausable = [];
+  /** The past moment the page shows, '' when it is live. */
+  function moment() { return document.body.dataset.at || ''; }
+  /**
+   * Shows the moment at ('' for live): pauses every stream while the page shows the past and
+   * resumes them when it is live again, and tells the page's scripts ("ll:moment").
+   */
+  function setMoment(at) {
+    const was = moment();
+    document.body.dataset.at = at;
+    if (!was !== !at) for (const s of pausable) (at ? s.pause : s.resume)();
+    showConnection();
+    document.dispatchEvent(new CustomEvent('ll:moment', { detail: { at } }));
+  }
 
   function wsURL(path) {
     const u = new URL(path, location.href);
@@ -104,12 +137,14 @@
     let last = rv || '';
     let delay = 500;
     let stopped = false;
+    let ws = null;
     function open() {
+      if (ws || stopped || moment()) return;
       const u = wsURL(path);
       u.searchParams.set('watch', 'true');
       u.searchParams.set('allowWatchBookmarks', 'true');
       if (last) u.searchParams.set('resourceVersion', last);
-      const ws = new WebSocket(u.href);
+      ws = new WebSocket(u.href);
       ws.onopen = () => { delay = 500; setStream(name, true); };
       ws.onmessage = (m) => {
         let ev;
@@ -124,12 +159,14 @@
         onEvent(ev.type, o);
       };
       ws.onclose = () => {
+        ws = null;
         setStream(name, false);
-        if (stopped) return;
+        if (stopped || moment()) return;
         setTimeout(open, delay);
         delay = Math.min(delay * 2, 10000);
       };
     }
+    pausable.push({ pause() { if (ws) ws.close(); }, resume: open });
     setStream(name, false);
     open();
   }
@@ -143,6 +180,7 @@
     let ws = null;
     let delay = 500;
     function open() {
+      if (ws || moment()) return;
       ws = new WebSocket(wsURL(path).href);
       ws.onopen = () => { delay = 500; setStream(name, true); if (onOpen) onOpen(); };
       ws.onmessage = (m) => {
@@ -153,16 +191,47 @@
       ws.onclose = () => {
         setStream(name, false);
         ws = null;
+        if (moment()) return;
         setTimeout(open, delay);
         delay = Math.min(delay * 2, 10000);
       };
     }
+    pausable.push({ pause() { if (ws) ws.close(); }, resume: open });
     setStream(name, false);
     open();
     return function send(obj) {
       if (ws && ws.readyState === WebSocket.OPEN) { ws.send(JSON.stringify(obj)); return true; }
       return false;
     };
+  }
+
+  // --- server-rendered fragments ------------------------------------------------------------
+  /** The latest swap asked for, per element id: an older answer arriving later is dropped. */
+  const swaps = new Map();
+  /**
+   * Fetches url, a fragment the server renders from its templates, and puts its element of
+   * the given id in place of the page's. The fragment is parsed with DOMParser (never
+   * innerHTML). Resolves true once swapped, false when a newer swap of the same id was asked
+   * for meanwhile; rejects with the server's message when it answers with an error page.
+   */
+  function swap(url, id) {
+    const seq = (swaps.get(id) || 0) + 1;
+    swaps.set(id, seq);
+    return fetch(url, { headers: { Accept: 'text/html' }, cache: 'no-store' })
+      .then((r) => r.text().then((html) => {
+        const doc = new DOMParser().parseFromString(html, 'text/html');
+        if (!r.ok) {
+          const msg = doc.querySelector('[data-testid=error-message]');
+          throw new Error(msg ? msg.textContent : 'HTTP ' + r.status);
+        }
+        const fresh = doc.getElementById(id);
+        const cur = document.getElementById(id);
+        if (swaps.get(id) !== seq || !fresh || !cur) return false;
+        cur.replaceWith(document.adoptNode(fresh));
+        updateRings();
+        fresh.dispatchEvent(new CustomEvent('ll:swapped', { bubbles: true }));
+        return true;
+      }));
   }
 
   // --- countdown rings ----------------------------------------------------------------------
@@ -265,7 +334,8 @@
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
   });
 
-  window.LL = { serverNow, secs, clock, field, setText, fromTemplate, watch, socket, connected, onConnection, updateRings, faultCommand, showFaults, showState, words };
+  window.LL = { serverNow, secs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showState, words };
+  showConnection();
   updateRings();
   loop();
 })();

@@ -1,0 +1,257 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
+)
+
+// history is a UI whose clock the test moves: the server's and the store's together, so that
+// tab reports are recorded at the moment they are made.
+type history struct {
+	*testUI
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newHistory(t *testing.T, start time.Time) *history {
+	h := &history{now: start}
+	h.testUI = mustNewUI(t, start, func(o *Options) { o.Now = h.clock })
+	return h
+}
+
+func (h *history) clock() time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.now
+}
+
+// set moves both clocks to at.
+func (h *history) set(at time.Time) {
+	h.mu.Lock()
+	h.now = at
+	h.mu.Unlock()
+	h.st.mu.Lock()
+	h.st.now = at
+	h.st.mu.Unlock()
+}
+
+// tab connects a candidate tab to the hub.
+func (h *history) tab(t *testing.T) *hubTab {
+	t.Helper()
+	return h.hub.addTab(TabUser{}, func() {})
+}
+
+// say reports a tab's state through the hub at the moment at, as its page would.
+func (h *history) say(t *testing.T, tab *hubTab, at time.Time, identity, lease string, state tabproto.State, holder string) {
+	t.Helper()
+	h.set(at)
+	role := tabproto.RoleFollower
+	if state == tabproto.StateLeader {
+		role = tabproto.RoleLeader
+	}
+	if err := h.hub.report(tab, tabproto.Report{Identity: identity, Namespace: "default", Lease: lease, State: state, Role: role, Holder: holder}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// story writes a history: alice acquires x for 30 s at 1 s (her tab says so) and renews it at
+// 10 s; y is created for carol at 20 s, for 15 s; at 30 s bob takes x over (his tab leads, alice's follows).
+// The clocks then stand at 40 s.
+func (h *history) story(t *testing.T) {
+	t.Helper()
+	s := func(v float64) time.Time { return t0.Add(time.Duration(v * float64(time.Second))) }
+	alice, bob := h.tab(t), h.tab(t)
+	h.set(s(1))
+	h.putLease(t, lease("default", "x", "alice", s(1), 30, 0), s(1))
+	h.say(t, alice, s(1), "alice", "x", tabproto.StateLeader, "alice")
+	h.putLease(t, lease("default", "x", "alice", s(10), 30, 0), s(10))
+	h.putLease(t, lease("default", "y", "carol<&>", s(20), 15, 0), s(20))
+	h.putLease(t, lease("default", "x", "bob", s(30), 30, 1), s(30))
+	h.say(t, bob, s(30), "bob", "x", tabproto.StateLeader, "bob")
+	h.say(t, alice, s(30), "alice", "x", tabproto.StateFollower, "bob")
+	h.set(s(40))
+}
+
+// atPath is path showing the moment s seconds after t0.
+func atPath(path string, s float64) string {
+	at := t0.Add(time.Duration(s * float64(time.Second))).UTC().Format(time.RFC3339Nano)
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	return path + sep + "at=" + url.QueryEscape(at)
+}
+
+// cards lists the dashboard's lease cards (not its templates) as "name=holder".
+func cards(doc *goquery.Document) string {
+	var out []string
+	doc.Find(`#lease-grid [data-testid=lease-card]`).Each(func(_ int, c *goquery.Selection) {
+		out = append(out, c.AttrOr("data-name", "?")+"="+text(c.Find(`[data-testid=holder]`)))
+	})
+	return strings.Join(out, " ")
+}
+
+// tabs lists the tab rows of the dashboard as "identity=state".
+func tabs(sel *goquery.Selection) string {
+	var out []string
+	sel.Each(func(_ int, r *goquery.Selection) {
+		out = append(out, r.AttrOr("data-identity", "?")+"="+r.AttrOr("data-state", "?"))
+	})
+	return strings.Join(out, " ")
+}
+
+// TestDashboardAtMoment: /?at= renders the dashboard as it was then: the leases that existed,
+// each judged as of that moment, the feed up to then, and the candidate tabs as their recorded
+// views say (not the hub's live tabs), with no actions; a bad moment is a 400 and a moment
+// the change log no longer reaches is a 410, each saying why.
+func TestDashboardAtMoment(t *testing.T) {
+	h := newHistory(t, t0)
+	h.story(t)
+
+	doc := h.mustGetDoc(t, atPath("/", 5), http.StatusOK)
+	if got := cards(doc); got != "x=alice" {
+		t.Errorf("cards at 5 s: %q, want x held by alice and no y", got)
+	}
+	if got := tabs(doc.Find(`#tabs [data-testid=tab-row]`)); got != "alice=leader" {
+		t.Errorf("tabs at 5 s: %q", got)
+	}
+	if doc.Find(`#dashboard`).AttrOr("data-at", "") == "" || doc.Find(`[data-testid=moment]`).Length() != 1 {
+		t.Error("the dashboard at 5 s does not say it shows a past moment")
+	}
+	if href := doc.Find(`[data-testid=back-to-live]`).AttrOr("href", ""); href != "/" {
+		t.Errorf("back to live: %q", href)
+	}
+	if n := doc.Find(`#tabs [data-cmd]`).Length(); n != 0 {
+		t.Errorf("recorded tabs have %d fault buttons", n)
+	}
+	if body := doc.Find(`body`); body.AttrOr("data-at", "") == "" {
+		t.Error("body[data-at] is empty: the page's actions are not hidden")
+	}
+	for _, f := range doc.Find(`#feed [data-testid=feed-item]`).EachIter() {
+		if strings.Contains(text(f), "bob") || strings.Contains(text(f), "carol") {
+			t.Errorf("the feed at 5 s tells what happened later: %q", text(f))
+		}
+	}
+
+	doc = h.mustGetDoc(t, atPath("/", 35), http.StatusOK)
+	if got := cards(doc); got != "x=bob y=carol<&>" {
+		t.Errorf("cards at 35 s: %q", got)
+	}
+	if got := tabs(doc.Find(`#tabs [data-testid=tab-row]`)); got != "alice=follower bob=leader" {
+		t.Errorf("tabs at 35 s: %q", got)
+	}
+	if got := text(doc.Find(`#feed`)); !strings.Contains(got, "bob took default/x over from alice") {
+		t.Errorf("the feed at 35 s does not tell the takeover: %q", got)
+	}
+
+	if got := cards(h.mustGetDoc(t, atPath("/", 0.5), http.StatusOK)); got != "" {
+		t.Errorf("cards before anything happened: %q", got)
+	}
+	// The fragment the time control swaps in is the same rendering.
+	frag := h.mustGetDoc(t, atPath("/ui/dashboard/live", 5), http.StatusOK)
+	if frag.Find(`#dashboard-live`).AttrOr("data-at", "") == "" || cards(frag) != "x=alice" {
+		t.Errorf("fragment at 5 s: data-at %q, cards %q", frag.Find(`#dashboard-live`).AttrOr("data-at", ""), cards(frag))
+	}
+	// Live, the tab rows are the hub's, with their fault buttons.
+	live := h.mustGetDoc(t, "/", http.StatusOK)
+	if live.Find(`#dashboard`).AttrOr("data-at", "x") != "" || live.Find(`#tabs [data-cmd=pause]`).Length() != 2 {
+		t.Error("the live dashboard shows a moment, or its tabs have no fault buttons")
+	}
+
+	bad := h.mustGetDoc(t, "/?at=yesterday", http.StatusBadRequest)
+	if got := text(bad.Find(`[data-testid=error-message]`)); !strings.Contains(got, `at="yesterday" is not a moment`) {
+		t.Errorf("bad moment: %q", got)
+	}
+}
+
+// TestMomentCompacted: a moment older than what the change log keeps is a 410 that says so,
+// on the dashboard, its fragment and the lease page.
+func TestMomentCompacted(t *testing.T) {
+	h := newHistory(t, t0)
+	h.story(t)
+	h.set(t0.Add(25 * time.Hour)) // past the log's 24 hours
+	if _, err := h.st.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/", "/ui/dashboard/live", "/leases/default/x", "/leases/default/x/live"} {
+		doc := h.mustGetDoc(t, atPath(path, 5), http.StatusGone)
+		if got := text(doc.Find(`[data-testid=error-message]`)); !strings.Contains(got, "The history no longer reaches back to") {
+			t.Errorf("%s at a compacted moment: %q", path, got)
+		}
+	}
+}
+
+// TestLeasePageTabsAtMoment: the lease page of a moment lists the candidate tabs as their
+// recorded views say.
+func TestLeasePageTabsAtMoment(t *testing.T) {
+	h := newHistory(t, t0)
+	h.story(t)
+	if got := tabs(h.mustGetDoc(t, atPath("/leases/default/x", 5), http.StatusOK).Find(`[data-testid=lease-tab]`)); got != "alice=leader" {
+		t.Errorf("lease tabs at 5 s: %q", got)
+	}
+	if got := tabs(h.mustGetDoc(t, atPath("/leases/default/x", 35), http.StatusOK).Find(`[data-testid=lease-tab]`)); got != "alice=follower bob=leader" {
+		t.Errorf("lease tabs at 35 s: %q", got)
+	}
+}
+
+// TestMoments: /ui/moments lists the window and the judge's events in order, the holders'
+// acquisitions among them, with the texts as the judge cut them (not escaped for HTML).
+func TestMoments(t *testing.T) {
+	h := newHistory(t, t0)
+	h.story(t)
+	get := func(path string) (momentsReply, string) {
+		w := h.do(t, httptest.NewRequest(http.MethodGet, path, nil))
+		if w.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, w.Code, w.Body.String())
+		}
+		var r momentsReply
+		if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r, w.Body.String()
+	}
+	r, raw := get("/ui/moments?namespace=default")
+	if r.From != "2026-03-01T14:00:01.000Z" || r.To != "2026-03-01T14:00:40.000Z" {
+		t.Errorf("window %s to %s", r.From, r.To)
+	}
+	var held []string
+	for i, m := range r.Moments {
+		if i > 0 && m.At < r.Moments[i-1].At {
+			t.Errorf("moment %d (%s) before the one before it (%s)", i, m.At, r.Moments[i-1].At)
+		}
+		if m.Kind == "acquired" || m.Kind == "takeover" {
+			held = append(held, m.At+" "+m.Text)
+		}
+	}
+	want := []string{
+		"2026-03-01T14:00:01.000Z alice acquired default/x (transitions 0)",
+		"2026-03-01T14:00:20.000Z carol<&> acquired default/y (transitions 0)",
+		"2026-03-01T14:00:30.000Z bob took default/x over from alice (transitions 1)",
+	}
+	if strings.Join(held, "\n") != strings.Join(want, "\n") {
+		t.Errorf("acquisitions:\n%s\nwant:\n%s", strings.Join(held, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(raw, "carol<&>") {
+		t.Error("the texts are escaped for HTML")
+	}
+	if !strings.Contains(raw, `"kind":"role","text":"bob leads default/x, as it sees it"`) {
+		t.Errorf("no role change of bob:\n%s", raw)
+	}
+	r, _ = get("/ui/moments?namespace=default&lease=y")
+	for _, m := range r.Moments {
+		if !strings.Contains(m.Text, "default/y") {
+			t.Errorf("moments of y: %q", m.Text)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+// scrub.js: the time control of the dashboard and the lease page (the timeControl template).
+// Pause on a moment or go back to live (L), a slider over the recorded window with its events
+// as ticks, the previous and next event (← →), and play from the moment shown (space) at a
+// chosen speed. The window and its events come from the server (/ui/moments), and so does the
+// rendering of each moment (the page's fragment with ?at=, swapped in by LL.swap): this script
+// judges nothing. The page's URL follows the moment shown (?at=), so that it can be shared.
+'use strict';
+(function () {
+  const bar = document.getElementById('timebar');
+  if (!bar) return;
+  const LL = window.LL;
+  const $ = (name) => bar.querySelector('[data-scrub="' + name + '"]');
+  const slider = $('slider');
+  const speed = $('speed');
+
+  let from = 0; // the recorded window, on the server's clock (Unix ms)
+  let to = 0;
+  let moments = []; // the events in it, oldest first: {ms, kind, text}
+  let loaded = 0; // when they were last read (Date.now())
+  let at = Date.parse(bar.dataset.at) || 0; // the moment shown; 0 while live
+  let playing = null; // while playing: the moment it started from and when (performance.now())
+  let rendered = at; // the moment whose rendering was asked for last
+  let inflight = false;
+
+  const iso = (ms) => new Date(ms).toISOString();
+
+  /** A moment as the control shows it: "14:02:11.3". */
+  function clockText(ms) {
+    return LL.clock(ms) + '.' + Math.floor((ms % 1000) / 100);
+  }
+
+  /** Says something to the reader (and to screen readers: the status is a live region). */
+  function say(text) { $('status').textContent = text; }
+
+  /** Reads the recorded window and its events, at most every two seconds. */
+  function load() {
+    if (Date.now() - loaded < 2000) return Promise.resolve();
+    loaded = Date.now();
+    return fetch(bar.dataset.momentsUrl, { headers: { Accept: 'application/json' }, cache: 'no-store' })
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error('HTTP ' + r.status))))
+      .then((m) => {
+        from = Date.parse(m.from);
+        to = Math.max(Date.parse(m.to), at);
+        moments = (m.moments || []).map((e) => ({ ms: Date.parse(e.at), kind: e.kind, text: e.text }));
+        drawTicks();
+        draw();
+      })
+      .catch((e) => say('Could not read the history: ' + e.message));
+  }
+
+  /** Marks each event on the track, where the slider reaches it. */
+  function drawTicks() {
+    slider.min = String(from);
+    slider.max = String(to);
+    const span = Math.max(1, to - from);
+    const ticks = moments.map((e) => {
+      const t = document.createElement('span');
+      t.className = 'tick tick-' + e.kind;
+      t.style.left = ((100 * (e.ms - from)) / span).toFixed(3) + '%';
+      t.title = clockText(e.ms) + ' ' + e.text;
+      t.dataset.ms = String(e.ms);
+      return t;
+    });
+    $('ticks').replaceChildren(...ticks);
+  }
+
+  /** Shows the state of the control: live or the moment shown, playing or not. */
+  function draw() {
+    bar.classList.toggle('timebar-past', !!at);
+    $('live').querySelector('[data-label]').textContent = at ? 'Live' : 'Pause';
+    $('play').querySelector('[data-label]').textContent = playing ? 'Stop' : 'Play';
+    $('play').setAttribute('aria-pressed', playing ? 'true' : 'false');
+    slider.value = String(at || to);
+    const text = at ? clockText(at) + ' — ' + LL.ago(at) : 'LIVE';
+    $('shown').textContent = at ? 'showing ' + text : text;
+    slider.setAttribute('aria-valuetext', at ? text : 'live');
+  }
+
+  /** Shows the moment ms: the page's rendering of it, and the URL that leads to it. */
+  function show(ms) {
+    at = Math.min(Math.max(ms, from || ms), LL.serverNow());
+    if (at > to) to = at;
+    LL.setMoment(iso(at));
+    const u = new URL(location.href);
+    u.searchParams.set('at', iso(at));
+    history.replaceState(null, '', u.href);
+    draw();
+    render();
+  }
+
+  /** Fetches the rendering of the moment shown, one at a time: the newest wanted wins. */
+  function render() {
+    if (inflight || !at || rendered === at) return;
+    inflight = true;
+    rendered = at;
+    const base = bar.dataset.fragmentUrl;
+    const url = base + (base.includes('?') ? '&' : '?') + 'at=' + encodeURIComponent(iso(at));
+    LL.swap(url, bar.dataset.target)
+      .catch((e) => { stop(); say(e.message); })
+      .finally(() => { inflight = false; render(); });
+  }
+
+  /** Back to live: the dashboard loads itself again, the lease page follows its streams. */
+  function live() {
+    stop();
+    at = 0;
+    rendered = 0;
+    const u = new URL(location.href);
+    u.searchParams.delete('at');
+    if (bar.dataset.reloadLive === 'true') { location.assign(u.href); return; }
+    history.replaceState(null, '', u.href);
+    LL.setMoment('');
+    draw();
+    say('Live');
+  }
+
+  function pause() {
+    show(LL.serverNow());
+    say('Paused at ' + clockText(at));
+    loaded = 0;
+    load();
+  }
+
+  /** Shows the previous (dir -1) or the next (dir 1) event. */
+  function step(dir) {
+    stop();
+    load().then(() => {
+      const cur = at || LL.serverNow();
+      const e = dir < 0 ? moments.findLast((m) => m.ms < cur) : moments.find((m) => m.ms > cur);
+      if (!e) {
+        say(dir < 0 ? 'No earlier event in the recorded history.' : 'No later event: press L for live.');
+        return;
+      }
+      show(e.ms);
+      say(clockText(e.ms) + ': ' + e.text);
+    });
+  }
+
+  /** Plays from the moment shown (live: from the start of the window) until it reaches now. */
+  function play() {
+    if (!at) show(from || LL.serverNow());
+    playing = { ms: at, wall: performance.now() };
+    draw();
+    advance();
+  }
+
+  function advance() {
+    if (!playing) return;
+    const ms = playing.ms + (performance.now() - playing.wall) * Number(speed.value);
+    if (ms >= LL.serverNow()) { live(); return; }
+    show(ms);
+    if (ms > to) load();
+    setTimeout(advance, 100);
+  }
+
+  function stop() {
+    if (!playing) return;
+    playing = null;
+    draw();
+  }
+
+  const toggleLive = () => (at ? live() : pause());
+  const togglePlay = () => (playing ? stop() : play());
+
+  $('live').addEventListener('click', toggleLive);
+  $('play').addEventListener('click', togglePlay);
+  $('prev').addEventListener('click', () => step(-1));
+  $('next').addEventListener('click', () => step(1));
+  speed.addEventListener('change', () => { if (playing) playing = { ms: at, wall: performance.now() }; });
+  slider.addEventListener('input', () => { stop(); show(Number(slider.value)); });
+  $('ticks').addEventListener('click', (e) => {
+    const t = e.target.closest('.tick');
+    if (t) { stop(); show(Number(t.dataset.ms)); say(t.title); }
+  });
+  $('copy').addEventListener('click', () => {
+    const u = new URL(location.href);
+    u.searchParams.set('at', iso(at || LL.serverNow()));
+    const copied = navigator.clipboard ? navigator.clipboard.writeText(u.href) : Promise.reject(new Error('no clipboard'));
+    copied.then(() => say('Link copied: ' + u.href), () => say('Copy this link: ' + u.href));
+  });
+
+  // Keys, unless the reader is typing or a button takes the key itself.
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    const t = e.target instanceof Element ? e.target : document.body;
+    if (t.closest('input, select, textarea, [contenteditable]:not([contenteditable="false"])')) return;
+    if (e.key === 'l' || e.key === 'L') toggleLive();
+    else if (e.key === 'ArrowLeft') step(-1);
+    else if (e.key === 'ArrowRight') step(1);
+    else if (e.key === ' ' && !t.closest('button, a, summary')) togglePlay();
+    else return;
+    e.preventDefault();
+  });
+
+  bar.hidden = false;
+  load();
+  draw();
+  // Ages move on.
+  setInterval(() => { if (!document.hidden && !playing) draw(); }, 1000);
+})();
