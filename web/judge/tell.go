@@ -25,6 +25,17 @@ type Told struct {
 	At   time.Time
 	Kind string
 	Text string
+	// Known, when set, is when the judge, judging as of that moment, first tells the line:
+	// later than At for what it can only tell once it lasted (a split brain's beginning).
+	Known time.Time
+}
+
+// KnownAt is when the judge, judging as of that moment, first tells the line.
+func (t Told) KnownAt() time.Time {
+	if t.Known.IsZero() {
+		return t.At
+	}
+	return t.Known
 }
 
 // Key identifies a line, so that a feed told again from a longer history can tell which lines
@@ -46,7 +57,7 @@ func Tell(lease string, terms []Term) []Told {
 					text = fmt.Sprintf("%s acquired %s after %s's hold expired (transitions %d)", Shown(t.Holder), lease, Shown(prev.Holder), t.Transitions)
 				}
 			}
-			out = append(out, Told{t.Start, KindAcquired, text})
+			out = append(out, Told{At: t.Start, Kind: KindAcquired, Text: text})
 		}
 		if line, ok := endLine(lease, terms, i); ok {
 			out = append(out, line)
@@ -60,9 +71,9 @@ func Tell(lease string, terms []Term) []Told {
 func TellOverlaps(lease string, overlaps []Overlap) []Told {
 	var out []Told
 	for _, o := range overlaps {
-		out = append(out, Told{o.Start, KindSplitBrain, begunText(lease, o)})
+		out = append(out, Told{At: o.Start, Kind: KindSplitBrain, Text: begunText(lease, o), Known: o.Start.Add(OverlapGrace)})
 		if !o.End.IsZero() {
-			out = append(out, Told{o.End, KindSplitBrain, o.Text})
+			out = append(out, Told{At: o.End, Kind: KindSplitBrain, Text: o.Text})
 		}
 	}
 	return out
@@ -86,19 +97,19 @@ func endLine(lease string, terms []Term, i int) (Told, bool) {
 	t := terms[i]
 	switch t.Ended {
 	case EndReleased:
-		return Told{t.End, KindReleased, fmt.Sprintf("%s released %s", Shown(t.Holder), lease)}, true
+		return Told{At: t.End, Kind: KindReleased, Text: fmt.Sprintf("%s released %s", Shown(t.Holder), lease)}, true
 	case EndTakeover:
 		next := ""
 		if i+1 < len(terms) {
 			next = fmt.Sprintf(" (transitions %d)", terms[i+1].Transitions)
 		}
-		return Told{t.End, KindTakeover, fmt.Sprintf("%s took %s over from %s%s", Shown(t.Next), lease, Shown(t.Holder), next)}, true
+		return Told{At: t.End, Kind: KindTakeover, Text: fmt.Sprintf("%s took %s over from %s%s", Shown(t.Next), lease, Shown(t.Holder), next)}, true
 	case EndExpired:
-		return Told{t.End, KindExpired, fmt.Sprintf("%s's hold on %s expired: not renewed in time", Shown(t.Holder), lease)}, true
+		return Told{At: t.End, Kind: KindExpired, Text: fmt.Sprintf("%s's hold on %s expired: not renewed in time", Shown(t.Holder), lease)}, true
 	case EndSteppedDown:
-		return Told{t.End, KindSteppedDown, fmt.Sprintf("%s stepped down from %s: the election controller prefers %s", Shown(t.Holder), lease, Shown(t.Next))}, true
+		return Told{At: t.End, Kind: KindSteppedDown, Text: fmt.Sprintf("%s stepped down from %s: the election controller prefers %s", Shown(t.Holder), lease, Shown(t.Next))}, true
 	case EndDeleted:
-		return Told{t.End, KindDeleted, fmt.Sprintf("%s was deleted while %s held it", lease, Shown(t.Holder))}, true
+		return Told{At: t.End, Kind: KindDeleted, Text: fmt.Sprintf("%s was deleted while %s held it", lease, Shown(t.Holder))}, true
 	}
 	return Told{}, false
 }
@@ -230,7 +241,7 @@ func TellRoles(lease string, views []View) []Told {
 		if !ok {
 			format = "%s is " + Shown(v.State) + " (a candidate of %s)"
 		}
-		out = append(out, Told{v.At, KindRole, fmt.Sprintf(format, Shown(v.Identity), lease)})
+		out = append(out, Told{At: v.At, Kind: KindRole, Text: fmt.Sprintf(format, Shown(v.Identity), lease)})
 	}
 	return out
 }

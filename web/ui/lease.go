@@ -88,6 +88,7 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string, m moment) (temp
 	if err != nil {
 		return live, false, err
 	}
+	known := len(changes) > 0 // at any moment, not only until m
 	if m.past() {
 		err = u.leaseAsOf(ctx, &live, ns, name, changes, m.at)
 	} else {
@@ -113,7 +114,7 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string, m moment) (temp
 	}
 	// A lease that does not exist still has a page while candidates name it: the controller
 	// may not have written it yet, or leave it alone, and its decisions say why.
-	return live, live.Exists || len(changes) > 0 || len(live.Candidates) > 0, nil
+	return live, known || live.Exists || len(live.Candidates) > 0, nil
 }
 
 // leaseCandidates fills the lease's candidates as of m: its LeaseCandidates, its candidate

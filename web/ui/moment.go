@@ -26,11 +26,14 @@ type moment struct {
 // past says whether m is a past moment rather than the present.
 func (m moment) past() bool { return !m.at.IsZero() }
 
-// momentAt is the moment at, the present when at is zero. It returns a *store.CompactedError
-// when the change log no longer reaches back to at.
+// momentAt is the moment at, the present when at is zero; a moment still to come is now. It
+// returns a *store.CompactedError when the change log no longer reaches back to at.
 func (u *UI) momentAt(ctx context.Context, at time.Time) (moment, error) {
 	if at.IsZero() {
 		return moment{}, nil
+	}
+	if now := u.opts.Now(); at.After(now) {
+		at = now // the history says nothing of what is to come
 	}
 	rev, err := u.store.RevisionAt(ctx, at)
 	if err != nil {

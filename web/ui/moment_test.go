@@ -79,7 +79,7 @@ func (h *history) story(t *testing.T) {
 	h.putLease(t, lease("default", "y", "carol<&>", s(20), 15, 0), s(20))
 	h.putLease(t, lease("default", "x", "bob", s(30), 30, 1), s(30))
 	h.say(t, bob, s(30), "bob", "x", tabproto.StateLeader, "bob")
-	h.say(t, alice, s(30), "alice", "x", tabproto.StateFollower, "bob")
+	h.say(t, alice, s(32), "alice", "x", tabproto.StateFollower, "bob")
 	h.set(s(40))
 }
 
@@ -203,6 +203,10 @@ func TestLeasePageTabsAtMoment(t *testing.T) {
 	if got := tabs(h.mustGetDoc(t, atPath("/leases/default/x", 35), http.StatusOK).Find(`[data-testid=lease-tab]`)); got != "alice=follower bob=leader" {
 		t.Errorf("lease tabs at 35 s: %q", got)
 	}
+	// Before y was created, its page says so (it has a history, only later).
+	if got := text(h.mustGetDoc(t, atPath("/leases/default/y", 5), http.StatusOK).Find(`[data-testid=lease-missing]`)); got != "This lease did not exist at that moment." {
+		t.Errorf("y at 5 s: %q", got)
+	}
 }
 
 // TestMoments: /ui/moments lists the window and the judge's events in order, the holders'
@@ -252,6 +256,34 @@ func TestMoments(t *testing.T) {
 	for _, m := range r.Moments {
 		if !strings.Contains(m.Text, "default/y") {
 			t.Errorf("moments of y: %q", m.Text)
+		}
+	}
+}
+
+// TestMomentsAreTold: the page of each moment the time control steps to tells its event: the
+// feed of the dashboard at that moment has the line.
+func TestMomentsAreTold(t *testing.T) {
+	h := newHistory(t, t0)
+	h.story(t)
+	w := h.do(t, httptest.NewRequest(http.MethodGet, "/ui/moments?namespace=default", nil))
+	var r momentsReply
+	if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, m := range r.Moments {
+		if m.Kind == "role" {
+			continue
+		}
+		kinds[m.Kind] = true
+		feed := text(h.mustGetDoc(t, "/?at="+url.QueryEscape(m.At), http.StatusOK).Find(`#feed`))
+		if !strings.Contains(feed, m.Text) {
+			t.Errorf("the dashboard at %s does not tell %q; its feed: %s", m.At, m.Text, feed)
+		}
+	}
+	for _, k := range []string{"acquired", "takeover", "expired", "split-brain"} {
+		if !kinds[k] {
+			t.Errorf("no %s among the moments: %+v", k, r.Moments)
 		}
 	}
 }

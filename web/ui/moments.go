@@ -23,7 +23,7 @@ type momentsReply struct {
 	Moments []momentItem `json:"moments"`
 }
 
-// momentItem is one event: when (a moment written as in links), its kind (a feed kind, or
+// momentItem is one event: the moment whose page tells it (written as in links), its kind (a feed kind, or
 // judge.KindRole for a candidate's role change) and the judge's sentence.
 type momentItem struct {
 	At   string `json:"at"`
@@ -80,11 +80,12 @@ func (u *UI) momentsOf(ctx context.Context, ns, name string, now time.Time) (mom
 			from = minTime(from, st.views[0].At)
 		}
 	}
-	slices.SortStableFunc(told, func(a, b judge.Told) int { return a.At.Compare(b.At) })
+	// Each event is at the moment whose page tells it: a split brain, once it lasted.
+	slices.SortStableFunc(told, func(a, b judge.Told) int { return a.KnownAt().Compare(b.KnownAt()) })
 	told = told[max(0, len(told)-maxMoments):]
 	reply := momentsReply{From: momentText(from), To: momentText(now), Moments: make([]momentItem, 0, len(told))}
 	for _, t := range told {
-		reply.Moments = append(reply.Moments, momentItem{At: momentText(t.At), Kind: t.Kind, Text: t.Text})
+		reply.Moments = append(reply.Moments, momentItem{At: momentText(t.KnownAt()), Kind: t.Kind, Text: t.Text})
 	}
 	return reply, nil
 }
