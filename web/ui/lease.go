@@ -89,6 +89,13 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string, m moment) (temp
 		return live, false, err
 	}
 	known := len(changes) > 0 // at any moment, not only until m
+	if !known && m.past() {
+		later, err := u.hist.changes(ctx, ns, name)
+		if err != nil {
+			return live, false, err
+		}
+		known = len(later) > 0
+	}
 	if m.past() {
 		err = u.leaseAsOf(ctx, &live, ns, name, changes, m.at)
 	} else {
