@@ -130,6 +130,10 @@ type Verdict struct {
 	// renewal up to FollowerTryGap.Worst late, judges the lease expired Lease later, and takes
 	// it at its next try, up to FollowerTryGap.Worst after that.
 	CrashFailover Range
+	// Takeover is how long after a leader's last renewal a follower holds the lease when the
+	// leader renews no more (it crashed, or cannot reach the API server): Lease at the earliest,
+	// and up to FollowerTryGap.Worst more for seeing that renewal late and again for the next try.
+	Takeover Range
 	// ReleaseFailover is how long after a release a follower holds the lease: at its next try.
 	ReleaseFailover Range
 	// FollowerTryGap is the time between a follower's tries: RetryPeriod to
@@ -195,10 +199,9 @@ func Check(s Settings) Verdict {
 	// The sums saturate: a duration of centuries is valid input, but must not wrap around.
 	v.FollowerTryGap = Range{Best: rp, Worst: add(rp, scale(rp, JitterFactor))}
 	v.ReleaseFailover = Range{Best: 0, Worst: v.FollowerTryGap.Worst}
-	v.CrashFailover = Range{
-		Best:  max(v.Lease-rp, 0),
-		Worst: add(add(v.FollowerTryGap.Worst, v.Lease), v.FollowerTryGap.Worst),
-	}
+	v.Takeover = Range{Best: v.Lease, Worst: add(add(v.FollowerTryGap.Worst, v.Lease), v.FollowerTryGap.Worst)}
+	// The crash comes up to one retryPeriod after the last renewal, before the next.
+	v.CrashFailover = Range{Best: max(v.Lease-rp, 0), Worst: v.Takeover.Worst}
 
 	// PollUntilContextTimeout tries at once, then on a ticker every retryPeriod; a tick that
 	// falls on the deadline loses to it.
@@ -362,7 +365,7 @@ func (v Verdict) Figures() []Figure {
 		{FigureReleaseFailover, "failover after a release", span(v.ReleaseFailover),
 			"With ReleaseOnCancel the leader empties holderIdentity as it stops; a follower takes the lease at its next try, without waiting for it to expire."},
 		{FigureRenewAttempts, "renew attempts in the renew deadline", strconv.Itoa(v.RenewAttempts),
-			fmt.Sprintf("When a renewal fails the leader tries again every %s until %s have passed since the round began: at %s s, when each request fails fast. A request that hangs takes the rest of the deadline with it.",
+			fmt.Sprintf("When a renewal fails the leader tries again every %s until the round's deadline, %s after it began: at %s s, when each request fails fast. A request that hangs takes the rest of the deadline with it.",
 				Seconds(s.RetryPeriod), Seconds(s.RenewDeadline), strings.Join(attempts, ", "))},
 		{FigureOutage, "API-server outage the leader rides out", "up to " + Seconds(v.LastRenewAttempt),
 			fmt.Sprintf("Its last try comes %s after its last renewal (an outage of %s is ridden out whenever it begins). If that try fails too, it stops leading %s after the last renewal (retryPeriod + renewDeadline); a follower takes over only once the lease has expired by its own clock, %s after it last saw it change.",
@@ -372,8 +375,8 @@ func (v Verdict) Figures() []Figure {
 				Seconds(v.LeaderStops), Seconds(v.Lease), clocks)},
 		{FigureLease, "written to the Lease", fmt.Sprintf("leaseDurationSeconds: %d", v.LeaseDurationSeconds),
 			"client-go writes whole seconds (int32(leaseDuration / time.Second)); every candidate counts the lease from this field."},
-		{FigureLoad, "API requests per candidate", fmt.Sprintf("leader %s writes/s, follower ~%s reads/s", rate(v.LeaderWritesPerSecond), rate(v.FollowerReadsPerSecond)),
-			"The leader writes the Lease once per retryPeriod; a follower reads it once per try."},
+		{FigureLoad, "API requests per candidate", fmt.Sprintf("leader %s/s, follower %s/s", rate(v.LeaderWritesPerSecond), rate(v.FollowerReadsPerSecond)),
+			"The leader writes the Lease once per retryPeriod; a follower reads it once per try, on average every 1.6 × retryPeriod."},
 	}
 }
 

@@ -137,6 +137,7 @@ func TestCheck(t *testing.T) {
 			}{
 				{"leaseDurationSeconds", v.LeaseDurationSeconds, tc.lds},
 				{"crash failover", v.CrashFailover, tc.crash},
+				{"takeover after the last renewal", v.Takeover, timings.Range{Best: time.Duration(tc.lds) * time.Second, Worst: tc.crash.Worst}},
 				{"release failover", v.ReleaseFailover, tc.release},
 				{"renew attempts", v.RenewAttempts, tc.attempts},
 				{"last renew attempt", v.LastRenewAttempt, tc.lastAttempt},
@@ -193,11 +194,11 @@ func TestFiguresReadAsTheVerdict(t *testing.T) {
 	for key, want := range map[string]string{
 		timings.FigureCrashFailover:   "13 to 23.8 s | A follower takes the lease 15 s after it last saw it change, at its next try (tries come 2 s to 4.4 s apart).",
 		timings.FigureReleaseFailover: "0 to 4.4 s",
-		timings.FigureRenewAttempts:   "5 | When a renewal fails the leader tries again every 2 s until 10 s have passed since the round began: at 0, 2, 4, 6, 8 s",
+		timings.FigureRenewAttempts:   "5 | When a renewal fails the leader tries again every 2 s until the round's deadline, 10 s after it began: at 0, 2, 4, 6, 8 s",
 		timings.FigureOutage:          "up to 10 s | Its last try comes 10 s after its last renewal (an outage of 8 s is ridden out whenever it begins). If that try fails too, it stops leading 12 s after",
 		timings.FigureMargin:          "3 s to spare | A leader that cannot renew leads up to 12 s after its last renewal; a follower may take the lease 15 s after it. A follower's clock may run 25% fast",
 		timings.FigureLease:           "leaseDurationSeconds: 15",
-		timings.FigureLoad:            "leader 0.5 writes/s, follower ~0.31 reads/s",
+		timings.FigureLoad:            "leader 0.5/s, follower 0.31/s",
 	} {
 		if !strings.HasPrefix(got[key], want) {
 			t.Errorf("%s:\n got %s\nwant %s…", key, got[key], want)
