@@ -44,7 +44,7 @@ func (u *UI) play(c echo.Context) error {
 	var calc *templates.Timings
 	if (q.Get("leaseDuration") == "" || params.LeaseDuration != nil) && (q.Get("renewDeadline") == "" || params.RenewDeadline != nil) &&
 		(q.Get("retryPeriod") == "" || params.RetryPeriod != nil) {
-		t := timingsView(timings.Settings{LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod})
+		t := timingsView(timings.Check(timings.Settings{LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod}))
 		calc = &t
 	}
 	if cfg.LeaseName != "" {

@@ -9,11 +9,11 @@ import (
 	"github.com/leaselab/leaselab/web/timings"
 )
 
-// timingsView is the calculator's verdict on s as the timings panel shows it (the /play settings
+// timingsView is the calculator's verdict as the timings panel shows it (the /play settings
 // drawer, the scenario pages): the figures and warnings as web/timings words them, and the chart's
 // geometry from its figures.
-func timingsView(s timings.Settings) templates.Timings {
-	v := timings.Check(s)
+func timingsView(v timings.Verdict) templates.Timings {
+	s := v.Settings
 	d := timings.KubernetesDefaults
 	out := templates.Timings{
 		Settings: fmt.Sprintf("lease %s · renew deadline %s · retry period %s",
@@ -62,25 +62,26 @@ func timingsChart(v timings.Verdict) templates.TimingsChart {
 	for k := 1; k <= v.RenewAttempts && k <= 60; k++ {
 		c.Tries = append(c.Tries, at(time.Duration(k)*v.Settings.RetryPeriod))
 	}
-	// Round ticks, the last at least half a step before the end, which is labelled too.
+	// Round ticks, the last far enough from the end, which is labelled too, for the labels not to
+	// run into each other on a phone.
 	step := tickStep(end)
-	for t := time.Duration(0); t <= end-step/2; t += step {
+	for t := time.Duration(0); t <= end-step*7/10; t += step {
 		c.Ticks = append(c.Ticks, templates.TimingsTick{At: at(t), Label: timings.Seconds(t)})
 	}
 	c.Ticks = append(c.Ticks, templates.TimingsTick{At: 100, Label: timings.Seconds(end)})
 	return c
 }
 
-// tickStep is a round step giving at most five ticks over span.
+// tickStep is a round step cutting span into at most four.
 func tickStep(span time.Duration) time.Duration {
 	for _, s := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
 		time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 20 * time.Second, 30 * time.Second,
 		time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Minute, time.Hour} {
-		if span/s <= 5 {
+		if span/s <= 4 {
 			return s
 		}
 	}
-	return max(span/5, time.Hour)
+	return max(span/4, time.Hour)
 }
 
 // keepUnits keeps a number and its unit on one line ("4.4 s", "2 ×").

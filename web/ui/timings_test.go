@@ -96,6 +96,20 @@ func TestPlayTimings(t *testing.T) {
 			if got := chart.Find(`.tc-overlap`).Length() == 1; got != tc.overlap {
 				t.Errorf("two leaders drawn: %v, want %v", got, tc.overlap)
 			}
+			// The axis labels run from 0 to the end, far enough apart to be read on a phone.
+			var at []float64
+			chart.Find(`.tc-tick`).Each(func(_ int, tick *goquery.Selection) {
+				f, _ := strconv.ParseFloat(strings.TrimSuffix(tick.AttrOr("x", ""), "%"), 64)
+				at = append(at, f)
+			})
+			if len(at) < 3 || at[0] != 0 || at[len(at)-1] != 100 {
+				t.Errorf("axis ticks at %v%%", at)
+			}
+			for i := 1; i < len(at); i++ {
+				if at[i]-at[i-1] < 12 {
+					t.Errorf("axis ticks at %v%%: too close", at)
+				}
+			}
 			for _, sel := range []string{`.tc-lead`, `.tc-take`, `.tc-wait`} {
 				w := strings.TrimSuffix(chart.Find(sel).AttrOr("width", ""), "%")
 				if f, err := strconv.ParseFloat(w, 64); err != nil || f <= 0 || f > 100 {
