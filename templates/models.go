@@ -364,6 +364,8 @@ type Play struct {
 	EmulationVersion string
 	// Problems are why the configuration was refused; the candidate does not start then.
 	Problems []string
+	// Timings is the timing calculator's verdict on the durations; nil when one is not a number.
+	Timings *Timings
 	// Config is the worker's start configuration and the asset URLs, as JSON for play.js.
 	Config   PlayConfig
 	LeaseURL string

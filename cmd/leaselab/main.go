@@ -31,6 +31,7 @@ func commands() []command {
 		{"kubeconfig", "print a kubeconfig for this server (for kubectl --kubeconfig)", runKubeconfig},
 		{"backup", "write a consistent copy of the database (leaselab backup PATH), also while the server runs", runBackup},
 		{"export", "print the change log as JSON lines, for review after class", runExport},
+		{"timings", timingsSummary, runTimings},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/web/timings"
 )
 
 // play serves /play: one candidate tab. The query is read and validated with the candidate's
@@ -38,6 +39,14 @@ func (u *UI) play(c echo.Context) error {
 	addProblems(err)
 	cfg, err := params.Config()
 	addProblems(err)
+	// The calculator judges the durations as typed, as client-go would run them, also when the
+	// playground refuses them; not when one is not even a number.
+	var calc *templates.Timings
+	if (q.Get("leaseDuration") == "" || params.LeaseDuration != nil) && (q.Get("renewDeadline") == "" || params.RenewDeadline != nil) &&
+		(q.Get("retryPeriod") == "" || params.RetryPeriod != nil) {
+		t := timingsView(timings.Check(timings.Settings{LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod}))
+		calc = &t
+	}
 	if cfg.LeaseName != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(cfg.LeaseName) {
 			problems = append(problems, "lease name "+strconv.Quote(cfg.LeaseName)+" is not valid: "+msg)
@@ -68,6 +77,7 @@ func (u *UI) play(c echo.Context) error {
 		BinaryVersion:    params.BinaryVersion,
 		EmulationVersion: params.EmulationVersion,
 		Problems:         problems,
+		Timings:          calc,
 		LeaseURL:         leaseURL(cfg.Namespace, cfg.LeaseName),
 	}
 	v.Config = templates.PlayConfig{
