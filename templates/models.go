@@ -30,6 +30,18 @@ type Page struct {
 	ServerNowMs int64
 	// Nav names the current section: "dashboard", "lease" or "play".
 	Nav string
+	// Replay is the recording the server replays, read-only, with its clock stopped at the
+	// recording's last change; nil on a live server.
+	Replay *Replay
+}
+
+// Replay is the banner of a server that replays a recording.
+type Replay struct {
+	File     string
+	From, To string
+	// FirstRevision and LastRevision are the revisions of the first and last change.
+	FirstRevision, LastRevision int64
+	Changes                     int64
 }
 
 // Dashboard is the view of /.
@@ -47,6 +59,8 @@ type Dashboard struct {
 	Tabs       []Tab
 	Feed       []FeedItem
 	Form       LeaseForm
+	// RecordingURL downloads the recording of the namespace shown (of everything when none).
+	RecordingURL string
 	// Election is true when the server runs the Coordinated Leader Election controller;
 	// Elections are the leases that have LeaseCandidates, each with the controller's latest
 	// decision about it, by namespace and name.
@@ -179,6 +193,8 @@ type LeasePage struct {
 	DeleteURL string
 	PlayURL   string
 	LiveURL   string
+	// RecordingURL downloads the recording of the lease.
+	RecordingURL string
 	// At is the past moment shown (RFC 3339 with milliseconds), "" when the page is live;
 	// AtText ("14:02:11.300") and AtAge ("2 min ago") say it in words, LiveLink leads back.
 	At, AtText, AtAge, LiveLink string

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/leaselab/leaselab/store"
@@ -51,6 +52,10 @@ type Config struct {
 	// BodyReadTimeout bounds reading a request's body (default one minute): a client that
 	// announces a body and never sends it would otherwise hold its connection forever.
 	BodyReadTimeout time.Duration
+	// Replay, when set, makes the server a read-only replay of a recording (leaselab replay):
+	// every request that could change something is refused with a 405 Status that names the
+	// recording, the clock (Now) stands at the recording's last change, and the screens say so.
+	Replay *ui.Replay
 }
 
 // API is the server before its browser screens are added: the handler chain (request info,
@@ -77,6 +82,10 @@ type API struct {
 func NewAPI(cfg Config) (*API, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Replay != nil {
+		stopped := cfg.Replay.To
+		cfg.Now = func() time.Time { return stopped }
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &API{cfg: cfg, log: cfg.Logger, st: cfg.Store, ctx: ctx, cancel: cancel}
@@ -128,6 +137,9 @@ func (a *API) chain() *echo.Echo {
 		e.Use(a.cfg.Auth.Middleware)
 		a.cfg.Auth.Register(e)
 	}
+	if a.cfg.Replay != nil {
+		e.Use(readOnly(a.cfg.Replay))
+	}
 	return e
 }
 
@@ -158,7 +170,7 @@ type Server struct {
 // New adds the browser screens to a and returns the server, ready to serve. a belongs to the
 // server from now on.
 func New(a *API, screens Screens) (*Server, error) {
-	uiOpts := ui.Options{Now: a.cfg.Now, Context: a.ctx, API: a.transport, Elections: screens.Elections}
+	uiOpts := ui.Options{Now: a.cfg.Now, Context: a.ctx, API: a.transport, Elections: screens.Elections, Replay: a.cfg.Replay}
 	if a.cfg.Auth != nil {
 		uiOpts.MayCommandTabs = mayCommandTabs
 		uiOpts.TabUser = tabUser
@@ -413,6 +425,25 @@ func guardOpen(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		return next(c)
+	}
+}
+
+// readOnly refuses, on a replay, every request that could change something, on any path: the
+// API's writes, the dashboard's forms, the server's own clients. It answers as kube-apiserver
+// answers a verb a resource does not support: 405 MethodNotAllowed, with the reason.
+func readOnly(r *ui.Replay) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if req.Method == http.MethodGet || req.Method == http.MethodHead || req.Method == http.MethodOptions {
+				return next(c)
+			}
+			ri := request.InfoOf(req)
+			msg := fmt.Sprintf("%s %s is not allowed: %s", req.Method, req.URL.Path, r.Refusal())
+			c.Response().Header().Set("Allow", "GET, HEAD, OPTIONS")
+			status.Write(c.Response(), req, status.MethodNotAllowed(schema.GroupResource{Group: ri.Group, Resource: ri.Resource}, ri.Name, msg), status.Filter)
+			return nil
+		}
 	}
 }
 

@@ -66,6 +66,7 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 		CandidatesRV: strconv.FormatInt(candsRV, 10),
 		Namespace:    ns,
 		Form:         form,
+		RecordingURL: recordingURL(ns, ""),
 	}
 	seen := map[string]bool{}
 	for _, n := range namespaces {
@@ -148,6 +149,22 @@ func leaseURL(ns, name string) string {
 
 func playURL(ns, name string) string {
 	return "/play?" + url.Values{"namespace": {ns}, "lease": {name}}.Encode()
+}
+
+// recordingURL downloads the recording of a namespace's lease (lease set), of a namespace
+// (ns set) or of everything.
+func recordingURL(ns, lease string) string {
+	q := url.Values{}
+	if ns != "" {
+		q.Set("namespace", ns)
+	}
+	if lease != "" {
+		q.Set("lease", lease)
+	}
+	if len(q) == 0 {
+		return "/ui/history"
+	}
+	return "/ui/history?" + q.Encode()
 }
 
 func deleteURL(ns, name string) string {

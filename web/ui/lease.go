@@ -39,14 +39,15 @@ func (u *UI) leasePage(c echo.Context) error {
 		return u.fail(c, http.StatusNotFound, "There is no lease "+ns+"/"+name+", none in the change log, and no LeaseCandidates for it.")
 	}
 	v := templates.LeasePage{
-		Page:      u.page(ns+"/"+name, "lease"),
-		Namespace: ns,
-		Name:      name,
-		Live:      live,
-		RV:        live.Revision,
-		DeleteURL: deleteURL(ns, name),
-		PlayURL:   playURL(ns, name),
-		LiveURL:   leaseURL(ns, name) + "/live",
+		Page:         u.page(ns+"/"+name, "lease"),
+		Namespace:    ns,
+		Name:         name,
+		Live:         live,
+		RV:           live.Revision,
+		DeleteURL:    deleteURL(ns, name),
+		PlayURL:      playURL(ns, name),
+		LiveURL:      leaseURL(ns, name) + "/live",
+		RecordingURL: recordingURL(ns, name),
 	}
 	if !at.IsZero() {
 		v.At = at.UTC().Format(momentLayout)

@@ -27,6 +27,7 @@ import (
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/recording"
 )
 
 // Options configure a UI.
@@ -53,6 +54,9 @@ type Options struct {
 	// and the dashboard show, and push to open dashboards as they are taken; nil when the
 	// controller does not run.
 	Elections Elections
+	// Replay, when set, is the recording this server replays, read-only: the screens say so,
+	// candidate tabs cannot join and the dashboard commands no tab.
+	Replay *Replay
 }
 
 // Elections is what the screens read from the Coordinated Leader Election controller
@@ -77,6 +81,7 @@ type UI struct {
 	hub    *Hub
 	hist   *historyCache
 	board  *board
+	rec    *recording.Recorder // writes the downloads of /ui/history
 	// decisions lists the election controller's decisions about a lease; nil when the
 	// controller does not run.
 	decisions func(namespace, lease string) []templates.DecisionView
@@ -135,8 +140,12 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 			}
 		}()
 	}
+	var err error
+	if u.rec, err = recording.New(reg); err != nil {
+		return nil, err
+	}
 	u.hub = NewHub(logger, opts.Now)
-	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease)
+	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease, opts.Replay != nil)
 	u.board = newBoard(u)
 	return u, nil
 }
@@ -154,6 +163,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	                                        election controller's latest decisions
 //	GET  /ui/board/watch                    WebSocket: the dashboard's lease cards and feed, as
 //	                                        the server judges them
+//	GET  /ui/history                        a recording to download (?namespace=NS&lease=NAME)
 //	GET  /static/*                          embedded assets
 func (u *UI) Register(e *echo.Echo) {
 	e.GET("/", u.dashboard)
@@ -165,6 +175,7 @@ func (u *UI) Register(e *echo.Echo) {
 	e.GET("/ui/tabs/connect", u.tabConnect)
 	e.GET("/ui/tabs/watch", u.tabWatch)
 	e.GET("/ui/board/watch", u.boardWatch)
+	e.GET("/ui/history", u.history)
 	e.GET("/static/*", u.static)
 	e.HEAD("/static/*", u.static)
 }
@@ -176,6 +187,7 @@ func (u *UI) page(title, nav string) templates.Page {
 		Assets:      u.assets().urls,
 		ServerNowMs: u.opts.Now().UnixMilli(),
 		Nav:         nav,
+		Replay:      u.opts.Replay.banner(),
 	}
 }
 
