@@ -37,7 +37,9 @@ type Page struct {
 
 // Replay is the banner of a server that replays a recording.
 type Replay struct {
-	File     string
+	File string
+	// Scope is what it records: "lease demo/x", "namespace demo"; "" for everything.
+	Scope    string
 	From, To string
 	// FirstRevision and LastRevision are the revisions of the first and last change.
 	FirstRevision, LastRevision int64

@@ -28,7 +28,7 @@ var _ store.LogReader = (*DB)(nil)
 // Export writes the change log of the database file at path as JSON lines (ExportedChange),
 // oldest first, from one consistent snapshot. It may run while a server uses the database.
 func Export(ctx context.Context, path string, w io.Writer, opts ExportOptions) error {
-	return ReadLogFile(ctx, path, func(l store.Log) error {
+	return LogFile(path).ReadLog(ctx, func(l store.Log) error {
 		cw := changelog.NewWriter(w)
 		err := l.Changes(ctx, opts.After, func(ev store.Event) error {
 			if opts.Skip != nil && opts.Skip(ev.Object.Resource) {
@@ -43,11 +43,16 @@ func Export(ctx context.Context, path string, w io.Writer, opts ExportOptions) e
 	})
 }
 
-// ReadLogFile calls read with the change log of the database file at path as of one snapshot
-// (store.LogReader for a file). It may run while a server uses the database. It returns
-// read's error, or an error opening or reading the file.
-func ReadLogFile(ctx context.Context, path string, read func(store.Log) error) error {
-	db, err := openFile(ctx, path)
+// LogFile is the change log of the database file it names, read by another process than the
+// server's (leaselab export), which may be running.
+type LogFile string
+
+var _ store.LogReader = LogFile("")
+
+// ReadLog calls read with the file's change log as of one snapshot (store.LogReader). It
+// returns read's error, or an error opening or reading the file.
+func (f LogFile) ReadLog(ctx context.Context, read func(store.Log) error) error {
+	db, err := openFile(ctx, string(f))
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,8 @@ import (
 type Replay struct {
 	// File is the recording, as it was named on the command line.
 	File string
+	// Scope says what it records ("lease demo/x", "namespace demo"); "" for everything.
+	Scope string
 	// From and To are its earliest and latest commit times; the server's clock stands at To.
 	From, To time.Time
 	// FirstRevision and LastRevision are the revisions of its first and last change.
@@ -36,6 +38,7 @@ func (r *Replay) banner() *templates.Replay {
 	}
 	return &templates.Replay{
 		File:          r.File,
+		Scope:         r.Scope,
 		From:          r.From.Local().Format("2006-01-02 15:04:05"),
 		To:            clockTime(r.To),
 		FirstRevision: r.FirstRevision,

@@ -48,13 +48,13 @@ func TestHistoryDownload(t *testing.T) {
 // TestReplayScreens: on a replay every page says what it replays, with the clock stopped;
 // candidate tabs cannot join, and the dashboard commands no tab.
 func TestReplayScreens(t *testing.T) {
-	replay := &Replay{File: "class.jsonl", From: t0, To: t0.Add(time.Minute), FirstRevision: 3, LastRevision: 40, Changes: 12}
+	replay := &Replay{File: "class.jsonl", Scope: "namespace demo", From: t0, To: t0.Add(time.Minute), FirstRevision: 3, LastRevision: 40, Changes: 12}
 	tu := mustNewUI(t, replay.To, func(o *Options) { o.Replay = replay })
 	tu.putLease(t, lease("demo", "x", "alice", t0, 10, 0), t0)
 	for _, path := range []string{"/", "/leases/demo/x"} {
 		doc := tu.mustGetDoc(t, path, http.StatusOK)
 		banner := text(doc.Find(`[data-testid=replay]`))
-		if !strings.Contains(banner, "class.jsonl") || !strings.Contains(banner, "revisions 3 to 40") {
+		if !strings.Contains(banner, "class.jsonl") || !strings.Contains(banner, "(namespace demo)") || !strings.Contains(banner, "revisions 3 to 40") {
 			t.Errorf("%s: banner %q", path, banner)
 		}
 		if _, ok := doc.Find(`body`).Attr("data-replay"); !ok {
