@@ -95,7 +95,8 @@ bench: build ## run the Go benchmarks of the hot paths, then a short leaselab be
 FUZZTIME ?= 1m
 FUZZ_TARGETS ?= ./web/apiserver:FuzzCreate ./web/apiserver:FuzzPatch ./web/apiserver:FuzzListQuery \
 	./web/apiserver:FuzzContinue ./web/apiserver:FuzzResourceVersion ./web:FuzzWebSocketMessages \
-	./web/auth:FuzzParseTokenFile ./web/auth:FuzzWebSocketToken ./web/auth:FuzzBearerToken
+	./web/auth:FuzzParseTokenFile ./web/auth:FuzzWebSocketToken ./web/auth:FuzzBearerToken \
+	./store/changelog:FuzzReader
 
 .PHONY: fuzz
 fuzz: ## run every fuzz target for FUZZTIME (default 1m) each; new crashers land in testdata/fuzz

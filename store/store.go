@@ -171,6 +171,25 @@ type DamageReporter interface {
 	Damaged() error
 }
 
+// LogReader is implemented by stores that read their change log as of one snapshot: exports
+// and recordings (web/recording) read it whole while writes go on.
+type LogReader interface {
+	// ReadLog calls read with the change log as of one moment: everything read through the Log
+	// belongs to that snapshot, however long read takes. It returns read's error, ErrClosed
+	// after Close, or an error of the store.
+	ReadLog(ctx context.Context, read func(Log) error) error
+}
+
+// Log is the change log as of one snapshot (LogReader.ReadLog).
+type Log interface {
+	// Revision returns the snapshot's current and compacted revisions.
+	Revision() (current, compacted int64)
+	// Changes calls fn with every change in the snapshot's log with a revision above after,
+	// oldest first, without Prev. It stops at fn's first error and returns it, or returns an
+	// error of the store.
+	Changes(ctx context.Context, after int64, fn func(Event) error) error
+}
+
 // ConflictError carries the current revision of an object whose expected revision did not
 // match. It matches ErrConflict with errors.Is.
 type ConflictError struct {

@@ -34,6 +34,20 @@ type Page struct {
 	// At is the past moment the page shows (RFC 3339 with milliseconds), "" when it is live:
 	// the body's data-at, which scripts keep current as the time control moves.
 	At string
+	// Replay is the recording the server replays, read-only, with its clock stopped at the
+	// recording's last change; nil on a live server.
+	Replay *Replay
+}
+
+// Replay is the banner of a server that replays a recording.
+type Replay struct {
+	File string
+	// Scope is what it records: "lease demo/x", "namespace demo"; "" for everything.
+	Scope    string
+	From, To string
+	// FirstRevision and LastRevision are the revisions of the first and last change.
+	FirstRevision, LastRevision int64
+	Changes                     int64
 }
 
 // Dashboard is the view of /.
@@ -51,6 +65,8 @@ type Dashboard struct {
 	Tabs       []Tab
 	Feed       []FeedItem
 	Form       LeaseForm
+	// RecordingURL downloads the recording of the namespace shown (of everything when none).
+	RecordingURL string
 	// Election is true when the server runs the Coordinated Leader Election controller;
 	// Elections are the leases that have LeaseCandidates, each with the controller's latest
 	// decision about it, by namespace and name.
@@ -195,6 +211,8 @@ type LeasePage struct {
 	DeleteURL string
 	PlayURL   string
 	LiveURL   string
+	// RecordingURL downloads the recording of the lease.
+	RecordingURL string
 	// Time is the page's time control.
 	Time TimeControl
 }

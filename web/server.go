@@ -13,11 +13,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/labstack/echo/v4"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/auth"
 	"github.com/leaselab/leaselab/web/front"
+	"github.com/leaselab/leaselab/web/request"
+	"github.com/leaselab/leaselab/web/status"
 	"github.com/leaselab/leaselab/web/ui"
 )
 
@@ -49,6 +53,10 @@ type Config struct {
 	// at start. The zero value keeps leaselab's default: a namespace is created the first
 	// time something is written in it (`serve --implicit-namespaces`).
 	NoImplicitNamespaces bool
+	// Replay, when set, makes the server a read-only replay of a recording (leaselab replay):
+	// every request that could change something is refused with a 405 Status that names the
+	// recording, the clock (Now) stands at the recording's last change, and the screens say so.
+	Replay *ui.Replay
 }
 
 // The workshop's authentication is what the handler chain needs of one.
@@ -66,6 +74,12 @@ func (c Config) front() front.Config {
 		Profiling:                 c.Profiling,
 		BodyReadTimeout:           c.BodyReadTimeout,
 		NoImplicitNamespaces:      c.NoImplicitNamespaces,
+	}
+	if c.Replay != nil {
+		// A replay's clock stands at the recording's last change, and nothing may change.
+		stopped := c.Replay.To
+		fc.Now = func() time.Time { return stopped }
+		fc.Middleware = append(fc.Middleware, readOnly(c.Replay))
 	}
 	if c.Auth != nil {
 		fc.Auth = c.Auth
@@ -85,6 +99,9 @@ type Screens struct {
 	// Elections is the Coordinated Leader Election controller whose decisions the screens
 	// show; nil when it does not run.
 	Elections ui.Elections
+	// Replay is the recording a replay serves (the same as the API's Config.Replay); nil on a
+	// live server.
+	Replay *ui.Replay
 }
 
 // Server serves leaselab over HTTP.
@@ -101,7 +118,7 @@ type Server struct {
 // server from now on.
 func New(a *API, screens Screens) (*Server, error) {
 	cfg := a.Config()
-	uiOpts := ui.Options{Now: cfg.Now, Context: a.Context(), API: a.Transport(), Elections: screens.Elections}
+	uiOpts := ui.Options{Now: cfg.Now, Context: a.Context(), API: a.Transport(), Elections: screens.Elections, Replay: screens.Replay}
 	if cfg.Auth != nil {
 		uiOpts.MayCommandTabs = mayCommandTabs
 		uiOpts.TabUser = tabUser
@@ -199,5 +216,24 @@ func (s *Server) closeFresh() {
 	for c := range s.fresh {
 		c.Close()
 		delete(s.fresh, c)
+	}
+}
+
+// readOnly refuses, on a replay, every request that could change something, on any path: the
+// API's writes, the dashboard's forms, the server's own clients. It answers as kube-apiserver
+// answers a verb a resource does not support: 405 MethodNotAllowed, with the reason.
+func readOnly(r *ui.Replay) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if req.Method == http.MethodGet || req.Method == http.MethodHead || req.Method == http.MethodOptions {
+				return next(c)
+			}
+			ri := request.InfoOf(req)
+			msg := fmt.Sprintf("%s %s is not allowed: %s", req.Method, req.URL.Path, r.Refusal())
+			c.Response().Header().Set("Allow", "GET, HEAD, OPTIONS")
+			status.Write(c.Response(), req, status.MethodNotAllowed(schema.GroupResource{Group: ri.Group, Resource: ri.Resource}, ri.Name, msg), status.Filter)
+			return nil
+		}
 	}
 }

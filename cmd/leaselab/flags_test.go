@@ -87,6 +87,12 @@ func TestCommandLineSmallCases(t *testing.T) {
 		not  string // must not be printed
 	}{
 		{[]string{"help", "serve"}, 0, "Usage: leaselab serve", ""},
+		{[]string{"help"}, 0, "  replay       serve a recording", ""},
+		{[]string{"help", "replay"}, 0, "Usage: leaselab replay [flags] FILE", ""},
+		{[]string{"replay"}, 2, "FILE is required", ""},
+		{[]string{"export", "--lease", "x"}, 1, "add --history", ""},
+		{[]string{"export", "--history", "--lease", "x"}, 1, "a lease needs its namespace", ""},
+		{[]string{"export", "--history", "--after", "3"}, 1, "--after does not go with --history", ""},
 		{[]string{"--version"}, 0, "leaselab ", ""},
 		{[]string{"-v"}, 0, "serves Kubernetes API", ""},
 		{[]string{"bench", "fight"}, 2, `unknown workload "fight"`, ""},

@@ -30,7 +30,8 @@ func commands() []command {
 		{"candidate", "run a leader-election candidate (client-go) for a lease", runCandidate},
 		{"kubeconfig", "print a kubeconfig for this server (for kubectl --kubeconfig)", runKubeconfig},
 		{"backup", "write a consistent copy of the database (leaselab backup PATH), also while the server runs", runBackup},
-		{"export", "print the change log as JSON lines, for review after class", runExport},
+		{"export", exportSummary, runExport},
+		{"replay", replaySummary, runReplay},
 		{"timings", timingsSummary, runTimings},
 		{"version", "print the version", runVersion},
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/leaselab/leaselab/web/auth"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/inprocess"
+	"github.com/leaselab/leaselab/web/ui"
 )
 
 // serveConfig is everything `leaselab serve` is configured with.
@@ -54,6 +55,10 @@ type serveConfig struct {
 	cleGCPeriod         time.Duration
 
 	access accessConfig
+
+	// replay, when set, serves the database (imported from a recording) read-only, with the
+	// clock stopped at the recording's last change (leaselab replay).
+	replay *ui.Replay
 }
 
 func (c *serveConfig) register(fs *flag.FlagSet) {
@@ -138,9 +143,42 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	logger, err := newLogger(stderr, cfg.logLevel, cfg.logFormat)
+	logger, err := startLogger(ctx, stderr, cfg.logLevel, cfg.logFormat)
 	if err != nil {
 		return err
+	}
+	srv, err := startServer(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "leaselab %s serving on %s (database %s)\n", leaselabVersion(), srv.URL, cfg.db)
+	srv.printAccess(stdout, cfg.db)
+	return srv.serveUntilDone(ctx)
+}
+
+// printAccess tells how to reach the server: the dashboard and kubectl, and with tokens on how
+// to sign in.
+func (rs *runningServer) printAccess(w io.Writer, db string) {
+	if rs.access.auth != nil {
+		rs.access.printAccess(w, rs.URL, db)
+		return
+	}
+	fmt.Fprintf(w, "  dashboard:  %s/\n  kubectl:    %s kubeconfig --server %s > leaselab.kubeconfig; kubectl --kubeconfig leaselab.kubeconfig get leases -A\n", rs.URL, invokedName(), rs.URL)
+}
+
+// serveUntilDone serves until ctx ends (a signal), then shuts down.
+func (rs *runningServer) serveUntilDone(ctx context.Context) error {
+	<-ctx.Done()
+	rs.log.Info("shutting down")
+	return rs.Close()
+}
+
+// startLogger builds the process logger and, for as long as ctx lasts, flushes the counts of
+// the log lines it folded (logrepeat.go).
+func startLogger(ctx context.Context, w io.Writer, level, format string) (*slog.Logger, error) {
+	logger, err := newLogger(w, level, format)
+	if err != nil {
+		return nil, err
 	}
 	if rh, ok := logger.Handler().(*repeatHandler); ok {
 		go func() {
@@ -157,19 +195,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}()
 	}
-	srv, err := startServer(ctx, cfg, logger)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "leaselab %s serving on %s (database %s)\n", leaselabVersion(), srv.URL, cfg.db)
-	if srv.access.auth == nil {
-		fmt.Fprintf(stdout, "  dashboard:  %s/\n  kubectl:    %s kubeconfig --server %s > leaselab.kubeconfig; kubectl --kubeconfig leaselab.kubeconfig get leases -A\n", srv.URL, invokedName(), srv.URL)
-	} else {
-		srv.access.printAccess(stdout, srv.URL, cfg.db)
-	}
-	<-ctx.Done()
-	logger.Info("shutting down")
-	return srv.Close()
+	return logger, nil
 }
 
 // newLogger builds the process logger.
@@ -265,6 +291,7 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		Profiling:                 cfg.profiling,
 		Auth:                      acc.auth,
 		NoImplicitNamespaces:      cfg.noImplicitNamespaces,
+		Replay:                    cfg.replay,
 	})
 	if err != nil {
 		db.Close()
@@ -278,7 +305,7 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 	if err := acc.createNamespaces(ctx, front.Transport()); err != nil {
 		return fail(err)
 	}
-	var screens web.Screens
+	screens := web.Screens{Replay: cfg.replay}
 	var ctrl *election.Controller
 	if cfg.coordinated && cfg.cleController {
 		if ctrl, err = newElection(cfg, logger, front.Transport()); err != nil {

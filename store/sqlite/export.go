@@ -1,14 +1,14 @@
 package sqlite
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
+	"database/sql"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/store/changelog"
 )
 
 // ExportOptions select what Export writes.
@@ -20,65 +20,105 @@ type ExportOptions struct {
 	Skip func(resource string) bool
 }
 
-// ExportedChange is one line of an export: one committed change.
-type ExportedChange struct {
-	Revision       int64  `json:"revision"`
-	Type           string `json:"type"`
-	Time           string `json:"time"`
-	Resource       string `json:"resource"`
-	Namespace      string `json:"namespace,omitempty"`
-	Name           string `json:"name"`
-	CreateRevision int64  `json:"createRevision"`
-	// Object is the object after the change (the last state for a delete), as stored: JSON
-	// inline, anything else as a base64 string.
-	Object json.RawMessage `json:"object,omitempty"`
-}
+// ExportedChange is one line of an export: one committed change (store/changelog).
+type ExportedChange = changelog.Change
+
+var _ store.LogReader = (*DB)(nil)
 
 // Export writes the change log of the database file at path as JSON lines (ExportedChange),
 // oldest first, from one consistent snapshot. It may run while a server uses the database.
 func Export(ctx context.Context, path string, w io.Writer, opts ExportOptions) error {
-	db, err := openFile(ctx, path)
+	return LogFile(path).ReadLog(ctx, func(l store.Log) error {
+		cw := changelog.NewWriter(w)
+		err := l.Changes(ctx, opts.After, func(ev store.Event) error {
+			if opts.Skip != nil && opts.Skip(ev.Object.Resource) {
+				return nil
+			}
+			return cw.Change(ev)
+		})
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		return cw.Flush()
+	})
+}
+
+// LogFile is the change log of the database file it names, read by another process than the
+// server's (leaselab export), which may be running.
+type LogFile string
+
+var _ store.LogReader = LogFile("")
+
+// ReadLog calls read with the file's change log as of one snapshot (store.LogReader). It
+// returns read's error, or an error opening or reading the file.
+func (f LogFile) ReadLog(ctx context.Context, read func(store.Log) error) error {
+	db, err := openFile(ctx, string(f))
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
+	return readLog(ctx, db, read)
+}
+
+// ReadLog calls read with the store's change log as of one snapshot (store.LogReader). Writes
+// go on meanwhile. It returns read's error, store.ErrClosed after Close, or an error of the
+// database.
+func (db *DB) ReadLog(ctx context.Context, read func(store.Log) error) error {
+	if db.closed.Load() {
+		return store.ErrClosed
 	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT rev, resource, namespace, name, type, create_rev, value, created_at
-		FROM changes WHERE rev > ? ORDER BY rev`, opts.After)
+	return db.noteDamage(readLog(ctx, db.rdb, read))
+}
+
+// readLog runs read in one read transaction of conn.
+func readLog(ctx context.Context, conn *sql.DB, read func(store.Log) error) error {
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fmt.Errorf("read log: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	l := &txLog{tx: tx}
+	// The first read fixes the snapshot that every later read of the transaction sees.
+	if l.current, l.compacted, err = readRevisions(ctx, tx); err != nil {
+		return fmt.Errorf("read log: %w", err)
+	}
+	return read(l)
+}
+
+// txLog is the change log as one read transaction sees it.
+type txLog struct {
+	tx                 *sql.Tx
+	current, compacted int64
+}
+
+func (l *txLog) Revision() (current, compacted int64) { return l.current, l.compacted }
+
+func (l *txLog) Changes(ctx context.Context, after int64, fn func(store.Event) error) error {
+	rows, err := l.tx.QueryContext(ctx, `SELECT rev, resource, namespace, name, type, create_rev, value, created_at
+		FROM changes WHERE rev > ? ORDER BY rev`, after)
+	if err != nil {
+		return fmt.Errorf("read changes: %w", err)
 	}
 	defer rows.Close()
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
 	for rows.Next() {
 		var (
-			c     ExportedChange
-			typ   int
-			value []byte
-			at    int64
+			ev  store.Event
+			typ int
+			at  int64
 		)
-		if err := rows.Scan(&c.Revision, &c.Resource, &c.Namespace, &c.Name, &typ, &c.CreateRevision, &value, &at); err != nil {
-			return fmt.Errorf("export: %w", err)
+		o := &ev.Object
+		if err := rows.Scan(&o.Revision, &o.Resource, &o.Namespace, &o.Name, &typ, &o.CreateRevision, &o.Value, &at); err != nil {
+			return fmt.Errorf("read changes: %w", err)
 		}
-		if opts.Skip != nil && opts.Skip(c.Resource) {
-			continue
-		}
-		c.Type = store.EventType(typ).String()
-		c.Time = time.Unix(0, at).UTC().Format(time.RFC3339Nano)
-		c.Object = rawObject(value)
-		if err := enc.Encode(&c); err != nil {
-			return fmt.Errorf("export: %w", err)
+		ev.Type, ev.Time = store.EventType(typ), time.Unix(0, at)
+		if err := fn(ev); err != nil {
+			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fmt.Errorf("read changes: %w", err)
 	}
-	return bw.Flush()
+	return nil
 }
 
 // ReadObjects returns the current objects of one resource in the database file at path, for
@@ -107,15 +147,4 @@ func ReadObjects(ctx context.Context, path, resource string) ([]store.Object, er
 		return nil, fmt.Errorf("read objects: %w", err)
 	}
 	return out, nil
-}
-
-func rawObject(value []byte) json.RawMessage {
-	if len(value) == 0 {
-		return nil
-	}
-	if json.Valid(value) {
-		return json.RawMessage(value)
-	}
-	b, _ := json.Marshal(value)
-	return b
 }

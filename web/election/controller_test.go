@@ -502,12 +502,11 @@ func TestControllerGarbageCollectsAtStart(t *testing.T) {
 		en.mute("gone")
 		en.createCandidate(t, "gone", "1.36.0", "1.36.0", 31*time.Minute, coordinationv1.OldestEmulationVersion)
 	})
-	poll.Until(t, 10*time.Second, "the stale candidate is deleted", func() (bool, string) {
-		return en.candidate(t, "gone") == nil, "decisions:\n" + en.decisionText()
+	// The decision is recorded once the delete has returned: wait for both.
+	poll.Until(t, 10*time.Second, "the stale candidate is deleted, and the decision says why", func() (bool, string) {
+		_, decided := en.findDecision(election.KindGC, "deleted candidate gone: it last renewed 31m0s ago (more than 30m0s)")
+		return en.candidate(t, "gone") == nil && decided, "decisions:\n" + en.decisionText()
 	})
-	if _, ok := en.findDecision(election.KindGC, "deleted candidate gone: it last renewed 31m0s ago (more than 30m0s)"); !ok {
-		t.Errorf("no gc decision; decisions:\n%s", en.decisionText())
-	}
 }
 
 func TestControllerGarbageCollects(t *testing.T) {

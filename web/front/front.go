@@ -59,6 +59,8 @@ type Config struct {
 	// kube-apiserver does, and creates the system namespaces at start; the zero value creates
 	// a namespace the first time something is written in it.
 	NoImplicitNamespaces bool
+	// Middleware run after authentication, before any route (a replay's read-only guard).
+	Middleware []echo.MiddlewareFunc
 }
 
 // Auth is what the server needs of the workshop's authentication (web/auth.Auth). It is an
@@ -155,6 +157,9 @@ func (a *API) chain() *echo.Echo {
 	} else {
 		e.Use(a.cfg.Auth.Middleware)
 		a.cfg.Auth.Register(e)
+	}
+	for _, m := range a.cfg.Middleware {
+		e.Use(m)
 	}
 	return e
 }

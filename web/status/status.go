@@ -190,3 +190,14 @@ func NotAcceptable(offered ...string) *apierrors.StatusError {
 func Internal(message string) *apierrors.StatusError {
 	return New(http.StatusInternalServerError, metav1.StatusReasonInternalError, message, nil)
 }
+
+// MethodNotAllowed is a 405 with the reason MethodNotAllowed, kube-apiserver's answer to a verb
+// a resource does not support (apierrors.NewMethodNotSupported), with a message of its own: a
+// replay refuses every write with it. gr and name fill the details of a resource request.
+func MethodNotAllowed(gr schema.GroupResource, name, message string) *apierrors.StatusError {
+	var d *metav1.StatusDetails
+	if gr.Resource != "" {
+		d = &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: name}
+	}
+	return New(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, message, d)
+}

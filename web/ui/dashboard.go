@@ -82,6 +82,7 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 		Tabs:         tabs,
 		Moment:       u.momentView(m, live),
 		Time:         timeControl(m, ns, "", withNamespace("/ui/dashboard/live", ns), "dashboard-live"),
+		RecordingURL: recordingURL(ns, ""),
 	}
 	v.Page.At, v.Time.ReloadLive = v.Moment.At, true
 	for _, lc := range cands {
@@ -207,6 +208,22 @@ func leaseURL(ns, name string) string {
 
 func playURL(ns, name string) string {
 	return "/play?" + url.Values{"namespace": {ns}, "lease": {name}}.Encode()
+}
+
+// recordingURL downloads the recording of a namespace's lease (lease set), of a namespace
+// (ns set) or of everything.
+func recordingURL(ns, lease string) string {
+	q := url.Values{}
+	if ns != "" {
+		q.Set("namespace", ns)
+	}
+	if lease != "" {
+		q.Set("lease", lease)
+	}
+	if len(q) == 0 {
+		return "/ui/history"
+	}
+	return "/ui/history?" + q.Encode()
 }
 
 func deleteURL(ns, name string) string {

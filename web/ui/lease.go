@@ -38,15 +38,16 @@ func (u *UI) leasePage(c echo.Context) error {
 	}
 	liveURL := leaseURL(ns, name) + "/live"
 	v := templates.LeasePage{
-		Page:      u.page(ns+"/"+name, "lease"),
-		Namespace: ns,
-		Name:      name,
-		Live:      live,
-		RV:        live.Revision,
-		DeleteURL: deleteURL(ns, name),
-		PlayURL:   playURL(ns, name),
-		LiveURL:   liveURL,
-		Time:      timeControl(m, ns, name, liveURL, "lease-live"),
+		Page:         u.page(ns+"/"+name, "lease"),
+		Namespace:    ns,
+		Name:         name,
+		Live:         live,
+		RV:           live.Revision,
+		DeleteURL:    deleteURL(ns, name),
+		PlayURL:      playURL(ns, name),
+		LiveURL:      liveURL,
+		Time:         timeControl(m, ns, name, liveURL, "lease-live"),
+		RecordingURL: recordingURL(ns, name),
 	}
 	v.Page.At = live.Moment.At
 	return u.render(c, http.StatusOK, templates.LeasePageView(v))

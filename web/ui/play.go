@@ -58,6 +58,9 @@ func (u *UI) play(c echo.Context) error {
 	if p := u.mayNotWrite(c.Request(), cfg.Namespace); p != "" {
 		problems = append(problems, p)
 	}
+	if p := u.replayProblem(); p != "" {
+		problems = append(problems, p)
+	}
 
 	typed := func(key string, def float64) string {
 		if s := q.Get(key); s != "" {

@@ -134,6 +134,9 @@ func (l *latestMessage) putBack(data []byte) {
 // namespaces the participant may write in. Reports are rate-limited (the newest one is kept
 // for when the tab may report again); a client flooding the hub is disconnected.
 func (u *UI) tabConnect(c echo.Context) error {
+	if u.opts.Replay != nil {
+		return u.refuseTab(c)
+	}
 	var owner TabUser
 	if u.opts.TabUser != nil {
 		owner, _ = u.opts.TabUser(c.Request())
@@ -287,6 +290,8 @@ func (u *UI) tabWatch(c echo.Context) error {
 			}
 			cmdErr := errOnlyInstructor
 			switch {
+			case u.opts.Replay != nil:
+				cmdErr = errors.New(u.opts.Replay.Refusal())
 			case limit.take(now) > 0:
 				cmdErr = errTooManyCommands
 			case mayCommand:

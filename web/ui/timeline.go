@@ -176,6 +176,8 @@ type historyCache struct {
 	resource string
 	lookback int64 // historyLookback; tests set less
 	decode   func(store.Object) (*coordinationv1.Lease, error)
+	// whole reads each lease's history from the start of the log, not historyLookback back.
+	whole bool
 
 	mu     sync.Mutex
 	leases map[store.Key]*leaseHistory
@@ -198,8 +200,11 @@ const historyLookback = 50_000
 // maxHistoryLeases bounds the number of leases whose history is cached.
 const maxHistoryLeases = 5000
 
-func newHistoryCache(st store.Interface, resource string, decode func(store.Object) (*coordinationv1.Lease, error)) *historyCache {
-	return &historyCache{st: st, resource: resource, lookback: historyLookback, decode: decode, leases: map[store.Key]*leaseHistory{}}
+// newHistoryCache returns a cache of the history of the leases of resource in st. whole reads
+// every lease's history from the start of the log: on a replay, whose log holds only the
+// recording (its revisions may be sparse, and every moment of it may be asked for).
+func newHistoryCache(st store.Interface, resource string, decode func(store.Object) (*coordinationv1.Lease, error), whole bool) *historyCache {
+	return &historyCache{st: st, resource: resource, lookback: historyLookback, decode: decode, whole: whole, leases: map[store.Key]*leaseHistory{}}
 }
 
 // changes returns the compacted changes of one lease, oldest first, reading the store's
@@ -219,7 +224,7 @@ func (h *historyCache) changes(ctx context.Context, ns, name string) ([]judge.Ch
 
 	lh.mu.Lock()
 	defer lh.mu.Unlock()
-	if lh.rev == 0 {
+	if lh.rev == 0 && !h.whole {
 		// The first read looks back a bounded number of changes, not at a day of renewals:
 		// the screens show minutes.
 		cur, _, err := h.st.Revision(ctx)

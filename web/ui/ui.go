@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -27,6 +28,7 @@ import (
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/recording"
 	"github.com/leaselab/leaselab/web/views"
 )
 
@@ -54,6 +56,9 @@ type Options struct {
 	// and the dashboard show, and push to open dashboards as they are taken; nil when the
 	// controller does not run.
 	Elections Elections
+	// Replay, when set, is the recording this server replays, read-only: the screens say so,
+	// candidate tabs cannot join and the dashboard commands no tab.
+	Replay *Replay
 }
 
 // Elections is what the screens read from the Coordinated Leader Election controller
@@ -79,6 +84,7 @@ type UI struct {
 	hist   *historyCache
 	views  *views.Reader
 	board  *board
+	rec    *recording.Recorder // writes the downloads of /ui/history
 	// decisions lists the election controller's decisions about a lease; nil when the
 	// controller does not run.
 	decisions func(namespace, lease string) []templates.DecisionView
@@ -137,10 +143,14 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 			}
 		}()
 	}
+	var err error
+	if u.rec, err = recording.New(reg); err != nil {
+		return nil, err
+	}
 	u.hub = NewHub(logger, opts.Now)
 	u.hub.views = views.NewRecorder(opts.Context, st, logger)
-	u.views = views.NewReader(st, historyLookback)
-	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease)
+	u.views = views.NewReader(st, viewsLookback(opts.Replay != nil))
+	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease, opts.Replay != nil)
 	u.board = newBoard(u)
 	return u, nil
 }
@@ -163,6 +173,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	                                        election controller's latest decisions
 //	GET  /ui/board/watch                    WebSocket: the dashboard's lease cards and feed, as
 //	                                        the server judges them
+//	GET  /ui/history                        a recording to download (?namespace=NS&lease=NAME)
 //	GET  /static/*                          embedded assets
 func (u *UI) Register(e *echo.Echo) {
 	e.GET("/", u.dashboard)
@@ -176,6 +187,7 @@ func (u *UI) Register(e *echo.Echo) {
 	e.GET("/ui/tabs/connect", u.tabConnect)
 	e.GET("/ui/tabs/watch", u.tabWatch)
 	e.GET("/ui/board/watch", u.boardWatch)
+	e.GET("/ui/history", u.history)
 	e.GET("/static/*", u.static)
 	e.HEAD("/static/*", u.static)
 }
@@ -187,6 +199,7 @@ func (u *UI) page(title, nav string) templates.Page {
 		Assets:      u.assets().urls,
 		ServerNowMs: u.opts.Now().UnixMilli(),
 		Nav:         nav,
+		Replay:      u.opts.Replay.banner(),
 	}
 }
 
@@ -278,3 +291,12 @@ func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 
 // notFound says whether err is the store's "not found".
 func notFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+// viewsLookback is how far back the first read of a lease's candidate views goes: as far as
+// the lease history on a live server, the whole log on a replay.
+func viewsLookback(replay bool) int64 {
+	if replay {
+		return math.MaxInt64 / 2
+	}
+	return historyLookback
+}

@@ -17,6 +17,7 @@
   const electPanel = document.querySelector('[data-testid=elections]');
   const filter = document.getElementById('ns-filter');
   const openTabNS = document.getElementById('open-tab-namespace');
+  const download = document.getElementById('download-recording');
   const leaseNames = document.getElementById('lease-names');
   let nsFilter = filter.value;
 
@@ -172,6 +173,7 @@
     nsFilter = filter.value;
     hideFiltered();
     openTabNS.value = nsFilter || 'default';
+    download.setAttribute('href', nsFilter ? '/ui/history?namespace=' + enc(nsFilter) : '/ui/history');
     const u = new URL(location.href);
     if (nsFilter) u.searchParams.set('namespace', nsFilter); else u.searchParams.delete('namespace');
     history.replaceState(null, '', u.href);

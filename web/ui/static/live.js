@@ -14,8 +14,10 @@
     if (nav && nav.responseStart > 0) arrived = performance.timeOrigin + nav.responseStart;
     offset = serverRendered - arrived;
   }
+  // A replay's clock stands at the recording's last change: nothing runs out later.
+  const frozen = document.body.hasAttribute('data-replay');
   /** The server's clock now, in Unix ms. */
-  function serverNow() { return Date.now() + offset; }
+  function serverNow() { return frozen ? serverRendered : Date.now() + offset; }
 
   const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
 
@@ -86,7 +88,7 @@
   function showConnection() {
     const all = connected();
     if (conn) {
-      conn.textContent = moment() ? 'past moment' : all ? 'live' : 'reconnecting…';
+      conn.textContent = moment() ? 'past moment' : all ? (frozen ? 'replay' : 'live') : 'reconnecting…';
       conn.classList.toggle('down', !all && !moment());
     }
     if (all || moment()) {

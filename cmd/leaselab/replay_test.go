@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/leaselab/leaselab/store/changelog"
+	"github.com/leaselab/leaselab/web/webtest/poll"
+)
+
+// TestExportHistoryAndReplay: a lease held by alice, then bob, is recorded with export
+// --history (the same recording as the lease page's download) and replayed on another port:
+// the lease is the same object at the same resourceVersion, the lease page shows alice at a
+// moment she held it and bob later, writes are refused with the replay's Status, and the
+// replay's temporary database is gone when it stops.
+func TestExportHistoryAndReplay(t *testing.T) {
+	ts := mustStartServer(t, "")
+	ctx := ctxT(t, time.Minute)
+	leases := ts.Client.CoordinationV1().Leases("demo")
+	alice := mustCreateLease(t, leases, "x", "alice")
+	bob := alice.DeepCopy()
+	bob.Spec.HolderIdentity, bob.Spec.LeaseTransitions = ptrTo("bob"), ptrTo[int32](1)
+	bob, err := leases.Update(ctx, bob, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreateLease(t, leases, "y", "carol") // not the lease recorded
+	if _, err := ts.Client.CoreV1().Events("demo").Create(ctx, leaseEvent("demo", "x"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	var rec, errOut bytes.Buffer
+	if code := run(ctx, []string{"export", "--history", "--namespace", "demo", "--lease", "x", "--db", ts.DB}, &rec, &errOut); code != 0 {
+		t.Fatalf("export --history: exit %d: %s", code, errOut.String())
+	}
+	file := filepath.Join(t.TempDir(), "demo-x.jsonl")
+	if err := os.WriteFile(file, rec.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustDownload(t, ts.URL+"/ui/history?namespace=demo&lease=x"); withoutExportTime(t, got) != withoutExportTime(t, rec.String()) {
+		t.Errorf("the download differs from export --history:\n%s\nwant\n%s", got, rec.String())
+	}
+	aliceAt, bobAt := commitTime(t, rec.String(), alice.ResourceVersion), commitTime(t, rec.String(), bob.ResourceVersion)
+
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	replayURL, stop := mustReplay(t, file)
+	client := kubernetes.NewForConfigOrDie(&rest.Config{Host: replayURL, QPS: -1})
+	got, err := client.CoordinationV1().Leases("demo").Get(ctx, "x", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := ts.Client.CoordinationV1().Leases("demo").Get(ctx, "x", metav1.GetOptions{})
+	if g, w := mustJSON(t, got), mustJSON(t, want); g != w || got.ResourceVersion != bob.ResourceVersion {
+		t.Errorf("replayed lease:\n%s\nwant\n%s", g, w)
+	}
+	if _, err := client.CoordinationV1().Leases("demo").Get(ctx, "y", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a lease outside the recording: %v", err)
+	}
+	for _, tc := range []struct{ at, holder string }{{aliceAt, "alice"}, {bobAt, "bob"}, {"", "bob"}} {
+		if h := holderOnPage(t, replayURL, tc.at); h != tc.holder {
+			t.Errorf("holder at %q: %q, want %q", tc.at, h, tc.holder)
+		}
+	}
+	_, err = client.CoordinationV1().Leases("demo").Update(ctx, got, metav1.UpdateOptions{})
+	if !apierrors.IsMethodNotSupported(err) || !strings.Contains(err.Error(), file) {
+		t.Errorf("update on a replay: %v", err)
+	}
+	err = client.CoordinationV1().Leases("demo").Delete(ctx, "x", metav1.DeleteOptions{})
+	if !apierrors.IsMethodNotSupported(err) || !strings.Contains(err.Error(), file) {
+		t.Errorf("delete on a replay: %v", err)
+	}
+	stop()
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("the replay left %v in the temporary directory", left)
+	}
+}
+
+// TestReplaySparseRevisions: a recording of one lease out of a busy server has revisions far
+// apart; every moment of it still shows on the lease page, however far back in revisions.
+func TestReplaySparseRevisions(t *testing.T) {
+	const change = `{"revision":%d,"type":"%s","time":"%s","resource":"leases.coordination.k8s.io","namespace":"demo","name":"x","createRevision":7,` +
+		`"object":{"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"x","namespace":"demo","creationTimestamp":"2026-01-02T03:00:00Z"},` +
+		`"spec":{"holderIdentity":"%s","leaseDurationSeconds":15,"renewTime":"%s"}}}`
+	rec := fmt.Sprintf(change, 7, "ADDED", "2026-01-02T03:00:00Z", "alice", "2026-01-02T03:00:00.000000Z") + "\n" +
+		fmt.Sprintf(change, 900007, "MODIFIED", "2026-01-02T03:00:30Z", "bob", "2026-01-02T03:00:30.000000Z") + "\n"
+	file := filepath.Join(t.TempDir(), "sparse.jsonl")
+	if err := os.WriteFile(file, []byte(rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	replayURL, _ := mustReplay(t, file)
+	for _, tc := range []struct{ at, holder string }{{"2026-01-02T03:00:05Z", "alice"}, {"2026-01-02T03:00:31Z", "bob"}, {"", "bob"}} {
+		if h := holderOnPage(t, replayURL, tc.at); h != tc.holder {
+			t.Errorf("holder at %q: %q, want %q", tc.at, h, tc.holder)
+		}
+	}
+}
+
+// TestReplayRefusesBadRecording: a recording that is not one is refused with its line, before
+// anything serves, and leaves nothing behind.
+func TestReplayRefusesBadRecording(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bad.jsonl")
+	line := `{"revision":3,"type":"ADDED","time":"2026-01-02T03:04:05Z","resource":"leases.coordination.k8s.io","namespace":"d","name":"x","createRevision":3,"object":{}}`
+	if err := os.WriteFile(file, []byte(line+"\n"+line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var out bytes.Buffer
+	code := run(context.Background(), []string{"replay", "--addr", "127.0.0.1:0", file}, &out, &out)
+	if code != 1 || !strings.Contains(out.String(), file+": line 2: revision 3 does not follow") {
+		t.Errorf("exit %d:\n%s", code, out.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("a refused replay left %v", left)
+	}
+}
+
+func mustCreateLease(t *testing.T, leases interface {
+	Create(context.Context, *coordinationv1.Lease, metav1.CreateOptions) (*coordinationv1.Lease, error)
+}, name, holder string) *coordinationv1.Lease {
+	t.Helper()
+	now := metav1.NewMicroTime(time.Now())
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: coordinationv1.LeaseSpec{
+		HolderIdentity: &holder, LeaseDurationSeconds: ptrTo[int32](15), AcquireTime: &now, RenewTime: &now, LeaseTransitions: ptrTo[int32](0),
+	}}
+	l, err := leases.Create(ctxT(t, 10*time.Second), l, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// mustReplay runs leaselab replay FILE on 127.0.0.1:0 until stop, which waits for it to exit.
+func mustReplay(t *testing.T, file string) (url string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"replay", file, "--addr", "127.0.0.1:0", "--log-level", "warn"}, &out, &out)
+	}()
+	banner := regexp.MustCompile(`replaying \S+ on (http://\S+), read-only: \d+ changes`)
+	poll.Until(t, 20*time.Second, "the replay serves", func() (bool, string) {
+		m := banner.FindStringSubmatch(out.String())
+		if m != nil {
+			url = m[1]
+		}
+		return m != nil, "output:\n" + out.String()
+	})
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("replay exited %d:\n%s", code, out.String())
+		}
+	}
+	t.Cleanup(stop)
+	return url, stop
+}
+
+func mustDownload(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Disposition"), "attachment; ") {
+		t.Fatalf("GET %s: %d %v\n%s", u, resp.StatusCode, resp.Header, b)
+	}
+	return string(b)
+}
+
+// withoutExportTime is a recording with its header's export time left out.
+func withoutExportTime(t *testing.T, rec string) string {
+	t.Helper()
+	first, rest, _ := strings.Cut(rec, "\n")
+	var h changelog.Header
+	if err := json.Unmarshal([]byte(first), &h); err != nil || h.Recording != changelog.Format {
+		t.Fatalf("header %q: %v", first, err)
+	}
+	h.Exported = ""
+	return mustJSON(t, h) + "\n" + rest
+}
+
+// commitTime is the commit time of the change at revision rv, as the recording says.
+func commitTime(t *testing.T, rec, rv string) string {
+	t.Helper()
+	for _, l := range strings.Split(rec, "\n")[1:] {
+		var c changelog.Change
+		if json.Unmarshal([]byte(l), &c) == nil && c.Revision > 0 && rv == strings.TrimSpace(mustJSON(t, c.Revision)) {
+			return c.Time
+		}
+	}
+	t.Fatalf("no change at revision %s in\n%s", rv, rec)
+	return ""
+}
+
+// holderOnPage is the holder the lease page of demo/x shows at the moment at ("" for now).
+func holderOnPage(t *testing.T, base, at string) string {
+	t.Helper()
+	u := base + "/leases/demo/x"
+	if at != "" {
+		u += "?at=" + url.QueryEscape(at)
+	}
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", u, resp.StatusCode, err)
+	}
+	return doc.Find(`.lease-now [data-testid="holder"]`).Text()
+}

@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/leaselab/leaselab/store/changelog"
+)
+
+// TestHistoryDownload: /ui/history offers the recording of a lease (or a namespace) as a
+// file; a scope that names nothing valid gets an error page instead.
+func TestHistoryDownload(t *testing.T) {
+	tu := mustNewUI(t, t0.Add(time.Minute))
+	tu.putLease(t, lease("demo", "x", "alice", t0, 10, 0), t0)
+	tu.putLease(t, lease("demo", "x", "bob", t0.Add(20*time.Second), 10, 1), t0.Add(20*time.Second))
+	tu.putLease(t, lease("demo", "y", "carol", t0, 10, 0), t0)
+
+	w := tu.do(t, httptest.NewRequest(http.MethodGet, "/ui/history?namespace=demo&lease=x", nil))
+	cd := w.Header().Get("Content-Disposition")
+	if w.Code != http.StatusOK || !strings.HasPrefix(cd, `attachment; filename="leaselab-demo-x-`) || !strings.HasSuffix(cd, `.jsonl"`) {
+		t.Fatalf("download: %d %q\n%s", w.Code, cd, w.Body.String())
+	}
+	lines := strings.Split(strings.TrimSpace(w.Body.String()), "\n")
+	var h changelog.Header
+	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil || h.Recording != changelog.Format || h.Lease != "x" || h.Changes != 2 || len(lines) != 3 {
+		t.Errorf("recording of demo/x: %v %+v\n%s", err, h, w.Body.String())
+	}
+	// The page offers it.
+	doc := tu.mustGetDoc(t, "/leases/demo/x", http.StatusOK)
+	if href := doc.Find(`[data-testid=download-recording]`).AttrOr("href", ""); href != "/ui/history?lease=x&namespace=demo" {
+		t.Errorf("lease page's download link %q", href)
+	}
+	doc = tu.mustGetDoc(t, "/?namespace=demo", http.StatusOK)
+	if href := doc.Find(`[data-testid=download-recording]`).AttrOr("href", ""); href != "/ui/history?namespace=demo" {
+		t.Errorf("dashboard's download link %q", href)
+	}
+	for _, bad := range []string{"/ui/history?lease=x", "/ui/history?namespace=Demo"} {
+		tu.mustGetDoc(t, bad, http.StatusBadRequest)
+	}
+}
+
+// TestReplayScreens: on a replay every page says what it replays, with the clock stopped;
+// candidate tabs cannot join, and the dashboard commands no tab.
+func TestReplayScreens(t *testing.T) {
+	replay := &Replay{File: "class.jsonl", Scope: "namespace demo", From: t0, To: t0.Add(time.Minute), FirstRevision: 3, LastRevision: 40, Changes: 12}
+	tu := mustNewUI(t, replay.To, func(o *Options) { o.Replay = replay })
+	tu.putLease(t, lease("demo", "x", "alice", t0, 10, 0), t0)
+	for _, path := range []string{"/", "/leases/demo/x"} {
+		doc := tu.mustGetDoc(t, path, http.StatusOK)
+		banner := text(doc.Find(`[data-testid=replay]`))
+		if !strings.Contains(banner, "class.jsonl") || !strings.Contains(banner, "(namespace demo)") || !strings.Contains(banner, "revisions 3 to 40") {
+			t.Errorf("%s: banner %q", path, banner)
+		}
+		if _, ok := doc.Find(`body`).Attr("data-replay"); !ok {
+			t.Errorf("%s: the page's clock is not stopped (no data-replay)", path)
+		}
+		if doc.Find(`.writes`).Length() == 0 {
+			t.Errorf("%s: no action marked as one that writes", path)
+		}
+	}
+	doc := tu.mustGetDoc(t, "/play?namespace=demo&lease=x", http.StatusUnprocessableEntity)
+	if !strings.Contains(text(doc.Find(`[data-testid=problems]`)), "Candidate tabs cannot join") ||
+		!strings.Contains(doc.Find(`script#play-config`).Text(), `"disabled":true`) {
+		t.Error("the candidate tab's page does not refuse to join the replay")
+	}
+	w := tu.do(t, httptest.NewRequest(http.MethodGet, "/ui/tabs/connect", nil))
+	var st metav1.Status
+	if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil || w.Code != http.StatusMethodNotAllowed ||
+		st.Reason != metav1.StatusReasonMethodNotAllowed || !strings.Contains(st.Message, "candidate tabs cannot join") {
+		t.Errorf("tab connection: %d %v %s", w.Code, err, w.Body.String())
+	}
+}
