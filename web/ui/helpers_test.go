@@ -37,8 +37,14 @@ type testStore struct {
 
 func newTestStore(tb testing.TB, now time.Time) *testStore {
 	tb.Helper()
+	return openTestStore(tb, filepath.Join(tb.TempDir(), "ui.db"), now)
+}
+
+// openTestStore opens the store at path (made anew, or an imported recording).
+func openTestStore(tb testing.TB, path string, now time.Time) *testStore {
+	tb.Helper()
 	ts := &testStore{now: now}
-	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "ui.db"), sqlite.Options{CompactInterval: -1, Now: ts.clock}, nil)
+	db, err := sqlite.Open(context.Background(), path, sqlite.Options{CompactInterval: -1, Now: ts.clock}, nil)
 	if err != nil {
 		tb.Fatalf("open store: %v", err)
 	}
@@ -89,8 +95,13 @@ type testUI struct {
 // mustNewUI builds a UI whose clock stands at now; with options changed by each of with.
 func mustNewUI(tb testing.TB, now time.Time, with ...func(*Options)) *testUI {
 	tb.Helper()
+	return mustNewUIOn(tb, newTestStore(tb, now), now, with...)
+}
+
+// mustNewUIOn is mustNewUI over the store st.
+func mustNewUIOn(tb testing.TB, st *testStore, now time.Time, with ...func(*Options)) *testUI {
+	tb.Helper()
 	clock := func() time.Time { return now }
-	st := newTestStore(tb, now)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	reg := kinds.NewRegistry(kinds.DefaultOptions())
 	api, err := apiserver.New(logger, reg, st, apiserver.Options{Now: clock})

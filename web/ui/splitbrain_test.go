@@ -2,12 +2,18 @@ package ui
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/views"
@@ -37,26 +43,7 @@ func (tu *testUI) recordView(identity string, state tabproto.State, role tabprot
 func TestSplitBrainShown(t *testing.T) {
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	tu := mustNewUI(t, at(30))
-	// Written in the order of time, as the server commits them.
-	write := func(holder string, s float64, transitions int32) func() {
-		return func() { tu.putLease(t, lease("default", "x", holder, at(s), 10, transitions), at(s)) }
-	}
-	view := func(identity string, state tabproto.State, role tabproto.Role, holder string, s float64) func() {
-		return func() { tu.recordView(identity, state, role, holder, s) }
-	}
-	for _, step := range []func(){
-		write("alice", 0, 0), view("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", 0.1),
-		view("bob", tabproto.StateFollower, tabproto.RoleFollower, "", 0.5),
-		write("alice", 2, 0), write("alice", 4, 0),
-		view("alice", tabproto.StatePaused, tabproto.RoleLeader, "alice", 5),
-		write("bob", 16, 1), view("bob", tabproto.StateLeader, tabproto.RoleLeader, "bob", 16.05),
-		write("bob", 18, 1), write("bob", 20, 1),
-		view("alice", tabproto.StateLeader, tabproto.RoleLeader, "bob", 21),
-		view("alice", tabproto.StateFollower, tabproto.RoleFollower, "bob", 21.5),
-		write("bob", 22, 1), write("bob", 24, 1), write("bob", 26, 1), write("bob", 28, 1),
-	} {
-		step()
-	}
+	writeGCPause(t, tu)
 
 	ms := func(s float64) string { return at(s).UTC().Format(momentLayout) }
 	doc := tu.mustGetDoc(t, "/leases/default/x", 200)
@@ -177,5 +164,73 @@ func TestBoardTellsSplitBrainWithoutAnotherChange(t *testing.T) {
 	}
 	if got := feedTexts(m.Feed); got != "split-brain: split brain: alice believes it leads default/x while bob holds it" {
 		t.Errorf("feed %q", got)
+	}
+}
+
+// writeGCPause writes the GC-pause story of TestSplitBrainShown in the order of time, as the
+// server commits it: alice leads, is paused past her lease, bob takes over at 16 s, and alice
+// learns of it at 21 s.
+func writeGCPause(t *testing.T, tu *testUI) {
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	// Written in the order of time, as the server commits them.
+	write := func(holder string, s float64, transitions int32) func() {
+		return func() { tu.putLease(t, lease("default", "x", holder, at(s), 10, transitions), at(s)) }
+	}
+	view := func(identity string, state tabproto.State, role tabproto.Role, holder string, s float64) func() {
+		return func() { tu.recordView(identity, state, role, holder, s) }
+	}
+	for _, step := range []func(){
+		write("alice", 0, 0), view("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", 0.1),
+		view("bob", tabproto.StateFollower, tabproto.RoleFollower, "", 0.5),
+		write("alice", 2, 0), write("alice", 4, 0),
+		view("alice", tabproto.StatePaused, tabproto.RoleLeader, "alice", 5),
+		write("bob", 16, 1), view("bob", tabproto.StateLeader, tabproto.RoleLeader, "bob", 16.05),
+		write("bob", 18, 1), write("bob", 20, 1),
+		view("alice", tabproto.StateLeader, tabproto.RoleLeader, "bob", 21),
+		view("alice", tabproto.StateFollower, tabproto.RoleFollower, "bob", 21.5),
+		write("bob", 22, 1), write("bob", 24, 1), write("bob", 26, 1), write("bob", 28, 1),
+	} {
+		step()
+	}
+}
+
+// TestRecordingReplaysTheSplitBrain: the recording of a lease downloaded from the lease page,
+// imported as leaselab replay does, shows the same holder at the same moments and the same
+// split-brain interval.
+func TestRecordingReplaysTheSplitBrain(t *testing.T) {
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	tu := mustNewUI(t, at(30))
+	writeGCPause(t, tu)
+	w := tu.do(t, httptest.NewRequest(http.MethodGet, "/ui/history?namespace=default&lease=x", nil))
+	if w.Code != http.StatusOK {
+		t.Fatalf("download: %d %s", w.Code, w.Body.String())
+	}
+	path := filepath.Join(t.TempDir(), "replay.db")
+	sum, err := sqlite.Import(context.Background(), path, w.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay := &Replay{File: "x.jsonl", From: at(0), To: at(30), FirstRevision: sum.FirstRevision, LastRevision: sum.LastRevision, Changes: sum.Changes}
+	rp := mustNewUIOn(t, openTestStore(t, path, at(30)), at(30), func(o *Options) { o.Replay = replay })
+
+	overlaps := func(u *testUI, path string) string {
+		var out []string
+		u.mustGetDoc(t, path, http.StatusOK).Find("[data-testid=overlap]").Each(func(_ int, o *goquery.Selection) {
+			out = append(out, o.AttrOr("data-identities", "")+" "+o.AttrOr("data-start", "")+" "+o.AttrOr("data-end", ""))
+		})
+		return strings.Join(out, "\n")
+	}
+	for _, p := range []string{"/leases/default/x", "/leases/default/x?at=" + url.QueryEscape(at(18).UTC().Format(momentLayout))} {
+		want, got := overlaps(tu, p), overlaps(rp, p)
+		if want == "" || got != want {
+			t.Errorf("%s: replay lists overlaps %q, the server %q", p, got, want)
+		}
+	}
+	for _, s := range []float64{3, 18, 29} {
+		p := "/leases/default/x?at=" + url.QueryEscape(at(s).UTC().Format(momentLayout))
+		want := tu.mustGetDoc(t, p, http.StatusOK).Find("[data-testid=holder]").Text()
+		if got := rp.mustGetDoc(t, p, http.StatusOK).Find("[data-testid=holder]").Text(); got != want || want == "" {
+			t.Errorf("%s: replay holder %q, the server's %q", p, got, want)
+		}
 	}
 }
