@@ -197,7 +197,12 @@ func (u *UI) changeAsOf(ctx context.Context, ns, name string, changes []judge.Ch
 		return judge.Change{}, nil, false, nil
 	}
 	cur = changes[n-1]
-	evs, err := u.store.History(ctx, store.Key{Resource: u.leases.StorageResource(), Namespace: ns, Name: name}, cur.Revision-1)
+	// Read from the compacted change on up to the moment, not to the end of the log.
+	through, err := u.store.RevisionAt(ctx, at)
+	if err != nil {
+		return cur, nil, false, err
+	}
+	evs, err := u.store.HistoryBetween(ctx, store.Key{Resource: u.leases.StorageResource(), Namespace: ns, Name: name}, cur.Revision-1, through)
 	if err != nil {
 		return cur, nil, false, err
 	}
