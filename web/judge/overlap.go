@@ -178,6 +178,22 @@ func OverlapsBetween(overlaps []Overlap, from, to time.Time) []Overlap {
 	return out
 }
 
+// Disagreeing reports whether, by the latest of each candidate's views (ordered by At), one
+// believes it leads while holder does not name it: a disagreement that Overlaps reports once
+// it has lasted OverlapGrace.
+func Disagreeing(views []View, holder string) bool {
+	leads := map[string]bool{}
+	for i := range views {
+		leads[views[i].Identity] = believes(&views[i])
+	}
+	for id, l := range leads {
+		if l && id != holder {
+			return true
+		}
+	}
+	return false
+}
+
 // believes reports whether v is the view of a candidate that believes it leads.
 func believes(v *View) bool { return v.Leads && v.State != "stopped" }
 

@@ -471,3 +471,24 @@ func BenchmarkOverlaps(b *testing.B) {
 		Overlaps("ns/x", changes, views, now)
 	}
 }
+
+// TestDisagreeing reads each candidate's latest view: a believer the holder does not name
+// disagrees; a stopped one does not, nor one that has since stepped back.
+func TestDisagreeing(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		views  []View
+		holder string
+		want   bool
+	}{
+		{"the holder leads", []View{{Identity: "a", Leads: true}}, "a", false},
+		{"another believes", []View{{Identity: "a", Leads: true}, {Identity: "b", Leads: true}}, "a", true},
+		{"it stepped back since", []View{{Identity: "b", Leads: true}, {Identity: "b"}}, "a", false},
+		{"stopped", []View{{Identity: "b", Leads: true, State: "stopped"}}, "a", false},
+		{"nobody holds it", []View{{Identity: "b", Leads: true}}, "", true},
+	} {
+		if got := Disagreeing(tc.views, tc.holder); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

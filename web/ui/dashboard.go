@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
@@ -22,21 +23,16 @@ import (
 const maxFeed = 30
 
 // dashboard serves /[?at=].
-func (u *UI) dashboard(c echo.Context) error {
-	m, ok, err := u.momentOfRequest(c)
-	if !ok {
-		return err
-	}
-	v, err := u.dashboardView(c.Request().Context(), c.QueryParam("namespace"), templates.LeaseForm{}, m)
-	if err != nil {
-		return u.failMoment(c, m.at, err)
-	}
-	return u.render(c, http.StatusOK, templates.DashboardView(v))
-}
+func (u *UI) dashboard(c echo.Context) error { return u.serveDashboard(c, templates.DashboardView) }
 
 // dashboardLive serves the part of the dashboard that shows a moment (/ui/dashboard/live?at=),
 // which the time control swaps in.
 func (u *UI) dashboardLive(c echo.Context) error {
+	return u.serveDashboard(c, templates.DashboardLiveView)
+}
+
+// serveDashboard renders the dashboard of the request's moment with view.
+func (u *UI) serveDashboard(c echo.Context, view func(templates.Dashboard) templ.Component) error {
 	m, ok, err := u.momentOfRequest(c)
 	if !ok {
 		return err
@@ -45,7 +41,7 @@ func (u *UI) dashboardLive(c echo.Context) error {
 	if err != nil {
 		return u.failMoment(c, m.at, err)
 	}
-	return u.render(c, http.StatusOK, templates.DashboardLiveView(v))
+	return u.render(c, http.StatusOK, view(v))
 }
 
 // leaseKey names a lease in maps.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/templates"
-	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/views"
 )
@@ -34,22 +33,6 @@ func (u *UI) overlaps(ctx context.Context, ns, name string, changes []judge.Chan
 	}
 	vs = viewsUntil(vs, now)
 	return judge.Overlaps(ns+"/"+name, changes, vs, now), vs, nil
-}
-
-// disagreeing reports whether, by the latest view of each candidate, one believes it leads
-// while holder does not name it: a disagreement that may become a split brain once it has
-// lasted judge.OverlapGrace.
-func disagreeing(vs []judge.View, holder string) bool {
-	leads := map[string]bool{}
-	for _, v := range vs {
-		leads[v.Identity] = v.Leads && v.State != string(tabproto.StateStopped)
-	}
-	for id, l := range leads {
-		if l && id != holder {
-			return true
-		}
-	}
-	return false
 }
 
 // viewsUntil is the views that began at or before t (views are ordered by when they began).
@@ -116,7 +99,7 @@ func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time, 
 		return leaseStory{}, err
 	}
 	s.changes, s.views = changes, vs
-	s.disagreeing = disagreeing(vs, s.cur.Holder)
+	s.disagreeing = judge.Disagreeing(vs, s.cur.Holder)
 	s.card = leaseCard(l, s.cur, now)
 	s.card.Overlaps = len(overlaps)
 	if n := len(overlaps); n > 0 {
