@@ -2,6 +2,7 @@ package leasetest_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"testing/synctest"
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -123,4 +125,19 @@ func TestNamespacesAsOnACluster(t *testing.T) {
 	if _, err := implicit.Leases("nowhere").Create(ctx, l, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("with implicit namespaces: %v", err)
 	}
+}
+
+// TestHandleErrorInBubble: an error handled by apimachinery inside a bubble (a candidate's
+// worker meeting a conflict, say) does not sleep for the years between the real clock and the
+// bubble's.
+func TestHandleErrorInBubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		leasetest.Start(t)
+		start := time.Now()
+		utilruntime.HandleError(errors.New("a handled error"))
+		utilruntime.HandleError(errors.New("another"))
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("handling two errors took %s of fake time", d)
+		}
+	})
 }

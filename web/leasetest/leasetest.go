@@ -131,6 +131,7 @@ var serverVersion = version.Info{
 // listener unless WithListener. It fails the test when the server cannot start.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
+	guardErrorBackoff()
 	var o options
 	for _, opt := range opts {
 		opt(&o)
