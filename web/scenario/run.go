@@ -99,6 +99,7 @@ type Run struct {
 	views    []judge.View
 	changes  []judge.Change
 	marks    map[string]time.Time
+	notes    map[string]string
 	done     bool
 	version  uint64
 	subs     map[chan struct{}]struct{}
@@ -155,6 +156,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 		wake:    make(chan struct{}, 1),
 		members: map[string]*member{},
 		marks:   map[string]time.Time{},
+		notes:   map[string]string{},
 		subs:    map[chan struct{}]struct{}{},
 	}
 	r.ctx, r.cancel = context.WithCancel(ctx)
@@ -263,12 +265,23 @@ func (r *Run) join(id string) {
 	}()
 }
 
-// observe takes in a member's change: its role (an event, a view) and its report.
+// observe takes in a member's change and shows it on the stage.
 func (r *Run) observe(m *member) {
-	s := m.cand.Snapshot()
-	rep := s.Report()
 	r.mu.Lock()
-	now := r.clock.Now()
+	rep := r.observeLocked(m, m.cand.Snapshot(), r.clock.Now())
+	seat := m.seat
+	r.mu.Unlock()
+	if seat != nil {
+		seat.Report(rep)
+	}
+	r.poke()
+}
+
+// observeLocked takes in a member's snapshot: its role (an event) and its beliefs (a view),
+// and returns its report. The run's loop calls it too, before it judges a step, so that what
+// it judges is on record however its goroutines are scheduled.
+func (r *Run) observeLocked(m *member, s candidate.Snapshot, now time.Time) tabproto.Report {
+	rep := s.Report()
 	if m.workFor > 0 && m.workUntil.IsZero() && m.role == candidate.RoleLeader && s.Role != candidate.RoleLeader {
 		// Its work outlives its leadership (KeepWorking): it goes on acting as the leader.
 		m.workUntil = now.Add(m.workFor)
@@ -276,11 +289,10 @@ func (r *Run) observe(m *member) {
 	}
 	if now.Before(m.workUntil) {
 		rep.Role, rep.State = tabproto.RoleLeader, tabproto.StateLeader
-		s.Role = candidate.RoleLeader
 	}
-	if s.Role != m.role {
-		m.role = s.Role
-		role := string(s.Role)
+	if rep.Role != m.role {
+		m.role = rep.Role
+		role := string(rep.Role)
 		if role == "" {
 			role = "stopped"
 		}
@@ -293,12 +305,7 @@ func (r *Run) observe(m *member) {
 		r.views = append(r.views, v)
 	}
 	m.lastRep = rep
-	seat := m.seat
-	r.mu.Unlock()
-	if seat != nil {
-		seat.Report(rep)
-	}
-	r.poke()
+	return rep
 }
 
 // obey carries out a dashboard's fault command on a member, as a tab does.
@@ -360,6 +367,18 @@ func (r *Run) mark(name string, t time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.marks[name] = t
+}
+
+func (r *Run) note(key, value string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.notes[key] = value
+}
+
+func (r *Run) noted(key string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.notes[key]
 }
 
 func (r *Run) holderNow() string {
@@ -469,22 +488,50 @@ func (r *Run) noteChangeLocked(now time.Time, l *coordinationv1.Lease) {
 }
 
 func (r *Run) addEventLocked(now time.Time, kind, what string) {
-	r.events = append(r.events, Event{At: now.Sub(r.started).Round(time.Millisecond), Kind: kind, What: what})
+	e := Event{At: now.Sub(r.started).Round(time.Millisecond), Kind: kind, What: what}
+	// Events of one instant are kept in one order (steps, then the lease, then the members),
+	// however the goroutines that saw them were scheduled.
+	i := len(r.events)
+	for i > 0 && r.events[i-1].At == e.At && compareEvents(r.events[i-1], e) > 0 {
+		i--
+	}
+	r.events = slices.Insert(r.events, i, e)
 	r.changedLocked()
 }
 
-func (r *Run) worldLocked(now time.Time) *World {
-	w := &World{Now: now, StepStarted: r.entered[r.step], Lease: r.lease, Members: map[string]candidate.Snapshot{}, Marks: r.marks, run: r}
-	for id, m := range r.members {
-		if m.started {
-			s := m.cand.Snapshot()
-			if !m.workUntil.IsZero() && now.Before(m.workUntil) {
-				s.Role = candidate.RoleLeader
-			}
-			w.Members[id] = s
-		}
+var kindOrder = map[string]int{"step": 0, "holder": 1, "role": 2}
+
+func compareEvents(a, b Event) int {
+	if c := kindOrder[a.Kind] - kindOrder[b.Kind]; c != 0 {
+		return c
 	}
+	return strings.Compare(a.What, b.What)
+}
+
+func (r *Run) worldLocked(now time.Time) *World {
+	w := &World{Now: now, StepStarted: r.entered[r.step], Lease: r.lease, Members: map[string]candidate.Snapshot{}, Marks: r.marks, Notes: r.notes,
+		Started: r.started, run: r}
+	for _, id := range r.memberIDs() {
+		m := r.members[id]
+		if !m.started {
+			continue
+		}
+		s := m.cand.Snapshot()
+		r.observeLocked(m, s, now)
+		s.Role = m.role // with its work's belief (KeepWorking)
+		w.Members[id] = s
+	}
+	w.Events = r.events
 	return w
+}
+
+// memberIDs lists the members in the cast's order.
+func (r *Run) memberIDs() []string {
+	ids := make([]string, len(r.sc.Cast))
+	for i, m := range r.sc.Cast {
+		ids[i] = m.Identity
+	}
+	return ids
 }
 
 // overlaps judges the run's lease; called with r.mu held (from a condition).

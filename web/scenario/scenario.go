@@ -136,8 +136,13 @@ type World struct {
 	Lease *coordinationv1.Lease
 	// Members are the running members' snapshots (stopped ones included), by identity.
 	Members map[string]candidate.Snapshot
-	// Mark holds instants the script noted (Actions.Mark), by name.
+	// Marks holds instants the script noted (Actions.Mark), by name; Notes the names it noted
+	// (Actions.Note).
 	Marks map[string]time.Time
+	Notes map[string]string
+	// Started is when the run started; Events what it saw since.
+	Started time.Time
+	Events  []Event
 
 	run *Run
 }
@@ -224,3 +229,24 @@ func (a *Actions) KeepWorking(id string, d time.Duration) { a.run.keepWorking(id
 
 // Mark notes the current instant under name, for later conditions.
 func (a *Actions) Mark(name string) { a.run.mark(name, a.now) }
+
+// Note keeps value under key, for later steps and conditions (World.Notes).
+func (a *Actions) Note(key, value string) { a.run.note(key, value) }
+
+// Note returns what a step noted under key.
+func (a *Actions) Noted(key string) string { return a.run.noted(key) }
+
+// Since returns when the first event of kind and what happened at or after from (the run's
+// clock), and whether one did.
+func (w *World) Since(from time.Time, kind, what string) (time.Time, bool) {
+	for _, e := range w.Events {
+		at := w.Started.Add(e.At)
+		if e.Kind == kind && e.What == what && !at.Before(from) {
+			return at, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// StepAt returns when step n (from 1) began, and whether it has.
+func (w *World) StepAt(n int) (time.Time, bool) { return w.Since(w.Started, "step", fmt.Sprint(n)) }
