@@ -8,16 +8,17 @@ import "time"
 // Assets are the versioned URLs of the embedded static files (the hash of the content is in
 // the query, so a browser never runs a stale script or wasm).
 type Assets struct {
-	CSS       string
-	Icon      string
-	LiveJS    string // shared helpers: watch streams, countdown rings, clock offset
-	Dashboard string
-	LeaseJS   string
-	ScrubJS   string // the time control of the dashboard and the lease page
-	PlayJS    string
-	WorkerJS  string
-	WasmExec  string
-	Wasm      string
+	CSS        string
+	Icon       string
+	LiveJS     string // shared helpers: watch streams, countdown rings, clock offset
+	Dashboard  string
+	LeaseJS    string
+	ScrubJS    string // the time control of the dashboard and the lease page
+	PlayJS     string
+	ScenarioJS string // the scenario pages
+	WorkerJS   string
+	WasmExec   string
+	Wasm       string
 	// WasmMissing is true when candidate.wasm was not built into the binary.
 	WasmMissing bool
 }

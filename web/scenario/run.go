@@ -84,25 +84,28 @@ type Run struct {
 	wg      sync.WaitGroup
 	wake    chan struct{}
 
-	mu       sync.Mutex
-	members  map[string]*member
-	step     int // the furthest step reached
-	shown    int // the step shown (Back and Next move it up to step)
-	entered  []time.Time
-	ready    bool
-	auto     bool
-	readyAt  time.Time
-	lease    *coordinationv1.Lease
-	leaseErr string
-	holder   string
-	events   []Event
-	views    []judge.View
-	changes  []judge.Change
-	marks    map[string]time.Time
-	notes    map[string]string
-	done     bool
-	version  uint64
-	subs     map[chan struct{}]struct{}
+	mu      sync.Mutex
+	members map[string]*member
+	step    int // the furthest step reached
+	shown   int // the step shown (Back and Next move it up to step)
+	entered []time.Time
+	// enteredBase is when each step began on the base clock (the server's), for links to the
+	// moment.
+	enteredBase []time.Time
+	ready       bool
+	auto        bool
+	readyAt     time.Time
+	lease       *coordinationv1.Lease
+	leaseErr    string
+	holder      string
+	events      []Event
+	views       []judge.View
+	changes     []judge.Change
+	marks       map[string]time.Time
+	notes       map[string]string
+	done        bool
+	version     uint64
+	subs        map[chan struct{}]struct{}
 }
 
 type member struct {
@@ -180,6 +183,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 	}
 	r.mu.Lock()
 	r.entered = []time.Time{r.started}
+	r.enteredBase = []time.Time{opts.Clock.Now()}
 	r.addEventLocked(r.started, "step", "1")
 	r.enterLocked(0)
 	r.mu.Unlock()
@@ -608,6 +612,7 @@ func (r *Run) advanceLocked(now time.Time) {
 	r.step++
 	r.shown = r.step
 	r.entered = append(r.entered, now)
+	r.enteredBase = append(r.enteredBase, r.opts.Clock.Now())
 	r.ready = false
 	r.addEventLocked(now, "step", fmt.Sprint(r.step+1))
 	r.enterLocked(r.step)
@@ -778,4 +783,52 @@ func (r *Run) shownStep() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.shown
+}
+
+// Speed is the run's pace.
+func (r *Run) Speed() float64 { return r.clock.getSpeed() }
+
+// State is a run's state as a page shows it.
+type State struct {
+	// Step is the furthest step reached (from 0), Shown the one shown; Ready says Step is done.
+	Step, Shown int
+	Ready       bool
+	Auto        bool
+	Stopped     bool
+	Speed       float64
+	// Entered is when each step reached began, on the base clock (the server's: the moment
+	// the lease page shows).
+	Entered []time.Time
+	// Holder and Transitions are the lease's record; Overlaps the split brains found so far.
+	Holder      string
+	Transitions int32
+	Overlaps    int
+	// Members are the started members' snapshots, in the cast's order (with the belief of
+	// work that outlived leadership).
+	Members []candidate.Snapshot
+}
+
+// State returns the run's state.
+func (r *Run) State() State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := State{Step: r.step, Shown: r.shown, Ready: r.ready, Auto: r.auto, Stopped: r.done || r.ctx.Err() != nil,
+		Speed: r.clock.getSpeed(), Entered: slices.Clone(r.enteredBase), Holder: r.holder}
+	if r.lease != nil && r.lease.Spec.LeaseTransitions != nil {
+		st.Transitions = *r.lease.Spec.LeaseTransitions
+	}
+	now := r.clock.Now()
+	for _, id := range r.memberIDs() {
+		m := r.members[id]
+		if !m.started {
+			continue
+		}
+		s := m.cand.Snapshot()
+		if now.Before(m.workUntil) {
+			s.Role, s.State = candidate.RoleLeader, candidate.StateLeader
+		}
+		st.Members = append(st.Members, s)
+	}
+	st.Overlaps = len(r.overlaps())
+	return st
 }

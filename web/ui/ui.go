@@ -59,6 +59,9 @@ type Options struct {
 	// Replay, when set, is the recording this server replays, read-only: the screens say so,
 	// candidate tabs cannot join and the dashboard commands no tab.
 	Replay *Replay
+	// ScenarioAPI carries the requests of the scenarios' candidates to the API in process, as
+	// the server's own user (allowed to write the scenarios' namespaces); nil means API.
+	ScenarioAPI http.RoundTripper
 }
 
 // Elections is what the screens read from the Coordinated Leader Election controller
@@ -81,10 +84,12 @@ type UI struct {
 	opts   Options
 	assets func() *assets // waits for the embedded assets, loaded in the background by New
 	hub    *Hub
-	hist   *historyCache
-	views  *views.Reader
-	board  *board
-	rec    *recording.Recorder // writes the downloads of /ui/history
+	// scenarios are the guided lessons playing on this server.
+	scenarios scenarioRuns
+	hist      *historyCache
+	views     *views.Reader
+	board     *board
+	rec       *recording.Recorder // writes the downloads of /ui/history
 	// decisions lists the election controller's decisions about a lease; nil when the
 	// controller does not run.
 	decisions func(namespace, lease string) []templates.DecisionView
@@ -152,6 +157,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 	u.views = views.NewReader(st, viewsLookback(opts.Replay != nil))
 	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease, opts.Replay != nil)
 	u.board = newBoard(u)
+	context.AfterFunc(opts.Context, u.scenarios.stopAll)
 	return u, nil
 }
 
@@ -174,8 +180,18 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	GET  /ui/board/watch                    WebSocket: the dashboard's lease cards and feed, as
 //	                                        the server judges them
 //	GET  /ui/history                        a recording to download (?namespace=NS&lease=NAME)
+//	GET  /scenarios                         the guided lessons
+//	GET  /scenarios/:name[?seed=&speed=&present=1&lang=]  one lesson
+//	GET  /scenarios/:name/live?seed=        its live part (HTML fragment)
+//	GET  /scenarios/:name/watch?seed=       WebSocket: says when the run changed
+//	POST /scenarios/:name/:action           start, next, back, auto, speed, stop (form)
 //	GET  /static/*                          embedded assets
 func (u *UI) Register(e *echo.Echo) {
+	e.GET("/scenarios", u.scenarioList)
+	e.GET("/scenarios/:name", u.scenarioPage)
+	e.GET("/scenarios/:name/live", u.scenarioLiveFragment)
+	e.GET("/scenarios/:name/watch", u.scenarioWatch)
+	e.POST("/scenarios/:name/:action", u.scenarioAction, sameOrigin)
 	e.GET("/", u.dashboard)
 	e.GET("/leases/:namespace/:name", u.leasePage)
 	e.GET("/leases/:namespace/:name/live", u.leaseLive)
