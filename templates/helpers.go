@@ -125,6 +125,7 @@ func tabLeaseText(t Tab) string {
 	return s
 }
 
-
 // secsText is a countdown in seconds with one decimal.
-func secsText(ms int64) string { return strconv.FormatFloat(float64(max(ms, 0))/1000, 'f', 1, 64) + " s" }
+func secsText(ms int64) string {
+	return strconv.FormatFloat(float64(max(ms, 0))/1000, 'f', 1, 64) + " s"
+}

@@ -39,6 +39,8 @@ type Scenario struct {
 	JoinURL      string
 	// ShareURL is the link that reproduces the lesson (scenario, seed and speed).
 	ShareURL string
+	// OtherSeedURL is the same lesson with another seed: other jitter, perhaps another outcome.
+	OtherSeedURL string
 	// Actions is the base URL of the control forms (…/start, …/next, …).
 	Actions string
 	// LiveURL renders the live part; WatchURL is the WebSocket that says when to fetch it.
@@ -68,8 +70,8 @@ type ScenarioLive struct {
 	CanBack bool
 	// Last is true when the step shown is the script's last, and Done once it is done.
 	Last, Done bool
-	Auto     bool
-	Speed    string
+	Auto       bool
+	Speed      string
 	// Holder and Transitions are the lease's record.
 	Holder      string
 	Transitions string

@@ -20,6 +20,7 @@ var scenarioMessages = map[string]Text{
 	"scn.join":         {En: "Join the run with a candidate tab of your own", Zh: "打开一个自己的候选者标签页加入本次运行"},
 	"scn.share":        {En: "A link that gives this lesson again:", Zh: "可重现本课程的链接："},
 	"scn.keys":         {En: "Keys: space or → next, ← back, A auto-play, F presenter mode, B blank screen.", Zh: "快捷键：空格或 → 下一步，← 上一步，A 自动播放，F 演示模式，B 黑屏。"},
+	"scn.otherseed":    {En: "The same lesson with another seed", Zh: "换一个种子重上这一课"},
 	"scn.idle":         {En: "Not running. Start it to bring its candidates up on the server.", Zh: "尚未运行。点击开始，在服务器上启动它的候选者。"},
 	"scn.stale":        {En: "STALE LEADER: the lease names %s", Zh: "过期的领导者：租约写的是 %s"},
 	"scn.holder":       {En: "Holder:", Zh: "持有者："},

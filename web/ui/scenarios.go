@@ -166,6 +166,12 @@ func scenarioURL(name string, seed uint64, speed float64, extra url.Values) stri
 	return "/scenarios/" + name + "?" + q.Encode()
 }
 
+// scenarioTimings are the play-page parameters that give a joining tab the scenario's timings.
+func scenarioTimings(sc *scenario.Scenario) string {
+	f := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
+	return "&leaseDuration=" + f(sc.LeaseDuration) + "&renewDeadline=" + f(sc.RenewDeadline) + "&retryPeriod=" + f(sc.RetryPeriod)
+}
+
 // scenarioList serves /scenarios.
 func (u *UI) scenarioList(c echo.Context) error {
 	ctx := withLang(c)
@@ -235,8 +241,9 @@ func (u *UI) scenarioView(c echo.Context, sc *scenario.Scenario, seed uint64, sp
 		Lease:        sc.Lease,
 		LeaseURL:     leaseURL(ns, sc.Lease),
 		DashboardURL: "/?namespace=" + url.QueryEscape(ns),
-		JoinURL:      "/play?namespace=" + url.QueryEscape(ns) + "&lease=" + url.QueryEscape(sc.Lease) + "&identity=guest",
+		JoinURL:      "/play?namespace=" + url.QueryEscape(ns) + "&lease=" + url.QueryEscape(sc.Lease) + scenarioTimings(sc),
 		ShareURL:     scenarioURL(sc.Name, seed, speed, nil),
+		OtherSeedURL: scenarioURL(sc.Name, seed+1, speed, keep),
 		Actions:      base,
 		LiveURL:      base + "/live?seed=" + seedText,
 		WatchURL:     base + "/watch?seed=" + seedText,

@@ -81,6 +81,23 @@
     p.textContent = msg;
   }
 
+  // While a run plays, a new speed applies at once to all of its clocks (and to the link).
+  const speed = page.querySelector('select[name="speed"]');
+  if (speed) speed.addEventListener('change', () => {
+    const l = live();
+    if (!l || l.dataset.running !== 'true') return;
+    const body = new URLSearchParams({ seed: page.dataset.seed, speed: speed.value });
+    fetch(page.dataset.actions + '/speed', { method: 'POST', body, headers: { 'X-Requested-With': 'scenario.js' } })
+      .then((r) => {
+        if (!r.ok) return r.text().then((html) => { throw new Error(errorOf(html, r.status)); });
+        const u = new URL(location.href);
+        u.searchParams.set('speed', speed.value);
+        history.replaceState(null, '', u.href);
+        refresh();
+      })
+      .catch((e) => showError(e.message));
+  });
+
   for (const form of page.querySelectorAll('form[data-action]')) {
     form.addEventListener('submit', (e) => { e.preventDefault(); post(form); });
   }
