@@ -402,8 +402,13 @@ func (r *Run) poke() {
 // changed, and offers (or, on auto-play, takes) the next step once the current one is done.
 func (r *Run) loop() {
 	defer r.wg.Done()
+	var lastRead time.Time
+	read := true
 	for {
-		r.look()
+		if read {
+			lastRead = r.opts.Clock.Now()
+		}
+		r.look(read)
 		due := make(chan struct{})
 		t := r.clock.AfterFunc(tick, func() { close(due) })
 		select {
@@ -415,14 +420,36 @@ func (r *Run) loop() {
 			r.mu.Unlock()
 			return
 		case <-r.wake:
+			read = true // a member changed: it may have written
 		case <-due:
+			select {
+			case <-r.wake:
+				// Woken at the same instant: read, whichever case select happened to take.
+				read = true
+			default:
+				// Time alone moved: the lease is read again at most every readEvery of the
+				// server's time, whatever the speed (a controller may write it too).
+				read = !r.opts.Clock.Now().Before(lastRead.Add(readEvery))
+			}
 		}
 		t.Stop()
 	}
 }
 
-func (r *Run) look() {
-	lease, err := r.getLease()
+// readEvery is how often a run reads its lease while no member changes.
+const readEvery = 500 * time.Millisecond
+
+// look reads the lease (when read is set), notes what changed, and judges the current step.
+func (r *Run) look(read bool) {
+	var lease *coordinationv1.Lease
+	var err error
+	if read {
+		lease, err = r.getLease()
+	} else {
+		r.mu.Lock()
+		lease = r.lease
+		r.mu.Unlock()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.clock.Now()
