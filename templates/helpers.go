@@ -124,3 +124,12 @@ func tabLeaseText(t Tab) string {
 	}
 	return s
 }
+
+// apiBase is the prefix of the API paths the page's scripts watch: the mirror's on a server in
+// front of a cluster, "" otherwise.
+func apiBase(p Page) string {
+	if p.Upstream == nil {
+		return ""
+	}
+	return p.Upstream.APIBase
+}
