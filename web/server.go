@@ -100,7 +100,7 @@ func (c Config) front() front.Config {
 		// goes to the cluster, once authentication and authorization allowed it.
 		fc.Pre = append(fc.Pre, upstream.MirrorReads)
 		fc.Middleware = append(fc.Middleware, u.Forwarder.Middleware)
-		fc.ReadyChecks = append(fc.ReadyChecks, front.ReadyCheck{Name: "upstream", Check: func(context.Context) error { return u.Mirror.Err() }})
+		fc.ReadyChecks = append(fc.ReadyChecks, front.ReadyCheck{Name: "upstream", Check: u.Mirror.Check})
 	}
 	return fc
 }

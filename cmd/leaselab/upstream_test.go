@@ -377,3 +377,172 @@ func TestUpstreamStartErrors(t *testing.T) {
 		t.Errorf("--namespaces alone: %v", err)
 	}
 }
+
+// relay is a TCP relay between the front and the cluster that a test can cut, as a network
+// partition does, and heal.
+type relay struct {
+	ln     net.Listener
+	target string
+
+	mu    sync.Mutex
+	cut   bool
+	conns map[net.Conn]struct{}
+}
+
+func startRelay(t *testing.T, target string) *relay {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &relay{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	t.Cleanup(func() { ln.Close(); r.Cut() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go r.serve(c)
+		}
+	}()
+	return r
+}
+
+// URL is the relay's address as the cluster's URL.
+func (r *relay) URL() string { return "https://" + r.ln.Addr().String() }
+
+func (r *relay) serve(c net.Conn) {
+	r.mu.Lock()
+	if r.cut {
+		r.mu.Unlock()
+		c.Close()
+		return
+	}
+	r.conns[c] = struct{}{}
+	r.mu.Unlock()
+	u, err := net.Dial("tcp", r.target)
+	if err != nil {
+		c.Close()
+		return
+	}
+	r.mu.Lock()
+	r.conns[u] = struct{}{}
+	r.mu.Unlock()
+	go func() { io.Copy(u, c); u.Close() }()
+	io.Copy(c, u)
+	c.Close()
+}
+
+// Cut closes every connection and refuses new ones until Heal.
+func (r *relay) Cut() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cut = true
+	for c := range r.conns {
+		c.Close()
+		delete(r.conns, c)
+	}
+}
+
+func (r *relay) Heal() {
+	r.mu.Lock()
+	r.cut = false
+	r.mu.Unlock()
+}
+
+// TestUpstreamRestartAndExpired: the mirror survives the cluster's restart (the front is not
+// ready meanwhile, and catches up after), and a partition long enough for the cluster to
+// compact the history the mirror's watch would resume from (410 Gone): it lists again, as an
+// informer does, and records what changed and what went away.
+func TestUpstreamRestartAndExpired(t *testing.T) {
+	compaction := func(c *serveConfig) { c.compactKeep, c.compactInterval = 3, 20*time.Millisecond }
+	up := mustStartCluster(t, "", compaction)
+	rl := startRelay(t, strings.TrimPrefix(up.URL, "https://"))
+	front := mustStartFront(t, up.kubeconfig(t, rl.URL(), "admin"), nil)
+	ctx := ctxT(t, 2*time.Minute)
+
+	holder := func(name string) string {
+		l, err := mirrored(t, front, "default", name)
+		if err != nil {
+			return err.Error()
+		}
+		return ptr.Deref(l.Spec.HolderIdentity, "")
+	}
+	write := func(c kubernetes.Interface, name, h string) {
+		t.Helper()
+		leases := c.CoordinationV1().Leases("default")
+		l, err := leases.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			_, err = leases.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: coordinationv1.LeaseSpec{HolderIdentity: &h}}, metav1.CreateOptions{})
+		} else if err == nil {
+			l.Spec.HolderIdentity = &h
+			_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ready := func() (bool, string) {
+		code, body := httpGetCode(t, front.URL+"/readyz?verbose")
+		return code == http.StatusOK, body
+	}
+	write(up.client(t, "admin"), "a", "before")
+	write(up.client(t, "admin"), "b", "before")
+	poll.Until(t, 30*time.Second, "the mirror records a and b", func() (bool, string) {
+		return holder("a") == "before" && holder("b") == "before", holder("a") + " " + holder("b")
+	})
+
+	// The cluster restarts on its database: the front is not ready while it is away, and
+	// records its changes once it is back.
+	addr := strings.TrimPrefix(up.URL, "https://")
+	up.Close()
+	poll.Until(t, 30*time.Second, "the front is not ready while the cluster is away", func() (bool, string) {
+		ok, body := ready()
+		return !ok && strings.Contains(body, "[-]upstream failed"), body
+	})
+	up = mustStartCluster(t, up.DB, func(c *serveConfig) { compaction(c); c.addr = addr })
+	admin := up.client(t, "admin")
+	write(admin, "a", "after-restart")
+	poll.Until(t, 60*time.Second, "the mirror records a change after the restart", func() (bool, string) {
+		ok, body := ready()
+		return ok && holder("a") == "after-restart", holder("a") + " " + body
+	})
+
+	// A partition outlasts the history the cluster keeps.
+	relists := front.mirror.Relists()
+	last, err := admin.CoordinationV1().Leases("default").Get(ctx, "a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl.Cut()
+	poll.Until(t, 30*time.Second, "the front notices the partition", func() (bool, string) {
+		ok, body := ready()
+		return !ok, body
+	})
+	for i := range 5 {
+		write(admin, "a", fmt.Sprintf("during-%d", i))
+	}
+	write(admin, "c", "new")
+	if err := admin.CoordinationV1().Leases("default").Delete(ctx, "b", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 30*time.Second, "the cluster compacts the revision the mirror's watch resumes from", func() (bool, string) {
+		_, err := admin.CoordinationV1().Leases("default").List(ctx, metav1.ListOptions{ResourceVersion: last.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+		return apierrors.IsResourceExpired(err) || apierrors.IsGone(err), fmt.Sprint(err)
+	})
+	rl.Heal()
+	poll.Until(t, 60*time.Second, "the mirror lists again and records what it missed", func() (bool, string) {
+		ok, _ := ready()
+		return ok && holder("a") == "during-4" && holder("c") == "new" && strings.Contains(holder("b"), "not found"),
+			fmt.Sprintf("a=%s b=%s c=%s ready=%v", holder("a"), holder("b"), holder("c"), ok)
+	})
+	if front.mirror.Relists() <= relists {
+		t.Errorf("relists %d, before the partition %d", front.mirror.Relists(), relists)
+	}
+	// The history the screens read has the delete the mirror learned from the list.
+	hist, err := front.db.History(ctx, store.Key{Resource: "leases.coordination.k8s.io", Namespace: "default", Name: "b"}, 0)
+	if err != nil || len(hist) == 0 || hist[len(hist)-1].Type != store.Deleted {
+		t.Errorf("the front's history of b: %v %v", hist, err)
+	}
+}

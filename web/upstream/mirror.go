@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,8 +52,12 @@ type Mirror struct {
 
 	relists atomic.Int64
 
-	mu      sync.Mutex
-	lastErr error // the latest list or watch failure, cleared by the next success
+	// probe asks the cluster whether it answers, without client-go's retries.
+	probe *http.Client
+
+	mu       sync.Mutex
+	lastErr  error // the latest list or watch failure, cleared by the next success
+	probeErr error // the latest probe's failure (Check), cleared by the next success
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -71,7 +76,12 @@ func NewMirror(logger *slog.Logger, cluster Cluster, st store.Interface) (*Mirro
 	if err != nil {
 		return nil, fmt.Errorf("upstream client: %w", err)
 	}
-	return &Mirror{log: logger, cluster: cluster, st: st, client: client}, nil
+	probe, err := rest.HTTPClientFor(cluster.REST)
+	if err != nil {
+		return nil, fmt.Errorf("upstream client: %w", err)
+	}
+	probe.Timeout = 5 * time.Second
+	return &Mirror{log: logger, cluster: cluster, st: st, client: client, probe: probe}, nil
 }
 
 // mirrored is one resource the mirror keeps.
@@ -211,11 +221,45 @@ func (m *Mirror) CandidatesRefused() string { return m.candidatesRefused }
 // and one more each time a watch could not resume (410 Gone) or the cluster was away.
 func (m *Mirror) Relists() int64 { return m.relists.Load() }
 
-// Err is the latest failure to list or watch the cluster, nil once a list or watch works again.
+// Err is the latest failure to reach the cluster (Check) or to list or watch it, nil once it
+// answers again.
 func (m *Mirror) Err() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.probeErr != nil {
+		return m.probeErr
+	}
 	return m.lastErr
+}
+
+// Check asks the cluster for its /version now, once, without retrying (client-go's requests
+// retry a broken connection for many seconds), and returns Err. Readiness calls it.
+func (m *Mirror) Check(ctx context.Context) error {
+	err := m.ask(ctx)
+	m.mu.Lock()
+	m.probeErr = err
+	m.mu.Unlock()
+	return m.Err()
+}
+
+func (m *Mirror) ask(ctx context.Context) error {
+	base, err := m.cluster.baseURL()
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base.String()+"/version", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := m.probe.Do(req)
+	if err != nil {
+		return fmt.Errorf("the cluster at %s is unreachable: %w", m.cluster.Server(), unwrapURLError(err))
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 500 {
+		return fmt.Errorf("the cluster at %s answers /version with %s", m.cluster.Server(), resp.Status)
+	}
+	return nil
 }
 
 func (m *Mirror) setErr(err error) {
