@@ -225,6 +225,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "leaselab %s serving on %s (database %s)\n", leaselabVersion(), srv.URL, cfg.db)
 	srv.printAccess(stdout, cfg.db)
+	if srv.mirror != nil {
+		ns := "every namespace"
+		if len(srv.cluster.Namespaces) > 0 {
+			ns = "namespaces " + strings.Join(srv.cluster.Namespaces, ", ")
+		}
+		fmt.Fprintf(stdout, "  cluster:    %s as %s, %s; the cluster's own controller decides elections\n", srv.cluster.Server(), srv.cluster.User, ns)
+		if why := srv.mirror.CandidatesRefused(); why != "" {
+			fmt.Fprintf(stdout, "  coordinated candidates refused: %s\n", why)
+		}
+	}
 	return srv.serveUntilDone(ctx)
 }
 
@@ -310,6 +320,7 @@ type runningServer struct {
 	// in front of a cluster; nil otherwise.
 	mirror       *upstream.Mirror
 	stopUpstream context.CancelFunc
+	cluster      upstream.Cluster
 
 	closeOnce sync.Once
 	closeErr  error
@@ -430,7 +441,7 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		access:  acc,
 	}
 	if up != nil {
-		rs.mirror, rs.stopUpstream = up.mirror, up.cancel
+		rs.mirror, rs.stopUpstream, rs.cluster = up.mirror, up.cancel, up.cluster
 	}
 	go func() { rs.served <- w.Serve(ln) }()
 	announced := announcedURL(cfg.access.publicURL, rs.URL)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/wasm/candidate"
 	"github.com/leaselab/leaselab/web/auth"
 	"github.com/leaselab/leaselab/web/upstream"
 	"github.com/leaselab/leaselab/web/webtest/poll"
@@ -194,6 +196,32 @@ func TestUpstreamElection(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("a write to the mirror: %d, want 405", resp.StatusCode)
+	}
+
+	// The dashboard's forms write on the cluster, through the forwarder.
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	form := func(path string, values url.Values) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, front.URL+path, strings.NewReader(values.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", front.URL)
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("POST %s: %d %s", path, resp.StatusCode, b)
+		}
+	}
+	form("/ui/leases", url.Values{"namespace": {"default"}, "name": {"from-dashboard"}})
+	if _, err := up.client(t, "admin").CoordinationV1().Leases("default").Get(ctx, "from-dashboard", metav1.GetOptions{}); err != nil {
+		t.Fatalf("the dashboard's new lease on the cluster: %v", err)
+	}
+	form("/ui/leases/default/from-dashboard/delete", nil)
+	if _, err := up.client(t, "admin").CoordinationV1().Leases("default").Get(ctx, "from-dashboard", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the dashboard's delete on the cluster: %v", err)
 	}
 
 	// Nothing but the coordination paths, Namespaces, Events and discovery is forwarded.
@@ -544,5 +572,66 @@ func TestUpstreamRestartAndExpired(t *testing.T) {
 	hist, err := front.db.History(ctx, store.Key{Resource: "leases.coordination.k8s.io", Namespace: "default", Name: "b"}, 0)
 	if err != nil || len(hist) == 0 || hist[len(hist)-1].Type != store.Deleted {
 		t.Errorf("the front's history of b: %v %v", hist, err)
+	}
+}
+
+// TestUpstreamBrowserCandidates: the browser tabs' candidate (wasm/candidate, natively, on a
+// manual clock) elects a leader through the front: its GETs and PUTs of the Lease are the
+// cluster's, and the cluster's Lease names the tab that believes it leads.
+func TestUpstreamBrowserCandidates(t *testing.T) {
+	up := mustStartCluster(t, "", nil)
+	front := mustStartFront(t, up.kubeconfig(t, up.URL, "admin"), nil)
+	s := &candidateSim{t: t, ts: front, clock: candidate.NewManualClock(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)),
+		cands: map[string]*candidate.Candidate{}, ctx: ctxT(t, time.Minute)}
+	for _, id := range []string{"tab-1", "tab-2", "tab-3"} {
+		s.add(id)
+	}
+	leader, _ := s.waitForNewHolder("", 30*time.Second)
+	if ls := s.leaders(); len(ls) != 1 || ls[0] != leader {
+		t.Fatalf("tabs leading %v; the front names %q", ls, leader)
+	}
+	l, err := up.client(t, "admin").CoordinationV1().Leases("sim").Get(s.ctx, "demo", metav1.GetOptions{})
+	if err != nil || ptr.Deref(l.Spec.HolderIdentity, "") != leader {
+		t.Fatalf("the cluster's Lease: %v %v, want holder %q", l, err, leader)
+	}
+}
+
+// TestUpstreamCoordinated: coordinated candidates (leaselab candidate --coordinated, client-go's
+// coordinated elector) talk to the front; their LeaseCandidates are the cluster's, whose own
+// election controller picks the holder, and the front mirrors both.
+func TestUpstreamCoordinated(t *testing.T) {
+	up := mustStartCluster(t, "", func(c *serveConfig) {
+		c.cleController, c.cleElectionDuration, c.cleRequeueInterval = true, 200*time.Millisecond, 500*time.Millisecond
+	})
+	front := mustStartFront(t, up.kubeconfig(t, up.URL, "admin"), nil)
+	ctx, cancel := context.WithCancel(ctxT(t, time.Minute))
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	for _, id := range []string{"c1", "c2"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runCandidate(ctx, []string{"--server", front.URL, "--coordinated", "--identity", id, "--namespace", "default", "--lease", "cle",
+				"--binary-version", "1.36.0", "--emulation-version", "1.35.0"}, io.Discard, io.Discard)
+		}()
+	}
+	admin := up.client(t, "admin")
+	poll.Until(t, 45*time.Second, "the cluster's controller names a holder among the front's candidates", func() (bool, string) {
+		l, err := admin.CoordinationV1().Leases("default").Get(ctx, "cle", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		h := ptr.Deref(l.Spec.HolderIdentity, "")
+		return (h == "c1" || h == "c2") && l.Spec.Strategy != nil, fmt.Sprintf("%+v", l.Spec)
+	})
+	poll.Until(t, 30*time.Second, "the front mirrors the LeaseCandidates", func() (bool, string) {
+		res, err := front.db.List(ctx, store.ListOptions{Resource: "leasecandidates.coordination.k8s.io", Namespace: "default"})
+		return err == nil && len(res.Objects) == 2, fmt.Sprint(len(res.Objects), err)
+	})
+	if front.mirror.CandidatesRefused() != "" {
+		t.Errorf("candidates refused: %s", front.mirror.CandidatesRefused())
+	}
+	if code, body := httpGetCode(t, front.URL+"/play?lease=cle&coordinated=1&binaryVersion=1.36.0&emulationVersion=1.35.0"); code != http.StatusOK {
+		t.Errorf("a coordinated tab: %d %s", code, body)
 	}
 }
