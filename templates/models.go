@@ -48,6 +48,9 @@ type Upstream struct {
 	Server, User string
 	// Namespaces are the namespaces shown and forwarded, "" for every one.
 	Namespaces string
+	// ReadOnly says why leaselab's identity may not write on the cluster, "" when it may: the
+	// page hides what writes.
+	ReadOnly string
 	// Problem says why the cluster is not mirrored right now, "" while it is.
 	Problem string
 	// APIBase is the path prefix under which the pages' scripts watch the mirror.

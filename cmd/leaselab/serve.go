@@ -79,6 +79,7 @@ func (u *upstreamServer) screens() *ui.Upstream {
 		User:              u.cluster.User,
 		Namespaces:        u.cluster.Namespaces,
 		CandidatesRefused: u.mirror.CandidatesRefused(),
+		ReadOnly:          u.mirror.ReadOnly(),
 		Problem:           u.mirror.Err,
 		APIBase:           upstream.MirrorPrefix,
 	}

@@ -362,6 +362,32 @@ func TestUpstreamNamespaces(t *testing.T) {
 	if code, body := httpGetCode(t, front.URL+"/play?namespace=other&lease=x"); code != http.StatusUnprocessableEntity || !strings.Contains(body, "forwards only the namespaces kube-system") {
 		t.Errorf("a tab outside --namespaces: %d", code)
 	}
+	if why := front.mirror.ReadOnly(); why != "" || strings.Contains(dash, "data-read-only") {
+		t.Errorf("an administrator's view is read-only: %s", why)
+	}
+
+	// An identity that may only read kube-system (alice writes only "alice") shows the
+	// cluster's leases read-only: no write buttons, no tabs, and writes refused with the reason.
+	reader := mustStartFront(t, up.kubeconfig(t, up.URL, "alice"), func(c *serveConfig) { c.upstream.namespaces = "kube-system" })
+	if why := reader.mirror.ReadOnly(); !strings.Contains(why, `(user "alice") may not create leases.coordination.k8s.io in "kube-system"`) {
+		t.Errorf("read-only: %q", why)
+	}
+	page := httpGet(t, reader.URL+"/leases/kube-system/kube-scheduler")
+	for _, want := range []string{"data-read-only", `data-testid="upstream-read-only"`, "node-1_kube-system"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the read-only lease page lacks %q", want)
+		}
+	}
+	if code, body := httpGetCode(t, reader.URL+"/play?namespace=kube-system&lease=kube-scheduler"); code != http.StatusUnprocessableEntity || !strings.Contains(body, "read-only") {
+		t.Errorf("a tab on a read-only cluster: %d", code)
+	}
+	err = reader.Client.CoordinationV1().Leases("kube-system").Delete(ctx, "kube-scheduler", metav1.DeleteOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `verb "delete"`) {
+		t.Errorf("a delete on a read-only cluster: %v", err)
+	}
+	if _, err := admin.CoordinationV1().Leases("kube-system").Get(ctx, "kube-scheduler", metav1.GetOptions{}); err != nil {
+		t.Errorf("the cluster lost its lease: %v", err)
+	}
 }
 
 // TestUpstreamStartErrors: a cluster that does not answer, or refuses the credentials, is a

@@ -62,6 +62,9 @@ func (u *UI) play(c echo.Context) error {
 		problems = append(problems, p)
 	}
 	if up := u.opts.Upstream; up != nil {
+		if up.ReadOnly != "" {
+			problems = append(problems, up.ReadOnly)
+		}
 		if params.Coordinated && up.CandidatesRefused != "" {
 			problems = append(problems, "coordinated mode is not available: "+up.CandidatesRefused)
 		}

@@ -73,6 +73,9 @@ type Upstream struct {
 	// CandidatesRefused says why coordinated candidates cannot run against the cluster (no
 	// LeaseCandidates v1beta1, or no right to them), "" when they can.
 	CandidatesRefused string
+	// ReadOnly says why the kubeconfig's identity may not write Leases: the screens hide what
+	// writes and tabs are refused. "" when it may.
+	ReadOnly string
 	// Problem returns why the cluster is not mirrored right now (unreachable), nil while it is.
 	Problem func() error
 	// APIBase is the path prefix under which the mirror's API is read (web/upstream's
@@ -85,7 +88,7 @@ func (u *Upstream) banner() *templates.Upstream {
 	if u == nil {
 		return nil
 	}
-	b := &templates.Upstream{Server: u.Server, User: u.User, Namespaces: strings.Join(u.Namespaces, ", "), APIBase: u.APIBase}
+	b := &templates.Upstream{Server: u.Server, User: u.User, Namespaces: strings.Join(u.Namespaces, ", "), APIBase: u.APIBase, ReadOnly: u.ReadOnly}
 	if u.Problem != nil {
 		if err := u.Problem(); err != nil {
 			b.Problem = err.Error()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,6 +50,9 @@ type Mirror struct {
 	// candidatesRefused says why LeaseCandidates are not mirrored nor served to coordinated
 	// tabs; "" when they are.
 	candidatesRefused string
+
+	// readOnly says why the kubeconfig's identity may not write Leases, "" when it may.
+	readOnly string
 
 	relists atomic.Int64
 
@@ -119,6 +123,10 @@ func (m *Mirror) Start(ctx context.Context, reg *kinds.Registry) error {
 			client: m.client.CoordinationV1beta1().RESTClient(), resource: "leasecandidates", expected: &coordinationv1beta1.LeaseCandidate{}})
 	} else {
 		m.log.Warn("LeaseCandidates are not mirrored; coordinated candidate tabs are refused", slog.String("reason", m.candidatesRefused))
+	}
+	m.readOnly = m.writeProblem(ctx, namespaces)
+	if m.readOnly != "" {
+		m.log.Warn("the cluster is shown read-only", slog.String("reason", m.readOnly))
 	}
 	core := m.client.CoreV1().RESTClient()
 	if err := m.check(ctx, core, "", "events", namespaces[0]); err != nil {
@@ -212,6 +220,41 @@ func (m *Mirror) candidatesProblem(ctx context.Context, namespaces []string) str
 	}
 	return ""
 }
+
+// writeProblem says why the kubeconfig's identity may create a Lease in none of namespaces,
+// "" when it may in one of them (or the cluster does not say). It asks with a dry run, which
+// the cluster authorizes as the write itself and does not keep.
+func (m *Mirror) writeProblem(ctx context.Context, namespaces []string) string {
+	var refused error
+	for _, ns := range namespaces {
+		if ns == metav1.NamespaceAll {
+			ns = metav1.NamespaceDefault
+		}
+		probe := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "leaselab-write-check"}}
+		_, err := m.client.CoordinationV1().Leases(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if !apierrors.IsForbidden(err) {
+			return ""
+		}
+		refused = err
+	}
+	return fmt.Sprintf("the kubeconfig's identity (user %q) may not create leases.coordination.k8s.io in %s: the cluster is shown read-only. The cluster said: %v",
+		m.cluster.User, strings.Join(quoted(namespaces), ", "), refused)
+}
+
+func quoted(namespaces []string) []string {
+	out := make([]string, len(namespaces))
+	for i, ns := range namespaces {
+		if ns == metav1.NamespaceAll {
+			ns = metav1.NamespaceDefault
+		}
+		out[i] = fmt.Sprintf("%q", ns)
+	}
+	return out
+}
+
+// ReadOnly says why the kubeconfig's identity may not write Leases in the namespaces shown, ""
+// when it may. Valid after Start.
+func (m *Mirror) ReadOnly() string { return m.readOnly }
 
 // CandidatesRefused says why coordinated candidates cannot run against the cluster, "" when
 // they can. Valid after Start.
