@@ -129,3 +129,12 @@ func tabLeaseText(t Tab) string {
 func secsText(ms int64) string {
 	return strconv.FormatFloat(float64(max(ms, 0))/1000, 'f', 1, 64) + " s"
 }
+
+// apiBase is the prefix of the API paths the page's scripts watch: the mirror's on a server in
+// front of a cluster, "" otherwise.
+func apiBase(p Page) string {
+	if p.Upstream == nil {
+		return ""
+	}
+	return p.Upstream.APIBase
+}

@@ -38,6 +38,24 @@ type Page struct {
 	// Replay is the recording the server replays, read-only, with its clock stopped at the
 	// recording's last change; nil on a live server.
 	Replay *Replay
+	// Upstream is the cluster this server stands in front of; nil when leaselab is the API
+	// server itself.
+	Upstream *Upstream
+}
+
+// Upstream is the banner of a server in front of a cluster (serve --upstream-kubeconfig).
+type Upstream struct {
+	// Server is the cluster's URL, User the kubeconfig's identity leaselab uses there.
+	Server, User string
+	// Namespaces are the namespaces shown and forwarded, "" for every one.
+	Namespaces string
+	// ReadOnly says why leaselab's identity may not write on the cluster, "" when it may: the
+	// page hides what writes.
+	ReadOnly string
+	// Problem says why the cluster is not mirrored right now, "" while it is.
+	Problem string
+	// APIBase is the path prefix under which the pages' scripts watch the mirror.
+	APIBase string
 }
 
 // Replay is the banner of a server that replays a recording.

@@ -62,6 +62,42 @@ type Options struct {
 	// ScenarioAPI carries the requests of the scenarios' candidates to the API in process, as
 	// the server's own user (allowed to write the scenarios' namespaces); nil means API.
 	ScenarioAPI http.RoundTripper
+	// Upstream, when set, is the cluster this server stands in front of: the screens read its
+	// mirror and say so, and coordinated tabs are refused when the cluster cannot have them.
+	Upstream *Upstream
+}
+
+// Upstream is what the screens say about the cluster a server stands in front of.
+type Upstream struct {
+	// Server is the cluster's URL; User the kubeconfig's identity leaselab acts as there.
+	Server, User string
+	// Namespaces are the only namespaces forwarded and shown; empty: every one.
+	Namespaces []string
+	// CandidatesRefused says why coordinated candidates cannot run against the cluster (no
+	// LeaseCandidates v1beta1, or no right to them), "" when they can.
+	CandidatesRefused string
+	// ReadOnly says why the kubeconfig's identity may not write Leases: the screens hide what
+	// writes and tabs are refused. "" when it may.
+	ReadOnly string
+	// Problem returns why the cluster is not mirrored right now (unreachable), nil while it is.
+	Problem func() error
+	// APIBase is the path prefix under which the mirror's API is read (web/upstream's
+	// MirrorPrefix).
+	APIBase string
+}
+
+// banner is the page's view of u; nil when u is.
+func (u *Upstream) banner() *templates.Upstream {
+	if u == nil {
+		return nil
+	}
+	b := &templates.Upstream{Server: u.Server, User: u.User, Namespaces: strings.Join(u.Namespaces, ", "), APIBase: u.APIBase, ReadOnly: u.ReadOnly}
+	if u.Problem != nil {
+		if err := u.Problem(); err != nil {
+			b.Problem = err.Error()
+		}
+	}
+	return b
 }
 
 // Elections is what the screens read from the Coordinated Leader Election controller
@@ -216,6 +252,7 @@ func (u *UI) page(title, nav string) templates.Page {
 		ServerNowMs: u.opts.Now().UnixMilli(),
 		Nav:         nav,
 		Replay:      u.opts.Replay.banner(),
+		Upstream:    u.opts.Upstream.banner(),
 	}
 }
 
