@@ -12,10 +12,6 @@ import (
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
-// DefaultSlowLatency is the round trip a "slow" command adds when it names
-// none.
-const DefaultSlowLatency = 1500 * time.Millisecond
-
 // Worker runs one candidate behind the message protocol spoken between a
 // dedicated Web Worker and its page. Messages are JSON objects with a "type".
 //
@@ -30,7 +26,9 @@ const DefaultSlowLatency = 1500 * time.Millisecond
 //	{"type":"pause"}  {"type":"resume"}
 //	{"type":"partition","mode":"hang"|"fail"}             mode defaults to "hang"
 //	{"type":"heal"}
-//	{"type":"slow","latencyMs":1500}                      0 turns it off; absent means 1500
+//	{"type":"slow","latencyMs":8000}                      0 turns it off; absent means the
+//	                                                      first delay its renewals cannot
+//	                                                      outlast (Timings.SlowLatency)
 //	{"type":"clockOffset","seconds":-5}                   absolute offset, not a step
 //	{"type":"clockRate","rate":1.25}                      the clock runs 25% fast; 1 restores it
 //	{"type":"release"}  {"type":"crash"}  {"type":"rejoin"}
@@ -158,7 +156,8 @@ func (w *Worker) obey(c *Candidate, cmd tabproto.Command) error {
 	case tabproto.CommandHeal:
 		c.Heal()
 	case tabproto.CommandSlow:
-		d := DefaultSlowLatency
+		cfg := c.Config()
+		d := Timings{LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod}.SlowLatency()
 		if cmd.LatencyMs != nil {
 			d = time.Duration(math.Round(min(max(*cmd.LatencyMs, 0), tabproto.MaxLatencyMs))) * time.Millisecond
 		}
