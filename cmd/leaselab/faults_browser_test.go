@@ -44,9 +44,15 @@ func TestBrowserFaults(t *testing.T) {
 			t.Fatalf("%s: %v", step, err)
 		}
 	}
+	// click clicks the button sel once it is there and enabled (a row is drawn from the hub's
+	// messages, a button is disabled until the tab's state allows it).
 	click := func(ctx context.Context, sel string) {
 		t.Helper()
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		if _, err := browserWait(20*time.Second, func() (bool, string) {
+			s, err := browserEval(ctx, fmt.Sprintf(`(() => { const b = document.querySelector(%q);
+				if (!b) return 'missing'; if (b.disabled) return 'disabled'; b.click(); return 'clicked'; })()`, sel))
+			return s == "clicked", fmt.Sprintf("%s (%v)", s, err)
+		}); err != nil {
 			t.Fatalf("click %s: %v", sel, err)
 		}
 	}
@@ -63,7 +69,7 @@ func TestBrowserFaults(t *testing.T) {
 	}
 
 	// 1. A delay of 4 s from the dashboard, then 10 s while it is on.
-	if err := chromedp.Do(dash, chromedp.SetValue(chromedp.CSS(row+` [data-field=delay]`), "4000")); err != nil {
+	if _, err := browserEval(dash, `document.querySelector('`+row+` [data-field=delay]').value = '4000'`); err != nil {
 		t.Fatalf("choose 4 s: %v", err)
 	}
 	click(dash, row+` [data-cmd=slow]`)
@@ -111,13 +117,19 @@ func TestBrowserFaults(t *testing.T) {
 	// (its control follows the dashboard's 10 s, the longest: the next is the shortest) and S
 	// turns the slow network on at it.
 	for _, k := range []string{"N", "{"} {
-		if err := chromedp.Do(tab, chromedp.KeyEvent(k)); err != nil {
+		kctx, cancel := context.WithTimeout(tab, 10*time.Second)
+		err := chromedp.Do(kctx, chromedp.KeyEvent(k))
+		cancel()
+		if err != nil {
 			t.Fatalf("key %s: %v", k, err)
 		}
 	}
 	want("keys", "partitioned|0|fail|1.25", "partitioned|0|fail|1.25")
 	for _, k := range []string{"S", "s"} {
-		if err := chromedp.Do(tab, chromedp.KeyEvent(k)); err != nil {
+		kctx, cancel := context.WithTimeout(tab, 10*time.Second)
+		err := chromedp.Do(kctx, chromedp.KeyEvent(k))
+		cancel()
+		if err != nil {
 			t.Fatalf("key %s: %v", k, err)
 		}
 	}
@@ -129,11 +141,14 @@ func TestBrowserFaults(t *testing.T) {
 			ctx  context.Context
 			what string
 		}{{tab, "play"}, {dash, "dashboard"}} {
-			if err := chromedp.Do(p.ctx, chromedp.EmulateViewport(size[0], size[1])); err != nil {
+			vctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+			err := chromedp.Do(vctx, chromedp.EmulateViewport(size[0], size[1]))
+			cancel()
+			if err != nil {
 				t.Fatalf("viewport: %v", err)
 			}
 			if p.what == "dashboard" {
-				_ = chromedp.Do(p.ctx, chromedp.ScrollIntoView(chromedp.CSS(row)))
+				_, _ = browserEval(p.ctx, `document.querySelector('`+row+`').scrollIntoView()`)
 			}
 			browserScreenshot(t, p.ctx, out, "faults-"+p.what+"-"+name+".png")
 		}
