@@ -69,6 +69,7 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 	}
 	live := dashboardURL(ns)
 	v := templates.Dashboard{
+		SlowChoices:  slowChoices(nil),
 		Page:         u.page("Dashboard", "dashboard"),
 		LeasesRV:     strconv.FormatInt(leasesRV, 10),
 		NamespacesRV: strconv.FormatInt(nsRV, 10),
@@ -298,10 +299,13 @@ func tabView(t TabInfo) templates.Tab {
 		Lease:        t.Lease,
 		State:        string(t.State),
 		Holder:       t.Holder,
-		Paused:       t.Faults.Paused,
-		Partitioned:  t.Faults.Partition != "",
-		Slow:         t.Faults.LatencyMs > 0,
-		ClockOffset:  offsetText(t.Faults.ClockOffsetMs),
+		Faults: templates.TabFaults{
+			Paused:      t.Faults.Paused,
+			Partition:   string(t.Faults.Partition),
+			LatencyMs:   t.Faults.LatencyMs,
+			ClockOffset: offsetText(t.Faults.ClockOffsetMs),
+			ClockRate:   t.Faults.ClockRate,
+		},
 		ActiveFaults: t.ActiveFaults,
 		LastLog:      t.LastLog.Text,
 
