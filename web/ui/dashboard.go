@@ -292,13 +292,13 @@ func candidateRow(lc *coordinationv1beta1.LeaseCandidate, now time.Time) templat
 // tabView is a connected tab for the templates.
 func tabView(t TabInfo) templates.Tab {
 	return templates.Tab{
-		ID:           t.ID,
-		Owner:        t.Owner,
-		Identity:     t.Identity,
-		Namespace:    t.Namespace,
-		Lease:        t.Lease,
-		State:        string(t.State),
-		Holder:       t.Holder,
+		ID:        t.ID,
+		Owner:     t.Owner,
+		Identity:  t.Identity,
+		Namespace: t.Namespace,
+		Lease:     t.Lease,
+		State:     string(t.State),
+		Holder:    t.Holder,
 		Faults: templates.TabFaults{
 			Paused:      t.Faults.Paused,
 			Partition:   string(t.Faults.Partition),
