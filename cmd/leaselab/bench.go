@@ -27,6 +27,9 @@ type benchFlags struct {
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if rest, ok := isWorkshopBench(args); ok {
+		return runBenchWorkshop(ctx, rest, stdout, stderr)
+	}
 	c, err := parseBenchFlags(args, stderr)
 	if err != nil {
 		return err
@@ -63,7 +66,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	var c benchFlags
 	var kubeconfig, server string
 	workloads := bench.Workloads()
-	fs := newFlagSet("bench", benchSummary, " "+strings.Join(workloads, "|"), stderr)
+	fs := newFlagSet("bench", benchSummary, " "+strings.Join(workloads, "|")+
+		"\n       leaselab bench workshop [flags] (see leaselab bench workshop --help)", stderr)
 	fs.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to load (default: $KUBECONFIG when set and --server is not given, else --server)")
 	fs.StringVar(&server, "server", "http://127.0.0.1:8080", "URL of the API server; with a kubeconfig, overrides the server it names")
 	c.register(fs)
