@@ -213,7 +213,7 @@ func RunWorkshop(ctx context.Context, cfg WorkshopConfig) (*WorkshopReport, erro
 			t.run(sctx)
 		})
 	}
-	leadBy := time.Now().Add(cfg.LeaseDuration + 30*time.Second)
+	leadBy := time.Now().Add(cfg.LeaseDuration + 2*time.Minute)
 	for _, t := range all {
 		if err := t.awaitLeader(ctx, leadBy); err != nil {
 			return nil, fmt.Errorf("tab %s: %w", t.identity, err)

@@ -63,7 +63,7 @@ func (d *dashboard) awaitConnected(ctx context.Context) error {
 func (d *dashboard) run(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { d.follow(ctx, "board", "/ui/board/watch", d.onBoard) })
-	wg.Go(func() { d.follow(ctx, "tabs", "/ui/tabs/watch", d.onTabs) })
+	wg.Go(func() { d.follow(ctx, "tabs", "/ui/tabs/watch?changes=1", d.onTabs) })
 	wg.Go(func() { d.follow(ctx, "namespaces", "/api/v1/namespaces?watch=true&allowWatchBookmarks=true", nil) })
 	if d.namespace != "" {
 		path := "/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(d.namespace) + "/leases?watch=true&allowWatchBookmarks=true"
