@@ -111,6 +111,7 @@ func (c *benchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.jsonOut, "json", false, "print the result as JSON")
 	fs.DurationVar(&c.Progress, "progress", time.Second, "interval of the progress line on stderr (0: none)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator to this file")
+	fs.BoolVar(&c.ClientGo, "client-go", false, "renew, watch: measure with client-go's typed clientset and its defaults (an own clientset per renew client, one shared by the watchers, all over chunked HTTP) instead of the lean client")
 }
 
 // orList joins names as a sentence does: "a, b or c".
