@@ -353,9 +353,11 @@ func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher,
 				return err
 			}
 		case <-w.notify:
-			msg := u.hub.encodedTabs()
+			var msg []byte
 			if changes {
 				msg, version = u.hub.tabsChanged(version)
+			} else {
+				msg = u.hub.encodedTabs()
 			}
 			if err := wsWrite(ctx, conn, msg); err != nil {
 				return err
