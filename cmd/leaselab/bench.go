@@ -27,6 +27,9 @@ type benchFlags struct {
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if rest, ok := isWorkshopBench(args); ok {
+		return runBenchWorkshop(ctx, rest, stdout, stderr)
+	}
 	c, err := parseBenchFlags(args, stderr)
 	if err != nil {
 		return err
@@ -63,7 +66,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	var c benchFlags
 	var kubeconfig, server string
 	workloads := bench.Workloads()
-	fs := newFlagSet("bench", benchSummary, " "+strings.Join(workloads, "|"), stderr)
+	fs := newFlagSet("bench", benchSummary, " "+strings.Join(workloads, "|")+
+		"\n       leaselab bench workshop [flags] (see leaselab bench workshop --help)", stderr)
 	fs.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to load (default: $KUBECONFIG when set and --server is not given, else --server)")
 	fs.StringVar(&server, "server", "http://127.0.0.1:8080", "URL of the API server; with a kubeconfig, overrides the server it names")
 	c.register(fs)
@@ -107,6 +111,7 @@ func (c *benchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.jsonOut, "json", false, "print the result as JSON")
 	fs.DurationVar(&c.Progress, "progress", time.Second, "interval of the progress line on stderr (0: none)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator to this file")
+	fs.BoolVar(&c.ClientGo, "client-go", false, "renew, watch: measure with client-go's typed clientset and its defaults (an own clientset per renew client, one shared by the watchers, all over chunked HTTP) instead of the lean client")
 }
 
 // orList joins names as a sentence does: "a, b or c".

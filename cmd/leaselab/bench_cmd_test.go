@@ -132,3 +132,52 @@ func TestBenchRetryAfter(t *testing.T) {
 		t.Errorf("took %v", time.Since(start))
 	}
 }
+
+// TestBenchWorkshop runs `leaselab bench workshop` small: it starts a workshop server (this
+// test binary acting as leaselab), opens the tabs and dashboards and reports in the JSON
+// whose field names scripts rely on. Figures are checked for plausibility, not against
+// targets: those belong in BENCHMARKS.md.
+func TestBenchWorkshop(t *testing.T) {
+	t.Setenv("LEASELAB_TEST_AS_BINARY", "1") // for the server it starts
+	var out, errOut bytes.Buffer
+	args := []string{"bench", "workshop", "--participants", "3", "--tabs", "2", "--duration", "3s", "--retry-period", "500ms", "--json"}
+	if code := run(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var rep map[string]any
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report %q: %v", out.String(), err)
+	}
+	for _, f := range []string{"renewP99Ms", "dashboardP99Ms", "serverRssMiB", "tabReportP99Ms"} {
+		if v, ok := rep[f].(float64); !ok || v <= 0 {
+			t.Errorf("%s = %v, want a figure above 0", f, rep[f])
+		}
+	}
+	if rep["errors"] != float64(0) || rep["lost"] != float64(0) {
+		t.Errorf("errors %v (%v: %v), lost %v", rep["errors"], rep["errorKinds"], rep["firstError"], rep["lost"])
+	}
+	if rep["participants"] != float64(3) || rep["tabs"] != float64(2) {
+		t.Errorf("participants %v, tabs %v", rep["participants"], rep["tabs"])
+	}
+	if n, _ := rep["renewals"].(float64); n < 1 {
+		t.Errorf("renewals %v", rep["renewals"])
+	}
+}
+
+// TestBenchWorkshopFlags: bad numbers are refused before anything starts, and the workshop
+// workload is found wherever the word stands.
+func TestBenchWorkshopFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"bench", "workshop", "--participants", "0"},
+		{"bench", "--tabs", "0", "workshop"},
+		{"bench", "workshop", "--server", "https://127.0.0.1:9"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "leaselab bench: --") {
+			t.Errorf("%q: exit %d, %s", args, code, errOut.String())
+		}
+	}
+	if rest, ok := isWorkshopBench([]string{"--namespace", "workshop", "renew"}); ok {
+		t.Errorf("--namespace workshop taken for the workload (%q)", rest)
+	}
+}

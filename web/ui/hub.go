@@ -63,7 +63,27 @@ type Hub struct {
 	version  uint64 // bumped on every change of the list
 	encVer   uint64
 	encoded  []byte // the "tabs" message for encVer
+	// gone are the tabs removed from the list, with the version that removed each, oldest
+	// first, for the changes since a version (tabsSince); at most maxGoneTabs.
+	gone []goneTab
+	// goneFloor is the newest version whose removals gone no longer holds: changes since an
+	// older version are the whole list again.
+	goneFloor uint64
+	// deltas are the "tabsChanged" messages to version deltaVer, by the version they start
+	// from: dashboards that follow at the same pace share one encoding.
+	deltaVer uint64
+	deltas   map[uint64][]byte
 }
+
+// goneTab is a tab removed from the list at version.
+type goneTab struct {
+	id      string
+	version uint64
+}
+
+// maxGoneTabs bounds the removals the hub remembers for dashboards that follow the changes; a
+// dashboard further behind gets the whole list.
+const maxGoneTabs = 4096
 
 // hubTab is one connected tab.
 type hubTab struct {
@@ -71,6 +91,8 @@ type hubTab struct {
 	owner    TabUser
 	info     TabInfo
 	reported bool
+	// changed is the version of the list at the tab's last report.
+	changed uint64
 	// out holds messages for the tab; when it is full the tab is disconnected.
 	out  chan []byte
 	kick func()
@@ -120,6 +142,11 @@ func (h *Hub) removeTab(t *hubTab) {
 	delete(h.tabs, t.id)
 	if ok && t.reported {
 		h.changedLocked()
+		if len(h.gone) == maxGoneTabs {
+			h.goneFloor = h.gone[0].version
+			h.gone = append(h.gone[:0], h.gone[1:]...)
+		}
+		h.gone = append(h.gone, goneTab{id: t.id, version: h.version})
 	}
 	info := t.info
 	h.mu.Unlock()
@@ -153,6 +180,7 @@ func (h *Hub) report(t *hubTab, r tabproto.Report) error {
 	wasReported := t.reported
 	t.reported = true
 	h.changedLocked()
+	t.changed = h.version
 	h.mu.Unlock()
 	if h.views != nil {
 		if wasReported && !sameCandidate(prev, r) {
@@ -218,10 +246,16 @@ func (h *Hub) tabsLocked() []TabInfo {
 // encodedTabs is the "tabs" message with the current list, encoded once per change and shared
 // by every dashboard.
 func (h *Hub) encodedTabs() []byte {
+	b, _ := h.encodedTabsAt()
+	return b
+}
+
+// encodedTabsAt is encodedTabs and the version of the list it holds.
+func (h *Hub) encodedTabsAt() ([]byte, uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.encoded != nil && h.encVer == h.version {
-		return h.encoded
+		return h.encoded, h.version
 	}
 	b, err := json.Marshal(struct {
 		Type string    `json:"type"`
@@ -229,10 +263,50 @@ func (h *Hub) encodedTabs() []byte {
 	}{"tabs", h.tabsLocked()})
 	if err != nil {
 		h.log.Error("encode tabs", slog.Any("error", err))
-		return []byte(`{"type":"tabs","tabs":[]}`)
+		return []byte(`{"type":"tabs","tabs":[]}`), h.version
 	}
 	h.encoded, h.encVer = b, h.version
-	return b
+	return b, h.version
+}
+
+// tabsChanged is the message of what changed in the list since version from: the tabs that
+// reported since (in no particular order) and the ids of those removed since. It returns the
+// version it brings a dashboard to, and instead the whole "tabs" list when the hub no longer
+// knows every removal since from. Dashboards at the same version share one encoding.
+func (h *Hub) tabsChanged(from uint64) ([]byte, uint64) {
+	h.mu.Lock()
+	if from < h.goneFloor {
+		h.mu.Unlock()
+		return h.encodedTabsAt()
+	}
+	defer h.mu.Unlock()
+	if h.deltaVer != h.version || h.deltas == nil {
+		h.deltaVer, h.deltas = h.version, map[uint64][]byte{}
+	}
+	if b, ok := h.deltas[from]; ok {
+		return b, h.version
+	}
+	changed := []TabInfo{}
+	for _, t := range h.tabs {
+		if t.reported && t.changed > from {
+			changed = append(changed, t.info)
+		}
+	}
+	gone := []string{}
+	for i := len(h.gone) - 1; i >= 0 && h.gone[i].version > from; i-- {
+		gone = append(gone, h.gone[i].id)
+	}
+	b, err := json.Marshal(struct {
+		Type string    `json:"type"`
+		Tabs []TabInfo `json:"tabs"`
+		Gone []string  `json:"gone"`
+	}{"tabsChanged", changed, gone})
+	if err != nil {
+		h.log.Error("encode tab changes", slog.Any("error", err))
+		return []byte(`{"type":"tabsChanged","tabs":[],"gone":[]}`), h.version
+	}
+	h.deltas[from] = b
+	return b, h.version
 }
 
 func (h *Hub) addWatcher() *hubWatcher {

@@ -263,3 +263,90 @@ func TestTabInfoCleanBoundsMode(t *testing.T) {
 		t.Error("a plain tab is stepping down because it said so")
 	}
 }
+
+// TestTabHubChanges: a dashboard that asks for the changes gets the whole list first, then only
+// the tabs that reported and the ids of those that left; applied in order, the messages give
+// the list an old dashboard gets whole.
+func TestTabHubChanges(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	srv := httptest.NewServer(tu.echo)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	report := func(c *websocket.Conn, identity, state string) {
+		writeJSON(t, ctx, c, map[string]any{"type": "report", "tab": map[string]any{"identity": identity, "namespace": "default", "lease": "demo", "state": state}})
+	}
+	var tabs []*websocket.Conn
+	for _, identity := range []string{"a", "b", "c"} {
+		c := mustDial(t, ctx, srv, "/ui/tabs/connect", srv.URL)
+		readJSON(t, ctx, c) // hello
+		report(c, identity, "follower")
+		tabs = append(tabs, c)
+	}
+	whole := mustDial(t, ctx, srv, "/ui/tabs/watch", srv.URL)
+	readTabs(t, ctx, whole, func(ts []TabInfo) bool { return len(ts) == 3 })
+
+	dash := mustDial(t, ctx, srv, "/ui/tabs/watch?changes=1", srv.URL)
+	type message struct {
+		Type string    `json:"type"`
+		Tabs []TabInfo `json:"tabs"`
+		Gone []string  `json:"gone"`
+	}
+	list := map[string]TabInfo{}
+	byIdentity := func() map[string]string {
+		out := map[string]string{}
+		for _, ti := range list {
+			out[ti.Identity] = string(ti.State)
+		}
+		return out
+	}
+	// apply reads messages until the list satisfies ok, and returns the last message.
+	apply := func(ok func(map[string]string) bool) message {
+		t.Helper()
+		for {
+			_, b, err := dash.Read(ctx)
+			if err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			var m message
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatalf("decode %s: %v", b, err)
+			}
+			switch m.Type {
+			case "tabs":
+				clear(list)
+			case "tabsChanged":
+			default:
+				continue
+			}
+			for _, ti := range m.Tabs {
+				list[ti.ID] = ti
+			}
+			for _, id := range m.Gone {
+				delete(list, id)
+			}
+			if ok(byIdentity()) {
+				return m
+			}
+		}
+	}
+	first := apply(func(l map[string]string) bool { return len(l) == 3 })
+	if first.Type != "tabs" {
+		t.Fatalf("first message %q, want the whole list", first.Type)
+	}
+
+	report(tabs[1], "b", "leader")
+	m := apply(func(l map[string]string) bool { return l["b"] == "leader" })
+	if m.Type != "tabsChanged" || len(m.Tabs) != 1 || m.Tabs[0].Identity != "b" || len(m.Gone) != 0 {
+		t.Errorf("after b's report: %+v", m)
+	}
+
+	tabs[2].Close(websocket.StatusNormalClosure, "")
+	m = apply(func(l map[string]string) bool { return len(l) == 2 })
+	if m.Type != "tabsChanged" || len(m.Gone) != 1 || len(m.Tabs) != 0 {
+		t.Errorf("after c left: %+v", m)
+	}
+	if got := byIdentity(); got["a"] != "follower" || got["b"] != "leader" {
+		t.Errorf("list %v", got)
+	}
+}

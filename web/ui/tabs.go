@@ -247,8 +247,8 @@ type watchMessage struct {
 }
 
 // tabWatch is a dashboard's stream: the list of connected tabs whenever it changes (at most
-// every tabsMinInterval), the election controller's latest decision about each lease whose
-// decisions changed ("decisions": all known leases first, then only those that changed), and
+// every tabsMinInterval; with ?changes=1 only what changed, after the first list), the
+// election controller's latest decision about each lease whose decisions changed ("decisions": all known leases first, then only those that changed), and
 // fault commands the other way.
 func (u *UI) tabWatch(c echo.Context) error {
 	conn, err := acceptWS(c, watchReadLimit)
@@ -307,7 +307,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 		}
 	}()
 
-	err = u.watchLoop(ctx, conn, w, decided, replies)
+	err = u.watchLoop(ctx, conn, w, c.QueryParam("changes") == "1", decided, replies)
 	cancel()
 	wg.Wait()
 	if err == nil || errors.Is(err, context.Canceled) {
@@ -319,9 +319,13 @@ func (u *UI) tabWatch(c echo.Context) error {
 }
 
 // watchLoop sends the list of tabs and the latest decisions at once, then after every change,
-// spaced by tabsMinInterval.
-func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher, decided <-chan struct{}, replies <-chan []byte) error {
-	if err := wsWrite(ctx, conn, u.hub.encodedTabs()); err != nil {
+// spaced by tabsMinInterval. With changes, what changed in the list follows the first list
+// ("tabsChanged": the tabs that reported and the ids of those that left), instead of the whole
+// list every time: with hundreds of tabs in a room, the whole list to every dashboard several
+// times a second is most of what the server sends.
+func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher, changes bool, decided <-chan struct{}, replies <-chan []byte) error {
+	list, version := u.hub.encodedTabsAt()
+	if err := wsWrite(ctx, conn, list); err != nil {
 		return err
 	}
 	// The page was rendered with the latest decisions; these are for the leases whose
@@ -349,7 +353,13 @@ func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher,
 				return err
 			}
 		case <-w.notify:
-			if err := wsWrite(ctx, conn, u.hub.encodedTabs()); err != nil {
+			var msg []byte
+			if changes {
+				msg, version = u.hub.tabsChanged(version)
+			} else {
+				msg = u.hub.encodedTabs()
+			}
+			if err := wsWrite(ctx, conn, msg); err != nil {
 				return err
 			}
 			if err := pause(); err != nil {

@@ -211,8 +211,9 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	POST /ui/leases                         create a lease (form)
 //	POST /ui/leases/:namespace/:name/delete delete a lease (form)
 //	GET  /ui/tabs/connect                   WebSocket: a candidate tab reports to the hub
-//	GET  /ui/tabs/watch                     WebSocket: the dashboard follows the tabs and the
-//	                                        election controller's latest decisions
+//	GET  /ui/tabs/watch[?changes=1]         WebSocket: the dashboard follows the tabs (with
+//	                                        changes=1, what changed after the first list) and
+//	                                        the election controller's latest decisions
 //	GET  /ui/board/watch                    WebSocket: the dashboard's lease cards and feed, as
 //	                                        the server judges them
 //	GET  /ui/history                        a recording to download (?namespace=NS&lease=NAME)

@@ -99,9 +99,11 @@ type failures struct {
 }
 
 // add counts a failure.
-func (f *failures) add(err error) {
-	f.n.Add(1)
-	kind := failureKind(err)
+func (f *failures) add(err error) { f.addN(failureKind(err), 1, err) }
+
+// addN counts n failures of kind; err is the first one's.
+func (f *failures) addN(kind string, n int64, err error) {
+	f.n.Add(n)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.first == nil {
@@ -110,7 +112,7 @@ func (f *failures) add(err error) {
 	if f.kinds == nil {
 		f.kinds = map[string]int64{}
 	}
-	f.kinds[kind]++
+	f.kinds[kind] += n
 }
 
 // failureKind is the reason of a failure: the reason of its Status (Conflict, Forbidden,

@@ -20,6 +20,13 @@ func (s *samples) add(d time.Duration) {
 	s.mu.Unlock()
 }
 
+// len is how many latencies were recorded.
+func (s *samples) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ds)
+}
+
 // set replaces the latencies with ds, for those computed after the run.
 func (s *samples) set(ds []time.Duration) {
 	s.mu.Lock()

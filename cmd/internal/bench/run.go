@@ -57,6 +57,9 @@ type Config struct {
 	DB string
 	// Progress is the interval of the progress line Run writes; 0 for none.
 	Progress time.Duration
+	// ClientGo makes the renew and watch workloads use client-go's typed clientset with its
+	// defaults for what they measure, instead of the lean lease client (see clientgo.go).
+	ClientGo bool
 }
 
 // validate checks what the workloads cannot run with and returns the workload cfg names.
@@ -113,7 +116,8 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 // runner is the shared state of one run: its clients, counters and samples.
 type runner struct {
 	cfg    Config
-	client kubernetes.Interface // setup: creates, lists
+	rest   *rest.Config         // the client configuration, throttling off
+	client kubernetes.Interface // setup: creates, lists; with ClientGo, the watches
 	leases *leaseClient         // the measured GETs and PUTs, and the watches
 
 	ops       atomic.Int64 // completed operations (renewals, writes)
@@ -169,7 +173,7 @@ func newRunner(cfg Config, progress io.Writer) (*runner, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
-	r := &runner{cfg: cfg, client: client, leases: leases, progress: progress, server: rc.Host}
+	r := &runner{cfg: cfg, rest: rc, client: client, leases: leases, progress: progress, server: rc.Host}
 	r.serverPID, r.local = localServerPID(rc.Host)
 	return r, nil
 }

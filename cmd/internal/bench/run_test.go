@@ -40,6 +40,30 @@ func TestWorkloads(t *testing.T) {
 	}
 }
 
+// TestWorkloadsClientGo runs renew and watch with client-go's typed clientset measuring.
+func TestWorkloadsClientGo(t *testing.T) {
+	ts := mustStartServer(t)
+	for _, workload := range []string{"renew", "watch"} {
+		t.Run(workload, func(t *testing.T) {
+			cfg := testConfig(ts, workload)
+			cfg.ClientGo = true
+			if workload == "watch" {
+				cfg.Rate = 50
+			}
+			rep, err := Run(context.Background(), cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Ops == 0 || rep.Errors != 0 || rep.EventsLost != 0 || rep.P50Ms <= 0 {
+				t.Errorf("report = %+v", rep)
+			}
+			if workload == "watch" {
+				checkWatchReport(t, rep, cfg.Watchers)
+			}
+		})
+	}
+}
+
 // checkWatchReport checks what only the watch workload reports.
 func checkWatchReport(t *testing.T, rep *Report, watchers int) {
 	t.Helper()

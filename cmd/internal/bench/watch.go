@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -66,6 +67,14 @@ func (r *runner) writeLeases(ctx context.Context, names []string, rate float64) 
 	a := &acks{at: map[int64]int64{}}
 	var writers sync.WaitGroup
 	for w, name := range names {
+		var viaClientGo func(context.Context) (*coordinationv1.Lease, time.Time, error)
+		if r.cfg.ClientGo {
+			var err error
+			if viaClientGo, err = r.clientGoRenewer(name); err != nil {
+				r.failures.add(err)
+				continue
+			}
+		}
 		writers.Go(func() {
 			leases := r.leases.session()
 			var (
@@ -74,6 +83,15 @@ func (r *runner) writeLeases(ctx context.Context, names []string, rate float64) 
 				rev   int64
 			)
 			write := func(ctx context.Context) error {
+				if viaClientGo != nil {
+					l, began, err := viaClientGo(ctx)
+					if err != nil {
+						return err
+					}
+					start, took = began, time.Since(began)
+					rev, err = strconv.ParseInt(l.ResourceVersion, 10, 64)
+					return err
+				}
 				l, err := leases.get(ctx, name)
 				if err != nil {
 					return err
@@ -128,14 +146,16 @@ func (r *runner) startWatchers(ctx context.Context, fromRV string) (*watchers, e
 	wctx, cancel := context.WithCancel(context.Background())
 	ws := &watchers{seen: make([]*seenRevisions, n), cancel: cancel}
 	ready := make(chan struct{}, n)
-	onWebSocket := int(math.Round(float64(n) * r.cfg.WebSocketShare))
+	onWebSocket := int(math.Round(float64(n) * r.cfg.WebSocketShare)) // none with ClientGo
 	for w := range n {
 		s := &seenRevisions{}
 		ws.seen[w] = s
 		ws.wg.Go(func() {
 			on := func(ev watchedLease, at time.Time) { r.received(s, ev, at) }
 			var err error
-			if w < onWebSocket {
+			if r.cfg.ClientGo {
+				err = r.watchClientGo(wctx, fromRV, ready, on)
+			} else if w < onWebSocket {
 				err = r.leases.watchWebSocket(wctx, fromRV, ready, on)
 			} else {
 				err = r.leases.watchHTTP(wctx, fromRV, ready, on)

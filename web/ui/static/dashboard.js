@@ -328,6 +328,19 @@
   // --- connected candidate tabs -------------------------------------------------------------
   let tabs = [];
   const lastLogSeen = new Map();
+  // The hub sends the whole list first, then what changed ("tabsChanged"); the list is kept
+  // here by id and drawn in the hub's order: namespace, lease, connection time, id.
+  const tabsById = new Map();
+  function tabOrder(a, b) {
+    const s = (x, y) => (x < y ? -1 : x > y ? 1 : 0);
+    return s(a.namespace, b.namespace) || s(a.lease, b.lease) || (a.connectedAt - b.connectedAt) || s(a.id, b.id);
+  }
+  function onTabs(msg) {
+    if (msg.type === 'tabs') tabsById.clear();
+    for (const t of msg.tabs || []) tabsById.set(t.id, t);
+    for (const id of msg.gone || []) tabsById.delete(id);
+    renderTabs(Array.from(tabsById.values()).sort(tabOrder));
+  }
 
   function renderTabs(list) {
     const rows = new Map();
@@ -454,8 +467,8 @@
   /** Sends a fault command to the hub; false while not connected. */
   let send = () => false;
   function follow() {
-    send = LL.socket('tabs', '/ui/tabs/watch', (msg) => {
-      if (msg.type === 'tabs') renderTabs(msg.tabs || []);
+    send = LL.socket('tabs', '/ui/tabs/watch?changes=1', (msg) => {
+      if (msg.type === 'tabs' || msg.type === 'tabsChanged') onTabs(msg);
       if (msg.type === 'decisions') onDecisions(msg);
       if (msg.type === 'error') flashTab(msg.tab, msg.error);
     });
