@@ -257,7 +257,7 @@ func narrateFault(o outcome) (said, bool) {
 // successful renewal.
 func leadNote(s scene) tabproto.Msg {
 	if s.round.IsZero() {
-		return say("log.empty")
+		return tabproto.Msg{}
 	}
 	left := s.round.Sub(s.now)
 	if left <= 0 {
@@ -270,11 +270,11 @@ func leadNote(s scene) tabproto.Msg {
 // the candidate still waits: expiry counts from its own observation.
 func recordAgeNote(r record, s scene) tabproto.Msg {
 	if r.RenewTime.IsZero() {
-		return say("log.empty")
+		return tabproto.Msg{}
 	}
 	late := s.own.Sub(r.RenewTime.Add(r.duration()))
 	if late < time.Second {
-		return say("log.empty")
+		return tabproto.Msg{}
 	}
 	return say("log.recordAge", secsRound(late))
 }

@@ -57,9 +57,9 @@ const (
 // waiting for the same holder, the same error) fold into the newest entry,
 // which then carries the latest time and text and a Count above 1.
 type LogEntry struct {
-	At    time.Time // the candidate's own clock
-	Kind  LogKind
-	Text  string
+	At   time.Time // the candidate's own clock
+	Kind LogKind
+	Text string
 	// Msg is the same sentence as a message, for a page in another language.
 	Msg   tabproto.Msg
 	Count int
@@ -320,8 +320,8 @@ type faultsJSON struct {
 }
 
 type logEntryJSON struct {
-	At    int64   `json:"at"`
-	Kind  LogKind `json:"kind"`
+	At    int64         `json:"at"`
+	Kind  LogKind       `json:"kind"`
 	Text  string        `json:"text"`
 	Msg   *tabproto.Msg `json:"msg,omitempty"`
 	Count int           `json:"count"`

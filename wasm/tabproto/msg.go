@@ -42,12 +42,15 @@ func Say(key string, args ...any) Msg {
 	return m
 }
 
-// IsZero reports whether m is no message.
+// IsZero reports whether m is no message (the empty message, which reads as "").
 func (m Msg) IsZero() bool { return m.Key == "" }
 
 // In is m in lang ("en" or "zh"; anything else reads as English). An unknown key reads as the
 // key itself.
 func (m Msg) In(lang string) string {
+	if m.Key == "" {
+		return "" // the empty message: a note that says nothing here
+	}
 	t, ok := narration[m.Key]
 	if !ok {
 		return m.Key
@@ -103,6 +106,9 @@ var errBadMsg = errors.New("not a known message")
 // most MaxMsgDepth deep, each string cut to MaxTextLen. It returns errBadMsg for anything
 // else, and the report then keeps only the sentence's text.
 func (m *Msg) clean(depth int) error {
+	if m.Key == "" && depth > 1 && len(m.Args) == 0 {
+		return nil // the empty message, as an argument
+	}
 	if _, ok := narration[m.Key]; !ok || depth > MaxMsgDepth || len(m.Args) > MaxMsgArgs {
 		return errBadMsg
 	}

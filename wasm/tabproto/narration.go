@@ -68,7 +68,6 @@ var narration = map[string][2]string{
 	"log.recordAge":           {" (its renewTime says it expired %s ago, but I count from when I saw it change)", "(其 renewTime 表明它已在 %s 前过期,但我从看到它变化时开始计时)"},
 	"log.nobody":              {"nobody", "无人"},
 	"log.plain":               {"%s", "%s"},
-	"log.empty":               {"", ""},
 
 	// Faults, as a tab lists them.
 	"fault.paused":        {"paused", "已暂停"},

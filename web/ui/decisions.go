@@ -59,6 +59,7 @@ func fillDecision(d *templates.DecisionView, now time.Time) {
 	d.AtMs = d.At.UnixMilli()
 	d.Time = clockTime(d.At)
 	d.Age = ageText(d.At, now)
+	d.AgeSays = ageSays(d.At, now)
 }
 
 // latestDecision is the decision of f about a lease that the dashboard shows, with its times

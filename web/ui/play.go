@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/candidate"
 	"github.com/leaselab/leaselab/web/timings"
 )
@@ -23,16 +24,21 @@ import (
 func (u *UI) play(c echo.Context) error {
 	q := c.QueryParams()
 	var problems []string
+	var says []i18n.Text // problems in both languages
+	problem := func(t i18n.Text) {
+		problems = append(problems, t.En)
+		says = append(says, t)
+	}
 	addProblems := func(err error) {
 		var ce *candidate.ConfigError
 		if errors.As(err, &ce) {
 			for _, p := range ce.Problems {
 				if !slices.Contains(problems, p) {
-					problems = append(problems, p)
+					problem(i18n.Same(p))
 				}
 			}
 		} else if err != nil {
-			problems = append(problems, err.Error())
+			problem(i18n.Same(err.Error()))
 		}
 	}
 	params, err := candidate.ParamsFromQuery(q)
@@ -49,17 +55,17 @@ func (u *UI) play(c echo.Context) error {
 	}
 	if cfg.LeaseName != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(cfg.LeaseName) {
-			problems = append(problems, "lease name "+strconv.Quote(cfg.LeaseName)+" is not valid: "+msg)
+			problem(i18n.Say("play.badLeaseName", strconv.Quote(cfg.LeaseName), msg))
 		}
 	}
 	for _, msg := range validation.IsDNS1123Label(cfg.Namespace) {
-		problems = append(problems, "namespace "+strconv.Quote(cfg.Namespace)+" is not valid: "+msg)
+		problem(i18n.Say("play.badNamespace", strconv.Quote(cfg.Namespace), msg))
 	}
 	if p := u.mayNotWrite(c.Request(), cfg.Namespace); p != "" {
-		problems = append(problems, p)
+		problem(i18n.Same(p))
 	}
-	if p := u.replayProblem(); p != "" {
-		problems = append(problems, p)
+	if p := u.replayProblem(); !p.IsZero() {
+		problem(p)
 	}
 
 	typed := func(key string, def float64) string {
@@ -70,6 +76,7 @@ func (u *UI) play(c echo.Context) error {
 	}
 	v := templates.Play{
 		Page:             u.page(cfg.Identity+" · "+cfg.Namespace+"/"+cfg.LeaseName, "play"),
+		ProblemsSays:     says,
 		Namespace:        cfg.Namespace,
 		Lease:            cfg.LeaseName,
 		Identity:         cfg.Identity,
