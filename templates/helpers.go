@@ -190,3 +190,12 @@ func problem(ctx context.Context, v Play, i int, p string) string {
 	}
 	return p
 }
+
+// browserPrefixes are the catalog's parts the pages' scripts use.
+var browserPrefixes = []string{"js.", "log.", "fault.", "faults.", "state.", "decision.", "time.", "dash.", "age."}
+
+// browserMessages are the messages the page's scripts use, in the page's language: the page
+// embeds them (the i18n script element) and live.js's LL.t reads them.
+func browserMessages(ctx context.Context) map[string]string {
+	return i18n.Browser(lang(ctx), browserPrefixes...)
+}
