@@ -69,6 +69,22 @@ var narration = map[string][2]string{
 	"log.nobody":              {"nobody", "无人"},
 	"log.plain":               {"%s", "%s"},
 
+	// Why a candidate's configuration is refused.
+	"config.identity":          {"identity must not be empty: it is what the lease records as its holder", "身份不能为空：租约把它记录为持有者"},
+	"config.leaseName":         {"lease name must not be empty", "租约名称不能为空"},
+	"config.namespace":         {"namespace must not be empty", "命名空间不能为空"},
+	"config.number":            {"%s must be a number of seconds, not %s", "%s 必须是秒数，而不是 %s"},
+	"config.bool":              {"%s must be true or false, not %s", "%s 必须是 true 或 false，而不是 %s"},
+	"config.positive":          {"%s must be greater than zero", "%s 必须大于零"},
+	"config.whole":             {"leaseDuration (%s) must be a whole number of seconds: the lease stores leaseDurationSeconds", "leaseDuration（%s）必须是整数秒：租约存储的是 leaseDurationSeconds"},
+	"config.leaseOverDeadline": {"leaseDuration (%s) must be greater than renewDeadline (%s): a leader must give up leading before the others may take the lease", "leaseDuration（%s）必须大于 renewDeadline（%s）：领导者必须在其他候选者可以获取租约之前放弃领导"},
+	"config.deadlineOverRetry": {"renewDeadline (%s) must be greater than %s × retryPeriod (%s): a leader needs time for more than one renewal attempt", "renewDeadline（%s）必须大于 %s × retryPeriod（%s）：领导者需要时间进行不止一次续约尝试"},
+	"config.atMost":            {"leaseDuration (%s) must be at most %s", "leaseDuration（%s）不能超过 %s"},
+	"config.versionRequired":   {"%s is required in coordinated mode: the server elects by version", "协调模式下必须填写 %s：服务器按版本进行选举"},
+	"config.versionBad":        {"%s (%s) must be a version MAJOR.MINOR.PATCH such as 1.36.0", "%s（%s）必须是 MAJOR.MINOR.PATCH 形式的版本，例如 1.36.0"},
+	"config.emulationNewer":    {"emulationVersion (%s) must not be newer than binaryVersion (%s): a binary can only emulate its own or older versions", "emulationVersion（%s）不能比 binaryVersion（%s）更新：二进制文件只能模拟自身或更旧的版本"},
+	"config.floor":             {"retryPeriod (%s) must be at least %s on a shared playground", "在共享的演练场上，retryPeriod（%s）至少为 %s"},
+
 	// Faults, as a tab lists them.
 	"fault.paused":        {"paused", "已暂停"},
 	"fault.partitionHang": {"partitioned: requests hang", "网络分区:请求挂起"},

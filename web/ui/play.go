@@ -13,6 +13,7 @@ import (
 
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/wasm/candidate"
 	"github.com/leaselab/leaselab/web/timings"
 )
@@ -32,8 +33,13 @@ func (u *UI) play(c echo.Context) error {
 	addProblems := func(err error) {
 		var ce *candidate.ConfigError
 		if errors.As(err, &ce) {
-			for _, p := range ce.Problems {
-				if !slices.Contains(problems, p) {
+			for i, p := range ce.Problems {
+				if slices.Contains(problems, p) {
+					continue
+				}
+				if len(ce.Messages) == len(ce.Problems) {
+					problem(candidateSays(ce.Messages[i]))
+				} else {
 					problem(i18n.Same(p))
 				}
 			}
@@ -131,4 +137,9 @@ func (u *UI) mayNotWrite(r *http.Request, ns string) string {
 		quoted[i] = strconv.Quote(n)
 	}
 	return fmt.Sprintf("%s may not write in namespace %q: open the tab in %s", tu.Name, ns, strings.Join(quoted, " or "))
+}
+
+// candidateSays is one of the candidate's sentences in both languages.
+func candidateSays(m tabproto.Msg) i18n.Text {
+	return i18n.Text{En: m.In(string(i18n.EN)), Zh: m.In(string(i18n.ZH))}
 }
