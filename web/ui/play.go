@@ -13,8 +13,8 @@ import (
 
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/templates/i18n"
-	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/timings"
 )
 
