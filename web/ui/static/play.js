@@ -135,20 +135,20 @@
       let li = logList.children[i];
       if (!li) {
         li = document.createElement('li');
-        const t = document.createElement('time');
+        const tm = document.createElement('time');
         const k = document.createElement('span');
         k.className = 'log-kind';
         const x = document.createElement('span');
         x.className = 'log-text';
         const c = document.createElement('span');
         c.className = 'log-count';
-        li.append(t, k, x, c);
+        li.append(tm, k, x, c);
         logList.appendChild(li);
       }
       li.className = 'log-' + e.kind;
       li.dataset.kind = e.kind;
-      const [t, k, x, c] = li.children;
-      t.textContent = LL.clock(e.at);
+      const [tm, k, x, c] = li.children;
+      tm.textContent = LL.clock(e.at);
       k.textContent = LL.has('js.logkind.' + e.kind) ? t('js.logkind.' + e.kind) : e.kind;
       x.textContent = LL.msg(e.msg, e.text);
       c.textContent = e.count > 1 ? '×' + e.count : '';
