@@ -199,3 +199,17 @@ var browserPrefixes = []string{"js.", "log.", "fault.", "faults.", "state.", "de
 func browserMessages(ctx context.Context) map[string]string {
 	return i18n.Browser(lang(ctx), browserPrefixes...)
 }
+
+// secsText is a countdown in seconds with one decimal.
+func secsText(ms int64) string {
+	return strconv.FormatFloat(float64(max(ms, 0))/1000, 'f', 1, 64) + " s"
+}
+
+// apiBase is the prefix of the API paths the page's scripts watch: the mirror's on a server in
+// front of a cluster, "" otherwise.
+func apiBase(p Page) string {
+	if p.Upstream == nil {
+		return ""
+	}
+	return p.Upstream.APIBase
+}

@@ -13,16 +13,17 @@ import (
 // Assets are the versioned URLs of the embedded static files (the hash of the content is in
 // the query, so a browser never runs a stale script or wasm).
 type Assets struct {
-	CSS       string
-	Icon      string
-	LiveJS    string // shared helpers: watch streams, countdown rings, clock offset
-	Dashboard string
-	LeaseJS   string
-	ScrubJS   string // the time control of the dashboard and the lease page
-	PlayJS    string
-	WorkerJS  string
-	WasmExec  string
-	Wasm      string
+	CSS        string
+	Icon       string
+	LiveJS     string // shared helpers: watch streams, countdown rings, clock offset
+	Dashboard  string
+	LeaseJS    string
+	ScrubJS    string // the time control of the dashboard and the lease page
+	PlayJS     string
+	ScenarioJS string // the scenario pages
+	WorkerJS   string
+	WasmExec   string
+	Wasm       string
 	// WasmMissing is true when candidate.wasm was not built into the binary.
 	WasmMissing bool
 }
@@ -44,6 +45,24 @@ type Page struct {
 	// Replay is the recording the server replays, read-only, with its clock stopped at the
 	// recording's last change; nil on a live server.
 	Replay *Replay
+	// Upstream is the cluster this server stands in front of; nil when leaselab is the API
+	// server itself.
+	Upstream *Upstream
+}
+
+// Upstream is the banner of a server in front of a cluster (serve --upstream-kubeconfig).
+type Upstream struct {
+	// Server is the cluster's URL, User the kubeconfig's identity leaselab uses there.
+	Server, User string
+	// Namespaces are the namespaces shown and forwarded, "" for every one.
+	Namespaces string
+	// ReadOnly says why leaselab's identity may not write on the cluster, "" when it may: the
+	// page hides what writes.
+	ReadOnly string
+	// Problem says why the cluster is not mirrored right now, "" while it is.
+	Problem string
+	// APIBase is the path prefix under which the pages' scripts watch the mirror.
+	APIBase string
 }
 
 // Replay is the banner of a server that replays a recording.

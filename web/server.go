@@ -23,6 +23,7 @@ import (
 	"github.com/leaselab/leaselab/web/request"
 	"github.com/leaselab/leaselab/web/status"
 	"github.com/leaselab/leaselab/web/ui"
+	"github.com/leaselab/leaselab/web/upstream"
 )
 
 // Config is what the server needs; cmd/leaselab fills it from flags. It is front.Config with
@@ -57,6 +58,16 @@ type Config struct {
 	// every request that could change something is refused with a 405 Status that names the
 	// recording, the clock (Now) stands at the recording's last change, and the screens say so.
 	Replay *ui.Replay
+	// Upstream, when set, puts the server in front of a cluster (serve --upstream-kubeconfig):
+	// the API requests are forwarded to it and the store is its mirror.
+	Upstream *Upstream
+}
+
+// Upstream is the cluster a server stands in front of: the forwarder of its API requests and
+// the mirror of its objects in the store (web/upstream).
+type Upstream struct {
+	Forwarder *upstream.Forwarder
+	Mirror    *upstream.Mirror
 }
 
 // The workshop's authentication is what the handler chain needs of one.
@@ -84,6 +95,13 @@ func (c Config) front() front.Config {
 	if c.Auth != nil {
 		fc.Auth = c.Auth
 	}
+	if u := c.Upstream; u != nil {
+		// The screens read the mirror under upstream.MirrorPrefix; every other API request
+		// goes to the cluster, once authentication and authorization allowed it.
+		fc.Pre = append(fc.Pre, upstream.MirrorReads)
+		fc.Middleware = append(fc.Middleware, u.Forwarder.Middleware)
+		fc.ReadyChecks = append(fc.ReadyChecks, front.ReadyCheck{Name: "upstream", Check: u.Mirror.Check})
+	}
 	return fc
 }
 
@@ -102,6 +120,9 @@ type Screens struct {
 	// Replay is the recording a replay serves (the same as the API's Config.Replay); nil on a
 	// live server.
 	Replay *ui.Replay
+	// Upstream is what the screens say about the cluster the server stands in front of; nil
+	// when it is the API server itself.
+	Upstream *ui.Upstream
 }
 
 // Server serves leaselab over HTTP.
@@ -118,7 +139,8 @@ type Server struct {
 // server from now on.
 func New(a *API, screens Screens) (*Server, error) {
 	cfg := a.Config()
-	uiOpts := ui.Options{Now: cfg.Now, Context: a.Context(), API: a.Transport(), Elections: screens.Elections, Replay: screens.Replay}
+	uiOpts := ui.Options{Now: cfg.Now, Context: a.Context(), API: a.Transport(), Elections: screens.Elections, Replay: screens.Replay, Upstream: screens.Upstream,
+		ScenarioAPI: a.Transport().As(scenarioUser)}
 	if cfg.Auth != nil {
 		uiOpts.MayCommandTabs = mayCommandTabs
 		uiOpts.TabUser = tabUser
@@ -141,6 +163,10 @@ func New(a *API, screens Screens) (*Server, error) {
 	}
 	return s, nil
 }
+
+// scenarioUser is who the scenarios' candidates write as: one of the server's own users (not
+// limited), allowed everything.
+var scenarioUser = auth.User{Name: "system:leaselab:scenarios", Role: auth.RoleInstructor, Groups: []string{"system:masters"}}
 
 // mayCommandTabs lets only the instructor inject faults into other people's candidate tabs.
 func mayCommandTabs(r *http.Request) bool {

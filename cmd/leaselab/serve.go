@@ -26,7 +26,73 @@ import (
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/inprocess"
 	"github.com/leaselab/leaselab/web/ui"
+	"github.com/leaselab/leaselab/web/upstream"
 )
+
+// upstreamServer is the cluster a server stands in front of: its forwarder and mirror.
+type upstreamServer struct {
+	cluster   upstream.Cluster
+	forwarder *upstream.Forwarder
+	mirror    *upstream.Mirror
+	cancel    context.CancelFunc // ends the forwarder's streams
+}
+
+// newUpstream reads --upstream-kubeconfig and builds the forwarder and the mirror into db;
+// nil without the flag.
+func newUpstream(cfg serveConfig, db *sqlite.DB, logger *slog.Logger) (*upstreamServer, error) {
+	if !cfg.upstream.on() {
+		return nil, nil
+	}
+	if cfg.replay != nil {
+		return nil, errors.New("a replay cannot stand in front of a cluster")
+	}
+	cluster, err := cfg.upstream.cluster()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	fwd, err := upstream.NewForwarder(ctx, logger, cluster)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("--upstream-kubeconfig: %w", err)
+	}
+	mirror, err := upstream.NewMirror(logger, cluster, db)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("--upstream-kubeconfig: %w", err)
+	}
+	return &upstreamServer{cluster: cluster, forwarder: fwd, mirror: mirror, cancel: cancel}, nil
+}
+
+// web is the API's part of u, nil when u is.
+func (u *upstreamServer) web() *web.Upstream {
+	if u == nil {
+		return nil
+	}
+	return &web.Upstream{Forwarder: u.forwarder, Mirror: u.mirror}
+}
+
+// screens is what the screens say about the cluster.
+func (u *upstreamServer) screens() *ui.Upstream {
+	return &ui.Upstream{
+		Server:            u.cluster.Server(),
+		User:              u.cluster.User,
+		Namespaces:        u.cluster.Namespaces,
+		CandidatesRefused: u.mirror.CandidatesRefused(),
+		ReadOnly:          u.mirror.ReadOnly(),
+		Problem:           u.mirror.Err,
+		APIBase:           upstream.MirrorPrefix,
+	}
+}
+
+// close stops the mirror and the forwarder's streams; nil does nothing.
+func (u *upstreamServer) close() {
+	if u == nil {
+		return
+	}
+	u.cancel()
+	u.mirror.Close()
+}
 
 // serveConfig is everything `leaselab serve` is configured with.
 type serveConfig struct {
@@ -56,6 +122,9 @@ type serveConfig struct {
 
 	access accessConfig
 
+	// upstream, when set, puts the server in front of a cluster.
+	upstream upstreamConfig
+
 	// replay, when set, serves the database (imported from a recording) read-only, with the
 	// clock stopped at the recording's last change (leaselab replay).
 	replay *ui.Replay
@@ -75,6 +144,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.acceptRollback, "accept-rollback", false, "open a database that is behind the revisions it acknowledged (its -wal file lost after a crash, or an older copy put in its place); new writes continue past every revision handed out, and clients that saw newer ones must relist")
 	fs.Var(negatedBool{&c.noImplicitNamespaces}, "implicit-namespaces", "create a namespace the first time something is written in it; false answers 404 as kube-apiserver does (and creates default, kube-system, kube-public and kube-node-lease at start)")
 	c.access.register(fs)
+	c.upstream.register(fs)
 	fs.BoolVar(&c.cleController, "cle-controller", true, "run the Coordinated Leader Election controller, which picks Lease holders among LeaseCandidates (needs --coordinated-leader-election)")
 	fs.DurationVar(&c.cleElectionDuration, "cle-election-duration", 5*time.Second, "how long the election controller waits for candidates to answer a ping")
 	fs.DurationVar(&c.cleRequeueInterval, "cle-requeue-interval", 5*time.Second, "how soon the election controller looks at a Lease again")
@@ -118,6 +188,9 @@ func (c *serveConfig) validate() error {
 	if _, err := net.LookupPort("tcp", port); err != nil {
 		return fmt.Errorf("--addr %q: unknown port %q", c.addr, port)
 	}
+	if err := c.upstream.validate(); err != nil {
+		return err
+	}
 	return c.access.validate()
 }
 
@@ -153,6 +226,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "leaselab %s serving on %s (database %s)\n", leaselabVersion(), srv.URL, cfg.db)
 	srv.printAccess(stdout, cfg.db)
+	if srv.mirror != nil {
+		ns := "every namespace"
+		if len(srv.cluster.Namespaces) > 0 {
+			ns = "namespaces " + strings.Join(srv.cluster.Namespaces, ", ")
+		}
+		fmt.Fprintf(stdout, "  cluster:    %s as %s, %s; the cluster's own controller decides elections\n", srv.cluster.Server(), srv.cluster.User, ns)
+		if why := srv.mirror.CandidatesRefused(); why != "" {
+			fmt.Fprintf(stdout, "  coordinated candidates refused: %s\n", why)
+		}
+	}
 	return srv.serveUntilDone(ctx)
 }
 
@@ -234,6 +317,12 @@ type runningServer struct {
 	stopElection context.CancelFunc
 	electionDone chan struct{}
 
+	// mirror and stopUpstream are the cluster's mirror and the end of the forwarder's streams,
+	// in front of a cluster; nil otherwise.
+	mirror       *upstream.Mirror
+	stopUpstream context.CancelFunc
+	cluster      upstream.Cluster
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -283,6 +372,11 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		db.Close()
 		return nil, err
 	}
+	up, err := newUpstream(cfg, db, logger)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	front, err := web.NewAPI(web.Config{
 		Logger:                    logger,
 		Store:                     db,
@@ -292,22 +386,38 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		Auth:                      acc.auth,
 		NoImplicitNamespaces:      cfg.noImplicitNamespaces,
 		Replay:                    cfg.replay,
+		Upstream:                  up.web(),
 	})
 	if err != nil {
+		up.close()
 		db.Close()
 		return nil, err
 	}
 	fail := func(err error) (*runningServer, error) {
+		up.close()
 		front.Close()
 		db.Close()
 		return nil, err
 	}
-	if err := acc.createNamespaces(ctx, front.Transport()); err != nil {
-		return fail(err)
-	}
 	screens := web.Screens{Replay: cfg.replay}
+	if up != nil {
+		if err := up.mirror.Start(ctx, front.Registry()); err != nil {
+			return fail(fmt.Errorf("upstream: %w", err))
+		}
+		screens.Upstream = up.screens()
+		logger.Info("serving in front of a cluster; its own controller decides elections", slog.String("server", up.cluster.Server()),
+			slog.String("user", up.cluster.User), slog.Any("namespaces", up.cluster.Namespaces))
+	}
+	if err := acc.createNamespaces(ctx, front.Transport()); err != nil {
+		if up == nil {
+			return fail(err)
+		}
+		// The cluster decides its namespaces: the participants' may be there already, or the
+		// identity may not create them.
+		logger.Warn("the participants' namespaces could not all be created on the cluster; create them there", slog.Any("error", err))
+	}
 	var ctrl *election.Controller
-	if cfg.coordinated && cfg.cleController {
+	if cfg.coordinated && cfg.cleController && up == nil {
 		if ctrl, err = newElection(cfg, logger, front.Transport()); err != nil {
 			return fail(err)
 		}
@@ -330,6 +440,9 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		served:  make(chan error, 1),
 		timeout: cfg.shutdownTimeout,
 		access:  acc,
+	}
+	if up != nil {
+		rs.mirror, rs.stopUpstream, rs.cluster = up.mirror, up.cancel, up.cluster
 	}
 	go func() { rs.served <- w.Serve(ln) }()
 	announced := announcedURL(cfg.access.publicURL, rs.URL)
@@ -413,6 +526,10 @@ func (rs *runningServer) close() error {
 	if rs.stopElection != nil {
 		rs.stopElection()
 		<-rs.electionDone
+	}
+	if rs.stopUpstream != nil {
+		rs.stopUpstream()
+		rs.mirror.Close()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()

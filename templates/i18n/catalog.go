@@ -505,5 +505,11 @@ var pages = map[string]Text{
 	"timings.labelValue":            {En: "%s: %s", Zh: "%s：%s"},
 	"timings.chartLeader":           {En: "leader, cut off", Zh: "领导者（已断开）"},
 	"timings.chartFollower":         {En: "follower", Zh: "跟随者"},
+	"dash.electionsUpstream":        {En: "The cluster's own Coordinated Leader Election controller decides (its CoordinatedLeaderElection feature gate); leaselab's is off in front of a cluster and records no decisions: these are the cluster's LeaseCandidates.", Zh: "由集群自己的协调式领导者选举控制器做决定（取决于其 CoordinatedLeaderElection 功能门控）；leaselab 的控制器在集群前面时处于关闭状态，不记录任何决定：这里是集群的 LeaseCandidate。"},
+	"upstream.cluster":              {En: "Cluster %s", Zh: "集群 %s"},
+	"upstream.namespaces":           {En: "(namespaces %s)", Zh: "（命名空间 %s）"},
+	"upstream.as":                   {En: "Leases are read and written on the cluster as %s, and the history is recorded here from its watch.", Zh: "以 %s 的身份在集群上读写租约，历史则从其监视（watch）中记录在这里。"},
+	"upstream.elections":            {En: "Elections are decided by the cluster's own controller (its CoordinatedLeaderElection feature gate), not by leaselab's.", Zh: "选举由集群自己的控制器决定（取决于其 CoordinatedLeaderElection 功能门控），而不是由 leaselab 的控制器决定。"},
+	"upstream.readOnly":             {En: "Read-only: %s", Zh: "只读：%s"},
 	// end of pages
 }

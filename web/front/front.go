@@ -59,8 +59,20 @@ type Config struct {
 	// kube-apiserver does, and creates the system namespaces at start; the zero value creates
 	// a namespace the first time something is written in it.
 	NoImplicitNamespaces bool
-	// Middleware run after authentication, before any route (a replay's read-only guard).
+	// Middleware run after authentication, before any route (a replay's read-only guard, the
+	// forwarder to a cluster).
 	Middleware []echo.MiddlewareFunc
+	// Pre run before routing, first of all (the path of the screens' reads of a cluster's
+	// mirror).
+	Pre []echo.MiddlewareFunc
+	// ReadyChecks are readiness checks beyond the store's, by name (/readyz?verbose lists them).
+	ReadyChecks []ReadyCheck
+}
+
+// ReadyCheck is one readiness check: Check returns why the server is not ready, nil when it is.
+type ReadyCheck struct {
+	Name  string
+	Check func(ctx context.Context) error
 }
 
 // Auth is what the server needs of the workshop's authentication (web/auth.Auth). It is an
@@ -148,6 +160,9 @@ func (a *API) chain() *echo.Echo {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
+	for _, m := range a.cfg.Pre {
+		e.Pre(m)
+	}
 	e.Use(a.logRequests)
 	e.Use(a.recoverPanics)
 	e.Use(withRequestInfo)
@@ -197,6 +212,12 @@ func (a *API) health(ready bool) echo.HandlerFunc {
 			}
 			if d, ok := a.st.(store.DamageReporter); ok && d.Damaged() != nil {
 				failed = "store"
+			}
+			for _, rc := range a.cfg.ReadyChecks {
+				checks = append(checks, rc.Name)
+				if failed == "" && rc.Check(c.Request().Context()) != nil {
+					failed = rc.Name
+				}
 			}
 			if a.ctx.Err() != nil {
 				failed = "shutdown"

@@ -367,6 +367,10 @@ func (s *span) cause(id string, changes []Change, views []View, end time.Time) c
 	switch {
 	case paused:
 		c.cause = CausePaused
+	case c.rate != 0 && c.rate < 1:
+		// A partition alone is safe (the leader gives up at its renew deadline, before the
+		// lease runs out); counted on a slow clock, that deadline outlasts the lease.
+		c.cause = CauseClockDrift
 	case partitioned:
 		c.cause = CausePartitioned
 	case c.latency >= SlowNetworkLatency:

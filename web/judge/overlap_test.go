@@ -194,6 +194,7 @@ func TestOverlaps(t *testing.T) {
 		{
 			// alice's clock runs at half speed; partitioned at 6, she counts her 7 s renew
 			// deadline on it (14 real seconds) while bob takes the lease at 16 real seconds.
+			// The partition alone would have been safe: the slow clock is the cause.
 			name: "clock slow: the renew deadline outlasts the lease",
 			story: func(s *story) {
 				s.hold("alice", 0, 6, 10, 0, 0)
@@ -202,8 +203,8 @@ func TestOverlaps(t *testing.T) {
 					lead(16.1, "bob"), follow(20, "alice", rate(0.5), partitioned, decided("lost")))
 			},
 			now:  21,
-			want: []string{"16-20 alice,bob stale alice partitioned"},
-			text: []string{"alice and bob both believed", "4.0 s"},
+			want: []string{"16-20 alice,bob stale alice clock-drift"},
+			text: []string{"alice and bob both believed", "4.0 s", "alice's clock ran slow (0.50× the real rate)"},
 		},
 		{
 			// The same without the partition: alice's slow clock alone is the cause.

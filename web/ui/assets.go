@@ -99,16 +99,17 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 		}
 	}
 	a.urls = templates.Assets{
-		CSS:       a.url("app.css"),
-		Icon:      a.url("icon.svg"),
-		LiveJS:    a.url("live.js"),
-		Dashboard: a.url("dashboard.js"),
-		LeaseJS:   a.url("lease.js"),
-		ScrubJS:   a.url("scrub.js"),
-		PlayJS:    a.url("play.js"),
-		WorkerJS:  a.url("worker.js"),
-		WasmExec:  a.url("wasm/wasm_exec.js"),
-		Wasm:      a.url("wasm/candidate.wasm"),
+		CSS:        a.url("app.css"),
+		Icon:       a.url("icon.svg"),
+		LiveJS:     a.url("live.js"),
+		Dashboard:  a.url("dashboard.js"),
+		LeaseJS:    a.url("lease.js"),
+		ScrubJS:    a.url("scrub.js"),
+		PlayJS:     a.url("play.js"),
+		ScenarioJS: a.url("scenario.js"),
+		WorkerJS:   a.url("worker.js"),
+		WasmExec:   a.url("wasm/wasm_exec.js"),
+		Wasm:       a.url("wasm/candidate.wasm"),
 	}
 	a.urls.WasmMissing = a.files["wasm/candidate.wasm"] == nil || a.files["wasm/wasm_exec.js"] == nil
 	return a, nil

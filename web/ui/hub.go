@@ -74,6 +74,9 @@ type hubTab struct {
 	// out holds messages for the tab; when it is full the tab is disconnected.
 	out  chan []byte
 	kick func()
+	// obey, for a seat (an in-process candidate), carries out its fault commands instead of
+	// out.
+	obey func(tabproto.Command) error
 }
 
 // hubWatcher is one dashboard following the list.
@@ -265,6 +268,9 @@ func (h *Hub) Command(tabID string, cmd tabproto.Command) error {
 	if t == nil {
 		return ErrNoSuchTab
 	}
+	if t.obey != nil {
+		return t.obey(cmd)
+	}
 	if !t.send(msg) {
 		return ErrTabSlow
 	}
@@ -281,3 +287,29 @@ func (t *hubTab) send(msg []byte) bool {
 		return false
 	}
 }
+
+// Seat is an in-process candidate shown among the tabs (a scenario's member): it reports as a
+// tab does, without a connection, and obeys the dashboard's fault commands itself.
+type Seat struct {
+	h *Hub
+	t *hubTab
+}
+
+// Enter seats an in-process candidate opened by owner; obey carries out the fault commands
+// sent to it.
+func (h *Hub) Enter(owner TabUser, obey func(tabproto.Command) error) *Seat {
+	t := h.addTab(owner, func() {})
+	t.obey = obey
+	return &Seat{h: h, t: t}
+}
+
+// Report shows what the candidate says about itself, as a tab's report (refused, and logged,
+// when a tab's would be).
+func (s *Seat) Report(r tabproto.Report) {
+	if err := s.h.report(s.t, r); err != nil {
+		s.h.log.Debug("seat report refused", slog.String("identity", r.Identity), slog.Any("error", err))
+	}
+}
+
+// Leave takes the candidate off the list, as a closed tab.
+func (s *Seat) Leave() { s.h.removeTab(s.t) }

@@ -73,6 +73,17 @@ func (u *UI) play(c echo.Context) error {
 	if p := u.replayProblem(); !p.IsZero() {
 		problem(p)
 	}
+	if up := u.opts.Upstream; up != nil {
+		if up.ReadOnly != "" {
+			problems = append(problems, up.ReadOnly)
+		}
+		if params.Coordinated && up.CandidatesRefused != "" {
+			problems = append(problems, "coordinated mode is not available: "+up.CandidatesRefused)
+		}
+		if len(up.Namespaces) > 0 && !slices.Contains(up.Namespaces, cfg.Namespace) {
+			problems = append(problems, fmt.Sprintf("namespace %q is not shown here: this server forwards only the namespaces %s of the cluster", cfg.Namespace, strings.Join(up.Namespaces, ", ")))
+		}
+	}
 
 	typed := func(key string, def float64) string {
 		if s := q.Get(key); s != "" {

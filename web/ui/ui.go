@@ -61,6 +61,45 @@ type Options struct {
 	// Replay, when set, is the recording this server replays, read-only: the screens say so,
 	// candidate tabs cannot join and the dashboard commands no tab.
 	Replay *Replay
+	// ScenarioAPI carries the requests of the scenarios' candidates to the API in process, as
+	// the server's own user (allowed to write the scenarios' namespaces); nil means API.
+	ScenarioAPI http.RoundTripper
+	// Upstream, when set, is the cluster this server stands in front of: the screens read its
+	// mirror and say so, and coordinated tabs are refused when the cluster cannot have them.
+	Upstream *Upstream
+}
+
+// Upstream is what the screens say about the cluster a server stands in front of.
+type Upstream struct {
+	// Server is the cluster's URL; User the kubeconfig's identity leaselab acts as there.
+	Server, User string
+	// Namespaces are the only namespaces forwarded and shown; empty: every one.
+	Namespaces []string
+	// CandidatesRefused says why coordinated candidates cannot run against the cluster (no
+	// LeaseCandidates v1beta1, or no right to them), "" when they can.
+	CandidatesRefused string
+	// ReadOnly says why the kubeconfig's identity may not write Leases: the screens hide what
+	// writes and tabs are refused. "" when it may.
+	ReadOnly string
+	// Problem returns why the cluster is not mirrored right now (unreachable), nil while it is.
+	Problem func() error
+	// APIBase is the path prefix under which the mirror's API is read (web/upstream's
+	// MirrorPrefix).
+	APIBase string
+}
+
+// banner is the page's view of u; nil when u is.
+func (u *Upstream) banner() *templates.Upstream {
+	if u == nil {
+		return nil
+	}
+	b := &templates.Upstream{Server: u.Server, User: u.User, Namespaces: strings.Join(u.Namespaces, ", "), APIBase: u.APIBase, ReadOnly: u.ReadOnly}
+	if u.Problem != nil {
+		if err := u.Problem(); err != nil {
+			b.Problem = err.Error()
+		}
+	}
+	return b
 }
 
 // Elections is what the screens read from the Coordinated Leader Election controller
@@ -83,10 +122,12 @@ type UI struct {
 	opts   Options
 	assets func() *assets // waits for the embedded assets, loaded in the background by New
 	hub    *Hub
-	hist   *historyCache
-	views  *views.Reader
-	board  *board
-	rec    *recording.Recorder // writes the downloads of /ui/history
+	// scenarios are the guided lessons playing on this server.
+	scenarios scenarioRuns
+	hist      *historyCache
+	views     *views.Reader
+	board     *board
+	rec       *recording.Recorder // writes the downloads of /ui/history
 	// decisions lists the election controller's decisions about a lease; nil when the
 	// controller does not run.
 	decisions func(namespace, lease string) []templates.DecisionView
@@ -154,6 +195,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 	u.views = views.NewReader(st, viewsLookback(opts.Replay != nil))
 	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease, opts.Replay != nil)
 	u.board = newBoard(u)
+	context.AfterFunc(opts.Context, u.scenarios.stopAll)
 	return u, nil
 }
 
@@ -176,12 +218,22 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	GET  /ui/board/watch                    WebSocket: the dashboard's lease cards and feed, as
 //	                                        the server judges them
 //	GET  /ui/history                        a recording to download (?namespace=NS&lease=NAME)
+//	GET  /scenarios                         the guided lessons
+//	GET  /scenarios/:name[?seed=&speed=&present=1&lang=]  one lesson
+//	GET  /scenarios/:name/live?seed=        its live part (HTML fragment)
+//	GET  /scenarios/:name/watch?seed=       WebSocket: says when the run changed
+//	POST /scenarios/:name/:action           start, next, back, auto, speed, stop (form)
 //	GET  /static/*                          embedded assets
 //
 // Every screen and its fragments and streams go through Language: they speak the request's
 // language (?lang=, the switch's cookie, Accept-Language).
 func (u *UI) Register(e *echo.Echo) {
 	lang := Language
+	e.GET("/scenarios", u.scenarioList, lang)
+	e.GET("/scenarios/:name", u.scenarioPage, lang)
+	e.GET("/scenarios/:name/live", u.scenarioLiveFragment, lang)
+	e.GET("/scenarios/:name/watch", u.scenarioWatch, lang)
+	e.POST("/scenarios/:name/:action", u.scenarioAction, sameOrigin, lang)
 	e.GET("/", u.dashboard, lang)
 	e.GET("/leases/:namespace/:name", u.leasePage, lang)
 	e.GET("/leases/:namespace/:name/live", u.leaseLive, lang)
@@ -213,6 +265,7 @@ func (u *UI) page(title, nav string) templates.Page {
 		ServerNowMs: u.opts.Now().UnixMilli(),
 		Nav:         nav,
 		Replay:      u.opts.Replay.banner(),
+		Upstream:    u.opts.Upstream.banner(),
 	}
 }
 

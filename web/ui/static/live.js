@@ -201,7 +201,8 @@
     let ws = null;
     function open() {
       if (ws || stopped || moment()) return;
-      const u = wsURL(path);
+      // In front of a cluster the page was rendered from the mirror: its watches read it too.
+      const u = wsURL((document.body.dataset.apiBase || '') + path);
       u.searchParams.set('watch', 'true');
       u.searchParams.set('allowWatchBookmarks', 'true');
       if (last) u.searchParams.set('resourceVersion', last);

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestBrowserScenarioLeaderCrash drives leader-crash through its page in Chromium: Start, then
+// Next whenever it is offered, until the end. The narration advances a step at a time, the
+// members' cards follow, and the scenario's lease passes from alice to another candidate.
+func TestBrowserScenarioLeaderCrash(t *testing.T) {
+	srv := mustStartServer(t, "")
+	browser := mustStartBrowser(t)
+	out := browserOutputDir(t)
+	tab, _ := openBrowserTab(t, browser, srv.URL+"/scenarios")
+	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`a[href="/scenarios/leader-crash"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="start"]`))); err != nil {
+		t.Fatalf("open leader-crash from the library: %v", err)
+	}
+	// Four times as fast: the lesson's 20-odd seconds of lease time in a few real ones.
+	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.SetValue(chromedp.CSS(`select[name="speed"]`), "4"), chromedp.Click(chromedp.CSS(`[data-testid="start"]`))); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	steps := func() int {
+		s, _ := browserEval(tab, `String(document.querySelectorAll('[data-testid="step"]').length)`)
+		n, _ := strconv.Atoi(s)
+		return n
+	}
+	if _, err := browserWait(time.Minute, func() (bool, string) { return steps() == 1, "steps " + strconv.Itoa(steps()) }); err != nil {
+		t.Fatalf("the first step is not shown after Start: %v", err)
+	}
+	ns, err := browserEval(tab, `document.querySelector('[data-testid="scenario"]').dataset.namespace`)
+	if err != nil || ns == "" {
+		t.Fatalf("data-namespace: %q %v", ns, err)
+	}
+	if !strings.Contains(mustEval(t, tab, `location.search`), "speed=4") {
+		t.Errorf("the page's URL does not carry the speed: %s", mustEval(t, tab, `location.href`))
+	}
+	holder := func() string {
+		s, _ := browserEval(tab, `(document.querySelector('[data-testid="holder"]')||{}).textContent||''`)
+		return strings.TrimSpace(s)
+	}
+	if _, err := browserWait(time.Minute, func() (bool, string) { return holder() == "alice", "holder " + holder() }); err != nil {
+		t.Fatalf("alice does not lead first: %v", err)
+	}
+	browserScreenshot(t, tab, out, "leader-crash-1280.png")
+
+	const total = 5
+	for n := 1; n < total; n++ {
+		if _, err := browserWait(2*time.Minute, func() (bool, string) {
+			s, _ := browserEval(tab, `String(!document.querySelector('[data-testid="next"]').disabled)`)
+			return s == "true", "step " + strconv.Itoa(steps()) + ": " + mustEval(t, tab, `document.querySelector('[data-testid="scenario-status"]').textContent`)
+		}); err != nil {
+			t.Fatalf("Next is not offered at step %d: %v", n, err)
+		}
+		if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="next"]`))); err != nil {
+			t.Fatalf("click next: %v", err)
+		}
+		if _, err := browserWait(time.Minute, func() (bool, string) { return steps() == n+1, "steps " + strconv.Itoa(steps()) }); err != nil {
+			t.Fatalf("the narration does not advance to step %d: %v", n+1, err)
+		}
+	}
+	// The lease passed from alice to bob or carol, on the page and on the server.
+	if _, err := browserWait(time.Minute, func() (bool, string) {
+		h := holder()
+		return h == "bob" || h == "carol", "holder " + h
+	}); err != nil {
+		t.Fatalf("the page does not show a new holder: %v", err)
+	}
+	l, err := srv.Client.CoordinationV1().Leases(ns).Get(ctxT(t, 10*time.Second), "demo", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := *l.Spec.HolderIdentity; h == "alice" || h == "" || *l.Spec.LeaseTransitions < 1 {
+		t.Fatalf("the scenario's lease names %q after %d transitions", h, *l.Spec.LeaseTransitions)
+	}
+	browserScreenshot(t, tab, out, "leader-crash-end-1280.png")
+
+	// Presenter mode (F): the candidates in one row, the narration as a caption.
+	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.KeyEvent("f")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := browserWait(10*time.Second, func() (bool, string) {
+		s, _ := browserEval(tab, `document.body.classList.contains('present') && getComputedStyle(document.querySelector('[data-testid="caption"]')).display !== 'none' ? 'yes' : 'no'`)
+		return s == "yes", s
+	}); err != nil {
+		t.Fatalf("F does not switch to presenter mode: %v", err)
+	}
+	browserScreenshot(t, tab, out, "leader-crash-present-1280.png")
+	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.KeyEvent("f"), chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	browserScreenshot(t, tab, out, "leader-crash-390.png")
+}
+
+// mustEval evaluates expr in a tab; an error reads as its message (for failure reports).
+func mustEval(t *testing.T, ctx context.Context, expr string) string {
+	t.Helper()
+	s, err := browserEval(ctx, expr)
+	if err != nil {
+		return err.Error()
+	}
+	return s
+}
+
+// ctxWith bounds one browser action; a stuck one fails the test instead of hanging it.
+func ctxWith(ctx context.Context, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	context.AfterFunc(ctx, cancel)
+	return ctx
+}

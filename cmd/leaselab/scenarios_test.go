@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/leaselab/leaselab/web/scenario"
+)
+
+// getDoc fetches a page and parses it, failing unless it answers want.
+func getDoc(t *testing.T, client *http.Client, u string, want int) *goquery.Document {
+	t.Helper()
+	resp, err := client.Get(u)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Fatalf("GET %s: %d, want %d: %s", u, resp.StatusCode, want, body)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// TestScenarioPages: the library links every scenario; a scenario page carries the contract's
+// controls and the namespace its run writes in; its forms start and step a run whose
+// candidates write there; bad input is refused with a reason.
+func TestScenarioPages(t *testing.T) {
+	srv := mustStartServer(t, "")
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	doc := getDoc(t, client, srv.URL+"/scenarios", http.StatusOK)
+	links := map[string]bool{}
+	doc.Find(`a[href^="/scenarios/"]`).Each(func(_ int, s *goquery.Selection) { links[s.AttrOr("href", "")] = true })
+	for _, sc := range scenario.Library() {
+		if !links["/scenarios/"+sc.Name] {
+			t.Errorf("/scenarios does not link /scenarios/%s (links: %v)", sc.Name, links)
+		}
+	}
+	if len(scenario.Library()) < 10 {
+		t.Errorf("the library has %d scenarios, want at least 10", len(scenario.Library()))
+	}
+
+	page := srv.URL + "/scenarios/leader-crash?seed=42&speed=4"
+	doc = getDoc(t, client, page, http.StatusOK)
+	sc := doc.Find(`[data-testid="scenario"]`)
+	ns := sc.AttrOr("data-namespace", "")
+	if ns != "scenario-leader-crash-42" {
+		t.Fatalf("data-namespace = %q", ns)
+	}
+	if doc.Find(`[data-testid="start"]`).Length() != 1 || doc.Find(`[data-testid="next"]`).Length() != 1 {
+		t.Fatal("no start or next control")
+	}
+	if n := doc.Find(`[data-testid="step"]`).Length(); n != 0 {
+		t.Fatalf("%d steps shown before the start", n)
+	}
+
+	for _, bad := range []struct {
+		path string
+		code int
+	}{
+		{"/scenarios/no-such-lesson", http.StatusNotFound},
+		{"/scenarios/leader-crash?seed=-1", http.StatusBadRequest},
+		{"/scenarios/leader-crash?speed=9", http.StatusBadRequest},
+	} {
+		getDoc(t, client, srv.URL+bad.path, bad.code)
+	}
+	post := func(action string, form url.Values) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/scenarios/leader-crash/"+action, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if resp := post("next", url.Values{"seed": {"42"}}); resp.StatusCode != http.StatusConflict {
+		t.Fatalf("next before start: %d, want 409", resp.StatusCode)
+	}
+	resp := post("start", url.Values{"seed": {"42"}, "speed": {"4"}})
+	if resp.StatusCode != http.StatusSeeOther || !strings.Contains(resp.Header.Get("Location"), "seed=42") {
+		t.Fatalf("start: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	t.Cleanup(func() { post("stop", url.Values{"seed": {"42"}}) })
+
+	// The run writes in its namespace: alice leads first.
+	ctx := ctxT(t, 2*time.Minute)
+	waitFor(t, ctx, "alice to hold the scenario's lease", func() (bool, string) {
+		l, err := srv.Client.CoordinationV1().Leases(ns).Get(ctx, "demo", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		h := ""
+		if l.Spec.HolderIdentity != nil {
+			h = *l.Spec.HolderIdentity
+		}
+		return h == "alice", "holder " + h
+	})
+	// Next is offered once the first step is done, and shows the second.
+	waitFor(t, ctx, "the first step to be done", func() (bool, string) {
+		d := getDoc(t, client, page, http.StatusOK)
+		_, disabled := d.Find(`[data-testid="next"]`).Attr("disabled")
+		return !disabled, d.Find(`[data-testid="scenario-status"]`).Text()
+	})
+	if resp := post("next", url.Values{"seed": {"42"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("next: %d", resp.StatusCode)
+	}
+	doc = getDoc(t, client, page, http.StatusOK)
+	if n := doc.Find(`[data-testid="step"]`).Length(); n != 2 {
+		t.Fatalf("%d steps shown after one Next, want 2", n)
+	}
+	// The run's members are on the dashboard's tab list like tabs.
+	tabs := getDoc(t, client, srv.URL+"/?namespace="+ns, http.StatusOK)
+	if !strings.Contains(tabs.Text(), "alice") {
+		t.Error("the dashboard does not show the scenario's candidates")
+	}
+}
+
+// waitFor polls cond until it holds or ctx ends.
+func waitFor(t *testing.T, ctx context.Context, what string, cond func() (bool, string)) {
+	t.Helper()
+	last := ""
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		last = state
+		select {
+		case <-ctx.Done():
+			t.Fatalf("waiting for %s: %v; last: %s", what, ctx.Err(), last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package i18n
+
+// The words of the scenario pages (the narrations are beside their scripts, in web/scenario).
+var scenarioMessages = map[string]Text{
+	"scn.nav":          {En: "Scenarios", Zh: "场景"},
+	"scn.library":      {En: "Scenarios", Zh: "场景"},
+	"scn.library.lede": {En: "The classic lease incidents as guided lessons: one click starts candidates on the server, and the narration says what to look at and why, one step at a time.", Zh: "把经典的租约事故做成引导式课程：点击一下就在服务器上启动候选者，旁白一步一步告诉你该看什么、为什么。"},
+	"scn.running":      {En: "running", Zh: "运行中"},
+	"scn.controls":     {En: "scenario controls", Zh: "场景控制"},
+	"scn.speed":        {En: "Speed", Zh: "速度"},
+	"scn.start":        {En: "Start", Zh: "开始"},
+	"scn.restart":      {En: "Restart", Zh: "重新开始"},
+	"scn.back":         {En: "Back", Zh: "上一步"},
+	"scn.next":         {En: "Next", Zh: "下一步"},
+	"scn.auto":         {En: "Auto-play", Zh: "自动播放"},
+	"scn.watchonly":    {En: "The instructor runs this scenario; it follows here live.", Zh: "该场景由讲师运行；这里会实时跟随。"},
+	"scn.more":         {En: "Links, keys and timings", Zh: "链接、快捷键与时间设置"},
+	"scn.leasepage":    {En: "The lease page, with its timeline and split-brain checks:", Zh: "租约页面，包含时间线和脑裂检查："},
+	"scn.dashboard":    {En: "The dashboard, showing this run's namespace", Zh: "仪表盘，显示本次运行的命名空间"},
+	"scn.join":         {En: "Join the run with a candidate tab of your own", Zh: "打开一个自己的候选者标签页加入本次运行"},
+	"scn.share":        {En: "A link that gives this lesson again:", Zh: "可重现本课程的链接："},
+	"scn.keys":         {En: "Keys: space or → next, ← back, A auto-play, F presenter mode, B blank screen.", Zh: "快捷键：空格或 → 下一步，← 上一步，A 自动播放，F 演示模式，B 黑屏。"},
+	"scn.otherseed":    {En: "The same lesson with another seed", Zh: "换一个种子重上这一课"},
+	"scn.idle":         {En: "Not running. Start it to bring its candidates up on the server.", Zh: "尚未运行。点击开始，在服务器上启动它的候选者。"},
+	"scn.stale":        {En: "STALE LEADER: the lease names %s", Zh: "过期的领导者：租约写的是 %s"},
+	"scn.holder":       {En: "Holder:", Zh: "持有者："},
+	"scn.nobody":       {En: "nobody", Zh: "无"},
+	"scn.transitions":  {En: "transitions", Zh: "转换次数"},
+	"scn.overlaps":     {En: "%d split brain(s) found", Zh: "发现 %d 次脑裂"},
+	"scn.moment":       {En: "the lease at this moment", Zh: "此刻的租约"},
+	"scn.waiting":      {En: "Waiting %s…", Zh: "%s……"},
+	"scn.done":         {En: "The end of the lesson. Restart it, or try another seed.", Zh: "课程结束。可以重新开始，或换一个种子再试。"},
+	"scn.ready":        {En: "Done: Next when you are ready.", Zh: "本步完成：准备好后点击下一步。"},
+	"scn.progress":     {En: "step %d of %d", Zh: "第 %d 步，共 %d 步"},
+	"scn.expires":      {En: "lease expires, by its clock, in", Zh: "按它的时钟，租约到期还有"},
+	"scn.deadline":     {En: "must renew, by its clock, within", Zh: "按它的时钟，须在此时间内续约"},
+	"scn.err.seed":     {En: "seed must be a whole number from 0 to 9223372036854775807", Zh: "种子必须是 0 到 9223372036854775807 之间的整数"},
+	"scn.err.speed":    {En: "speed must be between 0.25 and 4", Zh: "速度必须在 0.25 到 4 之间"},
+	"scn.err.busy":     {En: "too many scenarios are running; the oldest was stopped", Zh: "运行的场景过多；最早的一个已停止"},
+	"scn.notfound":     {En: "no scenario is called %s", Zh: "没有名为 %s 的场景"},
+	"scn.notrunning":   {En: "this scenario is not running with seed %s: start it first", Zh: "该场景没有以种子 %s 运行：请先开始"},
+	"scn.instructor":   {En: "only the instructor may run scenarios", Zh: "只有讲师可以运行场景"},
+}
+
+func init() {
+	for k, v := range scenarioMessages {
+		catalog[k] = v
+	}
+}

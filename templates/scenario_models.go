@@ -1,0 +1,107 @@
+package templates
+
+// Scenarios is the view of /scenarios: the library.
+type Scenarios struct {
+	Page  Page
+	Items []ScenarioItem
+}
+
+// ScenarioItem is one scenario of the library.
+type ScenarioItem struct {
+	Name    string
+	URL     string
+	Title   string
+	Summary string
+	// Running is true while a run of it (any seed) plays on the server.
+	Running bool
+}
+
+// Scenario is the view of /scenarios/{name}.
+type Scenario struct {
+	Page    Page
+	Name    string
+	Title   string
+	Summary string
+	// Seed and Speed are the run's (or, before it starts, the link's).
+	Seed  string
+	Speed string
+	// Speeds are the speeds offered.
+	Speeds []string
+	// Present is the presenter mode (?present=1).
+	Present bool
+	// Namespace is where a run of this seed writes; Lease the lease it plays for.
+	Namespace string
+	Lease     string
+	// LeaseURL, DashboardURL and JoinURL lead to the run's lease page, the dashboard filtered
+	// to its namespace, and a candidate tab that joins the run.
+	LeaseURL     string
+	DashboardURL string
+	JoinURL      string
+	// ShareURL is the link that reproduces the lesson (scenario, seed and speed).
+	ShareURL string
+	// OtherSeedURL is the same lesson with another seed: other jitter, perhaps another outcome.
+	OtherSeedURL string
+	// Actions is the base URL of the control forms (…/start, …/next, …).
+	Actions string
+	// LiveURL renders the live part; WatchURL is the WebSocket that says when to fetch it.
+	LiveURL  string
+	WatchURL string
+	// MayControl is false for a participant in workshop mode: only the instructor runs
+	// scenarios.
+	MayControl bool
+	Live       ScenarioLive
+	Timings    Timings
+	// Error is a refusal to show (a bad seed or speed, a failed start).
+	Error string
+}
+
+// ScenarioLive is the part of a scenario page that follows the run.
+type ScenarioLive struct {
+	// Running is false before a run of this seed started (and after it stopped).
+	Running bool
+	// Steps are the steps reached, in order; Shown is the index of the one shown.
+	Steps []ScenarioStep
+	Shown int
+	Total int
+	// Waiting says what the current step waits for; "" once it is done.
+	Waiting string
+	// CanNext and CanBack enable Next and Back.
+	CanNext bool
+	CanBack bool
+	// Last is true when the step shown is the script's last, and Done once it is done.
+	Last, Done bool
+	Auto       bool
+	Speed      string
+	// Holder and Transitions are the lease's record.
+	Holder      string
+	Transitions string
+	Members     []ScenarioMember
+	// Overlaps counts the split brains the checker found in the run so far.
+	Overlaps int
+}
+
+// ScenarioStep is one narration step reached.
+type ScenarioStep struct {
+	N   int
+	Say string
+	// At is when the step began (RFC 3339); MomentURL shows the lease at that moment.
+	At        string
+	MomentURL string
+	Current   bool
+}
+
+// ScenarioMember is one candidate of the run, its countdowns on its own clock.
+type ScenarioMember struct {
+	Identity string
+	State    string
+	Holder   string
+	Stale    bool
+	// Countdown says what runs out (in the page's language); LeftMs how much is left by the
+	// member's clock when rendered, which runs at Rate times the browser's (speed × the
+	// member's clock rate); Total is the full span, for the bar.
+	Countdown string
+	LeftMs    int64
+	TotalMs   int64
+	Rate      string
+	Faults    []string
+}

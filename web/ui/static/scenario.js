@@ -1,0 +1,152 @@
+// scenario.js: keeps a scenario page current and drives it from the keyboard. The server says
+// over a WebSocket when the run changed; the live part (narration, candidates, record) is then
+// fetched as the server renders it and swapped in (LL.swap). The control forms work without
+// this script (a POST and a redirect); with it they post in the background. Countdowns run
+// down between swaps at the rate of each candidate's clock (the run's speed times its drift).
+'use strict';
+(function () {
+  const page = document.getElementById('scenario');
+  if (!page) return;
+  const LL = window.LL;
+  const liveURL = page.dataset.liveUrl;
+  let swappedAt = Date.now();
+  let inflight = false;
+  let again = false;
+
+  function refresh() {
+    if (inflight) { again = true; return; }
+    inflight = true;
+    LL.swap(liveURL, 'scenario-live')
+      .then(() => { swappedAt = Date.now(); showControls(); })
+      .catch(() => {})
+      .finally(() => { inflight = false; if (again) { again = false; refresh(); } });
+  }
+
+  function live() { return document.getElementById('scenario-live'); }
+
+  /** Enables Next, Back and auto-play as the live part says. */
+  function showControls() {
+    const l = live();
+    if (!l) return;
+    const set = (id, on) => {
+      const b = page.querySelector('[data-testid="' + id + '"]');
+      if (b) b.disabled = !on;
+    };
+    set('next', l.dataset.canNext === 'true');
+    set('back', l.dataset.canBack === 'true');
+    set('auto', l.dataset.running === 'true');
+    const auto = page.querySelector('[data-testid="auto"]');
+    if (auto) {
+      auto.setAttribute('aria-pressed', l.dataset.auto);
+      const on = auto.form.querySelector('input[name="on"]');
+      if (on) on.value = l.dataset.auto === 'true' ? '0' : '1';
+    }
+  }
+
+  function post(form) {
+    const action = form.dataset.action;
+    fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)), headers: { 'X-Requested-With': 'scenario.js' } })
+      .then((r) => {
+        if (!r.ok) return r.text().then((html) => { throw new Error(errorOf(html, r.status)); });
+        if (action === 'start') {
+          // A new run: the page starts over from the server, at the link that gives it again.
+          const u = new URL(page.dataset.shareUrl, location.href);
+          const cur = new URL(location.href);
+          for (const k of ['lang', 'present']) if (cur.searchParams.has(k)) u.searchParams.set(k, cur.searchParams.get(k));
+          const speed = form.querySelector('select[name="speed"]');
+          if (speed) u.searchParams.set('speed', speed.value);
+          location.assign(u.href);
+          return;
+        }
+        refresh();
+      })
+      .catch((e) => showError(e.message));
+  }
+
+  function errorOf(html, status) {
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    const m = doc.querySelector('[data-testid=error-message]');
+    return m ? m.textContent : 'HTTP ' + status;
+  }
+
+  function showError(msg) {
+    let p = page.querySelector('[data-testid="scenario-error"]');
+    if (!p) {
+      p = document.createElement('p');
+      p.className = 'form-error';
+      p.setAttribute('role', 'alert');
+      p.dataset.testid = 'scenario-error';
+      page.querySelector('.scenario-head').after(p);
+    }
+    p.textContent = msg;
+  }
+
+  // While a run plays, a new speed applies at once to all of its clocks (and to the link).
+  const speed = page.querySelector('select[name="speed"]');
+  if (speed) speed.addEventListener('change', () => {
+    const l = live();
+    if (!l || l.dataset.running !== 'true') return;
+    const body = new URLSearchParams({ seed: page.dataset.seed, speed: speed.value });
+    fetch(page.dataset.actions + '/speed', { method: 'POST', body, headers: { 'X-Requested-With': 'scenario.js' } })
+      .then((r) => {
+        if (!r.ok) return r.text().then((html) => { throw new Error(errorOf(html, r.status)); });
+        const u = new URL(location.href);
+        u.searchParams.set('speed', speed.value);
+        history.replaceState(null, '', u.href);
+        refresh();
+      })
+      .catch((e) => showError(e.message));
+  });
+
+  for (const form of page.querySelectorAll('form[data-action]')) {
+    form.addEventListener('submit', (e) => { e.preventDefault(); post(form); });
+  }
+
+  function click(id) {
+    const b = page.querySelector('[data-testid="' + id + '"]');
+    if (b && !b.disabled) b.form.requestSubmit();
+  }
+
+  function setPresent(on) {
+    document.body.classList.toggle('present', on);
+    const u = new URL(location.href);
+    if (on) u.searchParams.set('present', '1'); else u.searchParams.delete('present');
+    history.replaceState(null, '', u.href);
+  }
+
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA')) return;
+    switch (e.key) {
+      case ' ': case 'ArrowRight': click('next'); break;
+      case 'ArrowLeft': click('back'); break;
+      case 'a': case 'A': click('auto'); break;
+      case 'f': case 'F': setPresent(!document.body.classList.contains('present')); break;
+      case 'b': case 'B': { const b = document.getElementById('blank'); b.hidden = !b.hidden; break; }
+      default: return;
+    }
+    e.preventDefault();
+  });
+
+  /** Runs each countdown down at its candidate's clock rate since the last swap. */
+  function tick() {
+    const l = live();
+    if (l) {
+      const gone = Date.now() - swappedAt;
+      for (const c of l.querySelectorAll('[data-countdown]')) {
+        const left = Math.max(0, Number(c.dataset.leftMs) - gone * Number(c.dataset.rate || 1));
+        const total = Number(c.dataset.totalMs) || 1;
+        const v = c.querySelector('[data-field="left"]');
+        if (v) v.textContent = (left / 1000).toFixed(1) + ' s';
+        const bar = c.querySelector('[data-field="bar"]');
+        if (bar) bar.style.width = Math.min(100, 100 * left / total).toFixed(1) + '%';
+      }
+    }
+    requestAnimationFrame(tick);
+  }
+
+  LL.socket('scenario', page.dataset.watchUrl, refresh);
+  showControls();
+  requestAnimationFrame(tick);
+})();
