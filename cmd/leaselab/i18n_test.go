@@ -154,6 +154,8 @@ func TestChinesePagesHaveNoEnglish(t *testing.T) {
 		"/play?" + refused.Encode(),
 		"/leases/default/demo?lang=zh&at=" + url.QueryEscape(time.Now().Add(-time.Second).UTC().Format(time.RFC3339Nano)),
 		"/leases/default/nothing?lang=zh", // the error page
+		"/scenarios?lang=zh",
+		"/scenarios/leader-crash?lang=zh",
 	} {
 		doc := mustGetZh(t, ts.URL, path)
 		if doc.Find("[data-testid=timings]").Length() == 0 && strings.HasPrefix(path, "/play") {
