@@ -191,8 +191,12 @@ func problem(ctx context.Context, v Play, i int, p string) string {
 	return p
 }
 
-// browserPrefixes are the catalog's parts the pages' scripts use.
-var browserPrefixes = []string{"js.", "log.", "fault.", "faults.", "state.", "decision.", "time.", "dash.", "age."}
+// browserPrefixes are the catalog's parts and messages the pages' scripts use (a test checks
+// that every key the scripts name is among them).
+var browserPrefixes = []string{"js.", "log.", "fault.", "faults.", "state.", "decision.", "age.", "conn.live",
+	"time.live", "time.pause", "time.play", "time.stop",
+	"dash.cleTitle", "dash.controllerOff", "dash.decisionNone", "dash.noDecision", "dash.noFaults", "dash.noHolder",
+	"dash.openedBy", "dash.splitBrain1", "dash.splitBrains"}
 
 // browserMessages are the messages the page's scripts use, in the page's language: the page
 // embeds them (the i18n script element) and live.js's LL.t reads them.

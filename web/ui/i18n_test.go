@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -104,6 +106,49 @@ func TestSentencesInChinese(t *testing.T) {
 		s := says(tl.Says)
 		if s.En != tl.Text || s.Zh == "" || s.Zh == s.En {
 			t.Errorf("%q in Chinese: %q", tl.Text, s.Zh)
+		}
+	}
+}
+
+// TestScriptsHaveTheirMessages: every message key the scripts name is in the messages each page
+// embeds for them, in both languages.
+func TestScriptsHaveTheirMessages(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	scripts, err := filepath.Glob(filepath.Join("static", "*.js"))
+	if err != nil || len(scripts) < 4 {
+		t.Fatalf("scripts: %v %v", scripts, err)
+	}
+	var keys []string
+	for _, p := range scripts {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range keyLiteral.FindAllStringSubmatch(string(b), -1) {
+			if !strings.HasSuffix(m[1], ".") {
+				keys = append(keys, m[1])
+			}
+		}
+	}
+	for _, lang := range []string{"en", "zh"} {
+		doc := tu.mustGetDoc(t, "/?lang="+lang, http.StatusOK)
+		var msgs map[string]string
+		if err := json.Unmarshal([]byte(doc.Find("script#i18n").Text()), &msgs); err != nil {
+			t.Fatalf("%s: the page's messages: %v", lang, err)
+		}
+		for _, k := range keys {
+			if msgs[k] == "" {
+				t.Errorf("%s: the scripts use %q, which the page does not embed", lang, k)
+			}
+		}
+		for _, prefix := range []string{"js.logkind.", "js.cmd.", "decision.", "state.", "log.", "fault."} {
+			found := false
+			for k := range msgs {
+				found = found || strings.HasPrefix(k, prefix)
+			}
+			if !found {
+				t.Errorf("%s: the page embeds no %s messages, which the scripts make keys of", lang, prefix)
+			}
 		}
 	}
 }
