@@ -48,6 +48,8 @@ func i(v int) string     { return strconv.Itoa(v) }
 func i32(v int32) string { return strconv.FormatInt(int64(v), 10) }
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
 
+func itoa(v int) string { return strconv.Itoa(v) }
+
 // f2 formats a coordinate with at most two decimals.
 func f2(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) }
 
@@ -120,6 +122,55 @@ func offsetText(ctx context.Context, offset string) string {
 		return tr(ctx, "faults.clockInSync")
 	}
 	return tr(ctx, "faults.clock", offset)
+}
+
+// slowLabel is the Slow button's label: with its delay while it is on ("Slow 4.0 s").
+func slowLabel(ctx context.Context, ms int64) string {
+	if ms <= 0 {
+		return tr(ctx, "faults.slow")
+	}
+	return tr(ctx, "faults.slowOn", strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64)+" s")
+}
+
+// rateValue is a clock rate for a data attribute: "1" for the real rate (reported as 0).
+func rateValue(rate float64) string {
+	if rate == 0 {
+		rate = 1
+	}
+	return strconv.FormatFloat(rate, 'f', -1, 64)
+}
+
+// rateText is a clock rate in words: "clock 1.5×".
+func rateText(ctx context.Context, rate float64) string {
+	return tr(ctx, "faults.rate", rateValue(rate)+"×")
+}
+
+// hasChoice reports whether ms is one of the delays offered.
+func hasChoice(choices []SlowChoice, ms int64) bool {
+	for _, c := range choices {
+		if c.Ms == ms {
+			return true
+		}
+	}
+	return false
+}
+
+// slowIndex is the position of the delay ms among the tab's choices (0 when it is not one).
+func slowIndex(s PlaySlow, ms int64) int {
+	for i, c := range s.Choices {
+		if c.Ms == ms {
+			return i
+		}
+	}
+	return 0
+}
+
+// slowChoice is the tab's choice for the delay ms (the zero choice when there are none).
+func slowChoice(s PlaySlow, ms int64) SlowChoice {
+	if len(s.Choices) == 0 {
+		return SlowChoice{}
+	}
+	return s.Choices[slowIndex(s, ms)]
 }
 
 // faultsText lists a tab's active faults in words: from its faults, in the page's language,

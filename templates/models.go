@@ -103,6 +103,8 @@ type Dashboard struct {
 	// Moment is the past moment shown (its At is "" when live); Time is the time control.
 	Moment Moment
 	Time   TimeControl
+	// SlowChoices are the delays a tab row's slow-network control offers.
+	SlowChoices []SlowChoice
 }
 
 // ElectionRow is one lease that has LeaseCandidates, on the dashboard: how many, and the
@@ -202,10 +204,7 @@ type Tab struct {
 	Lease        string
 	State        string
 	Holder       string
-	Paused       bool
-	Partitioned  bool
-	Slow         bool
-	ClockOffset  string // "+2 s", "" when in sync
+	Faults       TabFaults
 	ActiveFaults []string
 	LastLog      string
 	// FaultMsgs are the active faults as messages, when known (from the tab's faults): the
@@ -228,6 +227,23 @@ type Tab struct {
 	// Recorded is true for a candidate as its view was recorded at a past moment, rather than
 	// a connected tab: it takes no commands.
 	Recorded bool
+}
+
+// TabFaults are a tab's faults as its fault buttons show them.
+type TabFaults struct {
+	Paused      bool
+	Partition   string // "hang", "fail", or "" when the network is whole
+	LatencyMs   int64  // the slow network's added round trip, 0 when off
+	ClockOffset string // "+2 s", "" when in sync
+	ClockRate   float64
+}
+
+// SlowChoice is one delay the slow-network fault offers: its value, its label and, where
+// the tab's timings are known, what it does at them (web decides it).
+type SlowChoice struct {
+	Ms     int64  `json:"ms"`
+	Label  string `json:"label"` // "0.1 s"
+	Effect string `json:"effect,omitempty"`
 }
 
 // FeedItem is one line of the dashboard's event feed.
@@ -458,6 +474,15 @@ type PlayConfig struct {
 	WasmURL     string    `json:"wasmURL"`
 	ServerNowMs int64     `json:"serverNow"`
 	Disabled    bool      `json:"disabled"`
+	// Slow is the slow-network fault's choice of delays, each with what it does at this tab's
+	// timings, and the one chosen at first.
+	Slow PlaySlow `json:"slow"`
+}
+
+// PlaySlow is the tab's choice of network delays.
+type PlaySlow struct {
+	Choices   []SlowChoice `json:"choices"`
+	DefaultMs int64        `json:"defaultMs"`
 }
 
 // PlayStart is the "config" of the worker's start message (see wasm/candidate.Params).

@@ -19,8 +19,14 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 	browser := mustStartBrowser(t)
 	out := browserOutputDir(t)
 	tab, _ := openBrowserTab(t, browser, srv.URL+"/scenarios")
-	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`a[href="/scenarios/leader-crash"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="start"]`))); err != nil {
+	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`a[href="/scenarios/leader-crash"]`))); err != nil {
 		t.Fatalf("open leader-crash from the library: %v", err)
+	}
+	if _, err := browserWait(time.Minute, func() (bool, string) {
+		s, _ := browserEval(tab, `location.pathname + ' ' + document.readyState + ' ' + !!document.querySelector('[data-testid="start"]')`)
+		return s == "/scenarios/leader-crash complete true", s
+	}); err != nil {
+		t.Fatalf("the scenario page does not load: %v", err)
 	}
 	// Four times as fast: the lesson's 20-odd seconds of lease time in a few real ones.
 	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.SetValue(chromedp.CSS(`select[name="speed"]`), "4"), chromedp.Click(chromedp.CSS(`[data-testid="start"]`))); err != nil {

@@ -112,7 +112,7 @@ func TestBrowserPlayScreen(t *testing.T) {
 	}
 
 	// Everything of the fault panel is on screen at 1280x720.
-	for _, sel := range []string{`[data-cmd=rejoin]`, `[data-cmd=crash]`, `#offset-slider`, `[data-testid=active-faults]`} {
+	for _, sel := range []string{`[data-cmd=rejoin]`, `[data-cmd=crash]`, `#offset-slider`, `#delay-slider`, `[data-testid=active-faults]`} {
 		bottom, err := browserEval(tab, `String(Math.ceil(document.querySelector('`+sel+`').getBoundingClientRect().bottom))`)
 		if err != nil {
 			t.Fatal(err)

@@ -109,7 +109,8 @@ func New(cfg Config, opts Options) (*Candidate, error) {
 		c.log.limit = DefaultLogLimit
 	}
 	c.net = NewNetwork(opts.Transport, real)
-	client := &Client{BaseURL: cfg.BaseURL, Token: cfg.Token, Transport: c.net}
+	client := &Client{BaseURL: cfg.BaseURL, Token: cfg.Token,
+		Transport: &timeoutTransport{next: c.net, clock: c.clock, timeout: cfg.RenewDeadline, freezer: c.freezer}}
 	c.elector = &elector{
 		cfg:    cfg,
 		clock:  c.clock,

@@ -137,7 +137,7 @@ func narrateFailure(o outcome, s scene) (said, bool) {
 	}
 	cause := say("log.cutOff")
 	if !o.cutOff {
-		cause = plain(o.err.Error())
+		cause = errSays(o.err)
 	}
 	c := cause.In("en")
 	switch o.op {
@@ -170,7 +170,7 @@ func narrateFailure(o outcome, s scene) (said, bool) {
 	default:
 		return said{}, false
 	}
-	msg := plain(o.err.Error())
+	msg := errSays(o.err)
 	if o.cutOff {
 		msg = say("log.candCutOff")
 	}
@@ -294,6 +294,22 @@ func nameOrNobody(s string) tabproto.Msg {
 
 // say is the narration's message key with args (tabproto.Say).
 func say(key string, args ...any) tabproto.Msg { return tabproto.Say(key, args...) }
+
+// errSays is a failed request's error as a message: the candidate's own errors (a timeout, a
+// partition, an unreachable server) in every language, any other as it was written (the
+// server's refusals stay as kube-apiserver words them).
+func errSays(err error) tabproto.Msg {
+	if te, ok := err.(*TimeoutError); ok {
+		return te.Says()
+	}
+	switch err {
+	case ErrPartitioned:
+		return say("log.errPartitioned")
+	case ErrUnreachable:
+		return say("log.errUnreachable")
+	}
+	return plain(err.Error())
+}
 
 // plain is a string that reads the same in every language, as a message.
 func plain(s string) tabproto.Msg { return tabproto.Say("log.plain", s) }

@@ -5,16 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
-	"time"
 
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
-
-// DefaultSlowLatency is the round trip a "slow" command adds when it names
-// none.
-const DefaultSlowLatency = 1500 * time.Millisecond
 
 // Worker runs one candidate behind the message protocol spoken between a
 // dedicated Web Worker and its page. Messages are JSON objects with a "type".
@@ -30,7 +24,9 @@ const DefaultSlowLatency = 1500 * time.Millisecond
 //	{"type":"pause"}  {"type":"resume"}
 //	{"type":"partition","mode":"hang"|"fail"}             mode defaults to "hang"
 //	{"type":"heal"}
-//	{"type":"slow","latencyMs":1500}                      0 turns it off; absent means 1500
+//	{"type":"slow","latencyMs":8000}                      0 turns it off; absent means the
+//	                                                      first delay its renewals cannot
+//	                                                      outlast (Timings.SlowLatency)
 //	{"type":"clockOffset","seconds":-5}                   absolute offset, not a step
 //	{"type":"clockRate","rate":1.25}                      the clock runs 25% fast; 1 restores it
 //	{"type":"release"}  {"type":"crash"}  {"type":"rejoin"}
@@ -139,53 +135,13 @@ func (w *Worker) Handle(msg []byte) {
 	}
 }
 
-// obey carries out a command, clamping its values to the protocol's bounds.
+// obey carries out a command: a snapshot for the page, or a fault (Candidate.Obey).
 func (w *Worker) obey(c *Candidate, cmd tabproto.Command) error {
-	switch cmd.Type {
-	case tabproto.CommandPause:
-		c.Pause()
-	case tabproto.CommandResume:
-		c.Resume()
-	case tabproto.CommandPartition:
-		mode := cmd.Mode
-		if mode == PartitionNone {
-			mode = PartitionHang
-		}
-		if mode != PartitionHang && mode != PartitionFail {
-			return fmt.Errorf("partition mode must be %q or %q, not %q", PartitionHang, PartitionFail, cmd.Mode)
-		}
-		c.Partition(mode)
-	case tabproto.CommandHeal:
-		c.Heal()
-	case tabproto.CommandSlow:
-		d := DefaultSlowLatency
-		if cmd.LatencyMs != nil {
-			d = time.Duration(math.Round(min(max(*cmd.LatencyMs, 0), tabproto.MaxLatencyMs))) * time.Millisecond
-		}
-		c.SetLatency(d)
-	case tabproto.CommandClockOffset:
-		if cmd.Seconds == nil {
-			return errors.New(`clockOffset needs "seconds"`)
-		}
-		const bound = tabproto.MaxClockOffsetSeconds
-		c.SetClockOffset(time.Duration(math.Round(min(max(*cmd.Seconds, -bound), bound)*1000)) * time.Millisecond)
-	case tabproto.CommandClockRate:
-		if cmd.Rate == nil {
-			return errors.New(`clockRate needs "rate"`)
-		}
-		return c.SetClockRate(*cmd.Rate)
-	case tabproto.CommandRelease:
-		c.Release()
-	case tabproto.CommandCrash:
-		c.Crash()
-	case tabproto.CommandRejoin:
-		c.Rejoin()
-	case tabproto.CommandSnapshot:
+	if cmd.Type == tabproto.CommandSnapshot {
 		w.postSnapshot(c)
-	default:
-		return fmt.Errorf("unknown message type %q", cmd.Type)
+		return nil
 	}
-	return nil
+	return c.Obey(cmd)
 }
 
 func (w *Worker) start(raw json.RawMessage) {

@@ -122,7 +122,8 @@ func TestWorkerProtocol(t *testing.T) {
 			}},
 			{`{"type":"partition","mode":"fail"}`, func(s map[string]any) bool { return s["faults"].(map[string]any)["partition"] == "fail" }},
 			{`{"type":"heal"}`, func(s map[string]any) bool { return s["state"] == "leader" }},
-			{`{"type":"slow"}`, func(s map[string]any) bool { return s["faults"].(map[string]any)["latencyMs"] == float64(1500) }},
+			// No delay named: the first one past this tab's 10 s renew deadline, capped at 10 s.
+			{`{"type":"slow"}`, func(s map[string]any) bool { return s["faults"].(map[string]any)["latencyMs"] == float64(10000) }},
 			{`{"type":"slow","latencyMs":0}`, func(s map[string]any) bool { return s["faults"].(map[string]any)["latencyMs"] == float64(0) }},
 			{`{"type":"clockOffset","seconds":5}`, func(s map[string]any) bool {
 				return s["faults"].(map[string]any)["clockOffsetMs"] == float64(5000) && len(s["activeFaults"].([]any)) == 1

@@ -243,7 +243,12 @@ func (r *Run) join(id string) {
 	r.mu.Unlock()
 	if r.opts.Stage != nil {
 		c := m.cand
-		m.seat = r.opts.Stage.Enter(func(cmd tabproto.Command) error { return obey(c, cmd) })
+		m.seat = r.opts.Stage.Enter(func(cmd tabproto.Command) error {
+			if err := cmd.Validate(); err != nil {
+				return err
+			}
+			return c.Obey(cmd)
+		})
 	}
 	changed, unsubscribe := m.cand.Subscribe()
 	go func() {
@@ -310,44 +315,6 @@ func (r *Run) observeLocked(m *member, s candidate.Snapshot, now time.Time) tabp
 	}
 	m.lastRep = rep
 	return rep
-}
-
-// obey carries out a dashboard's fault command on a member, as a tab does.
-func obey(c *candidate.Candidate, cmd tabproto.Command) error {
-	if err := cmd.Validate(); err != nil {
-		return err
-	}
-	switch cmd.Type {
-	case tabproto.CommandPause:
-		c.Pause()
-	case tabproto.CommandResume:
-		c.Resume()
-	case tabproto.CommandPartition:
-		mode := cmd.Mode
-		if mode == tabproto.PartitionNone {
-			mode = tabproto.PartitionHang
-		}
-		c.Partition(mode)
-	case tabproto.CommandHeal:
-		c.Heal()
-	case tabproto.CommandSlow:
-		d := candidate.DefaultSlowLatency
-		if cmd.LatencyMs != nil {
-			d = time.Duration(*cmd.LatencyMs * float64(time.Millisecond))
-		}
-		c.SetLatency(d)
-	case tabproto.CommandClockOffset:
-		c.SetClockOffset(time.Duration(*cmd.Seconds * float64(time.Second)))
-	case tabproto.CommandClockRate:
-		return c.SetClockRate(*cmd.Rate)
-	case tabproto.CommandRelease:
-		c.Release()
-	case tabproto.CommandCrash:
-		c.Crash()
-	case tabproto.CommandRejoin:
-		c.Rejoin()
-	}
-	return nil
 }
 
 func (r *Run) member(id string) *candidate.Candidate {

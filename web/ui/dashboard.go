@@ -70,6 +70,7 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 	}
 	live := dashboardURL(ns)
 	v := templates.Dashboard{
+		SlowChoices:  slowChoices(ctx, nil),
 		Page:         u.pageSays(i18n.Say("nav.dashboard"), "dashboard"),
 		LeasesRV:     strconv.FormatInt(leasesRV, 10),
 		NamespacesRV: strconv.FormatInt(nsRV, 10),
@@ -293,17 +294,20 @@ func candidateRow(lc *coordinationv1beta1.LeaseCandidate, now time.Time) templat
 // tabView is a connected tab for the templates.
 func tabView(t TabInfo) templates.Tab {
 	return templates.Tab{
-		ID:           t.ID,
-		Owner:        t.Owner,
-		Identity:     t.Identity,
-		Namespace:    t.Namespace,
-		Lease:        t.Lease,
-		State:        string(t.State),
-		Holder:       t.Holder,
-		Paused:       t.Faults.Paused,
-		Partitioned:  t.Faults.Partition != "",
-		Slow:         t.Faults.LatencyMs > 0,
-		ClockOffset:  offsetText(t.Faults.ClockOffsetMs),
+		ID:        t.ID,
+		Owner:     t.Owner,
+		Identity:  t.Identity,
+		Namespace: t.Namespace,
+		Lease:     t.Lease,
+		State:     string(t.State),
+		Holder:    t.Holder,
+		Faults: templates.TabFaults{
+			Paused:      t.Faults.Paused,
+			Partition:   string(t.Faults.Partition),
+			LatencyMs:   t.Faults.LatencyMs,
+			ClockOffset: offsetText(t.Faults.ClockOffsetMs),
+			ClockRate:   t.Faults.ClockRate,
+		},
 		ActiveFaults: t.ActiveFaults,
 		LastLog:      t.LastLog.Text,
 		LastLogMsg:   t.LastLog.Msg,

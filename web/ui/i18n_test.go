@@ -18,7 +18,7 @@ import (
 
 // keyLiteral is a quoted string that is a message key: one of the catalog's parts, a dot and
 // a name (a literal that ends with a dot is the start of a key made at run time).
-var keyLiteral = regexp.MustCompile(`["'\x60]((?:nav|conn|layout|replay|error|moment|time|state|dash|faults|lease|decision|play|js|judge|advice|age|span|timeline|status|form|timings|lang|log|fault|config|upstream|scn)\.[A-Za-z0-9][A-Za-z0-9.-]*)["'\x60]`)
+var keyLiteral = regexp.MustCompile(`["'\x60]((?:nav|conn|layout|replay|error|moment|time|state|dash|faults|lease|decision|play|js|judge|advice|age|span|timeline|status|form|timings|lang|log|fault|config|upstream|scn|delay)\.[A-Za-z0-9][A-Za-z0-9.-]*)["'\x60]`)
 
 // notKeys look like message keys and are not: file names, a field path, and the judge's list,
 // which the screens put in each language themselves (says).

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -125,11 +126,28 @@ func (u *UI) play(c echo.Context) error {
 		ServerNowMs: v.Page.ServerNowMs,
 		Disabled:    len(problems) > 0 || v.Page.Assets.WasmMissing,
 	}
+	tm := candidate.Timings{LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod}
+	v.Config.Slow = templates.PlaySlow{Choices: slowChoices(c.Request().Context(), &tm), DefaultMs: tm.SlowLatency().Milliseconds()}
 	status := http.StatusOK
 	if len(problems) > 0 {
 		status = http.StatusUnprocessableEntity
 	}
 	return u.render(c, status, templates.PlayView(v))
+}
+
+// slowChoices are the delays the slow-network fault offers, each with what it does at the
+// timings t when they are known (a tab's own page; the dashboard does not know a tab's), in
+// the language of ctx.
+func slowChoices(ctx context.Context, t *candidate.Timings) []templates.SlowChoice {
+	lang := string(i18n.FromContext(ctx))
+	out := make([]templates.SlowChoice, len(candidate.SlowSteps))
+	for i, d := range candidate.SlowSteps {
+		out[i] = templates.SlowChoice{Ms: d.Milliseconds(), Label: secsText(d)}
+		if t != nil {
+			out[i].Effect = t.LatencyEffectSays(d).In(lang)
+		}
+	}
+	return out
 }
 
 // mayNotWrite says why the signed-in user may not run a candidate in namespace ns (a

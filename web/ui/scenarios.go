@@ -183,17 +183,26 @@ func (u *UI) findScenario(c echo.Context) (*scenario.Scenario, error) {
 
 // scenarioPage serves /scenarios/:name[?seed=&speed=&present=1&lang=].
 func (u *UI) scenarioPage(c echo.Context) error {
+	v, ok, err := u.scenarioOfRequest(c)
+	if !ok {
+		return err
+	}
+	return u.render(c, http.StatusOK, templates.ScenarioView(v))
+}
+
+// scenarioOfRequest is the view of the scenario, seed and speed a page request names; it
+// answers the request itself (404, 400) and returns false when they are not valid.
+func (u *UI) scenarioOfRequest(c echo.Context) (templates.Scenario, bool, error) {
 	ctx := withLang(c)
 	sc, err := u.findScenario(c)
 	if sc == nil {
-		return err
+		return templates.Scenario{}, false, err
 	}
 	seed, speed, problem := scenarioParams(c)
 	if problem != "" {
-		return u.fail(c, http.StatusBadRequest, i18n.T(ctx, problem))
+		return templates.Scenario{}, false, u.fail(c, http.StatusBadRequest, i18n.T(ctx, problem))
 	}
-	v := u.scenarioView(c, sc, seed, speed)
-	return u.render(c, http.StatusOK, templates.ScenarioView(v))
+	return u.scenarioView(c, sc, seed, speed), true, nil
 }
 
 func (u *UI) scenarioView(c echo.Context, sc *scenario.Scenario, seed uint64, speed float64) templates.Scenario {
@@ -297,16 +306,10 @@ func memberView(lang i18n.Lang, s candidate.Snapshot, speed float64) templates.S
 
 // scenarioLiveFragment serves /scenarios/:name/live?seed=: the live part, for scenario.js.
 func (u *UI) scenarioLiveFragment(c echo.Context) error {
-	ctx := withLang(c)
-	sc, err := u.findScenario(c)
-	if sc == nil {
+	v, ok, err := u.scenarioOfRequest(c)
+	if !ok {
 		return err
 	}
-	seed, speed, problem := scenarioParams(c)
-	if problem != "" {
-		return u.fail(c, http.StatusBadRequest, i18n.T(ctx, problem))
-	}
-	v := u.scenarioView(c, sc, seed, speed)
 	return u.render(c, http.StatusOK, templates.ScenarioLiveView(v.Live, v))
 }
 

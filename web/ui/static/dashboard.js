@@ -360,7 +360,10 @@
       LL.setText(row, 'faults', faultsText(t));
       LL.setText(row, 'log', logText(t.lastLog));
       showMode(row, t);
-      LL.showFaults(row, t.faults);
+      LL.showFaults(row, t.faults, row);
+      const delay = LL.field(row, 'delay');
+      if (delay && t.faults && t.faults.latencyMs > 0 && document.activeElement !== delay &&
+          Array.from(delay.options).some((o) => o.value === String(t.faults.latencyMs))) delay.value = String(t.faults.latencyMs);
       LL.field(row, 'faultbar').hidden = !!t.native;
       LL.field(row, 'native').hidden = !t.native;
       row.hidden = !!nsFilter && t.namespace !== nsFilter;
@@ -407,9 +410,26 @@
     const row = b.closest('[data-tab-row]');
     const t = tabs.find((x) => x.id === row.dataset.tabId);
     if (!t) return;
-    const cmd = LL.faultCommand(b.dataset.cmd, t.faults);
+    const cmd = LL.faultCommand(b.dataset.cmd, t.faults, { delayMs: chosenDelay(row) });
     if (cmd && !send({ type: 'command', tab: t.id, command: cmd })) flashTab(t.id, LL.t('js.notConnected'));
   });
+  // A new delay for a tab whose network is slow already applies at once; "auto" (no delay
+  // named) lets the tab choose by its own timings.
+  tabsList.addEventListener('change', (e) => {
+    const sel = e.target.closest('[data-field="delay"]');
+    if (!sel) return;
+    const row = sel.closest('[data-tab-row]');
+    const t = tabs.find((x) => x.id === row.dataset.tabId);
+    if (!t || !(t.faults && t.faults.latencyMs > 0)) return;
+    const ms = chosenDelay(row);
+    const cmd = ms ? { type: 'slow', latencyMs: ms } : { type: 'slow' };
+    if (!send({ type: 'command', tab: t.id, command: cmd })) flashTab(t.id, LL.t('js.notConnected'));
+  });
+  /** The delay chosen on a tab row, in ms; 0 for "auto". */
+  function chosenDelay(row) {
+    const sel = LL.field(row, 'delay');
+    return sel ? Number(sel.value) || 0 : 0;
+  }
 
   function flashTab(id, text) {
     const row = tabsList.querySelector('[data-tab-id="' + CSS.escape(id || '') + '"]');

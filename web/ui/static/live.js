@@ -338,18 +338,40 @@
   }
 
   // --- fault commands, shared by the candidate tab and the dashboard ------------------------
+  /** The words of the fault buttons, in one place. */
+  const faultWords = {
+    pause: t('faults.pause'), resume: t('faults.resume'), heal: t('faults.heal'), partition: t('faults.partition'),
+    failFast: t('faults.failFast'), slow: t('faults.slow'), slowOn: (ms) => t('faults.slowOn', secs(ms)),
+    inSync: t('faults.clockInSync'), offset: (s) => t('faults.clock', (s > 0 ? '+' : '') + s + ' s'),
+    rate: (r) => t('faults.rate', r + '×'),
+  };
+  /** The steps of the clock-rate fault ({ and }), within wasm/tabproto's MinClockRate..MaxClockRate. */
+  const clockRates = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 2];
+  /** A tab's clock rate; reports carry 0 for the real rate. */
+  function rateOf(f) { return (f && f.clockRate) || 1; }
+
   /**
    * The worker message for a fault button or key, given the tab's current faults: the same
-   * button undoes what it did.
+   * button undoes what it did. opts.delayMs is the delay chosen for Slow (absent: the tab's
+   * default for its timings).
    */
-  function faultCommand(name, faults) {
+  function faultCommand(name, faults, opts) {
     const f = faults || {};
+    const o = opts || {};
     switch (name) {
       case 'pause': return { type: f.paused ? 'resume' : 'pause' };
-      case 'partition': return f.partition ? { type: 'heal' } : { type: 'partition', mode: 'hang' };
-      case 'slow': return f.latencyMs > 0 ? { type: 'slow', latencyMs: 0 } : { type: 'slow', latencyMs: 1500 };
+      case 'partition': return f.partition === 'hang' ? { type: 'heal' } : { type: 'partition', mode: 'hang' };
+      case 'partition-fail': return f.partition === 'fail' ? { type: 'heal' } : { type: 'partition', mode: 'fail' };
+      case 'slow':
+        if (f.latencyMs > 0) return { type: 'slow', latencyMs: 0 };
+        return o.delayMs > 0 ? { type: 'slow', latencyMs: o.delayMs } : { type: 'slow' };
       case 'clock-': return { type: 'clockOffset', seconds: Math.round((f.clockOffsetMs || 0) / 1000) - 1 };
       case 'clock+': return { type: 'clockOffset', seconds: Math.round((f.clockOffsetMs || 0) / 1000) + 1 };
+      case 'rate-': case 'rate+': {
+        const r = rateOf(f);
+        const next = name === 'rate+' ? clockRates.find((x) => x > r + 1e-9) : clockRates.slice().reverse().find((x) => x < r - 1e-9);
+        return next ? { type: 'clockRate', rate: next } : null;
+      }
       case 'release': return { type: 'release' };
       case 'crash': return { type: 'crash' };
       case 'rejoin': return { type: 'rejoin' };
@@ -357,24 +379,41 @@
     return null;
   }
 
-  /** Shows a tab's faults on its fault buttons: pressed state and the label that undoes. */
-  function showFaults(root, f) {
+  /**
+   * Shows a tab's faults on its fault buttons (pressed state and the label that undoes) and on
+   * el's data-partition, data-latency-ms and data-clock-rate.
+   */
+  function showFaults(root, f, el) {
     f = f || {};
     const set = (cmd, on, onLabel, offLabel) => {
       const b = root.querySelector('[data-cmd="' + cmd + '"]');
       if (!b) return;
       b.setAttribute('aria-pressed', on ? 'true' : 'false');
       const l = b.querySelector('[data-label]');
-      if (l) l.textContent = on ? onLabel : offLabel;
+      if (l && l.textContent !== (on ? onLabel : offLabel)) l.textContent = on ? onLabel : offLabel;
     };
-    set('pause', !!f.paused, t('faults.resume'), t('faults.pause'));
-    set('partition', !!f.partition, t('faults.heal'), t('faults.partition'));
-    set('slow', f.latencyMs > 0, t('faults.slow'), t('faults.slow'));
+    const W = faultWords;
+    set('pause', !!f.paused, W.resume, W.pause);
+    set('partition', f.partition === 'hang', W.heal, W.partition);
+    set('partition-fail', f.partition === 'fail', W.heal, W.failFast);
+    set('slow', f.latencyMs > 0, W.slowOn(f.latencyMs), W.slow);
     const ms = f.clockOffsetMs || 0;
-    const s = ms / 1000;
-    setText(root, 'offset', ms ? t('faults.clock', (s > 0 ? '+' : '') + s + ' s') : t('faults.clockInSync'));
-    const off = root.querySelector('[data-field="offset"]');
+    setText(root, 'offset', ms ? W.offset(ms / 1000) : W.inSync);
+    const off = field(root, 'offset');
     if (off) off.classList.toggle('active', ms !== 0);
+    const rate = rateOf(f);
+    setText(root, 'rate', W.rate(rate));
+    const r = field(root, 'rate');
+    if (r) r.classList.toggle('active', rate !== 1);
+    for (const [cmd, bound] of [['rate-', clockRates[0]], ['rate+', clockRates[clockRates.length - 1]]]) {
+      const b = root.querySelector('[data-cmd="' + cmd + '"]');
+      if (b) b.disabled = Math.abs(rate - bound) < 1e-9;
+    }
+    if (el) {
+      el.dataset.partition = f.partition || '';
+      el.dataset.latencyMs = String(f.latencyMs || 0);
+      el.dataset.clockRate = String(rate);
+    }
   }
 
   const words = {};

@@ -12,6 +12,9 @@
   const cand = $('candidate');
   const faultbar = document.querySelector('[data-testid="faultbar"]');
   const slider = $('offset-slider');
+  const delaySlider = $('delay-slider');
+  /** The delays Slow offers, each with what it does at this tab's timings (web/ui decides it). */
+  const delays = (cfg.slow && cfg.slow.choices) || [];
 
   const t = LL.t;
   const explain = {
@@ -22,7 +25,7 @@
       ? (s.holder && s.holder !== s.identity ? t('js.explainCoordHeld', s.holder) : t('js.explainCoordWait'))
       : (s.holder && s.holder !== s.identity ? t('js.explainHeld', s.holder) : t('js.explainFree'))),
     paused: () => t('js.explainPaused'),
-    partitioned: () => t('js.explainPartitioned'),
+    partitioned: (s) => (s.faults.partition === 'fail' ? t('js.explainPartitionedFail') : t('js.explainPartitioned')),
     stopped: (s) => (s.stopReason ? t('js.explainStopReason', stopReason(s.stopReason)) : t('js.explainStopped')) + t('js.rejoinWithJ'),
   };
 
@@ -32,6 +35,7 @@
   function setDisabled(on) {
     for (const b of faultbar.querySelectorAll('button')) b.disabled = on;
     slider.disabled = on;
+    delaySlider.disabled = on || !delays.length;
   }
 
   if (cfg.disabled) {
@@ -81,9 +85,29 @@
 
   function send(name) {
     if (!snap) return;
-    const cmd = LL.faultCommand(name, snap.faults);
+    const cmd = LL.faultCommand(name, snap.faults, { delayMs: chosenDelay().ms });
     if (cmd) worker.postMessage(cmd);
   }
+
+  // --- the network delay: S toggles Slow at the delay chosen here ---------------------------
+  function chosenDelay() { return delays[Number(delaySlider.value)] || {}; }
+  function showDelay() {
+    const d = chosenDelay();
+    $('delay-value').textContent = d.label || '';
+    $('delay-effect').textContent = d.effect || '';
+    delaySlider.parentElement.title = d.effect || '';
+    const b = faultbar.querySelector('[data-cmd="slow"]');
+    if (b) b.title = d.effect ? t('faults.slowEffect', d.label, d.effect) : '';
+  }
+  /** Chooses the delay at index i; a slow network already on takes it at once. */
+  function chooseDelay(i) {
+    delaySlider.value = String((i + delays.length) % delays.length);
+    showDelay();
+    if (snap && snap.faults.latencyMs > 0) worker.postMessage({ type: 'slow', latencyMs: chosenDelay().ms });
+  }
+  delaySlider.addEventListener('input', showDelay);
+  delaySlider.addEventListener('change', () => chooseDelay(Number(delaySlider.value)));
+  showDelay();
 
   // --- rendering ----------------------------------------------------------------------------
   function setState(state, word, text) {
@@ -112,8 +136,14 @@
     $('transitions').textContent = String(s.transitions);
     const pref = $('preferred-holder');
     if (pref) pref.textContent = s.preferredHolder || t('js.nobody');
-    LL.showFaults(faultbar.parentElement, s.faults);
+    LL.showFaults(faultbar.parentElement, s.faults, cand);
     slider.value = String(Math.round((s.faults.clockOffsetMs || 0) / 1000));
+    // A delay set from the dashboard shows here too.
+    const i = delays.findIndex((d) => d.ms === s.faults.latencyMs);
+    if (i >= 0 && String(i) !== delaySlider.value && document.activeElement !== delaySlider) {
+      delaySlider.value = String(i);
+      showDelay();
+    }
     $('active-faults').textContent = s.activeFaults && s.activeFaults.length ? activeFaults(s) : t('js.none');
     renderLog(s.log || []);
     drawBars();
@@ -231,15 +261,21 @@
   slider.addEventListener('change', () => {
     worker.postMessage({ type: 'clockOffset', seconds: Number(slider.value) });
   });
-  const keys = { p: 'pause', n: 'partition', s: 'slow', '[': 'clock-', ']': 'clock+', r: 'release', c: 'crash', j: 'rejoin' };
+  const keys = {
+    p: 'pause', n: 'partition', s: 'slow', '[': 'clock-', ']': 'clock+', '{': 'rate-', '}': 'rate+',
+    r: 'release', c: 'crash', j: 'rejoin',
+  };
+  const shiftKeys = { n: 'partition-fail', s: 'delay-next' };
   document.addEventListener('keydown', (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
-    if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
-    const name = keys[e.key.toLowerCase()];
-    if (!name) return;
+    if (t instanceof HTMLInputElement && t.type !== 'range' || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+    const k = e.key.toLowerCase();
+    const name = (e.shiftKey && shiftKeys[k]) || keys[k];
+    if (!name || !snap) return;
     e.preventDefault();
-    send(name);
+    if (name === 'delay-next') chooseDelay(Number(delaySlider.value) + 1);
+    else send(name);
   });
 
   // --- the tab hub --------------------------------------------------------------------------

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserFaults sets a network delay, a fail-fast partition and a clock rate on a tab
+// from the dashboard's tab row, and some from the tab's own keys, and sees the tab's state and
+// its report (the row's data-latency-ms, data-partition and data-clock-rate) follow. Every
+// wait is on observed state; the limits only bound a broken run.
+func TestBrowserFaults(t *testing.T) {
+	ts := mustStartServer(t, "")
+	mustHaveWasm(t, ts.URL)
+	out := browserOutputDir(t)
+	browser := mustStartBrowser(t)
+
+	dash, _ := openBrowserTab(t, browser, ts.URL+"/")
+	q := url.Values{"namespace": {"default"}, "lease": {"faults-demo"}, "identity": {"tab-f"}}
+	tab, _ := openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+
+	row := `#tabs [data-tab-row][data-identity="tab-f"]`
+	attrs := func(ctx context.Context, sel string) string {
+		s, err := browserEval(ctx, fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return 'missing';
+			return [e.dataset.state, e.dataset.latencyMs, e.dataset.partition, e.dataset.clockRate].join('|'); })()`, sel))
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return s
+	}
+	// want waits until both the tab and its dashboard row say state|latencyMs|partition|clockRate.
+	want := func(step, tabWant, rowWant string) {
+		t.Helper()
+		if _, err := browserWait(20*time.Second, func() (bool, string) {
+			a, b := attrs(tab, "#candidate"), attrs(dash, row)
+			return match(a, tabWant) && match(b, rowWant), "tab " + a + ", row " + b
+		}); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	// click clicks the button sel once it is there and enabled (a row is drawn from the hub's
+	// messages, a button is disabled until the tab's state allows it).
+	click := func(ctx context.Context, sel string) {
+		t.Helper()
+		if _, err := browserWait(20*time.Second, func() (bool, string) {
+			s, err := browserEval(ctx, fmt.Sprintf(`(() => { const b = document.querySelector(%q);
+				if (!b) return 'missing'; if (b.disabled) return 'disabled'; b.click(); return 'clicked'; })()`, sel))
+			return s == "clicked", fmt.Sprintf("%s (%v)", s, err)
+		}); err != nil {
+			t.Fatalf("click %s: %v", sel, err)
+		}
+	}
+	text := func(ctx context.Context, sel string) string {
+		s, _ := browserEval(ctx, fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ''`, sel))
+		return strings.Join(strings.Fields(s), " ")
+	}
+
+	want("leads", "leader|0||1", "leader|0||1")
+
+	// The tab's delay control starts at the delay that matters at its timings, and says why.
+	if v, e := text(tab, "#delay-value"), text(tab, "#delay-effect"); v != "8.0 s" || !strings.Contains(e, "not less than the 7 s renew deadline") {
+		t.Errorf("the tab's delay control: %q, %q", v, e)
+	}
+
+	// 1. A delay of 4 s from the dashboard, then 10 s while it is on.
+	if _, err := browserEval(dash, `document.querySelector('`+row+` [data-field=delay]').value = '4000'`); err != nil {
+		t.Fatalf("choose 4 s: %v", err)
+	}
+	click(dash, row+` [data-cmd=slow]`)
+	want("slow 4 s", "leader|4000||1", "*|4000||1")
+	if s := text(dash, row+` [data-cmd=slow]`); s != "Slow 4.0 s" {
+		t.Errorf("the row's Slow button says %q", s)
+	}
+	if _, err := chromedp.Run(dash, chromedp.Evaluate[bool](`(() => { const s = document.querySelector('`+row+` [data-field=delay]');
+		s.value = '10000'; s.dispatchEvent(new Event('change', { bubbles: true })); return true; })()`)); err != nil {
+		t.Fatalf("choose 10 s: %v", err)
+	}
+	want("slow 10 s", "*|10000||1", "*|10000||1")
+	if s := text(tab, "#delay-value"); s != "10.0 s" {
+		t.Errorf("the tab's delay control follows the dashboard: %q", s)
+	}
+	// A renewal cannot outlast 10 s: the leader gives up leading at its renew deadline.
+	want("slow past the deadline", "follower|10000||1", "follower|10000||1")
+	click(dash, row+` [data-cmd=slow]`)
+	want("slow off", "*|0||1", "*|0||1")
+
+	// 2. A fail-fast partition from the dashboard; the hang button switches it; again heals.
+	click(dash, row+` [data-cmd=partition-fail]`)
+	want("fail fast", "partitioned|0|fail|1", "partitioned|0|fail|1")
+	if s := text(tab, "#active-faults"); !strings.Contains(s, "requests fail") {
+		t.Errorf("the tab's active faults: %q", s)
+	}
+	if s := text(dash, row+` [data-cmd=partition-fail]`); s != "Heal" {
+		t.Errorf("the row's fail-fast button says %q", s)
+	}
+	click(dash, row+` [data-cmd=partition]`)
+	want("hang", "partitioned|0|hang|1", "partitioned|0|hang|1")
+	click(dash, row+` [data-cmd=partition]`)
+	want("healed", "*|0||1", "*|0||1")
+
+	// 3. The clock rate from the dashboard: two steps faster, one slower.
+	click(dash, row+` [data-cmd="rate+"]`)
+	want("1.25×", "*|0||1.25", "*|0||1.25")
+	click(dash, row+` [data-cmd="rate+"]`)
+	want("1.5×", "*|0||1.5", "*|0||1.5")
+	if s := text(tab, `#candidate ~ * [data-field=rate], [data-testid=faultbar] [data-field=rate]`); s != "clock 1.5×" {
+		t.Errorf("the tab shows its rate as %q", s)
+	}
+
+	// 4. The tab's own keys: Shift+N fails fast, { slows the clock, Shift+S picks the next delay
+	// (its control follows the dashboard's 10 s, the longest: the next is the shortest) and S
+	// turns the slow network on at it.
+	for _, k := range []string{"N", "{"} {
+		kctx, cancel := context.WithTimeout(tab, 10*time.Second)
+		err := chromedp.Do(kctx, chromedp.KeyEvent(k))
+		cancel()
+		if err != nil {
+			t.Fatalf("key %s: %v", k, err)
+		}
+	}
+	want("keys", "partitioned|0|fail|1.25", "partitioned|0|fail|1.25")
+	for _, k := range []string{"S", "s"} {
+		kctx, cancel := context.WithTimeout(tab, 10*time.Second)
+		err := chromedp.Do(kctx, chromedp.KeyEvent(k))
+		cancel()
+		if err != nil {
+			t.Fatalf("key %s: %v", k, err)
+		}
+	}
+	want("keys: slow at the next delay", "partitioned|100|fail|1.25", "partitioned|100|fail|1.25")
+
+	for _, size := range [][2]int64{{1280, 720}, {390, 844}} {
+		name := fmt.Sprintf("%dx%d", size[0], size[1])
+		for _, p := range []struct {
+			ctx  context.Context
+			what string
+		}{{tab, "play"}, {dash, "dashboard"}} {
+			vctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+			err := chromedp.Do(vctx, chromedp.EmulateViewport(size[0], size[1]))
+			cancel()
+			if err != nil {
+				t.Fatalf("viewport: %v", err)
+			}
+			if p.what == "dashboard" {
+				_, _ = browserEval(p.ctx, `document.querySelector('`+row+`').scrollIntoView()`)
+			}
+			browserScreenshot(t, p.ctx, out, "faults-"+p.what+"-"+name+".png")
+		}
+	}
+}
+
+// match reports whether got ("a|b|c") equals want, where a "*" in want matches anything.
+func match(got, want string) bool {
+	g, w := strings.Split(got, "|"), strings.Split(want, "|")
+	if len(g) != len(w) {
+		return false
+	}
+	for i := range w {
+		if w[i] != "*" && w[i] != g[i] {
+			return false
+		}
+	}
+	return true
+}
