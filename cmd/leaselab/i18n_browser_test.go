@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // han matches Chinese characters.
@@ -53,6 +58,53 @@ func TestBrowserPlayChinese(t *testing.T) {
 		}
 		for _, line := range regexp.MustCompile(`\n`).Split(got, -1) {
 			if !han.MatchString(line) {
+				t.Errorf("%s: %q is not Chinese", expr, line)
+			}
+		}
+	}
+
+	// Faults: Shift+N partitions the network failing fast, } speeds the clock up, S slows the
+	// network at the delay chosen. The explanation, the buttons, the clock rate, the delay's
+	// effect, the active faults and the log's line on the unreachable network follow the page's
+	// language.
+	for _, k := range []string{"N", "}", "s"} {
+		kctx, cancel := context.WithTimeout(tab, 10*time.Second)
+		err := chromedp.Do(kctx, chromedp.KeyEvent(k))
+		cancel()
+		if err != nil {
+			t.Fatalf("key %s: %v", k, err)
+		}
+	}
+	if _, err := browserWait(20*time.Second, func() (bool, string) {
+		s, err := browserEval(tab, `(() => { const c = document.getElementById('candidate');
+			const unreachable = Array.from(document.querySelectorAll('#log .log-text')).some((e) => e.textContent.includes('网络不可达（网络分区）'));
+			return [c.dataset.state, c.dataset.partition, c.dataset.clockRate, Number(c.dataset.latencyMs) > 0, unreachable].join('|'); })()`)
+		return s == "partitioned|fail|1.25|true|true", fmt.Sprint(s, " ", err)
+	}); err != nil {
+		t.Fatalf("faults: %v", err)
+	}
+	for _, c := range []struct{ expr, want string }{
+		{`document.querySelector('[data-testid=faultbar] [data-cmd=partition-fail] [data-label]').textContent`, "恢复网络"},
+		{`document.querySelector('[data-testid=faultbar] [data-cmd=partition] [data-label]').textContent`, "网络分区"},
+		{`document.querySelector('[data-testid=faultbar] [data-field=rate]').textContent`, "时钟 1.25×"},
+		{`document.querySelector('[data-testid=faultbar] [data-cmd=slow] [data-label]').textContent`, "慢速 3.0 s"},
+	} {
+		if got, err := browserEval(tab, c.expr); err != nil || got != c.want {
+			t.Errorf("%s = %q (%v), want %q", c.expr, got, err, c.want)
+		}
+	}
+	for _, expr := range []string{
+		`document.getElementById('role-explain').textContent`,
+		`document.getElementById('active-faults').textContent`,
+		`document.getElementById('delay-effect').textContent`,
+		`Array.from(document.querySelectorAll('#log .log-text')).map((e) => e.textContent).join('\n')`,
+	} {
+		got, err := browserEval(tab, expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(got, "\n") {
+			if !han.MatchString(line) || strings.Contains(line, "network") || strings.Contains(line, "request") {
 				t.Errorf("%s: %q is not Chinese", expr, line)
 			}
 		}
