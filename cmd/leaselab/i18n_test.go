@@ -6,16 +6,19 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // englishAllowed are the words a Chinese page keeps in Latin letters: API kinds and fields,
@@ -259,5 +262,58 @@ func TestLanguageChoice(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `leases.coordination.k8s.io \"nothing\" not found`) || len(resp.Cookies()) != 0 {
 		t.Errorf("the API with ?lang=zh: %d %s, cookies %v", resp.StatusCode, body, resp.Cookies())
+	}
+}
+
+// TestElectionDecisionsHaveNoEnglish: with the election controller on and two LeaseCandidates,
+// the controller's decisions (it creates the lease for alice, then keeps her) read in Chinese
+// on the lease page and the dashboard of a Chinese reader, and as before in English.
+func TestElectionDecisionsHaveNoEnglish(t *testing.T) {
+	ts := mustStartCLEServer(t)
+	ctx := ctxT(t, 30*time.Second)
+	now := metav1.NewMicroTime(time.Now())
+	for _, name := range []string{"alice", "bob"} {
+		if _, err := ts.Client.CoordinationV1beta1().LeaseCandidates("default").Create(ctx, &coordinationv1beta1.LeaseCandidate{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: coordinationv1beta1.LeaseCandidateSpec{LeaseName: "demo", RenewTime: &now, BinaryVersion: "1.36.0",
+				EmulationVersion: "1.36.0", Strategy: coordinationv1.OldestEmulationVersion},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	poll.Until(t, 20*time.Second, "the controller elects and keeps a leader", func() (bool, string) {
+		doc := mustGetZh(t, ts.URL, "/leases/default/demo?lang=zh")
+		kinds := doc.Find(`[data-testid=lease-decisions] [data-testid=decision]`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-kind", "") })
+		return slices.Contains(kinds, "elect") && slices.Contains(kinds, "keep"), strings.Join(kinds, ",")
+	})
+	for _, path := range []string{"/leases/default/demo?lang=zh", "/?lang=zh"} {
+		doc := mustGetZh(t, ts.URL, path)
+		decisions := doc.Find(`[data-testid=lease-decisions] .decision-text, #elections [data-testid=election-message]`)
+		if decisions.Length() == 0 {
+			t.Errorf("%s shows no decision", path)
+		}
+		decisions.Each(func(_ int, s *goquery.Selection) {
+			if got := s.Text(); !strings.Contains(got, "选中 alice") {
+				t.Errorf("%s: decision %q", path, got)
+			}
+		})
+		for _, text := range visibleTexts(doc) {
+			for _, e := range englishLeft(text) {
+				t.Errorf("%s: English left: %q", path, e)
+			}
+		}
+	}
+	// In English, the controller's own words.
+	resp, err := http.Get(ts.URL + "/leases/default/demo?lang=en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Find(`[data-testid=lease-decisions] [data-kind=elect] .decision-text`).First().Text(); !strings.HasPrefix(got, "created the lease with holder alice: picked alice: ") {
+		t.Errorf("in English: %q", got)
 	}
 }

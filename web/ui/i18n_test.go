@@ -12,17 +12,18 @@ import (
 	"testing"
 
 	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/timings"
 )
 
 // keyLiteral is a quoted string that is a message key: one of the catalog's parts, a dot and
 // a name (a literal that ends with a dot is the start of a key made at run time).
-var keyLiteral = regexp.MustCompile(`["'\x60]((?:nav|conn|layout|replay|error|moment|time|state|dash|faults|lease|decision|play|js|judge|advice|age|span|timeline|status|form|timings|lang|log|fault|config|upstream|scn|delay)\.[A-Za-z0-9][A-Za-z0-9.-]*)["'\x60]`)
+var keyLiteral = regexp.MustCompile(`["'\x60]((?:nav|conn|layout|replay|error|moment|time|state|dash|faults|lease|decision|play|js|judge|advice|age|span|timeline|status|form|timings|lang|log|fault|config|upstream|scn|delay|election)\.[A-Za-z0-9][A-Za-z0-9.-]*)["'\x60]`)
 
 // notKeys look like message keys and are not: file names, a field path, and the judge's list,
 // which the screens put in each language themselves (says).
-var notKeys = map[string]bool{"lease.js": true, "play.js": true, "status.phase": true, judge.KeyList: true}
+var notKeys = map[string]bool{"lease.js": true, "play.js": true, "status.phase": true, judge.KeyList: true, election.KeyList: true}
 
 // TestCatalogKeysUsed: every message key the pages, their scripts, the judge, the calculator
 // and the candidate use is in the catalog, in both languages.
@@ -67,12 +68,13 @@ func TestCatalogKeysUsed(t *testing.T) {
 	}
 }
 
-// TestJudgeSentencesInCatalog: the judge's and the calculator's sentences, which they say in
-// English themselves (for the test kit and the command), are in the catalog with the same
-// English and a Chinese of their own.
+// TestJudgeSentencesInCatalog: the judge's, the calculator's and the election controller's
+// sentences, which they say in English themselves (for the test kit, the command and the
+// controller's log), are in the catalog with the same English and a Chinese of their own; the
+// catalog has no controller sentence the controller does not know.
 func TestJudgeSentencesInCatalog(t *testing.T) {
 	msgs := i18n.Messages()
-	for name, english := range map[string]map[string]string{"judge": judge.English(), "timings": timings.English()} {
+	for name, english := range map[string]map[string]string{"judge": judge.English(), "timings": timings.English(), "election": election.English()} {
 		if len(english) < 20 {
 			t.Errorf("%s has only %d sentences", name, len(english))
 		}
@@ -86,6 +88,12 @@ func TestJudgeSentencesInCatalog(t *testing.T) {
 			case m.Zh == "" || m.Zh == m.En && en != "%s":
 				t.Errorf("%s: %q has no Chinese of its own: %q", name, k, m.Zh)
 			}
+		}
+	}
+	controller := election.English()
+	for k := range msgs {
+		if _, ok := controller[k]; strings.HasPrefix(k, "election.") && !ok {
+			t.Errorf("the catalog has %q, which the election controller does not say", k)
 		}
 	}
 }

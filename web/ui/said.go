@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/judge"
 )
 
@@ -62,4 +63,31 @@ func namesZh(ids []string) string {
 		return strings.Join(shown, "")
 	}
 	return strings.Join(shown[:len(shown)-1], "、") + " 和 " + shown[len(shown)-1]
+}
+
+// electionSays is one of the election controller's sentences in both languages, as says is
+// the judge's: its key is the catalog's, its sentences within are put in each language, and
+// its lists are "a, b" in English and "a、b" in Chinese. A decision made without its sentence
+// (zero) is the zero Text, and the screens show its Message.
+func electionSays(s election.Said) i18n.Text {
+	if s.IsZero() {
+		return i18n.Text{}
+	}
+	args := make([]any, len(s.Args))
+	parts := make([]i18n.Text, len(s.Args))
+	for i, a := range s.Args {
+		if n, ok := a.(election.Said); ok {
+			parts[i] = electionSays(n)
+		} else {
+			parts[i] = i18n.Same(fmt.Sprint(a))
+		}
+		args[i] = parts[i]
+	}
+	switch s.Key {
+	case "":
+		return i18n.Concat(parts...)
+	case election.KeyList:
+		return i18n.Join(parts, i18n.Text{En: ", ", Zh: "、"})
+	}
+	return i18n.Say(s.Key, args...)
 }

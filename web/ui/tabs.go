@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/time/rate"
 
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
@@ -256,6 +257,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 		u.log.Debug("tab watch refused", slog.Any("error", err))
 		return nil
 	}
+	lang := i18n.FromContext(c.Request().Context()) // the dashboard's: the decisions are in it
 	ctx, cancel := context.WithCancel(u.opts.Context)
 	defer cancel()
 	w := u.hub.addWatcher()
@@ -307,7 +309,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 		}
 	}()
 
-	err = u.watchLoop(ctx, conn, w, decided, replies)
+	err = u.watchLoop(ctx, lang, conn, w, decided, replies)
 	cancel()
 	wg.Wait()
 	if err == nil || errors.Is(err, context.Canceled) {
@@ -320,7 +322,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 
 // watchLoop sends the list of tabs and the latest decisions at once, then after every change,
 // spaced by tabsMinInterval.
-func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher, decided <-chan struct{}, replies <-chan []byte) error {
+func (u *UI) watchLoop(ctx context.Context, lang i18n.Lang, conn *websocket.Conn, w *hubWatcher, decided <-chan struct{}, replies <-chan []byte) error {
 	if err := wsWrite(ctx, conn, u.hub.encodedTabs()); err != nil {
 		return err
 	}
@@ -328,7 +330,7 @@ func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher,
 	// decisions may have changed since (all the feed knows of), if any.
 	keys, cursor := u.dfeed.since(0)
 	if len(keys) > 0 {
-		if err := wsWrite(ctx, conn, u.decisionsMessage(keys)); err != nil {
+		if err := wsWrite(ctx, conn, u.decisionsMessage(keys, lang)); err != nil {
 			return err
 		}
 	}
@@ -360,7 +362,7 @@ func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher,
 			if len(keys) == 0 {
 				continue
 			}
-			if err := wsWrite(ctx, conn, u.decisionsMessage(keys)); err != nil {
+			if err := wsWrite(ctx, conn, u.decisionsMessage(keys, lang)); err != nil {
 				return err
 			}
 			if err := pause(); err != nil {
