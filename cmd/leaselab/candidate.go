@@ -128,10 +128,12 @@ func runElector(ctx context.Context, c candidateConfig, cfg *rest.Config, stdout
 	say := func(format string, args ...any) {
 		fmt.Fprintf(stdout, "%s %s %s\n", time.Now().Format("15:04:05.000"), c.identity, fmt.Sprintf(format, args...))
 	}
-	// client-go's leader election logs through klog: its errors are said in the same one-line
-	// form, its chatter is dropped, and so is the request a stop cuts short (a clean stop logs
-	// no error).
-	klog.SetLogger(logr.FromSlogHandler(&klogLines{say: say, stopping: ctx.Done()}))
+	// client-go's leader election and LeaseCandidate log through the context's klog logger: its
+	// errors are said in the same one-line form, its chatter is dropped, and so is the request
+	// a stop cuts short (a clean stop logs no error). The context's, not klog's global logger:
+	// setting that races with every other client-go user of the process (a server's mirror
+	// running beside candidates in one test binary).
+	ctx = klog.NewContext(ctx, logr.FromSlogHandler(&klogLines{say: say, stopping: ctx.Done()}))
 
 	// The broadcaster outlives ctx: the elector releases the lease after ctx ends and records an
 	// event about it, so the broadcaster is shut down only once the elector has returned and
