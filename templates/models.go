@@ -61,6 +61,12 @@ type Upstream struct {
 	ReadOnly string
 	// Problem says why the cluster is not mirrored right now, "" while it is.
 	Problem string
+	// CandidatesRefused says why coordinated candidate tabs are refused (the cluster does not
+	// serve LeaseCandidates v1beta1, or the identity may not use them), "" when they run.
+	CandidatesRefused string
+	// Expired counts the cluster's 410 Expired answers to the record's watches and lists;
+	// Relisted the lists of the cluster taken after one.
+	Expired, Relisted int64
 	// APIBase is the path prefix under which the pages' scripts watch the mirror.
 	APIBase string
 }

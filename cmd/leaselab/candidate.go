@@ -119,13 +119,21 @@ func runElector(ctx context.Context, c candidateConfig, cfg *rest.Config, stdout
 	if err != nil {
 		return err
 	}
+	if c.coordinated {
+		// client-go's LeaseCandidate informer would wait for ever on a server without them.
+		if err := servesLeaseCandidates(ctx, client); err != nil {
+			return fmt.Errorf("--coordinated: %w", err)
+		}
+	}
 	say := func(format string, args ...any) {
 		fmt.Fprintf(stdout, "%s %s %s\n", time.Now().Format("15:04:05.000"), c.identity, fmt.Sprintf(format, args...))
 	}
-	// client-go's leader election logs through klog: its errors are said in the same one-line
-	// form, its chatter is dropped, and so is the request a stop cuts short (a clean stop logs
-	// no error).
-	klog.SetLogger(logr.FromSlogHandler(&klogLines{say: say, stopping: ctx.Done()}))
+	// client-go's leader election and LeaseCandidate log through the context's klog logger: its
+	// errors are said in the same one-line form, its chatter is dropped, and so is the request
+	// a stop cuts short (a clean stop logs no error). The context's, not klog's global logger:
+	// setting that races with every other client-go user of the process (a server's mirror
+	// running beside candidates in one test binary).
+	ctx = klog.NewContext(ctx, logr.FromSlogHandler(&klogLines{say: say, stopping: ctx.Done()}))
 
 	// The broadcaster outlives ctx: the elector releases the lease after ctx ends and records an
 	// event about it, so the broadcaster is shut down only once the elector has returned and
@@ -206,6 +214,25 @@ func runElector(ctx context.Context, c candidateConfig, cfg *rest.Config, stdout
 	le.Run(ctx)
 	say("stopped")
 	return nil
+}
+
+// servesLeaseCandidates checks that the server serves coordination.k8s.io/v1beta1
+// LeaseCandidates, which a coordinated candidate declares itself with. It returns the server's
+// answer when it does not.
+func servesLeaseCandidates(ctx context.Context, client kubernetes.Interface) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var list metav1.APIResourceList
+	err := client.Discovery().RESTClient().Get().AbsPath("/apis/coordination.k8s.io/v1beta1").Do(ctx).Into(&list)
+	if err != nil {
+		return fmt.Errorf("the server does not serve coordination.k8s.io/v1beta1 LeaseCandidates: %w", err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name == "leasecandidates" {
+			return nil
+		}
+	}
+	return errors.New("the server does not serve coordination.k8s.io/v1beta1 LeaseCandidates")
 }
 
 // countingRecorder counts the events recorded and not yet written by a countingSink.

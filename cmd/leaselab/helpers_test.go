@@ -34,6 +34,12 @@ func mustStartServer(tb testing.TB, db string) *testServer {
 // mustStartServerWith is mustStartServer with a chance to change the configuration.
 func mustStartServerWith(tb testing.TB, db string, configure func(*serveConfig)) *testServer {
 	tb.Helper()
+	return mustStartServerLogging(tb, db, configure, nil)
+}
+
+// mustStartServerLogging is mustStartServerWith that also writes the server's log to logs.
+func mustStartServerLogging(tb testing.TB, db string, configure func(*serveConfig), logs io.Writer) *testServer {
+	tb.Helper()
 	if db == "" {
 		db = filepath.Join(tb.TempDir(), "leaselab.db")
 	}
@@ -51,6 +57,9 @@ func mustStartServerWith(tb testing.TB, db string, configure func(*serveConfig))
 	var w io.Writer = io.Discard
 	if os.Getenv("LEASELAB_TEST_LOG") != "" {
 		w = os.Stderr
+	}
+	if logs != nil {
+		w = io.MultiWriter(w, logs)
 	}
 	logger := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	rs, err := startServer(context.Background(), cfg, logger)

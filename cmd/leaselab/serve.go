@@ -81,7 +81,11 @@ func (u *upstreamServer) screens() *ui.Upstream {
 		CandidatesRefused: u.mirror.CandidatesRefused(),
 		ReadOnly:          u.mirror.ReadOnly(),
 		Problem:           u.mirror.Err,
-		APIBase:           upstream.MirrorPrefix,
+		Relisted: func() (int64, int64) {
+			h := u.mirror.History()
+			return h.Expired, h.RelistedAfterExpired
+		},
+		APIBase: upstream.MirrorPrefix,
 	}
 }
 
@@ -404,6 +408,7 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		if err := up.mirror.Start(ctx, front.Registry()); err != nil {
 			return fail(fmt.Errorf("upstream: %w", err))
 		}
+		up.forwarder.CandidatesUnserved(up.mirror.CandidatesUnserved())
 		screens.Upstream = up.screens()
 		logger.Info("serving in front of a cluster; its own controller decides elections", slog.String("server", up.cluster.Server()),
 			slog.String("user", up.cluster.User), slog.Any("namespaces", up.cluster.Namespaces))

@@ -34,8 +34,9 @@ import (
 )
 
 // upstreamTokens are the identities of the upstream leaselab in these tests: an administrator
-// (what a cluster-admin kubeconfig is) and a participant, who may write only in "alice".
-var upstreamTokens = map[string]string{"admin": "admin-token", "alice": "alice-token"}
+// (what a cluster-admin kubeconfig is), a participant, who may write only in "alice", and "ci",
+// whom a clusterProxy's RBAC refuses what a test says.
+var upstreamTokens = map[string]string{"admin": "admin-token", "alice": "alice-token", "ci": "ci-token"}
 
 // cluster is a leaselab standing in for a Kubernetes cluster: TLS and bearer tokens, reached
 // by the front through a kubeconfig, as a real API server is.
@@ -49,7 +50,7 @@ type cluster struct {
 func mustStartCluster(tb testing.TB, db string, configure func(*serveConfig)) *cluster {
 	tb.Helper()
 	tf := filepath.Join(tb.TempDir(), "tokens.csv")
-	if err := os.WriteFile(tf, []byte("admin-token,admin,1,\"system:masters\"\nalice-token,alice,2\n"), 0o600); err != nil {
+	if err := os.WriteFile(tf, []byte("admin-token,admin,1,\"system:masters\"\nalice-token,alice,2\nci-token,ci,3,\"system:masters\"\n"), 0o600); err != nil {
 		tb.Fatal(err)
 	}
 	ts := mustStartServerWith(tb, db, func(c *serveConfig) {

@@ -75,14 +75,16 @@ type wsSink struct {
 	// watchdog that wakes four times per wsWriteTimeout closes the connection when a write is
 	// older than that: two atomic stores per message cost less than arming and stopping a
 	// timer, or than a context with a deadline, which the WebSocket library would also watch.
-	writing  atomic.Int64
-	watchdog *time.Timer
+	writing atomic.Int64
+	// watchdog is read by its own callback, on the timer's goroutine: atomic, as nothing
+	// orders that read after the store in newWSSink.
+	watchdog atomic.Pointer[time.Timer]
 	closed   atomic.Bool
 }
 
 func newWSSink(c *websocket.Conn, binary bool) *wsSink {
 	s := &wsSink{c: c, binary: binary}
-	s.watchdog = time.AfterFunc(wsWriteTimeout/4, s.check)
+	s.watchdog.Store(time.AfterFunc(wsWriteTimeout/4, s.check))
 	return s
 }
 
@@ -95,13 +97,17 @@ func (s *wsSink) check() {
 		s.c.CloseNow()
 		return
 	}
-	s.watchdog.Reset(wsWriteTimeout / 4)
+	if t := s.watchdog.Load(); t != nil {
+		t.Reset(wsWriteTimeout / 4)
+	}
 }
 
 // close stops the watchdog and ends the connection with a normal closure.
 func (s *wsSink) close() {
 	s.closed.Store(true)
-	s.watchdog.Stop()
+	if t := s.watchdog.Load(); t != nil {
+		t.Stop()
+	}
 	s.c.Close(websocket.StatusNormalClosure, "")
 }
 

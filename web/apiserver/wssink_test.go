@@ -61,7 +61,7 @@ func TestWSSinkWatchdog(t *testing.T) {
 	go c2.Read(ctx) // answers the close handshake
 	s2.close()
 	s2.check()
-	if s2.watchdog.Stop() {
+	if s2.watchdog.Load().Stop() {
 		t.Error("the watchdog of a closed sink is still armed")
 	}
 }

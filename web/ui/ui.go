@@ -83,6 +83,9 @@ type Upstream struct {
 	ReadOnly string
 	// Problem returns why the cluster is not mirrored right now (unreachable), nil while it is.
 	Problem func() error
+	// Relisted returns how often the cluster answered the record's watches or lists with 410
+	// Expired, and how often the record listed the cluster again after one; nil: never.
+	Relisted func() (expired, relisted int64)
 	// APIBase is the path prefix under which the mirror's API is read (web/upstream's
 	// MirrorPrefix).
 	APIBase string
@@ -93,7 +96,11 @@ func (u *Upstream) banner() *templates.Upstream {
 	if u == nil {
 		return nil
 	}
-	b := &templates.Upstream{Server: u.Server, User: u.User, Namespaces: strings.Join(u.Namespaces, ", "), APIBase: u.APIBase, ReadOnly: u.ReadOnly}
+	b := &templates.Upstream{Server: u.Server, User: u.User, Namespaces: strings.Join(u.Namespaces, ", "), APIBase: u.APIBase, ReadOnly: u.ReadOnly,
+		CandidatesRefused: u.CandidatesRefused}
+	if u.Relisted != nil {
+		b.Expired, b.Relisted = u.Relisted()
+	}
 	if u.Problem != nil {
 		if err := u.Problem(); err != nil {
 			b.Problem = err.Error()

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -37,6 +38,24 @@ type Forwarder struct {
 	rt      http.RoundTripper
 	// ctx is the server's lifetime: bridged WebSocket watches end with it.
 	ctx context.Context
+	// candidatesUnserved, when set, says why the cluster has no LeaseCandidates: their paths
+	// are answered 404 here with that reason, as the cluster would answer them without it.
+	candidatesUnserved atomic.Pointer[string]
+}
+
+// CandidatesUnserved tells the forwarder that the cluster does not serve LeaseCandidates, and
+// why (Mirror.CandidatesUnserved); "" says it does.
+func (f *Forwarder) CandidatesUnserved(reason string) {
+	f.candidatesUnserved.Store(&reason)
+}
+
+// candidatesPath says whether a request is for coordination.k8s.io/v1beta1, the version of
+// LeaseCandidates leaselab's candidates use, or its discovery.
+func candidatesPath(r *http.Request, ri request.Info) bool {
+	if ri.IsResourceRequest {
+		return ri.Group == "coordination.k8s.io" && ri.Version == "v1beta1"
+	}
+	return r.URL.Path == "/apis/coordination.k8s.io/v1beta1" || r.URL.Path == "/openapi/v3/apis/coordination.k8s.io/v1beta1"
 }
 
 // NewForwarder returns a Forwarder to cluster; ctx is the server's lifetime. It fails when the
@@ -122,6 +141,9 @@ func errNotForwarded() error {
 // admit decides whether a request is forwarded: a path on the allow-list, within --namespaces.
 // It returns the Status error to answer instead.
 func (f *Forwarder) admit(r *http.Request, ri request.Info) error {
+	if why := f.candidatesUnserved.Load(); why != nil && *why != "" && candidatesPath(r, ri) {
+		return status.New(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource: "+*why, nil)
+	}
 	if !ri.IsResourceRequest {
 		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && discoveryPath(r.URL.Path) {
 			return nil

@@ -48,13 +48,18 @@ type Mirror struct {
 	client  kubernetes.Interface
 
 	// candidatesRefused says why LeaseCandidates are not mirrored nor served to coordinated
-	// tabs; "" when they are.
-	candidatesRefused string
+	// tabs; "" when they are. candidatesUnserved is set when the reason is that the cluster
+	// does not serve them at all (rather than that the identity may not use them).
+	candidatesRefused  string
+	candidatesUnserved bool
 
 	// readOnly says why the kubeconfig's identity may not write Leases, "" when it may.
 	readOnly string
 
 	relists atomic.Int64
+	// expired counts the cluster's 410 answers to the mirror's lists and watches;
+	// relistedAfterExpired the lists taken because of one.
+	expired, relistedAfterExpired atomic.Int64
 
 	// probe asks the cluster whether it answers, without client-go's retries.
 	probe *http.Client
@@ -117,7 +122,7 @@ func (m *Mirror) Start(ctx context.Context, reg *kinds.Registry) error {
 	}
 	resources := []mirrored{{kind: m.lookup("coordination.k8s.io", "v1", "leases"), client: cv1, resource: "leases", expected: &coordinationv1.Lease{}}}
 
-	m.candidatesRefused = m.candidatesProblem(ctx, namespaces)
+	m.candidatesRefused, m.candidatesUnserved = m.candidatesProblem(ctx, namespaces)
 	if m.candidatesRefused == "" {
 		resources = append(resources, mirrored{kind: m.lookup("coordination.k8s.io", "v1beta1", "leasecandidates"),
 			client: m.client.CoordinationV1beta1().RESTClient(), resource: "leasecandidates", expected: &coordinationv1beta1.LeaseCandidate{}})
@@ -201,8 +206,9 @@ func (m *Mirror) check(ctx context.Context, c rest.Interface, group, resource, n
 }
 
 // candidatesProblem says why LeaseCandidates cannot be mirrored and written (a cluster without
-// coordination.k8s.io/v1beta1, or an identity that may not list them), "" when they can.
-func (m *Mirror) candidatesProblem(ctx context.Context, namespaces []string) string {
+// coordination.k8s.io/v1beta1, or an identity that may not list them), "" when they can, and
+// whether the reason is that the cluster does not serve them.
+func (m *Mirror) candidatesProblem(ctx context.Context, namespaces []string) (string, bool) {
 	list, err := m.client.Discovery().ServerResourcesForGroupVersion("coordination.k8s.io/v1beta1")
 	served := false
 	if err == nil {
@@ -211,14 +217,14 @@ func (m *Mirror) candidatesProblem(ctx context.Context, namespaces []string) str
 		}
 	}
 	if !served {
-		return fmt.Sprintf("the cluster at %s does not serve coordination.k8s.io/v1beta1 LeaseCandidates (kube-apiserver serves them with --feature-gates=CoordinatedLeaderElection=true --runtime-config=coordination.k8s.io/v1beta1=true): coordinated candidates cannot take part; plain ones can", m.cluster.Server())
+		return fmt.Sprintf("the cluster at %s does not serve coordination.k8s.io/v1beta1 LeaseCandidates (kube-apiserver serves them with --feature-gates=CoordinatedLeaderElection=true --runtime-config=coordination.k8s.io/v1beta1=true): coordinated candidates cannot take part; plain ones can", m.cluster.Server()), true
 	}
 	for _, ns := range namespaces {
 		if err := m.check(ctx, m.client.CoordinationV1beta1().RESTClient(), "coordination.k8s.io", "leasecandidates", ns); err != nil {
-			return err.Error()
+			return err.Error(), false
 		}
 	}
-	return ""
+	return "", false
 }
 
 // writeProblem says why the kubeconfig's identity may create a Lease in none of namespaces,
@@ -260,9 +266,36 @@ func (m *Mirror) ReadOnly() string { return m.readOnly }
 // they can. Valid after Start.
 func (m *Mirror) CandidatesRefused() string { return m.candidatesRefused }
 
+// CandidatesUnserved is CandidatesRefused when the reason is that the cluster does not serve
+// LeaseCandidates v1beta1, "" otherwise. Valid after Start.
+func (m *Mirror) CandidatesUnserved() string {
+	if !m.candidatesUnserved {
+		return ""
+	}
+	return m.candidatesRefused
+}
+
 // Relists counts the lists the mirror took: one per watched resource and namespace at start,
 // and one more each time a watch could not resume (410 Gone) or the cluster was away.
 func (m *Mirror) Relists() int64 { return m.relists.Load() }
+
+// History says how the mirror followed the cluster: how often it listed it, how often the
+// cluster answered 410 (its history no longer reached back to where the mirror's watch would
+// resume) and how many lists followed such an answer. What changed on the cluster between a
+// 410 and the list after it is recorded as one change per object.
+type History struct {
+	// Lists counts every list recorded, the first ones included.
+	Lists int64
+	// Expired counts the cluster's 410 Expired (or Gone) answers to a watch or a list.
+	Expired int64
+	// RelistedAfterExpired counts the lists recorded after a 410.
+	RelistedAfterExpired int64
+}
+
+// History is how the mirror has followed the cluster so far.
+func (m *Mirror) History() History {
+	return History{Lists: m.relists.Load(), Expired: m.expired.Load(), RelistedAfterExpired: m.relistedAfterExpired.Load()}
+}
 
 // Err is the latest failure to reach the cluster (Check) or to list or watch it, nil once it
 // answers again.
@@ -334,15 +367,33 @@ func (m *Mirror) run(ctx context.Context, res mirrored, ns string) func() bool {
 	list, watchFn := lw.ListWithContextFunc, lw.WatchFuncWithContext
 	lw.ListWithContextFunc = func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		obj, err := list(ctx, opts)
+		if isExpired(err) {
+			target.expired(name, "list", opts.ResourceVersion, err)
+			return obj, err
+		}
 		m.observe(ctx, name, err)
 		return obj, err
 	}
 	lw.WatchFuncWithContext = func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 		wi, err := watchFn(ctx, opts)
-		if !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
-			m.observe(ctx, name, err)
+		if isExpired(err) {
+			target.expired(name, "watch", opts.ResourceVersion, err)
+			return wi, err
 		}
-		return wi, err
+		m.observe(ctx, name, err)
+		if err != nil {
+			return wi, err
+		}
+		// A real API server answers a watch from a compacted resourceVersion with 200 and one
+		// ERROR event of reason Expired; the reflector then lists again.
+		return watch.Filter(wi, func(ev watch.Event) (watch.Event, bool) {
+			if ev.Type == watch.Error {
+				if err := apierrors.FromObject(ev.Object); isExpired(err) {
+					target.expired(name, "watch", opts.ResourceVersion, err)
+				}
+			}
+			return ev, true
+		}), nil
 	}
 	r := cache.NewReflectorWithOptions(lw, res.expected, target, cache.ReflectorOptions{Name: "upstream " + name})
 	m.wg.Add(1)
@@ -351,6 +402,21 @@ func (m *Mirror) run(ctx context.Context, res mirrored, ns string) func() bool {
 		r.RunWithContext(ctx)
 	}()
 	return target.synced.Load
+}
+
+// isExpired says whether err is the cluster's 410: the resourceVersion asked for is older than
+// the history it keeps.
+func isExpired(err error) bool {
+	return err != nil && (apierrors.IsResourceExpired(err) || apierrors.IsGone(err))
+}
+
+// expired records the cluster's 410 answer to a list or a watch from resourceVersion: the
+// reflector lists again, and Replace counts that list as one after a 410.
+func (w *storeWriter) expired(name, verb, resourceVersion string, err error) {
+	w.m.expired.Add(1)
+	w.expiredPending.Store(true)
+	w.m.log.Info("the cluster no longer keeps the history the mirror would resume from (410 Expired): listing it again; what changed meanwhile is recorded as one change per object",
+		slog.String("resource", name), slog.String("verb", verb), slog.String("resourceVersion", resourceVersion), slog.Any("error", err))
 }
 
 // observe records the outcome of a list or a watch request to the cluster.
@@ -404,6 +470,8 @@ type storeWriter struct {
 	ns     string // the namespace the reflector lists; "" for every one
 	ctx    context.Context
 	synced atomic.Bool
+	// expiredPending is set by the cluster's 410 and cleared by the list after it.
+	expiredPending atomic.Bool
 }
 
 var _ cache.ReflectorStore = (*storeWriter)(nil)
@@ -530,6 +598,11 @@ func (w *storeWriter) Replace(list []any, _ string) error {
 		}
 	}
 	w.synced.Store(true)
+	if w.expiredPending.Swap(false) {
+		n := w.m.relistedAfterExpired.Add(1)
+		w.m.log.Info("listed the cluster again after its 410 Expired", slog.String("resource", w.res.kind.GroupResource().String()),
+			slog.String("namespace", w.ns), slog.Int("objects", len(list)), slog.Int64("relistedAfterExpired", n))
+	}
 	return w.done(firstErr)
 }
 
