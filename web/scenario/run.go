@@ -305,6 +305,7 @@ func (r *Run) observeLocked(m *member, s candidate.Snapshot, now time.Time) tabp
 		if role == "" {
 			role = "stopped"
 		}
+		r.dropRoleLocked(now, m.spec.Identity)
 		r.addEventLocked(now, "role", m.spec.Identity+" "+role)
 	}
 	v := views.FromReport(rep, views.SourceTab, now, "").View()
@@ -495,6 +496,18 @@ func (r *Run) addEventLocked(now time.Time, kind, what string) {
 	}
 	r.events = slices.Insert(r.events, i, e)
 	r.changedLocked()
+}
+
+// dropRoleLocked forgets a role of id noted at the same instant: a role that lasted no time
+// (a follower that leads in the same instant) is seen or not depending on how the goroutines
+// of that instant ran, and is no event.
+func (r *Run) dropRoleLocked(now time.Time, id string) {
+	at := now.Sub(r.started).Round(time.Millisecond)
+	for i := len(r.events) - 1; i >= 0 && r.events[i].At == at; i-- {
+		if e := r.events[i]; e.Kind == "role" && strings.HasPrefix(e.What, id+" ") {
+			r.events = slices.Delete(r.events, i, i+1)
+		}
+	}
 }
 
 var kindOrder = map[string]int{"step": 0, "holder": 1, "role": 2}
