@@ -59,15 +59,19 @@ type matcher struct {
 	ks      *Store
 	label   labels.Selector
 	field   fields.Selector
+	all     bool // no selector: everything matches
 	decoded map[int64]runtime.Object
 	err     error
 }
 
 func (ks *Store) newMatcher(opts *metainternalversion.ListOptions) *matcher {
-	return &matcher{ks: ks, label: opts.LabelSelector, field: opts.FieldSelector, decoded: map[int64]runtime.Object{}}
+	m := &matcher{ks: ks, label: opts.LabelSelector, field: opts.FieldSelector, decoded: map[int64]runtime.Object{}}
+	m.all = (m.label == nil || m.label.Empty()) && (m.field == nil || m.field.Empty())
+	return m
 }
 
-func (m *matcher) everything() bool { return m.label.Empty() && m.field.Empty() }
+// everything reports whether the matcher has no selector (asked for every event of a watch).
+func (m *matcher) everything() bool { return m.all }
 
 // matches decodes o and tests it against the selectors.
 func (m *matcher) matches(o store.Object) bool {
