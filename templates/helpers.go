@@ -1,11 +1,39 @@
 package templates
 
 import (
+	"context"
 	"math"
 	"strconv"
+	"strings"
 
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
+
+// lang is the language the page is rendered in.
+func lang(ctx context.Context) i18n.Lang { return i18n.FromContext(ctx) }
+
+// tr is the catalog's message key in the page's language (i18n.T).
+func tr(ctx context.Context, key string, args ...any) string { return i18n.T(ctx, key, args...) }
+
+// say is t in the page's language; fallback when t is zero (a view model built without it).
+func say(ctx context.Context, t i18n.Text, fallback string) string {
+	if t.IsZero() {
+		return fallback
+	}
+	return t.In(lang(ctx))
+}
+
+// otherLang is the language the header's switch leads to, as an HTML lang attribute.
+func otherLang(ctx context.Context) string {
+	if lang(ctx) == i18n.ZH {
+		return i18n.EN.HTMLLang()
+	}
+	return i18n.ZH.HTMLLang()
+}
+
+// pageTitle is the page's title in its language.
+func pageTitle(ctx context.Context, p Page) string { return say(ctx, p.TitleSays, p.Title) }
 
 // scrubSpeeds are the speeds the time control plays at.
 var scrubSpeeds = []string{"0.25", "0.5", "1", "2", "4", "8"}
@@ -25,19 +53,13 @@ func itoa(v int) string { return strconv.Itoa(v) }
 // f2 formats a coordinate with at most two decimals.
 func f2(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) }
 
-// leaseStateWords are what the page calls the states of a lease card; a tab's states and their
-// words are the tab protocol's (tabproto.State).
-var leaseStateWords = map[string]string{"held": "HELD", "free": "FREE", "expired": "EXPIRED"}
-
-// stateWord is the word shown for a tab's or a lease card's state.
-func stateWord(state string) string {
-	if s := tabproto.State(state); s.Valid() {
-		return s.Word()
+// stateWord is the word shown for a tab's or a lease card's state ("LEADER", "HELD"), in the
+// page's language: the catalog's "state.<state>".
+func stateWord(ctx context.Context, state string) string {
+	if s := tabproto.State(state); s.Valid() || state == "held" || state == "free" || state == "expired" {
+		return tr(ctx, "state."+state)
 	}
-	if w, ok := leaseStateWords[state]; ok {
-		return w
-	}
-	return "UNKNOWN"
+	return tr(ctx, "state.unknown")
 }
 
 // iconNames maps states and feed kinds to sprite symbols (IconName).
@@ -49,11 +71,11 @@ var iconNames = map[string]string{
 }
 
 // overlapCount is how a lease card counts its split-brain intervals.
-func overlapCount(n int) string {
+func overlapCount(ctx context.Context, n int) string {
 	if n == 1 {
-		return "1 split brain"
+		return tr(ctx, "dash.splitBrain1")
 	}
-	return strconv.Itoa(n) + " split brains"
+	return tr(ctx, "dash.splitBrains", n)
 }
 
 // IconName is the sprite symbol of a state or a feed kind.
@@ -65,9 +87,9 @@ func IconName(kind string) string {
 }
 
 // holderText is what a holder chip says.
-func holderText(holder string) string {
+func holderText(ctx context.Context, holder string) string {
 	if holder == "" {
-		return "no holder"
+		return tr(ctx, "dash.noHolder")
 	}
 	return holder
 }
@@ -95,19 +117,19 @@ func pick(b bool, yes, no string) string {
 }
 
 // offsetText shows a clock offset ("in sync" when there is none).
-func offsetText(offset string) string {
+func offsetText(ctx context.Context, offset string) string {
 	if offset == "" {
-		return "clock in sync"
+		return tr(ctx, "faults.clockInSync")
 	}
-	return "clock " + offset
+	return tr(ctx, "faults.clock", offset)
 }
 
-// slowLabel is the Slow button's label: with its delay while it is on.
-func slowLabel(ms int64) string {
+// slowLabel is the Slow button's label: with its delay while it is on ("Slow 4.0 s").
+func slowLabel(ctx context.Context, ms int64) string {
 	if ms <= 0 {
-		return "Slow network"
+		return tr(ctx, "faults.slow")
 	}
-	return "Slow " + strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + " s"
+	return tr(ctx, "faults.slowOn", strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64)+" s")
 }
 
 // rateValue is a clock rate for a data attribute: "1" for the real rate (reported as 0).
@@ -119,7 +141,9 @@ func rateValue(rate float64) string {
 }
 
 // rateText is a clock rate in words: "clock 1.5×".
-func rateText(rate float64) string { return "clock " + rateValue(rate) + "×" }
+func rateText(ctx context.Context, rate float64) string {
+	return tr(ctx, "faults.rate", rateValue(rate)+"×")
+}
 
 // hasChoice reports whether ms is one of the delays offered.
 func hasChoice(choices []SlowChoice, ms int64) bool {
@@ -149,13 +173,20 @@ func slowChoice(s PlaySlow, ms int64) SlowChoice {
 	return s.Choices[slowIndex(s, ms)]
 }
 
-// faultsText lists active faults in words.
-func faultsText(faults []string) string {
-	if len(faults) == 0 {
-		return "no faults"
+// faultsText lists a tab's active faults in words: from its faults, in the page's language,
+// when the view model has them as messages; else as the tab worded them.
+func faultsText(ctx context.Context, t Tab) string {
+	if t.FaultMsgs != nil {
+		if len(t.FaultMsgs) == 0 {
+			return tr(ctx, "dash.noFaults")
+		}
+		return tabproto.JoinWords(t.FaultMsgs, string(lang(ctx)))
+	}
+	if len(t.ActiveFaults) == 0 {
+		return tr(ctx, "dash.noFaults")
 	}
 	s := ""
-	for i, f := range faults {
+	for i, f := range t.ActiveFaults {
 		if i > 0 {
 			s += ", "
 		}
@@ -164,14 +195,64 @@ func faultsText(faults []string) string {
 	return s
 }
 
+// lastLogText is a tab's newest decision in the page's language, when the tab said it as a
+// message; else as the tab worded it.
+func lastLogText(ctx context.Context, t Tab) string {
+	if t.LastLogMsg != nil {
+		return t.LastLogMsg.In(string(lang(ctx)))
+	}
+	return t.LastLog
+}
+
 // tabLeaseText is a tab row's lease, and who opened the tab when the server knows users; the
 // dashboard's script writes the same text when the row changes.
-func tabLeaseText(t Tab) string {
+func tabLeaseText(ctx context.Context, t Tab) string {
 	s := t.Namespace + "/" + t.Lease
 	if t.Owner != "" {
-		s += " · opened by " + t.Owner
+		s += tr(ctx, "dash.openedBy", t.Owner)
 	}
 	return s
+}
+
+// formError is the i-th reason the New lease form was refused, in the page's language.
+func formError(ctx context.Context, f LeaseForm, i int, e string) string {
+	if i < len(f.ErrorsSays) {
+		return say(ctx, f.ErrorsSays[i], e)
+	}
+	return e
+}
+
+// decisionWord is how an election decision's kind reads in a badge: "CONFLICT", "NONE" when
+// there is no decision; the same word in Chinese pages, as the kinds are the controller's.
+func decisionWord(ctx context.Context, has bool, kind string) string {
+	if !has || kind == "" {
+		return tr(ctx, "dash.decisionNone")
+	}
+	if w := tr(ctx, "decision."+kind); w != "decision."+kind {
+		return w
+	}
+	return strings.ToUpper(kind)
+}
+
+// problem is the i-th reason a candidate tab's settings were refused, in the page's language.
+func problem(ctx context.Context, v Play, i int, p string) string {
+	if i < len(v.ProblemsSays) {
+		return say(ctx, v.ProblemsSays[i], p)
+	}
+	return p
+}
+
+// browserPrefixes are the catalog's parts and messages the pages' scripts use (a test checks
+// that every key the scripts name is among them).
+var browserPrefixes = []string{"js.", "log.", "fault.", "faults.", "state.", "decision.", "age.", "conn.live",
+	"time.live", "time.pause", "time.play", "time.stop",
+	"dash.cleTitle", "dash.controllerOff", "dash.decisionNone", "dash.noDecision", "dash.noFaults", "dash.noHolder",
+	"dash.openedBy", "dash.splitBrain1", "dash.splitBrains"}
+
+// browserMessages are the messages the page's scripts use, in the page's language: the page
+// embeds them (the i18n script element) and live.js's LL.t reads them.
+func browserMessages(ctx context.Context) map[string]string {
+	return i18n.Browser(lang(ctx), browserPrefixes...)
 }
 
 // secsText is a countdown in seconds with one decimal.

@@ -3,7 +3,12 @@
 // request, so a handler decides everything a page shows and a test can render any state.
 package templates
 
-import "time"
+import (
+	"time"
+
+	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/wasm/tabproto"
+)
 
 // Assets are the versioned URLs of the embedded static files (the hash of the content is in
 // the query, so a browser never runs a stale script or wasm).
@@ -25,8 +30,10 @@ type Assets struct {
 
 // Page is what every page shares.
 type Page struct {
-	Title  string
-	Assets Assets
+	Title string
+	// TitleSays is the title in both languages; Title alone when zero.
+	TitleSays i18n.Text
+	Assets    Assets
 	// ServerNowMs is the server's clock when the page was rendered (Unix ms): scripts take the
 	// offset between the browser's clock and the server's from it.
 	ServerNowMs int64
@@ -62,8 +69,10 @@ type Upstream struct {
 type Replay struct {
 	File string
 	// Scope is what it records: "lease demo/x", "namespace demo"; "" for everything.
-	Scope    string
-	From, To string
+	Scope string
+	// ScopeSays is Scope in both languages; Scope alone when zero.
+	ScopeSays i18n.Text
+	From, To  string
 	// FirstRevision and LastRevision are the revisions of the first and last change.
 	FirstRevision, LastRevision int64
 	Changes                     int64
@@ -122,6 +131,8 @@ type LeaseForm struct {
 	Namespace string
 	Name      string
 	Errors    []string
+	// ErrorsSays are Errors in both languages, when known.
+	ErrorsSays []i18n.Text
 }
 
 // LeaseCard is one lease on the dashboard grid.
@@ -150,10 +161,14 @@ type LeaseCard struct {
 	// Conflict is the election controller's latest decision about the lease when that is a
 	// strategy conflict among its candidates (the lease is left alone); "" otherwise.
 	Conflict string
+	// ConflictSays is Conflict in both languages; Conflict alone when zero.
+	ConflictSays i18n.Text
 	// Overlaps counts the split-brain intervals the server found in the lease's recorded
 	// window (judge.Overlaps); OverlapText says the latest in a sentence.
 	Overlaps    int
 	OverlapText string
+	// OverlapSays is OverlapText in both languages; OverlapText alone when zero.
+	OverlapSays i18n.Text
 	URL         string
 	PlayURL     string
 	DeleteURL   string
@@ -174,8 +189,10 @@ type CandidateRow struct {
 	V1alpha1   bool
 	RenewTime  string // "14:02:11", or "" when never renewed
 	RenewAge   string // "3 s ago"
-	PingTime   string // when the election controller last pinged it; "" when never
-	LeaseURL   string
+	// RenewAgeSays is RenewAge in both languages; RenewAge alone when zero.
+	RenewAgeSays i18n.Text
+	PingTime     string // when the election controller last pinged it; "" when never
+	LeaseURL     string
 }
 
 // Tab is one connected browser candidate tab, as it last reported itself.
@@ -190,6 +207,11 @@ type Tab struct {
 	Faults       TabFaults
 	ActiveFaults []string
 	LastLog      string
+	// FaultMsgs are the active faults as messages, when known (from the tab's faults): the
+	// page words them in its language instead of ActiveFaults. LastLogMsg is LastLog as the
+	// tab said it as a message, when it did.
+	FaultMsgs  []tabproto.Msg
+	LastLogMsg *tabproto.Msg
 	// Coordinated is the tab's mode (Coordinated Leader Election, or plain: it races for the
 	// lease itself); the versions and the strategy are its LeaseCandidate's, reported by the tab.
 	Coordinated      bool
@@ -226,10 +248,12 @@ type SlowChoice struct {
 
 // FeedItem is one line of the dashboard's event feed.
 type FeedItem struct {
-	AtMs      int64
-	At        string // "14:02:11"
-	Kind      string // acquired, released, expired, takeover, stepped-down, deleted, conflict
-	Text      string
+	AtMs int64
+	At   string // "14:02:11"
+	Kind string // acquired, released, expired, takeover, stepped-down, deleted, conflict
+	Text string
+	// Says is Text in both languages; Text alone when zero.
+	Says      i18n.Text
 	Namespace string
 	Lease     string
 }
@@ -257,6 +281,8 @@ type LeasePage struct {
 // leads back to live.
 type Moment struct {
 	At, Text, Age, LiveLink string
+	// AgeSays is Age in both languages; Age alone when zero.
+	AgeSays i18n.Text
 }
 
 // TimeControl is a page's time bar (scrub.js): it reads the recorded window and its events
@@ -289,6 +315,8 @@ type LeaseLive struct {
 	Decisions []DecisionView
 	// Conflict is the latest decision's message when that is a strategy conflict; "" otherwise.
 	Conflict string
+	// ConflictSays is Conflict in both languages; Conflict alone when zero.
+	ConflictSays i18n.Text
 	// Overlaps are the split-brain intervals of the recorded window, newest first.
 	Overlaps []Overlap
 	// ViewsRecorded is true when any candidate's view of this lease is on record: without
@@ -313,6 +341,8 @@ type Overlap struct {
 	Cause                        string
 	Text                         string
 	Advice                       string
+	// Says and AdviceSays are Text and Advice in both languages; the strings alone when zero.
+	Says, AdviceSays i18n.Text
 	// AtURL is the lease page at the moment the interval began.
 	AtURL string
 }
@@ -325,6 +355,8 @@ type EventRow struct {
 	Count   int32
 	Last    string // "14:02:11"
 	Age     string // "12 s ago"
+	// AgeSays is Age in both languages; Age alone when zero.
+	AgeSays i18n.Text
 	Source  string
 }
 
@@ -336,11 +368,13 @@ type Timeline struct {
 	LabelWidth float64
 	LaneHeight float64
 	// From and To label the window ("14:00:11", "14:03:11"); Span its length ("3 min").
-	From  string
-	To    string
-	Span  string
-	Lanes []TimelineLane
-	Ticks []TimelineTick
+	From string
+	To   string
+	Span string
+	// SpanSays is Span in both languages; Span alone when zero.
+	SpanSays i18n.Text
+	Lanes    []TimelineLane
+	Ticks    []TimelineTick
 	// Marks are the term ends (takeover, release, expiry, deleted), drawn over the lanes.
 	Marks []TimelineMark
 	// Terms are every term in the window, newest first, for the table beside the drawing.
@@ -355,8 +389,9 @@ type Timeline struct {
 
 // TimelineBand is one split-brain interval on the timeline.
 type TimelineBand struct {
-	X, W  float64
-	Title string
+	X, W      float64
+	Title     string
+	TitleSays i18n.Text // Title in both languages; Title alone when zero
 }
 
 // TimelineLane is one identity's row.
@@ -371,16 +406,18 @@ type TimelineLane struct {
 // TimelineBar is one term drawn in a lane.
 type TimelineBar struct {
 	X, Y, W, H float64
-	Open       bool   // still held at the right edge
-	Ended      string // "", released, takeover, expired, stepped-down, deleted
-	Title      string // the hover text: start, end, how it ended
+	Open       bool      // still held at the right edge
+	Ended      string    // "", released, takeover, expired, stepped-down, deleted
+	Title      string    // the hover text: start, end, how it ended
+	TitleSays  i18n.Text // Title in both languages; Title alone when zero
 }
 
 // TimelineMark is a marker at the end of a term.
 type TimelineMark struct {
-	X, Y  float64 // centre
-	Kind  string  // takeover, released, expired, stepped-down, deleted
-	Title string
+	X, Y      float64 // centre
+	Kind      string  // takeover, released, expired, stepped-down, deleted
+	Title     string
+	TitleSays i18n.Text // Title in both languages; Title alone when zero
 }
 
 // TimelineTick is a time label on the axis.
@@ -391,14 +428,17 @@ type TimelineTick struct {
 
 // TimelineTerm is one term as a table row.
 type TimelineTerm struct {
-	Holder      string
-	Start       string
-	End         string // "" while held
-	Duration    string
-	Ended       string // "", released, takeover, expired, stepped-down, deleted
-	EndedText   string // "held", "released", "taken over by tab-2", ...
-	Transitions int32
-	Renewals    int
+	Holder    string
+	Start     string
+	End       string // "" while held
+	Duration  string
+	Ended     string // "", released, takeover, expired, stepped-down, deleted
+	EndedText string // "held", "released", "taken over by tab-2", ...
+	// EndSays and EndedSays are End and EndedText in both languages; the strings alone when
+	// zero.
+	EndSays, EndedSays i18n.Text
+	Transitions        int32
+	Renewals           int
 }
 
 // Play is the view of /play: one candidate tab.
@@ -417,6 +457,8 @@ type Play struct {
 	EmulationVersion string
 	// Problems are why the configuration was refused; the candidate does not start then.
 	Problems []string
+	// ProblemsSays are Problems in both languages, when known.
+	ProblemsSays []i18n.Text
 	// Timings is the timing calculator's verdict on the durations; nil when one is not a number.
 	Timings *Timings
 	// Config is the worker's start configuration and the asset URLs, as JSON for play.js.
@@ -470,6 +512,9 @@ type DecisionView struct {
 	Word      string // Kind as a badge reads ("CONFLICT")
 	Candidate string // the candidate the decision names, if any
 	Message   string
+	// Says is Message and AgeSays is Age in both languages; the strings alone when zero.
+	Says    i18n.Text
+	AgeSays i18n.Text
 }
 
 // ErrorPage is shown for a missing page or a failure.
@@ -477,4 +522,6 @@ type ErrorPage struct {
 	Page    Page
 	Code    int
 	Message string
+	// MessageSays is Message in both languages; Message alone when zero.
+	MessageSays i18n.Text
 }

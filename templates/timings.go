@@ -1,5 +1,7 @@
 package templates
 
+import "github.com/leaselab/leaselab/templates/i18n"
+
 // Timings is the timing calculator's verdict on a leader election's three durations
 // (web/timings decides all of it), as the candidate tab's settings drawer and the scenario
 // pages show it.
@@ -14,16 +16,24 @@ type Timings struct {
 	Warnings []TimingWarning
 	// Defaults names the Kubernetes components' settings, for reference.
 	Defaults string
+	// SettingsSays, RefusedSays and DefaultsSays are the same in both languages; the strings
+	// alone when zero.
+	SettingsSays, RefusedSays, DefaultsSays i18n.Text
 }
 
 // TimingFigure is one figure: what it is, its value, and how it comes about.
 type TimingFigure struct {
 	Key, Label, Value, Detail string
+	// LabelSays, ValueSays and DetailSays are the same in both languages; the strings alone
+	// when zero.
+	LabelSays, ValueSays, DetailSays i18n.Text
 }
 
 // TimingWarning is a setting that works badly. Severity is "danger" or "caution".
 type TimingWarning struct {
 	Code, Severity, Message, Reason string
+	// MessageSays and ReasonSays are the same in both languages; the strings alone when zero.
+	MessageSays, ReasonSays i18n.Text
 }
 
 // TimingsChart draws a leader cut off from the API server (or crashed) against a follower, on
@@ -33,6 +43,9 @@ type TimingsChart struct {
 	// Label describes the drawing in words, for screen readers; LeaderLabel and FollowerLabel
 	// are the legend of its two rows.
 	Label, LeaderLabel, FollowerLabel string
+	// LabelSays, LeaderLabelSays and FollowerLabelSays are the same in both languages; the
+	// strings alone when zero.
+	LabelSays, LeaderLabelSays, FollowerLabelSays i18n.Text
 	// LeaderStops is where the cut-off leader stops leading; Tries are its renew tries.
 	LeaderStops float64
 	Tries       []float64

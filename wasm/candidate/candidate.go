@@ -506,7 +506,7 @@ func (c *Candidate) tellLocked(o outcome) bool {
 		c.lastErr = msg
 	}
 	s := scene{cfg: c.cfg, now: c.clock.Now(), own: c.ownNow(), round: c.roundDeadline}
-	line, told := narrate(o, s)
+	line, told := tell(o, s)
 	if told {
 		c.log.add(s.own, line)
 	}

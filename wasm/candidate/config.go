@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // JitterFactor is client-go's: the acquire loop waits between RetryPeriod and
@@ -75,6 +77,15 @@ type Config struct {
 // ConfigError lists why a Config was refused, in plain language.
 type ConfigError struct {
 	Problems []string
+	// Messages are the Problems as messages, for pages in other languages (one each, in the
+	// same order, when the problems are the configuration's own).
+	Messages []tabproto.Msg
+}
+
+// add adds a problem.
+func (e *ConfigError) add(m tabproto.Msg) {
+	e.Problems = append(e.Problems, m.In("en"))
+	e.Messages = append(e.Messages, m)
 }
 
 func (e *ConfigError) Error() string {
@@ -85,15 +96,15 @@ func (e *ConfigError) Error() string {
 // JitterFactor × RetryPeriod, all positive, a non-empty identity) and the
 // Lease's own (whole seconds). It returns a *ConfigError.
 func (c Config) Validate() error {
-	var p []string
+	var ce ConfigError
 	if strings.TrimSpace(c.Identity) == "" {
-		p = append(p, "identity must not be empty: it is what the lease records as its holder")
+		ce.add(say("config.identity"))
 	}
 	if c.LeaseName == "" {
-		p = append(p, "lease name must not be empty")
+		ce.add(say("config.leaseName"))
 	}
 	if c.Namespace == "" {
-		p = append(p, "namespace must not be empty")
+		ce.add(say("config.namespace"))
 	}
 	positive := true
 	for _, d := range []struct {
@@ -101,38 +112,38 @@ func (c Config) Validate() error {
 		v    time.Duration
 	}{{"leaseDuration", c.LeaseDuration}, {"renewDeadline", c.RenewDeadline}, {"retryPeriod", c.RetryPeriod}} {
 		if d.v <= 0 {
-			p = append(p, d.name+" must be greater than zero")
+			ce.add(say("config.positive", d.name))
 			positive = false
 		}
 	}
 	if positive {
 		if c.LeaseDuration%time.Second != 0 {
-			p = append(p, fmt.Sprintf("leaseDuration (%s) must be a whole number of seconds: the lease stores leaseDurationSeconds", secs(c.LeaseDuration)))
+			ce.add(say("config.whole", secs(c.LeaseDuration)))
 		}
 		if c.LeaseDuration <= c.RenewDeadline {
-			p = append(p, fmt.Sprintf("leaseDuration (%s) must be greater than renewDeadline (%s): a leader must give up leading before the others may take the lease",
-				secs(c.LeaseDuration), secs(c.RenewDeadline)))
+			ce.add(say("config.leaseOverDeadline", secs(c.LeaseDuration), secs(c.RenewDeadline)))
 		}
 		if limit := time.Duration(JitterFactor * float64(c.RetryPeriod)); c.RenewDeadline <= limit {
-			p = append(p, fmt.Sprintf("renewDeadline (%s) must be greater than %.1f × retryPeriod (%s): a leader needs time for more than one renewal attempt",
-				secs(c.RenewDeadline), JitterFactor, secs(limit)))
+			ce.add(say("config.deadlineOverRetry", secs(c.RenewDeadline), strconv.FormatFloat(JitterFactor, 'f', 1, 64), secs(limit)))
 		}
 		if c.LeaseDuration > MaxDuration {
-			p = append(p, fmt.Sprintf("leaseDuration (%s) must be at most %s", secs(c.LeaseDuration), secs(MaxDuration)))
+			ce.add(say("config.atMost", secs(c.LeaseDuration), secs(MaxDuration)))
 		}
 	}
 	if c.Coordinated {
-		p = append(p, validateVersions(c.BinaryVersion, c.EmulationVersion)...)
+		for _, m := range validateVersions(c.BinaryVersion, c.EmulationVersion) {
+			ce.add(m)
+		}
 	}
-	if len(p) > 0 {
-		return &ConfigError{Problems: p}
+	if len(ce.Problems) > 0 {
+		return &ce
 	}
 	return nil
 }
 
 // validateVersions checks the coordinated mode's versions.
-func validateVersions(binary, emulation string) []string {
-	var p []string
+func validateVersions(binary, emulation string) []tabproto.Msg {
+	var p []tabproto.Msg
 	b, bok := parseSemver(binary)
 	e, eok := parseSemver(emulation)
 	for _, v := range []struct {
@@ -144,13 +155,13 @@ func validateVersions(binary, emulation string) []string {
 		}
 		switch {
 		case v.s == "":
-			p = append(p, v.name+" is required in coordinated mode: the server elects by version")
+			p = append(p, say("config.versionRequired", v.name))
 		case !v.ok:
-			p = append(p, fmt.Sprintf("%s (%q) must be a version MAJOR.MINOR.PATCH such as 1.36.0", v.name, v.s))
+			p = append(p, say("config.versionBad", v.name, strconv.Quote(v.s)))
 		}
 	}
 	if bok && eok && compareSemver(e, b) > 0 {
-		p = append(p, fmt.Sprintf("emulationVersion (%s) must not be newer than binaryVersion (%s): a binary can only emulate its own or older versions", emulation, binary))
+		p = append(p, say("config.emulationNewer", emulation, binary))
 	}
 	return p
 }
@@ -228,7 +239,7 @@ type Params struct {
 func ParamsFromQuery(q url.Values) (Params, error) {
 	p := Params{Namespace: q.Get("namespace"), Lease: q.Get("lease"), Identity: q.Get("identity"),
 		BinaryVersion: q.Get("binaryVersion"), EmulationVersion: q.Get("emulationVersion")}
-	var problems []string
+	var problems ConfigError
 	for _, f := range []struct {
 		key string
 		dst **float64
@@ -239,7 +250,7 @@ func ParamsFromQuery(q url.Values) (Params, error) {
 		}
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			problems = append(problems, fmt.Sprintf("%s must be a number of seconds, not %q", f.key, s))
+			problems.add(say("config.number", f.key, strconv.Quote(s)))
 			continue
 		}
 		*f.dst = &v
@@ -254,13 +265,13 @@ func ParamsFromQuery(q url.Values) (Params, error) {
 		}
 		v, err := strconv.ParseBool(s)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s must be true or false, not %q", f.key, s))
+			problems.add(say("config.bool", f.key, strconv.Quote(s)))
 			continue
 		}
 		*f.dst = v
 	}
-	if len(problems) > 0 {
-		return p, &ConfigError{Problems: problems}
+	if len(problems.Problems) > 0 {
+		return p, &problems
 	}
 	return p, nil
 }
@@ -297,13 +308,13 @@ func (p Params) Config() (Config, error) {
 	}
 	err := c.Validate()
 	if c.RetryPeriod > 0 && c.RetryPeriod < MinRetryPeriod {
-		floor := fmt.Sprintf("retryPeriod (%s) must be at least %s on a shared playground", secs(c.RetryPeriod), secs(MinRetryPeriod))
+		floor := say("config.floor", secs(c.RetryPeriod), secs(MinRetryPeriod))
 		var ce *ConfigError
-		if errors.As(err, &ce) {
-			ce.Problems = append(ce.Problems, floor)
-		} else {
-			err = &ConfigError{Problems: []string{floor}}
+		if !errors.As(err, &ce) {
+			ce = &ConfigError{}
+			err = ce
 		}
+		ce.add(floor)
 	}
 	return c, err
 }

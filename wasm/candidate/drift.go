@@ -105,14 +105,3 @@ func (c *Candidate) SetClockRate(rate float64) error {
 
 // ClockRate returns the rate of the candidate's clock.
 func (c *Candidate) ClockRate() float64 { return c.drift.getRate() }
-
-// describeRate says how a clock's rate differs from the real one.
-func describeRate(rate float64) string {
-	switch pct := math.Round((rate - 1) * 100); {
-	case pct > 0:
-		return fmt.Sprintf("clock runs %g%% fast", pct)
-	case pct < 0:
-		return fmt.Sprintf("clock runs %g%% slow", -pct)
-	}
-	return "clock runs at the real rate"
-}

@@ -2,8 +2,11 @@ package candidate
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // logLine is one sentence of the decision log, before it is stamped. Lines
@@ -12,6 +15,12 @@ type logLine struct {
 	kind LogKind
 	fold string
 	text string
+}
+
+// said is a log line with the message it says, for pages in other languages.
+type said struct {
+	logLine
+	msg tabproto.Msg
 }
 
 // scene is what the narrator knows besides the outcome: the candidate's
@@ -29,6 +38,12 @@ type scene struct {
 // look with nothing due, a network error on the fast path, which shows up
 // again in the read that follows).
 func narrate(o outcome, s scene) (logLine, bool) {
+	l, ok := tell(o, s)
+	return l.logLine, ok
+}
+
+// tell is narrate with the message the line says.
+func tell(o outcome, s scene) (said, bool) {
 	if l, ok := narrateAttempt(o, s); ok {
 		return l, true
 	}
@@ -43,238 +58,263 @@ func narrate(o outcome, s scene) (logLine, bool) {
 
 // narrateAttempt tells how an attempt of the elector ended, and what it did
 // on the way.
-func narrateAttempt(o outcome, s scene) (logLine, bool) {
+func narrateAttempt(o outcome, s scene) (said, bool) {
 	r := o.rec
 	switch o.kind {
 	case outCreated:
-		return logLine{LogAcquired, "", "the lease did not exist: created it and acquired it (transitions 0)"}, true
+		return line(LogAcquired, "", say("log.created")), true
 	case outAcquired:
-		return logLine{LogAcquired, "", fmt.Sprintf("acquired (transitions %d)", r.Transitions)}, true
+		return line(LogAcquired, "", say("log.acquired", r.Transitions)), true
 	case outRenewed:
 		switch {
 		case o.fast || !s.round.IsZero():
-			return logLine{LogRenewed, "renew", "renewed"}, true
+			return line(LogRenewed, "renew", say("log.renewed")), true
 		case s.cfg.Coordinated:
-			return logLine{LogAcquired, "", "the server picked me: renewed the lease and lead"}, true
+			return line(LogAcquired, "", say("log.pickedMe")), true
 		}
-		return logLine{LogAcquired, "", fmt.Sprintf("the lease still names me: renewed it and lead again (transitions %d)", r.Transitions)}, true
+		return line(LogAcquired, "", say("log.stillMine", r.Transitions)), true
 	case outHeld:
 		return narrateHeld(o, s), true
 	case outExpired:
-		return logLine{LogWaiting, "wait:expired", "the lease has expired by my clock: waiting for the server to pick a leader" + leadNote(s)}, true
+		return line(LogWaiting, "wait:expired", say("log.expiredWaitServer", leadNote(s))), true
 	case outNoLease:
-		return logLine{LogWaiting, "wait:", "no lease yet: waiting for the server to pick a leader" + leadNote(s)}, true
+		return line(LogWaiting, "wait:", say("log.noLeaseWaitServer", leadNote(s))), true
 	case outEndOfTerm:
 		if !s.round.IsZero() {
-			return logLine{LogWaiting, "prefer:" + r.PreferredHolder, fmt.Sprintf("the server prefers %s: stepping down at my renew deadline%s", r.PreferredHolder, leadNote(s))}, true
+			return line(LogWaiting, "prefer:"+r.PreferredHolder, say("log.preferStepDown", r.PreferredHolder, leadNote(s))), true
 		}
-		return logLine{LogWaiting, "prefer:" + r.PreferredHolder, fmt.Sprintf("the lease names me but the server prefers %s: not renewing it", r.PreferredHolder)}, true
+		return line(LogWaiting, "prefer:"+r.PreferredHolder, say("log.preferNotRenewing", r.PreferredHolder)), true
 	case outLostRace:
-		return logLine{LogConflict, "", fmt.Sprintf("conflict: %s was faster", r.Holder)}, true
+		return line(LogConflict, "", say("log.lostRace", r.Holder)), true
 	case outGoingFor:
 		if r.Holder == "" {
-			return logLine{LogTrying, "", "lease is free (no holder): trying to acquire"}, true
+			return line(LogTrying, "", say("log.free")), true
 		}
-		return logLine{LogTrying, "", fmt.Sprintf("lease held by %s expired by my clock (no change seen for %s): trying to acquire",
-			r.Holder, secsRound(o.unchangedFor))}, true
+		return line(LogTrying, "", say("log.goingFor", r.Holder, secsRound(o.unchangedFor))), true
 	case outReleased:
-		return logLine{LogReleased, "", "released the lease: holder cleared and leaseDurationSeconds 1, so another candidate can take it at once"}, true
+		return line(LogReleased, "", say("log.released")), true
 	case outNotReleased:
-		return logLine{LogStopped, "", "not releasing: the last record I saw names " + nameOrNobody(r.Holder)}, true
+		return line(LogStopped, "", say("log.notReleased", nameOrNobody(r.Holder))), true
 	case outGone:
-		return logLine{LogStopped, "", "nothing to release: the lease is gone"}, true
+		return line(LogStopped, "", say("log.gone")), true
 	}
-	return logLine{}, false
+	return said{}, false
 }
 
 // narrateHeld tells that another candidate holds the lease: while leading,
 // how long leadership lasts; while following, when the lease expires by this
 // candidate's clock, and why an old renewTime does not make it expire sooner.
 // In coordinated mode the server, not the expiry, decides what comes next.
-func narrateHeld(o outcome, s scene) logLine {
+func narrateHeld(o outcome, s scene) said {
 	h := o.rec.Holder
 	switch {
 	case s.cfg.Coordinated && h == "":
-		return logLine{LogWaiting, "wait:", "the lease has no holder: waiting for the server to pick a leader" + leadNote(s)}
+		return line(LogWaiting, "wait:", say("log.noHolderWaitServer", leadNote(s)))
 	case s.cfg.Coordinated:
-		return logLine{LogWaiting, "wait:" + h, fmt.Sprintf("lease held by %s: waiting for the server to pick a leader%s", h, leadNote(s))}
+		return line(LogWaiting, "wait:"+h, say("log.heldWaitServer", h, leadNote(s)))
 	case !s.round.IsZero():
-		return logLine{LogWaiting, "wait:" + h, fmt.Sprintf("lease now held by %s (expires in %s by my clock)%s", h, secsRound(o.expiresIn), leadNote(s))}
+		return line(LogWaiting, "wait:"+h, say("log.nowHeld", h, secsRound(o.expiresIn), leadNote(s)))
 	}
-	return logLine{LogWaiting, "wait:" + h, fmt.Sprintf("lease held by %s, expires in %s by my clock%s: waiting", h, secsRound(o.expiresIn), recordAgeNote(o.rec, s))}
+	return line(LogWaiting, "wait:"+h, say("log.heldWait", h, secsRound(o.expiresIn), recordAgeNote(o.rec, s)))
 }
 
 // narrateFailure tells a conflict or a failed request.
-func narrateFailure(o outcome, s scene) (logLine, bool) {
+func narrateFailure(o outcome, s scene) (said, bool) {
 	if o.kind == outConflict {
 		switch o.op {
 		case opCreate:
-			return logLine{LogConflict, "", "conflict: someone else created the lease first"}, true
+			return line(LogConflict, "", say("log.conflictCreate")), true
 		case opRenew:
-			return logLine{LogConflict, "", "renewal conflict: the lease changed since my last write; reading it again"}, true
+			return line(LogConflict, "", say("log.conflictRenew")), true
 		}
 		if s.cfg.Coordinated {
-			return logLine{LogConflict, "", "conflict: the lease changed after I read it; reading it again" + leadNote(s)}, true
+			return line(LogConflict, "", say("log.conflictCoordinated", leadNote(s))), true
 		}
-		return logLine{LogConflict, "", "conflict: the lease changed after I read it; someone else was faster" + leadNote(s)}, true
+		return line(LogConflict, "", say("log.conflict", leadNote(s))), true
 	}
 	if o.kind != outFailed {
-		return logLine{}, false
+		return said{}, false
 	}
-	cause := o.err.Error()
-	if o.cutOff {
-		cause = "cut off by the renew deadline"
+	cause := say("log.cutOff")
+	if !o.cutOff {
+		cause = errSays(o.err)
 	}
+	c := cause.In("en")
 	switch o.op {
 	case opRead:
-		return logLine{LogError, "read:" + cause, "could not read the lease: " + cause + leadNote(s)}, true
+		return line(LogError, "read:"+c, say("log.readFailed", cause, leadNote(s))), true
 	case opCreate:
-		return logLine{LogError, "create:" + cause, "could not create the lease: " + cause}, true
+		return line(LogError, "create:"+c, say("log.createFailed", cause)), true
 	case opWrite:
-		return logLine{LogError, "write:" + cause, "could not write the lease: " + cause + leadNote(s)}, true
+		return line(LogError, "write:"+c, say("log.writeFailed", cause, leadNote(s))), true
 	case opRenew:
 		// A refusal is news; a network error shows up again in the read that follows.
 		var ae *APIError
 		if errors.As(o.err, &ae) {
-			return logLine{LogError, "", "renewal refused (" + o.err.Error() + "); reading the lease again"}, true
+			return line(LogError, "", say("log.renewRefused", o.err.Error())), true
 		}
-		return logLine{}, false
+		return said{}, false
 	case opReleaseRead:
-		return logLine{LogError, "", "could not release: could not read the lease: " + cause}, true
+		return line(LogError, "", say("log.releaseReadFailed", cause)), true
 	case opReleaseWrite:
-		return logLine{LogError, "", "could not release: " + cause}, true
+		return line(LogError, "", say("log.releaseFailed", cause)), true
 	}
 	var what string
 	switch o.op {
 	case opCandRead:
-		what = "could not read my LeaseCandidate"
+		what = "log.candReadFailed"
 	case opCandCreate:
-		what = "could not create my LeaseCandidate"
+		what = "log.candCreateFailed"
 	case opCandRenew:
-		what = "could not renew my LeaseCandidate"
+		what = "log.candRenewFailed"
 	default:
-		return logLine{}, false
+		return said{}, false
 	}
-	msg := o.err.Error()
+	msg := errSays(o.err)
 	if o.cutOff {
-		msg = "no answer in time (cut off so that the elector is not held up)"
+		msg = say("log.candCutOff")
 	}
-	return logLine{LogError, "cand:" + what + msg, what + ": " + msg}, true
+	whatEn := strings.TrimSuffix(say(what, "").In("en"), ": ")
+	return line(LogError, "cand:"+whatEn+msg.In("en"), say(what, msg)), true
 }
 
 // narrateKeeper tells what the LeaseCandidate keeper did.
-func narrateKeeper(o outcome, s scene) (logLine, bool) {
+func narrateKeeper(o outcome, s scene) (said, bool) {
 	c := s.cfg
 	switch o.kind {
 	case outDeclared:
-		return logLine{LogCandidate, string(LogCandidate), fmt.Sprintf("declared my LeaseCandidate %s/%s for %s (binary %s, emulation %s)",
-			c.Namespace, c.Identity, c.LeaseName, c.BinaryVersion, c.EmulationVersion)}, true
+		return line(LogCandidate, string(LogCandidate), say("log.declared", c.Namespace, c.Identity, c.LeaseName, c.BinaryVersion, c.EmulationVersion)), true
 	case outCandidateRenewed:
-		return logLine{LogCandidate, string(LogCandidate), "renewed my LeaseCandidate"}, true
+		return line(LogCandidate, string(LogCandidate), say("log.candRenewed")), true
 	case outPinged:
-		return logLine{LogPinged, string(LogPinged), "pinged by the server: answering (renewed my LeaseCandidate)"}, true
+		return line(LogPinged, string(LogPinged), say("log.pinged")), true
 	}
-	return logLine{}, false
+	return said{}, false
 }
 
 // narrateLifecycle tells how the candidate started, stopped and started
 // again, and which faults were switched on or off.
-func narrateLifecycle(o outcome, s scene) (logLine, bool) {
+func narrateLifecycle(o outcome, s scene) (said, bool) {
 	c := s.cfg
 	switch o.kind {
 	case outJoined:
-		return logLine{LogJoined, "", fmt.Sprintf("joined: competing for %s/%s as %s (lease %s, renew deadline %s, retry every %s)",
-			c.Namespace, c.LeaseName, c.Identity, secs(c.LeaseDuration), secs(c.RenewDeadline), secs(c.RetryPeriod))}, true
+		return line(LogJoined, "", say("log.joined", c.Namespace, c.LeaseName, c.Identity, secs(c.LeaseDuration), secs(c.RenewDeadline), secs(c.RetryPeriod))), true
 	case outCoordinatedMode:
-		return logLine{LogJoined, "", fmt.Sprintf("coordinated mode: binary %s, emulation %s; the server picks the leader among the candidates",
-			c.BinaryVersion, c.EmulationVersion)}, true
+		return line(LogJoined, "", say("log.coordinatedMode", c.BinaryVersion, c.EmulationVersion)), true
 	case outRejoined:
-		return logLine{LogJoined, "", "rejoined as a fresh candidate: nothing observed yet"}, true
+		return line(LogJoined, "", say("log.rejoined")), true
 	case outStartingOver:
-		return logLine{LogJoined, "", "starting over as a fresh candidate, as a restarted process would: nothing observed yet"}, true
+		return line(LogJoined, "", say("log.startingOver")), true
 	case outLost:
-		return logLine{LogLost, "", "renew deadline passed without a successful renewal: stopped leading"}, true
+		return line(LogLost, "", say("log.lost")), true
 	case outCrashed:
-		return logLine{LogStopped, "", "crashed: stopped"}, true
+		return line(LogStopped, "", say("log.crashed")), true
 	case outCrashedLeading:
-		return logLine{LogStopped, "", "crashed while leading: stopped without releasing, so the others must wait for the lease to expire"}, true
+		return line(LogStopped, "", say("log.crashedLeading")), true
 	case outStopping:
-		return logLine{LogStopped, "", "stopping cleanly"}, true
+		return line(LogStopped, "", say("log.stopping")), true
 	case outNothingToRelease:
-		return logLine{LogStopped, "", "I was not leading, so there is nothing to release"}, true
+		return line(LogStopped, "", say("log.nothingToRelease")), true
 	}
 	return narrateFault(o)
 }
 
 // narrateFault tells a fault switched on or off.
-func narrateFault(o outcome) (logLine, bool) {
+func narrateFault(o outcome) (said, bool) {
 	switch o.kind {
 	case outPaused:
-		return logLine{LogFault, "", "paused: frozen as in a long GC pause; the world goes on without me"}, true
+		return line(LogFault, "", say("log.paused")), true
 	case outResumed:
-		return logLine{LogFault, "", fmt.Sprintf("resumed after %s: acting on what I knew before the pause", secsRound(o.d))}, true
+		return line(LogFault, "", say("log.resumed", secsRound(o.d))), true
 	case outPartitioned:
 		switch o.mode {
 		case PartitionHang:
-			return logLine{LogFault, "", "network partitioned: my requests hang until it heals"}, true
+			return line(LogFault, "", say("log.partitionHang")), true
 		case PartitionFail:
-			return logLine{LogFault, "", "network partitioned: my requests fail at once"}, true
+			return line(LogFault, "", say("log.partitionFail")), true
 		}
-		return logLine{LogFault, "", "network healed"}, true
+		return line(LogFault, "", say("log.healed")), true
 	case outSlow:
 		if o.d == 0 {
-			return logLine{LogFault, "", "network back to normal speed"}, true
+			return line(LogFault, "", say("log.normalSpeed")), true
 		}
-		return logLine{LogFault, "", "slow network: +" + secs(o.d) + " per request"}, true
+		return line(LogFault, "", say("log.slow", secs(o.d))), true
 	case outClockOffset:
 		if o.d == 0 {
-			return logLine{LogFault, "", "my clock is back in sync"}, true
+			return line(LogFault, "", say("log.clockInSync")), true
 		}
-		return logLine{LogFault, "", "my " + describeOffset(o.d)}, true
+		return line(LogFault, "", say("log.myClock", tabproto.DescribeOffset(o.d))), true
 	case outClockRate:
 		if o.rate == 1 {
-			return logLine{LogFault, "", "my clock runs at the real rate again"}, true
+			return line(LogFault, "", say("log.realRate")), true
 		}
-		return logLine{LogFault, "", "my " + describeRate(o.rate) + ": I count leases, deadlines and retries on it"}, true
+		return line(LogFault, "", say("log.myRate", tabproto.DescribeRate(o.rate))), true
 	}
-	return logLine{}, false
+	return said{}, false
 }
 
 // leadNote reminds, while leading, how long leadership lasts without a
 // successful renewal.
-func leadNote(s scene) string {
+func leadNote(s scene) tabproto.Msg {
 	if s.round.IsZero() {
-		return ""
+		return tabproto.Msg{}
 	}
 	left := s.round.Sub(s.now)
 	if left <= 0 {
-		return "; my renew deadline has passed"
+		return say("log.leadNotePassed")
 	}
-	return fmt.Sprintf("; I keep leading until my renew deadline, in %s", secsRound(left))
+	return say("log.leadNote", secsRound(left))
 }
 
 // recordAgeNote explains, when the server's record looks long expired, why
 // the candidate still waits: expiry counts from its own observation.
-func recordAgeNote(r record, s scene) string {
+func recordAgeNote(r record, s scene) tabproto.Msg {
 	if r.RenewTime.IsZero() {
-		return ""
+		return tabproto.Msg{}
 	}
 	late := s.own.Sub(r.RenewTime.Add(r.duration()))
 	if late < time.Second {
-		return ""
+		return tabproto.Msg{}
 	}
-	return fmt.Sprintf(" (its renewTime says it expired %s ago, but I count from when I saw it change)", secsRound(late))
+	return say("log.recordAge", secsRound(late))
 }
 
 // secsRound formats a duration to a tenth of a second: "4.1 s".
 func secsRound(d time.Duration) string {
-	return fmt.Sprintf("%.1f s", d.Seconds())
+	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
 }
 
 // nameOrNobody names a holder, or nobody.
-func nameOrNobody(s string) string {
+func nameOrNobody(s string) tabproto.Msg {
 	if s == "" {
-		return "nobody"
+		return say("log.nobody")
 	}
-	return s
+	return plain(s)
+}
+
+// say is the narration's message key with args (tabproto.Say).
+func say(key string, args ...any) tabproto.Msg { return tabproto.Say(key, args...) }
+
+// errSays is a failed request's error as a message: the candidate's own errors (a timeout, a
+// partition, an unreachable server) in every language, any other as it was written (the
+// server's refusals stay as kube-apiserver words them).
+func errSays(err error) tabproto.Msg {
+	if te, ok := err.(*TimeoutError); ok {
+		return te.Says()
+	}
+	switch err {
+	case ErrPartitioned:
+		return say("log.errPartitioned")
+	case ErrUnreachable:
+		return say("log.errUnreachable")
+	}
+	return plain(err.Error())
+}
+
+// plain is a string that reads the same in every language, as a message.
+func plain(s string) tabproto.Msg { return tabproto.Say("log.plain", s) }
+
+// line is a log line of kind that folds by fold and says m; its text is m in English.
+func line(kind LogKind, fold string, m tabproto.Msg) said {
+	return said{logLine{kind: kind, fold: fold, text: m.In("en")}, m}
 }

@@ -46,6 +46,10 @@ func TestRunHangingPartitionFollowerTimesOut(t *testing.T) {
 		if !strings.Contains(e.Text, "no answer within the 7 s request timeout") {
 			t.Errorf("log: %q", e.Text)
 		}
+		// The timeout is a message of its own, which a Chinese page reads in Chinese.
+		if zh := e.Msg.In("zh"); !strings.Contains(zh, "在 7 s 的请求超时内没有应答") {
+			t.Errorf("log in Chinese: %q", zh)
+		}
 		if took := e.At.Sub(cut); took < candidate.DefaultRenewDeadline || took > candidate.DefaultRetryPeriod*22/10+candidate.DefaultRenewDeadline {
 			t.Errorf("timed out %s after the partition", took)
 		}
@@ -185,6 +189,14 @@ func TestSlowLatencyAndEffect(t *testing.T) {
 				t.Errorf("%s: %q lacks %q", tc.d, got, w)
 			}
 		}
+	}
+	// The effect is a message: the same English, and a Chinese of its own.
+	if m := tm.LatencyEffectSays(8 * time.Second); m.In("en") != tm.LatencyEffect(8*time.Second) ||
+		!strings.Contains(m.In("zh"), "不短于 7 s 的续约期限") || !strings.Contains(m.In("zh"), "需要 16 s") {
+		t.Errorf("effect as a message: %q / %q", m.In("en"), m.In("zh"))
+	}
+	if m := tm.LatencyEffectSays(0); !m.IsZero() {
+		t.Errorf("no delay: %+v", m)
 	}
 	var te *candidate.TimeoutError
 	if err := error(&candidate.TimeoutError{After: 7 * time.Second}); !errors.As(err, &te) || err.Error() != "no answer within the 7 s request timeout" {

@@ -57,9 +57,11 @@ const (
 // waiting for the same holder, the same error) fold into the newest entry,
 // which then carries the latest time and text and a Count above 1.
 type LogEntry struct {
-	At    time.Time // the candidate's own clock
-	Kind  LogKind
-	Text  string
+	At   time.Time // the candidate's own clock
+	Kind LogKind
+	Text string
+	// Msg is the same sentence as a message, for a page in another language.
+	Msg   tabproto.Msg
 	Count int
 	fold  string
 }
@@ -84,37 +86,14 @@ type Faults struct {
 }
 
 // Describe lists the active faults in words, for the page.
-func (f Faults) Describe() []string {
-	out := []string{}
-	if f.Paused {
-		out = append(out, "paused")
-	}
-	switch f.Partition {
-	case PartitionHang:
-		out = append(out, "partitioned: requests hang")
-	case PartitionFail:
-		out = append(out, "partitioned: requests fail")
-	}
-	if f.Latency > 0 {
-		out = append(out, "slow network: +"+secs(f.Latency)+" per request")
-	}
-	if f.ClockOffset != 0 {
-		out = append(out, describeOffset(f.ClockOffset))
-	}
-	if f.ClockRate != 0 && f.ClockRate != 1 {
-		out = append(out, describeRate(f.ClockRate))
-	}
-	return out
-}
+func (f Faults) Describe() []string { return tabproto.Words(f.Messages(), "en") }
 
-func describeOffset(d time.Duration) string {
-	switch {
-	case d > 0:
-		return "clock " + secs(d) + " ahead"
-	case d < 0:
-		return "clock " + secs(-d) + " behind"
-	}
-	return "clock in sync"
+// Messages says the active faults as messages (tabproto.Faults.Describe).
+func (f Faults) Messages() []tabproto.Msg {
+	return tabproto.Faults{
+		Paused: f.Paused, Partition: f.Partition, LatencyMs: f.Latency.Milliseconds(),
+		ClockOffsetMs: f.ClockOffset.Milliseconds(), ClockRate: reportedRate(f.ClockRate),
+	}.Describe()
 }
 
 // Snapshot is everything the candidate page shows. All instants are read on
@@ -319,6 +298,7 @@ type snapshotJSON struct {
 	Timings              timingsJSON    `json:"timings"`
 	Faults               faultsJSON     `json:"faults"`
 	ActiveFaults         []string       `json:"activeFaults"`
+	ActiveFaultsMsg      []tabproto.Msg `json:"activeFaultsMsg"`
 	Log                  []logEntryJSON `json:"log"`
 }
 
@@ -340,10 +320,11 @@ type faultsJSON struct {
 }
 
 type logEntryJSON struct {
-	At    int64   `json:"at"`
-	Kind  LogKind `json:"kind"`
-	Text  string  `json:"text"`
-	Count int     `json:"count"`
+	At    int64         `json:"at"`
+	Kind  LogKind       `json:"kind"`
+	Text  string        `json:"text"`
+	Msg   *tabproto.Msg `json:"msg,omitempty"`
+	Count int           `json:"count"`
 }
 
 func unixMs(t time.Time) int64 {
@@ -398,13 +379,22 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 			ClockOffsetMs: s.Faults.ClockOffset.Milliseconds(),
 			ClockRate:     s.Faults.ClockRate,
 		},
-		ActiveFaults: s.Faults.Describe(),
-		Log:          make([]logEntryJSON, len(s.Log)),
+		ActiveFaults:    s.Faults.Describe(),
+		ActiveFaultsMsg: s.Faults.Messages(),
+		Log:             make([]logEntryJSON, len(s.Log)),
 	}
 	for i, e := range s.Log {
-		j.Log[i] = logEntryJSON{At: unixMs(e.At), Kind: e.Kind, Text: e.Text, Count: e.Count}
+		j.Log[i] = logEntryJSON{At: unixMs(e.At), Kind: e.Kind, Text: e.Text, Msg: msgOrNil(e.Msg), Count: e.Count}
 	}
 	return json.Marshal(j)
+}
+
+// msgOrNil is m, nil when it is no message.
+func msgOrNil(m tabproto.Msg) *tabproto.Msg {
+	if m.IsZero() {
+		return nil
+	}
+	return &m
 }
 
 // reportedRate is a clock rate as reports carry it: 0 for the real rate.
@@ -448,7 +438,7 @@ func (s Snapshot) Report() tabproto.Report {
 	}
 	if len(s.Log) > 0 {
 		e := s.Log[0]
-		r.LastLog = tabproto.LogLine{At: unixMs(e.At), Kind: string(e.Kind), Text: e.Text}
+		r.LastLog = tabproto.LogLine{At: unixMs(e.At), Kind: string(e.Kind), Text: e.Text, Msg: msgOrNil(e.Msg)}
 	}
 	return r
 }

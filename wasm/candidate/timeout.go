@@ -3,8 +3,9 @@ package candidate
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // errTimedOut is the cause of a request's context once its timeout has passed.
@@ -15,9 +16,10 @@ type TimeoutError struct {
 	After time.Duration
 }
 
-func (e *TimeoutError) Error() string {
-	return "no answer within the " + secs(e.After) + " request timeout"
-}
+func (e *TimeoutError) Error() string { return e.Says().In("en") }
+
+// Says is the error as a message, for the decision log in the reader's language.
+func (e *TimeoutError) Says() tabproto.Msg { return tabproto.Say("log.timedOut", secs(e.After)) }
 
 // timeoutTransport gives every request a timeout, as Kubernetes components give their
 // leader-election client one (kube-controller-manager and kube-scheduler set its rest.Config
@@ -86,17 +88,18 @@ func (t Timings) SlowLatency() time.Duration {
 }
 
 // LatencyEffect says in a sentence what a delay of d on every request does at these timings
-// ("" for none).
-func (t Timings) LatencyEffect(d time.Duration) string {
+// ("" for none), in English; LatencyEffectSays is the sentence as a message.
+func (t Timings) LatencyEffect(d time.Duration) string { return t.LatencyEffectSays(d).In("en") }
+
+// LatencyEffectSays is LatencyEffect as a message, which each page puts in its reader's
+// language (the empty message for no delay).
+func (t Timings) LatencyEffectSays(d time.Duration) tabproto.Msg {
 	if d <= 0 {
-		return ""
+		return tabproto.Msg{}
 	}
-	take := fmt.Sprintf("taking a free lease (a read and a write) takes %s", secs(2*d))
+	take := tabproto.Say("delay.take", secs(2*d))
 	if d >= t.RenewDeadline {
-		return fmt.Sprintf("a renewal (one request) takes %s, not less than the %s renew deadline: it is cut off, "+
-			"the leader gives up leading and the others take the lease once it has run out; %s",
-			secs(d), secs(t.RenewDeadline), take)
+		return tabproto.Say("delay.cutOff", secs(d), secs(t.RenewDeadline), take)
 	}
-	return fmt.Sprintf("a renewal (one request) takes %s, within the %s renew deadline: the leader keeps the lease, "+
-		"renewing it late; %s", secs(d), secs(t.RenewDeadline), take)
+	return tabproto.Say("delay.late", secs(d), secs(t.RenewDeadline), take)
 }

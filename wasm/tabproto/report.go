@@ -55,6 +55,8 @@ type LogLine struct {
 	At   int64  `json:"at"` // Unix ms on the tab's clock; 0 when the log is empty
 	Kind string `json:"kind"`
 	Text string `json:"text"`
+	// Msg, when set, is the same sentence as a message, for pages in another language.
+	Msg *Msg `json:"msg,omitempty"`
 }
 
 // SteppingDown reports whether the tab is a coordinated leader, or holder, whom the server
@@ -100,6 +102,9 @@ func (r *Report) Clean() error {
 	}
 	r.LastLog.Kind = Cut(r.LastLog.Kind, MaxWordLen)
 	r.LastLog.Text = Cut(r.LastLog.Text, MaxTextLen)
+	if m := r.LastLog.Msg; m != nil && m.clean(1) != nil {
+		r.LastLog.Msg = nil // the text alone is shown
+	}
 	if r.Coordinated {
 		r.BinaryVersion = Cut(r.BinaryVersion, MaxVersionLen)
 		r.EmulationVersion = Cut(r.EmulationVersion, MaxVersionLen)

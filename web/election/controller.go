@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -285,14 +284,14 @@ func (c *Controller) reconcile(ctx context.Context, key types.NamespacedName) (t
 
 	need, err := ElectionNeeded(cands, lease, now, c.timing)
 	if err != nil {
-		c.decide(key, KindConflict, "", "strategy conflict: "+err.Error()+"; the lease is left alone until the candidates agree")
+		c.decide(key, KindConflict, "", say("election.conflict", ErrorSays(err)))
 		return requeue, err
 	}
 	if !need.Needed {
 		if need.Best != nil {
-			c.decide(key, KindKeep, need.Best.Name, "no election: "+need.Reason)
+			c.decide(key, KindKeep, need.Best.Name, say("election.noElection", need.Says))
 		} else {
-			c.decide(key, KindIdle, "", "no election: "+need.Reason)
+			c.decide(key, KindIdle, "", say("election.noElection", need.Says))
 		}
 		return requeue, nil
 	}
@@ -301,43 +300,44 @@ func (c *Controller) reconcile(ctx context.Context, key types.NamespacedName) (t
 	if len(plan.ToPing) > 0 {
 		if err := c.ping(ctx, plan.ToPing, now); err != nil {
 			if ctx.Err() == nil {
-				c.decide(key, KindError, "", "ping: "+err.Error())
+				c.decide(key, KindError, "", say("election.errPing", ErrorSays(err)))
 			}
 			return requeue, err
 		}
-		msg := fmt.Sprintf("pinged %s: election needed because %s", names(plan.ToPing), need.Reason)
+		msg := []Said{say("election.pinged", names(plan.ToPing), need.Says)}
 		if len(plan.Waiting) > 0 {
-			msg += "; still waiting for " + strings.Join(plan.Waiting, ", ")
+			msg = append(msg, say("election.stillWaiting", list(plan.Waiting)))
 		}
 		if len(plan.Unanswered) > 0 {
-			msg += "; no answer from " + strings.Join(plan.Unanswered, ", ")
+			msg = append(msg, say("election.noAnswerFrom", list(plan.Unanswered)))
 		}
-		c.decide(key, KindPing, "", msg)
+		c.decide(key, KindPing, "", concat(msg...))
 		return requeue, nil
 	}
 	// kube-apiserver then waits (without requeue) while a ping younger than the election
 	// duration is unanswered (step 4); that is exactly plan.Waiting, handled here.
 	if len(plan.Waiting) > 0 {
-		c.decide(key, KindWait, "", fmt.Sprintf("waiting up to %s for %s to answer the ping", c.timing.ElectionDuration, strings.Join(plan.Waiting, ", ")))
+		c.decide(key, KindWait, "", say("election.waiting", c.timing.ElectionDuration, list(plan.Waiting)))
 		return requeue, nil
 	}
 
 	acked := Acked(cands, now, c.timing.ElectionDuration)
 	if len(acked) == 0 {
-		c.decide(key, KindNoAnswer, "", fmt.Sprintf("no candidates answered: %s did not answer the ping within %s", names(cands), c.timing.ElectionDuration))
+		c.decide(key, KindNoAnswer, "", say("election.noneAnswered", names(cands), c.timing.ElectionDuration))
 		return 0, errNoCandidates
 	}
 	desired, err := DesiredLease(acked, c.timing)
 	switch {
 	case IsStrategyConflict(err):
-		c.decide(key, KindConflict, "", "strategy conflict: "+err.Error()+"; the lease is left alone until the candidates agree")
+		c.decide(key, KindConflict, "", say("election.conflict", ErrorSays(err)))
 		return 0, err
 	case err != nil:
-		c.decide(key, KindIdle, "", "no election: "+err.Error())
+		c.decide(key, KindIdle, "", say("election.noElection", ErrorSays(err)))
 		return 0, err
 	}
 	if len(plan.Unanswered) > 0 {
-		desired.Reason += "; no answer from " + strings.Join(plan.Unanswered, ", ")
+		desired.Says = concat(desired.Says, say("election.noAnswerFrom", list(plan.Unanswered)))
+		desired.Reason = desired.Says.English()
 	}
 	return c.write(ctx, key, desired)
 }
@@ -372,14 +372,14 @@ func (c *Controller) write(ctx context.Context, key types.NamespacedName, d Desi
 	switch {
 	case err == nil:
 		if d.Holder != nil {
-			c.decide(key, KindElect, *d.Holder, fmt.Sprintf("created the lease with holder %s: %s", *d.Holder, d.Reason))
+			c.decide(key, KindElect, *d.Holder, say("election.created", *d.Holder, d.Says))
 		} else {
-			c.decide(key, KindStrategy, "", fmt.Sprintf("created the lease with strategy %s and no holder: %s", d.Strategy, d.Reason))
+			c.decide(key, KindStrategy, "", say("election.createdStrategy", d.Strategy, d.Says))
 		}
 		return requeue, nil
 	case !apierrors.IsAlreadyExists(err):
 		if ctx.Err() == nil {
-			c.decide(key, KindError, "", "create lease: "+err.Error())
+			c.decide(key, KindError, "", say("election.errCreate", ErrorSays(err)))
 		}
 		return 0, fmt.Errorf("create lease: %w", err)
 	}
@@ -387,7 +387,7 @@ func (c *Controller) write(ctx context.Context, key types.NamespacedName, d Desi
 	existing, err := leases.Get(ctx, key.Name, metav1.GetOptions{})
 	if err != nil {
 		if ctx.Err() == nil {
-			c.decide(key, KindError, "", "get lease: "+err.Error())
+			c.decide(key, KindError, "", say("election.errGet", ErrorSays(err)))
 		}
 		return 0, fmt.Errorf("get lease: %w", err)
 	}
@@ -399,17 +399,17 @@ func (c *Controller) write(ctx context.Context, key types.NamespacedName, d Desi
 		// A conflict means someone wrote the Lease in between; that write's event brings the
 		// Lease back here.
 		if ctx.Err() == nil && !apierrors.IsConflict(err) {
-			c.decide(key, KindError, "", "update lease: "+err.Error())
+			c.decide(key, KindError, "", say("election.errUpdate", ErrorSays(err)))
 		}
 		return 0, fmt.Errorf("update lease: %w", err)
 	}
 	switch u.Action {
 	case ActionAssign:
-		c.decide(key, KindElect, *d.Holder, u.Reason)
+		c.decide(key, KindElect, *d.Holder, u.Says)
 	case ActionPrefer:
-		c.decide(key, KindPrefer, *d.Holder, u.Reason)
+		c.decide(key, KindPrefer, *d.Holder, u.Says)
 	default:
-		c.decide(key, KindStrategy, "", u.Reason)
+		c.decide(key, KindStrategy, "", u.Says)
 	}
 	return requeue, nil
 }
@@ -465,18 +465,18 @@ func (c *Controller) collectGarbage(ctx context.Context) {
 			}
 			continue
 		}
-		why := "it has no renewTime"
+		why := say("election.gcNoRenewTime")
 		if fresh.Spec.RenewTime != nil {
-			why = fmt.Sprintf("it last renewed %s ago (more than %s)", now.Sub(fresh.Spec.RenewTime.Time).Round(time.Second), c.timing.CandidateValidDuration)
+			why = say("election.gcLastRenewed", now.Sub(fresh.Spec.RenewTime.Time).Round(time.Second), c.timing.CandidateValidDuration)
 		}
 		c.decide(types.NamespacedName{Namespace: fresh.Namespace, Name: fresh.Spec.LeaseName}, KindGC, fresh.Name,
-			fmt.Sprintf("deleted candidate %s: %s", fresh.Name, why))
+			say("election.deleted", fresh.Name, why))
 	}
 }
 
 // decide records a decision and logs it when it is new.
-func (c *Controller) decide(key types.NamespacedName, kind Kind, candidate, msg string) {
-	d := Decision{Time: c.clock.Now(), Namespace: key.Namespace, Lease: key.Name, Kind: kind, Candidate: candidate, Message: msg}
+func (c *Controller) decide(key types.NamespacedName, kind Kind, candidate string, msg Said) {
+	d := Decision{Time: c.clock.Now(), Namespace: key.Namespace, Lease: key.Name, Kind: kind, Candidate: candidate, Message: msg.English(), Says: msg}
 	if c.decisions.record(d) {
 		c.log.Info("election decision",
 			slog.String("namespace", d.Namespace),

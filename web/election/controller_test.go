@@ -355,6 +355,16 @@ func TestControllerPingsAndElects(t *testing.T) {
 	if d.Candidate != "cand-b" {
 		t.Errorf("elect decision = %+v", d)
 	}
+	// Every decision is a sentence of known keys, for the screens to put in their language.
+	for _, d := range en.ctrl.Decisions(ns, "demo") {
+		if d.Says.IsZero() || d.Says.English() != d.Message {
+			t.Errorf("decision %q says %+v", d.Message, d.Says)
+		}
+		checkKeys(t, d.Says)
+	}
+	if d.Says.Key != "election.created" {
+		t.Errorf("elect decision's sentence: %+v", d.Says)
+	}
 	l := en.lease(t)
 	if holder(l) != "cand-b" || *l.Spec.Strategy != coordinationv1.OldestEmulationVersion || *l.Spec.LeaseDurationSeconds != 5 ||
 		l.Spec.AcquireTime != nil || l.Spec.PreferredHolder != nil {
@@ -525,5 +535,18 @@ func TestControllerGarbageCollects(t *testing.T) {
 	d, ok := en.findDecision(election.KindGC, "deleted candidate old: it last renewed 30m30s ago (more than 30m0s)")
 	if !ok || d.Candidate != "old" {
 		t.Errorf("gc decision = %+v, %v; decisions:\n%s", d, ok, en.decisionText())
+	}
+}
+
+// checkKeys fails when s, or a sentence within, has a key the controller does not know.
+func checkKeys(tb testing.TB, s election.Said) {
+	tb.Helper()
+	if _, ok := election.English()[s.Key]; !ok && s.Key != "" && s.Key != election.KeyList {
+		tb.Errorf("unknown key %q", s.Key)
+	}
+	for _, a := range s.Args {
+		if n, ok := a.(election.Said); ok {
+			checkKeys(tb, n)
+		}
 	}
 }

@@ -60,6 +60,9 @@ type Decision struct {
 	// Message says what was decided and why, for people
 	// ("set preferredHolder cand-b (holder cand-a must step down): picked cand-b: ...").
 	Message string
+	// Says is Message as a sentence, which the screens put in their reader's language (zero
+	// for a decision made elsewhere, which they show as Message).
+	Says Said
 }
 
 // decisionLog keeps the last decisions per Lease and fans new ones out to subscribers.

@@ -5,8 +5,8 @@ package election
 
 import (
 	"errors"
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,9 +53,11 @@ type ConflictError struct {
 }
 
 // Error returns kube-apiserver's message for the conflict.
-func (e *ConflictError) Error() string {
-	return fmt.Sprintf("candidates %q, %q at same binary version but received differing strategies %s, %s",
-		e.First, e.Second, e.FirstStrategy, e.SecondStrategy)
+func (e *ConflictError) Error() string { return e.Says().English() }
+
+// Says is kube-apiserver's message for the conflict, as a sentence.
+func (e *ConflictError) Says() Said {
+	return say("election.conflictError", strconv.Quote(e.First), strconv.Quote(e.Second), e.FirstStrategy, e.SecondStrategy)
 }
 
 // parseVersion parses a version leniently, as kube-apiserver does (a leading "v" is allowed,
@@ -79,12 +81,12 @@ func byName(cands []*Candidate) []*Candidate {
 	return out
 }
 
-func names(cands []*Candidate) string {
+func names(cands []*Candidate) Said {
 	ns := make([]string, len(cands))
 	for i, c := range cands {
 		ns[i] = c.Name
 	}
-	return strings.Join(ns, ", ")
+	return list(ns)
 }
 
 // CandidateExpired reports whether a candidate stopped renewing: no renewTime, or a renewTime
@@ -126,10 +128,17 @@ func holderOf(l *coordinationv1.Lease) string {
 	return *l.Spec.HolderIdentity
 }
 
-// StrategyChoice is the strategy the candidates settle on, and why.
+// StrategyChoice is the strategy the candidates settle on, and why (Reason in English, Says
+// as a sentence).
 type StrategyChoice struct {
 	Strategy coordinationv1.CoordinatedLeaseStrategy
 	Reason   string
+	Says     Said
+}
+
+// chose is the choice of strategy s, because of why.
+func chose(s coordinationv1.CoordinatedLeaseStrategy, why Said) StrategyChoice {
+	return StrategyChoice{Strategy: s, Reason: why.English(), Says: why}
 }
 
 // ResolveStrategy settles the strategy of a set of candidates the v1beta1 way: the candidates
@@ -147,7 +156,7 @@ type StrategyChoice struct {
 // strategy), and a disagreement is a *StrategyDisagreementError.
 func ResolveStrategy(cands []*Candidate) (StrategyChoice, error) {
 	if len(cands) == 0 {
-		return StrategyChoice{}, fmt.Errorf("no candidates")
+		return StrategyChoice{}, errorf("election.noCandidates")
 	}
 	sorted := byName(cands)
 	if lists, alpha1 := preferredLists(sorted); alpha1 {
@@ -179,12 +188,12 @@ func ResolveStrategy(cands []*Candidate) (StrategyChoice, error) {
 	}
 	s := decider.Spec.Strategy
 	if len(sorted) == 1 {
-		return StrategyChoice{s, fmt.Sprintf("strategy %s: asked by the only candidate %s", s, decider.Name)}, nil
+		return chose(s, say("election.strategyOnly", s, decider.Name)), nil
 	}
 	if !slices.ContainsFunc(sorted, func(c *Candidate) bool { return c.Spec.Strategy != s }) {
-		return StrategyChoice{s, fmt.Sprintf("strategy %s: asked by every candidate", s)}, nil
+		return chose(s, say("election.strategyEvery", s)), nil
 	}
-	return StrategyChoice{s, fmt.Sprintf("strategy %s: asked by %s, at the highest binary version %s", s, names(atTop), top)}, nil
+	return chose(s, say("election.strategyTop", s, names(atTop), top)), nil
 }
 
 // preferredLists returns every candidate's preferred strategies as v1alpha1 sees them, and
@@ -209,12 +218,16 @@ func IsStrategyConflict(err error) bool {
 	return errors.As(err, &conflict) || errors.As(err, &disagreement)
 }
 
-// Pick is the winner of an election and why it won.
+// Pick is the winner of an election and why it won (Reason in English, Says as a sentence).
 type Pick struct {
 	// Winner is nil when no candidate has parsable versions.
 	Winner *Candidate
 	Reason string
+	Says   Said
 }
+
+// picked is the pick of w, because of why.
+func picked(w *Candidate, why Said) Pick { return Pick{Winner: w, Reason: why.English(), Says: why} }
 
 // rank is a candidate with its parsed versions.
 type rank struct {
@@ -246,52 +259,53 @@ func compareRanks(a, b rank) int {
 // ("picked cand-b: emulation 1.35.0 < 1.36.0 of cand-a").
 func PickOldestEmulationVersion(cands []*Candidate) Pick {
 	var ranks []rank
-	var skipped []string
+	var skipped []Said
 	for _, c := range byName(cands) {
 		e, eok := parseVersion(c.Spec.EmulationVersion)
 		b, bok := parseVersion(c.Spec.BinaryVersion)
 		switch {
 		case !eok:
-			skipped = append(skipped, fmt.Sprintf("%s (emulationVersion %q does not parse)", c.Name, c.Spec.EmulationVersion))
+			skipped = append(skipped, say("election.skippedEmulation", c.Name, strconv.Quote(c.Spec.EmulationVersion)))
 			continue
 		case !bok:
-			skipped = append(skipped, fmt.Sprintf("%s (binaryVersion %q does not parse)", c.Name, c.Spec.BinaryVersion))
+			skipped = append(skipped, say("election.skippedBinary", c.Name, strconv.Quote(c.Spec.BinaryVersion)))
 			continue
 		}
 		ranks = append(ranks, rank{c: c, emulation: e, binary: b})
 	}
-	tail := ""
+	var tail Said
 	if len(skipped) > 0 {
-		tail = "; skipped " + strings.Join(skipped, ", ")
+		tail = say("election.skipped", listSaid(skipped))
 	}
 	if len(ranks) == 0 {
-		return Pick{Reason: "no candidate has parsable versions" + tail}
+		return picked(nil, say("election.noParsable", tail))
 	}
 	slices.SortStableFunc(ranks, compareRanks)
 	w := ranks[0]
 	if len(ranks) == 1 {
-		return Pick{Winner: w.c, Reason: fmt.Sprintf("picked %s: the only candidate (emulation %s, binary %s)%s", w.c.Name, w.emulation, w.binary, tail)}
+		return picked(w.c, say("election.pickedOnly", w.c.Name, w.emulation, w.binary, tail))
 	}
 	r := ranks[1]
-	var why string
+	var why Said
 	switch {
 	case !w.emulation.EQ(r.emulation):
-		why = fmt.Sprintf("emulation %s < %s of %s", w.emulation, r.emulation, r.c.Name)
+		why = say("election.whyEmulation", w.emulation, r.emulation, r.c.Name)
 	case !w.binary.EQ(r.binary):
-		why = fmt.Sprintf("emulation %s like %s, binary %s < %s", w.emulation, r.c.Name, w.binary, r.binary)
+		why = say("election.whyBinary", w.emulation, r.c.Name, w.binary, r.binary)
 	case !w.c.CreationTimestamp.Equal(&r.c.CreationTimestamp):
-		why = fmt.Sprintf("same versions as %s (emulation %s, binary %s), created earlier (%s < %s)", r.c.Name, w.emulation, w.binary,
+		why = say("election.whyCreated", r.c.Name, w.emulation, w.binary,
 			w.c.CreationTimestamp.UTC().Format(time.RFC3339), r.c.CreationTimestamp.UTC().Format(time.RFC3339))
 	default:
-		why = fmt.Sprintf("same versions and creation time as %s (emulation %s, binary %s), first by name", r.c.Name, w.emulation, w.binary)
+		why = say("election.whyName", r.c.Name, w.emulation, w.binary)
 	}
-	return Pick{Winner: w.c, Reason: fmt.Sprintf("picked %s: %s%s", w.c.Name, why, tail)}
+	return picked(w.c, say("election.picked", w.c.Name, why, tail))
 }
 
-// Need says whether an election is needed and why.
+// Need says whether an election is needed and why (Reason in English, Says as a sentence).
 type Need struct {
 	Needed bool
 	Reason string
+	Says   Said
 	// Best is the candidate that should hold the Lease when Needed is false because it already
 	// does, or when a better candidate than the holder is the reason; otherwise nil.
 	Best *Candidate
@@ -304,39 +318,43 @@ type Need struct {
 // OldestEmulationVersion winner is not the holder. When the candidates disagree on the
 // strategy it returns the conflict (IsStrategyConflict), and no election.
 func ElectionNeeded(cands []*Candidate, lease *coordinationv1.Lease, now time.Time, t Timing) (Need, error) {
+	needed := func(why Said) Need { return Need{Needed: true, Reason: why.English(), Says: why} }
 	switch {
 	case lease == nil:
-		return Need{Needed: true, Reason: "the lease does not exist"}, nil
+		return needed(say("election.noLease")), nil
 	case lease.Spec.RenewTime == nil:
-		return Need{Needed: true, Reason: "the lease has no renewTime"}, nil
+		return needed(say("election.noRenewTime")), nil
 	case lease.Spec.LeaseDurationSeconds == nil:
-		return Need{Needed: true, Reason: "the lease has no leaseDurationSeconds"}, nil
+		return needed(say("election.noDuration")), nil
 	case LeaseExpired(lease, now):
-		return Need{Needed: true, Reason: fmt.Sprintf("the lease expired %s ago", now.Sub(lease.Spec.RenewTime.Add(time.Duration(*lease.Spec.LeaseDurationSeconds)*time.Second)).Round(time.Millisecond))}, nil
+		return needed(say("election.expired", now.Sub(lease.Spec.RenewTime.Add(time.Duration(*lease.Spec.LeaseDurationSeconds)*time.Second)).Round(time.Millisecond))), nil
 	case holderOf(lease) == "":
-		return Need{Needed: true, Reason: "the lease has no holder"}, nil
+		return needed(say("election.noHolder")), nil
 	}
 	for _, c := range byName(cands) {
 		if c.Spec.RenewTime != nil && c.Spec.RenewTime.Add(t.CandidateValidDuration/2).Before(now) {
-			return Need{Needed: true, Reason: fmt.Sprintf("%s has not renewed for %s", c.Name, t.CandidateValidDuration/2)}, nil
+			return needed(say("election.notRenewed", c.Name, t.CandidateValidDuration/2)), nil
 		}
 	}
+	notNeeded := func(why Said, best *Candidate) Need { return Need{Reason: why.English(), Says: why, Best: best} }
 	choice, err := ResolveStrategy(cands)
 	if err != nil {
-		return Need{Reason: err.Error()}, err
+		return notNeeded(ErrorSays(err), nil), err
 	}
 	if choice.Strategy != coordinationv1.OldestEmulationVersion {
-		return Need{Reason: fmt.Sprintf("%s is left to another controller", choice.Reason)}, nil
+		return notNeeded(say("election.leftToOther", choice.Says), nil), nil
 	}
 	pick := PickOldestEmulationVersion(cands)
 	holder := holderOf(lease)
 	switch {
 	case pick.Winner == nil:
-		return Need{Reason: pick.Reason}, nil
+		return notNeeded(pick.Says, nil), nil
 	case pick.Winner.Name == holder:
-		return Need{Reason: fmt.Sprintf("holder %s is already the best candidate: %s", holder, pick.Reason), Best: pick.Winner}, nil
+		return notNeeded(say("election.holderBest", holder, pick.Says), pick.Winner), nil
 	}
-	return Need{Needed: true, Reason: fmt.Sprintf("holder %s is not the best candidate: %s", holder, pick.Reason), Best: pick.Winner}, nil
+	n := needed(say("election.holderNotBest", holder, pick.Says))
+	n.Best = pick.Winner
+	return n, nil
 }
 
 // PingState is where a candidate stands in the ping/ack exchange.
@@ -447,7 +465,9 @@ type Desired struct {
 	Strategy             coordinationv1.CoordinatedLeaseStrategy
 	Holder               *string
 	LeaseDurationSeconds int32
-	Reason               string
+	// Reason is why, in English; Says as a sentence.
+	Reason string
+	Says   Said
 }
 
 // DesiredLease runs the election among the acked candidates (steps 6 to 8). It returns the
@@ -455,7 +475,7 @@ type Desired struct {
 // or, for OldestEmulationVersion, none has parsable versions.
 func DesiredLease(acked []*Candidate, t Timing) (Desired, error) {
 	if len(acked) == 0 {
-		return Desired{}, fmt.Errorf("no available candidates")
+		return Desired{}, errorf("election.noAvailable")
 	}
 	choice, err := ResolveStrategy(acked)
 	if err != nil {
@@ -463,16 +483,17 @@ func DesiredLease(acked []*Candidate, t Timing) (Desired, error) {
 	}
 	d := Desired{Strategy: choice.Strategy, LeaseDurationSeconds: t.LeaseDurationSeconds}
 	if choice.Strategy != coordinationv1.OldestEmulationVersion {
-		d.Reason = fmt.Sprintf("%s is not handled here: the lease gets no holder", choice.Reason)
+		d.Says = say("election.notHandled", choice.Says)
+		d.Reason = d.Says.English()
 		return d, nil
 	}
 	pick := PickOldestEmulationVersion(acked)
 	if pick.Winner == nil {
-		return Desired{}, fmt.Errorf("could not find a suitable candidate: %s", pick.Reason)
+		return Desired{}, errorf("election.noSuitable", pick.Says)
 	}
 	name := pick.Winner.Name
 	d.Holder = &name
-	d.Reason = pick.Reason
+	d.Reason, d.Says = pick.Reason, pick.Says
 	return d, nil
 }
 
@@ -523,7 +544,9 @@ type LeaseUpdate struct {
 	Lease           *coordinationv1.Lease
 	Action          Action
 	StrategyChanged bool
-	Reason          string
+	// Reason is what changes and why, in English; Says as a sentence.
+	Reason string
+	Says   Said
 }
 
 // PlanLeaseUpdate compares an existing Lease with the desired one (step 9, update half):
@@ -539,16 +562,16 @@ type LeaseUpdate struct {
 func PlanLeaseUpdate(existing *coordinationv1.Lease, d Desired, now time.Time) LeaseUpdate {
 	l := existing.DeepCopy()
 	var u LeaseUpdate
-	var parts []string
+	var parts []Said
 	if l.Spec.Strategy == nil || *l.Spec.Strategy != d.Strategy {
-		old := "none"
+		old := say("election.none")
 		if l.Spec.Strategy != nil {
-			old = string(*l.Spec.Strategy)
+			old = same(string(*l.Spec.Strategy))
 		}
 		s := d.Strategy
 		l.Spec.Strategy = &s
 		u.StrategyChanged = true
-		parts = append(parts, fmt.Sprintf("strategy %s (was %s)", s, old))
+		parts = append(parts, say("election.strategyWas", s, old))
 	}
 	holder := holderOf(existing)
 	if d.Holder != nil {
@@ -563,23 +586,33 @@ func PlanLeaseUpdate(existing *coordinationv1.Lease, d Desired, now time.Time) L
 			l.Spec.LeaseDurationSeconds = &duration
 			l.Spec.AcquireTime = nil
 			if holder == "" {
-				parts = append(parts, fmt.Sprintf("assigned %s (the lease had no holder)", want))
+				parts = append(parts, say("election.assignedNoHolder", want))
 			} else {
-				parts = append(parts, fmt.Sprintf("assigned %s (the lease of %s expired)", want, holder))
+				parts = append(parts, say("election.assignedExpired", want, holder))
 			}
 		case holder != want:
 			if l.Spec.PreferredHolder == nil || *l.Spec.PreferredHolder != want {
 				u.Action = ActionPrefer
 				l.Spec.PreferredHolder = &want
-				parts = append(parts, fmt.Sprintf("set preferredHolder %s (holder %s must step down)", want, holder))
+				parts = append(parts, say("election.setPreferred", want, holder))
 			}
 		}
 	}
 	if len(parts) == 0 {
-		u.Reason = "the lease already is as the election wants"
+		u.Says = say("election.asWanted")
+		u.Reason = u.Says.English()
 		return u
 	}
 	u.Lease = l
-	u.Reason = strings.Join(parts, ", ") + ": " + d.Reason
+	changes := parts[0]
+	for _, p := range parts[1:] {
+		changes = say("election.changes", changes, p)
+	}
+	why := d.Says
+	if why.IsZero() {
+		why = same(d.Reason) // a Desired made without its sentence
+	}
+	u.Says = say("election.because", changes, why)
+	u.Reason = u.Says.English()
 	return u
 }

@@ -1,7 +1,6 @@
 package election
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -27,19 +26,22 @@ type StrategyDisagreementError struct {
 	Repeated coordinationv1.CoordinatedLeaseStrategy
 }
 
-func (e *StrategyDisagreementError) Error() string {
-	var lists []string
+func (e *StrategyDisagreementError) Error() string { return e.Says().English() }
+
+// Says is the disagreement as a sentence.
+func (e *StrategyDisagreementError) Says() Said {
+	var lists []Said
 	for _, l := range e.Lists {
-		lists = append(lists, fmt.Sprintf("%s prefers %s", l.Candidate, formatStrategies(l.Strategies)))
+		lists = append(lists, say("election.prefers", l.Candidate, formatStrategies(l.Strategies)))
 	}
-	why := "their preferences contradict each other"
+	why := say("election.contradict")
 	switch {
 	case e.Repeated != "":
-		why = fmt.Sprintf("%s follows itself, so it supersedes itself", e.Repeated)
+		why = say("election.supersedesItself", e.Repeated)
 	case len(e.Roots) > 0:
-		why = "no strategy supersedes all others (" + formatStrategies(e.Roots) + ")"
+		why = say("election.noRoot", formatStrategies(e.Roots))
 	}
-	return fmt.Sprintf("candidates disagree on the strategy: %s; %s", strings.Join(lists, ", "), why)
+	return say("election.disagree", listSaid(lists), why)
 }
 
 func formatStrategies(s []coordinationv1.CoordinatedLeaseStrategy) string {
@@ -81,7 +83,7 @@ func ResolvePreferredStrategies(lists []PreferredStrategies) (StrategyChoice, er
 		}
 	}
 	if len(below) == 0 {
-		return StrategyChoice{}, fmt.Errorf("no candidate prefers any strategy")
+		return StrategyChoice{}, errorf("election.noPreference")
 	}
 	slices.SortFunc(used, func(a, b PreferredStrategies) int { return strings.Compare(a.Candidate, b.Candidate) })
 	if repeated != "" {
@@ -130,7 +132,7 @@ func ResolvePreferredStrategies(lists []PreferredStrategies) (StrategyChoice, er
 		firsts = firsts && l.Strategies[0] == s
 	}
 	if firsts {
-		return StrategyChoice{s, fmt.Sprintf("strategy %s: first choice of every candidate", s)}, nil
+		return chose(s, say("election.strategyFirst", s)), nil
 	}
-	return StrategyChoice{s, fmt.Sprintf("strategy %s: it supersedes every other preferred strategy", s)}, nil
+	return chose(s, say("election.strategySupersedes", s)), nil
 }

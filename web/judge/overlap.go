@@ -69,6 +69,9 @@ type Overlap struct {
 	// Text says in a sentence who, for how long and why; Advice what real code does about it.
 	Text   string
 	Advice string
+	// Says and AdviceSays are Text and Advice as sentences the screens put in their reader's
+	// language (Text and Advice are their English).
+	Says, AdviceSays Said
 }
 
 // Length is how long o lasted, up to now while it lasts.
@@ -297,8 +300,9 @@ func (s *span) emit(out []Overlap, lease string, changes []Change, views []View,
 	stale := o.Stale[0]
 	c := s.cause(stale, changes, views, end)
 	o.Cause = c.cause
-	o.Text = overlapText(lease, o, stale, s.other(stale), c, now)
-	o.Advice = overlapAdvice(c.cause)
+	o.Says = overlapText(lease, o, stale, s.other(stale), c, now)
+	o.AdviceSays = overlapAdviceSays(c.cause)
+	o.Text, o.Advice = o.Says.English(), o.AdviceSays.English()
 	return append(out, o)
 }
 
@@ -398,65 +402,74 @@ func releasedBy(id string, changes []Change, from, end time.Time) bool {
 
 // overlapText says o in a sentence: who believed they led, for how long, what the record said
 // and why stale (the first stale believer) believed, other being the holder it missed.
-func overlapText(lease string, o Overlap, stale, other string, c cause, now time.Time) string {
-	var b strings.Builder
+func overlapText(lease string, o Overlap, stale, other string, c cause, now time.Time) Said {
+	var parts []Said
 	switch len(o.Believers) {
 	case 1:
-		fmt.Fprintf(&b, "%s believed it led %s", Shown(o.Believers[0]), lease)
+		parts = append(parts, say("judge.believed1", Shown(o.Believers[0]), lease))
 	case 2:
-		fmt.Fprintf(&b, "%s and %s both believed they led %s", Shown(o.Believers[0]), Shown(o.Believers[1]), lease)
+		parts = append(parts, say("judge.believed2", Shown(o.Believers[0]), Shown(o.Believers[1]), lease))
 	default:
-		fmt.Fprintf(&b, "%s all believed they led %s", names(o.Believers), lease)
+		parts = append(parts, say("judge.believedAll", namesSays(o.Believers), lease))
 	}
 	if o.End.IsZero() {
-		fmt.Fprintf(&b, " for %s so far (since %s)", seconds(now.Sub(o.Start)), clock(o.Start))
+		parts = append(parts, say("judge.forSoFar", seconds(now.Sub(o.Start)), clock(o.Start)))
 	} else {
-		fmt.Fprintf(&b, " for %s (%s to %s)", seconds(o.End.Sub(o.Start)), clock(o.Start), clock(o.End))
+		parts = append(parts, say("judge.forSpan", seconds(o.End.Sub(o.Start)), clock(o.Start), clock(o.End)))
 	}
 	released := c.cause == CauseReleased && o.Holder == ""
 	switch {
 	case released && len(o.Believers) == 1:
-		b.WriteString(" after releasing it")
+		parts = append(parts, say("judge.afterReleasing"))
 	case released:
-		fmt.Fprintf(&b, " after %s released it", Shown(stale))
+		parts = append(parts, say("judge.afterReleased", Shown(stale)))
 	case !slices.Contains(o.Believers, o.Holder):
-		fmt.Fprintf(&b, " while the record named %s", nobody(o.Holder))
+		parts = append(parts, say("judge.whileRecordNamed", nobody(o.Holder)))
 	}
-	missed := "the record change"
+	missed := say("judge.missedRecord")
 	if other != "" {
-		missed = Shown(other) + " take over"
+		missed = say("judge.missedTakeover", Shown(other))
 	}
-	b.WriteString(": ")
+	var why Said
 	switch c.cause {
 	case CausePaused:
-		fmt.Fprintf(&b, "%s was paused and did not see %s", Shown(stale), missed)
+		why = say("judge.whyPaused", Shown(stale), missed)
 	case CausePartitioned:
-		fmt.Fprintf(&b, "%s was cut off from the server and did not see %s", Shown(stale), missed)
+		why = say("judge.whyPartitioned", Shown(stale), missed)
 	case CauseSlowNetwork:
-		fmt.Fprintf(&b, "%s's network added %s to each round trip, so it saw %s late", Shown(stale), seconds(c.latency), missed)
+		why = say("judge.whySlow", Shown(stale), seconds(c.latency), missed)
 	case CauseClockOffset:
-		way, d := "ahead of", c.offset
+		key, d := "judge.whyClockAhead", c.offset
 		if d < 0 {
-			way, d = "behind", -d
+			key, d = "judge.whyClockBehind", -d
 		}
-		fmt.Fprintf(&b, "%s's clock ran %s %s the server's", Shown(stale), seconds(d), way)
+		why = say(key, Shown(stale), seconds(d))
 	case CauseClockDrift:
-		way := "fast"
+		key := "judge.whyClockFast"
 		if c.rate < 1 {
-			way = "slow"
+			key = "judge.whyClockSlow"
 		}
-		fmt.Fprintf(&b, "%s's clock ran %s (%.2f× the real rate), so it counted its renew deadline on a clock the others do not share", Shown(stale), way, c.rate)
+		why = say(key, Shown(stale), fmt.Sprintf("%.2f", c.rate))
 	case CauseReleased:
 		if o.Holder == "" {
-			b.WriteString("the record named nobody")
+			why = say("judge.whyReleasedNobody")
 		} else {
-			fmt.Fprintf(&b, "%s had released it and kept working", Shown(stale))
+			why = say("judge.whyReleased", Shown(stale))
 		}
 	default:
-		fmt.Fprintf(&b, "nothing %s recorded explains it", Shown(stale))
+		why = say("judge.whyUnknown", Shown(stale))
 	}
-	b.WriteString(".")
-	return b.String()
+	parts = append(parts, say("judge.because", why))
+	return concat(parts...)
+}
+
+// namesSays is the list of identities, in whichever language.
+func namesSays(ids []string) Said {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return Said{Key: KeyList, Args: args}
 }
 
 // names lists identities for a sentence: "a, b and c"; past four, "a, b, c and 5 others".
@@ -479,11 +492,11 @@ func names(ids []string) string {
 }
 
 // nobody is a holder in words: "nobody" for none.
-func nobody(holder string) string {
+func nobody(holder string) Said {
 	if holder == "" {
-		return "nobody"
+		return say("judge.nobody")
 	}
-	return Shown(holder)
+	return same(Shown(holder))
 }
 
 // seconds is a duration in words, to a tenth of a second: "3.2 s".
@@ -493,29 +506,15 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds())
 func clock(t time.Time) string { return t.UTC().Format("15:04:05.0") }
 
 // overlapAdvice says in a sentence what real code does about an overlap of the cause.
-func overlapAdvice(cause string) string {
-	const fencing = "guard side effects with a fencing token (the lease's resourceVersion or leaseTransitions) checked by the resource it writes"
-	const exit = "exit (os.Exit) in OnStoppedLeading as kube-controller-manager does"
+func overlapAdvice(cause string) string { return overlapAdviceSays(cause).English() }
+
+// overlapAdviceSays is overlapAdvice in both languages.
+func overlapAdviceSays(cause string) Said {
 	switch cause {
-	case CausePaused:
-		return "client-go gives no fencing, and a paused process cannot check anything, not even its renew deadline, until it runs again: " +
-			fencing + ", and " + exit + ", so that it stops as soon as it notices."
-	case CausePartitioned:
-		return "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, however long ago another took over, " +
-			"so keep renewDeadline well under leaseDuration, " + exit + ", and " + fencing + "."
-	case CauseSlowNetwork:
-		return "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and slow requests tell it late that it lost, " +
-			"so keep renewDeadline well under leaseDuration with room for the slowest request (kube-controller-manager renews within 10 s a lease of 15 s), and " + fencing + "."
 	case CauseClockOffset:
-		return "Offsets do not matter to client-go, which counts leaseDuration from its own observation of the record, not from renewTime; " +
-			"rate drift does, and the gap between renewDeadline and leaseDuration must cover it: never compare renewTime with the local clock."
-	case CauseClockDrift:
-		return "client-go counts leaseDuration, renewDeadline and retryPeriod on the process's own clock: an offset cancels out, a clock that runs slow or fast does not. " +
-			"Keep the gap between renewDeadline and leaseDuration large enough to absorb drift, keep time synchronised, and " + fencing + "."
-	case CauseReleased:
-		return "Release only after the work has stopped: with ReleaseOnCancel, client-go clears holderIdentity as soon as the context is cancelled, " +
-			"without waiting for the work begun in OnStartedLeading, so cancel only once that work has returned; " +
-			"else leave ReleaseOnCancel off, " + exit + ", and let the lease run out."
+		return say("advice." + cause)
+	case CausePaused, CausePartitioned, CauseSlowNetwork, CauseClockDrift, CauseReleased:
+		return say("advice."+cause, say("advice.fencing"), say("advice.exit"))
 	}
-	return "client-go gives no fencing: " + fencing + ", and " + exit + "."
+	return say("advice.unknown", say("advice.fencing"), say("advice.exit"))
 }

@@ -25,6 +25,9 @@ type Told struct {
 	At   time.Time
 	Kind string
 	Text string
+	// Says is Text as a sentence the screens put in their reader's language (Text is its
+	// English).
+	Says Said
 	// Known, when set, is when the judge, judging as of that moment, first tells the line:
 	// later than At for what it can only tell once it lasted (a split brain's beginning).
 	Known time.Time
@@ -48,16 +51,16 @@ func Tell(lease string, terms []Term) []Told {
 	var out []Told
 	for i, t := range terms {
 		if i == 0 || terms[i-1].Ended != EndTakeover {
-			text := fmt.Sprintf("%s acquired %s (transitions %d)", Shown(t.Holder), lease, t.Transitions)
+			text := say("judge.acquired", Shown(t.Holder), lease, t.Transitions)
 			if i > 0 && terms[i-1].Ended == EndExpired && terms[i-1].Next == t.Holder {
 				prev := terms[i-1]
 				if prev.Holder == t.Holder {
-					text = fmt.Sprintf("%s wrote %s again after its hold had expired (transitions %d)", Shown(t.Holder), lease, t.Transitions)
+					text = say("judge.wroteAgain", Shown(t.Holder), lease, t.Transitions)
 				} else {
-					text = fmt.Sprintf("%s acquired %s after %s's hold expired (transitions %d)", Shown(t.Holder), lease, Shown(prev.Holder), t.Transitions)
+					text = say("judge.acquiredAfter", Shown(t.Holder), lease, Shown(prev.Holder), t.Transitions)
 				}
 			}
-			out = append(out, Told{At: t.Start, Kind: KindAcquired, Text: text})
+			out = append(out, told(t.Start, KindAcquired, text))
 		}
 		if line, ok := endLine(lease, terms, i); ok {
 			out = append(out, line)
@@ -71,9 +74,15 @@ func Tell(lease string, terms []Term) []Told {
 func TellOverlaps(lease string, overlaps []Overlap) []Told {
 	var out []Told
 	for _, o := range overlaps {
-		out = append(out, Told{At: o.Start, Kind: KindSplitBrain, Text: begunText(lease, o), Known: o.Start.Add(OverlapGrace)})
+		begun := told(o.Start, KindSplitBrain, begunText(lease, o))
+		begun.Known = o.Start.Add(OverlapGrace)
+		out = append(out, begun)
 		if !o.End.IsZero() {
-			out = append(out, Told{At: o.End, Kind: KindSplitBrain, Text: o.Text})
+			says := o.Says
+			if says.IsZero() {
+				says = same(o.Text)
+			}
+			out = append(out, told(o.End, KindSplitBrain, says))
 		}
 	}
 	return out
@@ -81,15 +90,20 @@ func TellOverlaps(lease string, overlaps []Overlap) []Told {
 
 // begunText says who believed what when an interval began, in words that do not change while
 // it lasts (the line's key is its text).
-func begunText(lease string, o Overlap) string {
-	stale := "a candidate"
+func begunText(lease string, o Overlap) Said {
+	stale := say("judge.aCandidate")
 	if len(o.Stale) > 0 {
-		stale = Shown(o.Stale[0])
+		stale = same(Shown(o.Stale[0]))
 	}
 	if o.Holder == "" {
-		return fmt.Sprintf("split brain: %s believes it leads %s while the record names nobody", stale, lease)
+		return say("judge.splitNobody", stale, lease)
 	}
-	return fmt.Sprintf("split brain: %s believes it leads %s while %s holds it", stale, lease, Shown(o.Holder))
+	return say("judge.splitHolder", stale, lease, Shown(o.Holder))
+}
+
+// told is a line of kind at at that says text.
+func told(at time.Time, kind string, text Said) Told {
+	return Told{At: at, Kind: kind, Text: text.English(), Says: text}
 }
 
 // endLine tells how terms[i] ended, if it did.
@@ -97,46 +111,48 @@ func endLine(lease string, terms []Term, i int) (Told, bool) {
 	t := terms[i]
 	switch t.Ended {
 	case EndReleased:
-		return Told{At: t.End, Kind: KindReleased, Text: fmt.Sprintf("%s released %s", Shown(t.Holder), lease)}, true
+		return told(t.End, KindReleased, say("judge.released", Shown(t.Holder), lease)), true
 	case EndTakeover:
-		next := ""
 		if i+1 < len(terms) {
-			next = fmt.Sprintf(" (transitions %d)", terms[i+1].Transitions)
+			return told(t.End, KindTakeover, say("judge.tookOverTransitions", Shown(t.Next), lease, Shown(t.Holder), terms[i+1].Transitions)), true
 		}
-		return Told{At: t.End, Kind: KindTakeover, Text: fmt.Sprintf("%s took %s over from %s%s", Shown(t.Next), lease, Shown(t.Holder), next)}, true
+		return told(t.End, KindTakeover, say("judge.tookOver", Shown(t.Next), lease, Shown(t.Holder))), true
 	case EndExpired:
-		return Told{At: t.End, Kind: KindExpired, Text: fmt.Sprintf("%s's hold on %s expired: not renewed in time", Shown(t.Holder), lease)}, true
+		return told(t.End, KindExpired, say("judge.expired", Shown(t.Holder), lease)), true
 	case EndSteppedDown:
-		return Told{At: t.End, Kind: KindSteppedDown, Text: fmt.Sprintf("%s stepped down from %s: the election controller prefers %s", Shown(t.Holder), lease, Shown(t.Next))}, true
+		return told(t.End, KindSteppedDown, say("judge.steppedDown", Shown(t.Holder), lease, Shown(t.Next))), true
 	case EndDeleted:
-		return Told{At: t.End, Kind: KindDeleted, Text: fmt.Sprintf("%s was deleted while %s held it", lease, Shown(t.Holder))}, true
+		return told(t.End, KindDeleted, say("judge.deleted", lease, Shown(t.Holder))), true
 	}
 	return Told{}, false
 }
 
 // EndedText says how a term ended, in words.
-func EndedText(t Term) string {
+func EndedText(t Term) string { return EndedSays(t).English() }
+
+// EndedSays is EndedText as a sentence for the screens.
+func EndedSays(t Term) Said {
 	switch t.Ended {
 	case EndHeld:
-		return "still held"
+		return say("judge.endHeld")
 	case EndReleased:
-		return "released"
+		return say("judge.endReleased")
 	case EndTakeover:
-		return "taken over by " + Shown(t.Next)
+		return say("judge.endTakeover", Shown(t.Next))
 	case EndSteppedDown:
-		return "stepped down for " + Shown(t.Next)
+		return say("judge.endSteppedDown", Shown(t.Next))
 	case EndExpired:
 		if t.Next == t.Holder {
-			return "expired, then " + Shown(t.Holder) + " wrote it again late"
+			return say("judge.endExpiredLate", Shown(t.Holder))
 		}
 		if t.Next != "" {
-			return "expired, then " + Shown(t.Next) + " took it"
+			return say("judge.endExpiredTook", Shown(t.Next))
 		}
-		return "expired"
+		return say("judge.endExpired")
 	case EndDeleted:
-		return "lease deleted"
+		return say("judge.endDeleted")
 	}
-	return t.Ended
+	return same(t.Ended)
 }
 
 // EndedWord labels how a term ended, in a word or two.
@@ -217,13 +233,14 @@ func Cut(s string, n int) string {
 // KindRole is a feed line of a candidate's role change, as the candidate saw it.
 const KindRole = "role"
 
-// roleTexts word a candidate's state: its identity, then the lease.
+// roleTexts word a candidate's state (catalog keys; their arguments: its identity, then the
+// lease).
 var roleTexts = map[string]string{
-	"leader":      "%s leads %s, as it sees it",
-	"follower":    "%s follows on %s",
-	"paused":      "%s was paused (a candidate of %s)",
-	"partitioned": "%s was cut off from the API server (a candidate of %s)",
-	"stopped":     "%s stopped (a candidate of %s)",
+	"leader":      "judge.roleLeader",
+	"follower":    "judge.roleFollower",
+	"paused":      "judge.rolePaused",
+	"partitioned": "judge.rolePartitioned",
+	"stopped":     "judge.roleStopped",
 }
 
 // TellRoles tells the candidates' role changes as lines, oldest first: one each time a
@@ -237,11 +254,11 @@ func TellRoles(lease string, views []View) []Told {
 			continue
 		}
 		last[v.Identity] = v.State
-		format, ok := roleTexts[v.State]
-		if !ok {
-			format = "%s is " + Shown(v.State) + " (a candidate of %s)"
+		text := say("judge.roleOther", Shown(v.Identity), Shown(v.State), lease)
+		if key, ok := roleTexts[v.State]; ok {
+			text = say(key, Shown(v.Identity), lease)
 		}
-		out = append(out, Told{At: v.At, Kind: KindRole, Text: fmt.Sprintf(format, Shown(v.Identity), lease)})
+		out = append(out, told(v.At, KindRole, text))
 	}
 	return out
 }

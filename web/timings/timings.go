@@ -102,6 +102,9 @@ type Warning struct {
 	Message string
 	// Reason says why, with the figures of these settings.
 	Reason string
+	// MessageSays and ReasonSays are the same as sentences a screen puts in its reader's
+	// language (Message and Reason are their English).
+	MessageSays, ReasonSays Said
 }
 
 // Range is a best and a worst case.
@@ -267,53 +270,40 @@ func LeaseDurationSeconds(d time.Duration) int32 { return int32(int(d / time.Sec
 func warnings(v Verdict) []Warning {
 	s := v.Settings
 	var ws []Warning
-	add := func(code string, sev Severity, msg, reason string) {
-		ws = append(ws, Warning{Code: code, Severity: sev, Message: msg, Reason: reason})
+	add := func(code string, sev Severity, msg, reason Said) {
+		ws = append(ws, Warning{Code: code, Severity: sev, Message: msg.English(), Reason: reason.English(), MessageSays: msg, ReasonSays: reason})
 	}
-	leads := fmt.Sprintf("A leader that cannot reach the API server keeps leading until its renew deadline passes: up to retryPeriod + renewDeadline = %s after its last renewal.",
-		Seconds(v.LeaderStops))
+	leads := say("timings.leads", Seconds(v.LeaderStops))
 	switch {
 	case v.Margin <= 0:
-		add(CodeTwoLeaders, Danger,
-			"A leader cut off from the API server may still be leading when another candidate takes the lease.",
-			leads+fmt.Sprintf(" A follower that saw that renewal at once may take the lease %s after it (leaseDurationSeconds %d), so both may lead for up to %s."+
-				" client-go only checks that leaseDuration exceeds renewDeadline; keep leaseDuration above renewDeadline + retryPeriod, with room to spare.",
-				Seconds(v.Lease), v.LeaseDurationSeconds, Seconds(-v.Margin)))
+		add(CodeTwoLeaders, Danger, say("timings.twoLeaders"),
+			say("timings.twoLeadersWhy", leads, Seconds(v.Lease), v.LeaseDurationSeconds, Seconds(-v.Margin)))
 	case v.Margin < ThinMargin:
-		add(CodeThinMargin, Caution,
-			fmt.Sprintf("A leader cut off from the API server stops only %s before another candidate may take the lease.", Seconds(v.Margin)),
-			leads+fmt.Sprintf(" A follower may take the lease %s after that renewal. A garbage-collection pause, a slow last response or a follower's clock running %s fast eats a margin that thin; the Kubernetes components keep %s.",
-				Seconds(v.Lease), percent(v.ClockRateTolerance-1), Seconds(KubernetesDefaults.LeaseDuration-KubernetesDefaults.RenewDeadline-KubernetesDefaults.RetryPeriod)))
+		add(CodeThinMargin, Caution, say("timings.thinMargin", Seconds(v.Margin)),
+			say("timings.thinMarginWhy", leads, Seconds(v.Lease), percent(v.ClockRateTolerance-1),
+				Seconds(KubernetesDefaults.LeaseDuration-KubernetesDefaults.RenewDeadline-KubernetesDefaults.RetryPeriod)))
 	}
 	if s.LeaseDuration%time.Second != 0 {
 		add(CodeNotWholeSeconds, Caution,
-			fmt.Sprintf("leaseDuration %s is written to the Lease as leaseDurationSeconds %d: the lease lasts %s, not %s.",
-				Seconds(s.LeaseDuration), v.LeaseDurationSeconds, Seconds(v.Lease), Seconds(s.LeaseDuration)),
-			"client-go writes int32(leaseDuration / time.Second), dropping the fraction, and every candidate, the leader included, counts the lease from that field.")
+			say("timings.notWhole", Seconds(s.LeaseDuration), v.LeaseDurationSeconds, Seconds(v.Lease), Seconds(s.LeaseDuration)),
+			say("timings.notWholeWhy"))
 	}
 	if v.RenewAttempts < MinRenewAttempts {
-		add(CodeFewRenewAttempts, Caution,
-			fmt.Sprintf("Only %d renew attempts fit in the renew deadline.", v.RenewAttempts),
-			fmt.Sprintf("A leader whose renewal fails tries again every retryPeriod (%s) until renewDeadline (%s) has passed, so %d failed requests in a row, as a restarting API server or a slow etcd gives, end its leadership. Make renewDeadline more than %d × retryPeriod.",
-				Seconds(s.RetryPeriod), Seconds(s.RenewDeadline), v.RenewAttempts, MinRenewAttempts-1))
+		add(CodeFewRenewAttempts, Caution, say("timings.fewAttempts", v.RenewAttempts),
+			say("timings.fewAttemptsWhy", Seconds(s.RetryPeriod), Seconds(s.RenewDeadline), v.RenewAttempts, MinRenewAttempts-1))
 	}
 	if s.RenewDeadline < ShortRenewDeadline {
-		add(CodeShortRenewDeadline, Caution,
-			fmt.Sprintf("A leader stops leading after only %s of failed renewals.", Seconds(s.RenewDeadline)),
-			fmt.Sprintf("API-server and etcd hiccups (a restart, an etcd leader election, a long compaction) often last a few seconds; each one then costs the lease and restarts the work the leader was doing. The Kubernetes components allow %s.",
-				Seconds(KubernetesDefaults.RenewDeadline)))
+		add(CodeShortRenewDeadline, Caution, say("timings.shortDeadline", Seconds(s.RenewDeadline)),
+			say("timings.shortDeadlineWhy", Seconds(KubernetesDefaults.RenewDeadline)))
 	}
 	if s.RetryPeriod < BusyRetryPeriod {
-		add(CodeBusyRetryPeriod, Caution,
-			"Every candidate calls the API server more than once a second.",
-			fmt.Sprintf("The leader writes the Lease every retryPeriod (%s: %s writes a second, each one an etcd write and an event to every watcher) and each follower reads it every %s to %s. Across every component that elects a leader this loads the API server and etcd for little gain; the Kubernetes components retry every %s.",
-				Seconds(s.RetryPeriod), rate(v.LeaderWritesPerSecond), Seconds(v.FollowerTryGap.Best), Seconds(v.FollowerTryGap.Worst), Seconds(KubernetesDefaults.RetryPeriod)))
+		add(CodeBusyRetryPeriod, Caution, say("timings.busy"),
+			say("timings.busyWhy", Seconds(s.RetryPeriod), rate(v.LeaderWritesPerSecond), Seconds(v.FollowerTryGap.Best),
+				Seconds(v.FollowerTryGap.Worst), Seconds(KubernetesDefaults.RetryPeriod)))
 	}
 	if v.CrashFailover.Worst > SlowFailover {
-		add(CodeSlowFailover, Caution,
-			fmt.Sprintf("After a crash, nobody may lead for up to %s.", Seconds(v.CrashFailover.Worst)),
-			fmt.Sprintf("Followers wait leaseDurationSeconds (%d) after they last saw the lease change before they take it: a long lease rides out a slow API server, but a crashed leader's work waits as long. Release the lease on a clean shutdown (ReleaseOnCancel) so that a planned restart fails over within %s.",
-				v.LeaseDurationSeconds, Seconds(v.ReleaseFailover.Worst)))
+		add(CodeSlowFailover, Caution, say("timings.slowFailover", Seconds(v.CrashFailover.Worst)),
+			say("timings.slowFailoverWhy", v.LeaseDurationSeconds, Seconds(v.ReleaseFailover.Worst)))
 	}
 	return ws
 }
@@ -324,6 +314,9 @@ type Figure struct {
 	Key string
 	// Label says what it is; Value is the figure; Detail says how it comes about.
 	Label, Value, Detail string
+	// LabelSays, ValueSays and DetailSays are the same as sentences a screen puts in its
+	// reader's language (the strings are their English).
+	LabelSays, ValueSays, DetailSays Said
 }
 
 // The keys of the figures.
@@ -352,31 +345,29 @@ func (v Verdict) Figures() []Figure {
 		}
 		attempts = append(attempts, number(time.Duration(k)*s.RetryPeriod))
 	}
-	margin := Seconds(v.Margin) + " to spare"
-	clocks := fmt.Sprintf("A follower's clock may run %s fast against the leader's before the two overlap.", percent(v.ClockRateTolerance-1))
+	margin := say("timings.toSpare", Seconds(v.Margin))
+	clocks := say("timings.clocks", percent(v.ClockRateTolerance-1))
 	if v.Margin <= 0 {
-		margin = "none: up to " + Seconds(-v.Margin) + " of two leaders"
-		clocks = "They overlap even when every clock keeps perfect time."
+		margin = say("timings.noMargin", Seconds(-v.Margin))
+		clocks = say("timings.clocksOverlap")
+	}
+	figure := func(key string, label, value, detail Said) Figure {
+		return Figure{Key: key, Label: label.English(), Value: value.English(), Detail: detail.English(), LabelSays: label, ValueSays: value, DetailSays: detail}
 	}
 	return []Figure{
-		{FigureCrashFailover, "failover after a crash", span(v.CrashFailover),
-			fmt.Sprintf("A follower takes the lease %s after it last saw it change, at its next try (tries come %s to %s apart). It saw the leader's last renewal up to %s late, and the leader crashed up to %s after that renewal.",
-				Seconds(v.Lease), Seconds(v.FollowerTryGap.Best), Seconds(v.FollowerTryGap.Worst), Seconds(v.FollowerTryGap.Worst), Seconds(s.RetryPeriod))},
-		{FigureReleaseFailover, "failover after a release", span(v.ReleaseFailover),
-			"With ReleaseOnCancel the leader empties holderIdentity as it stops; a follower takes the lease at its next try, without waiting for it to expire."},
-		{FigureRenewAttempts, "renew attempts in the renew deadline", strconv.Itoa(v.RenewAttempts),
-			fmt.Sprintf("When a renewal fails the leader tries again every %s until the round's deadline, %s after it began: at %s s, when each request fails fast. A request that hangs takes the rest of the deadline with it.",
-				Seconds(s.RetryPeriod), Seconds(s.RenewDeadline), strings.Join(attempts, ", "))},
-		{FigureOutage, "API-server outage the leader rides out", "up to " + Seconds(v.LastRenewAttempt),
-			fmt.Sprintf("Its last try comes %s after its last renewal (an outage of %s is ridden out whenever it begins). If that try fails too, it stops leading %s after the last renewal (retryPeriod + renewDeadline); a follower takes over only once the lease has expired by its own clock, %s after it last saw it change.",
-				Seconds(v.LastRenewAttempt), Seconds(v.OutageRiddenOut), Seconds(v.LeaderStops), Seconds(v.Lease))},
-		{FigureMargin, "cut-off leader stops before a takeover", margin,
-			fmt.Sprintf("A leader that cannot renew leads up to %s after its last renewal; a follower may take the lease %s after it. %s",
-				Seconds(v.LeaderStops), Seconds(v.Lease), clocks)},
-		{FigureLease, "written to the Lease", fmt.Sprintf("leaseDurationSeconds: %d", v.LeaseDurationSeconds),
-			"client-go writes whole seconds (int32(leaseDuration / time.Second)); every candidate counts the lease from this field."},
-		{FigureLoad, "API requests per candidate", fmt.Sprintf("leader %s/s, follower %s/s", rate(v.LeaderWritesPerSecond), rate(v.FollowerReadsPerSecond)),
-			"The leader writes the Lease once per retryPeriod; a follower reads it once per try, on average every 1.6 × retryPeriod."},
+		figure(FigureCrashFailover, say("timings.crashFailover"), spanSays(v.CrashFailover),
+			say("timings.crashFailoverHow", Seconds(v.Lease), Seconds(v.FollowerTryGap.Best), Seconds(v.FollowerTryGap.Worst), Seconds(v.FollowerTryGap.Worst), Seconds(s.RetryPeriod))),
+		figure(FigureReleaseFailover, say("timings.releaseFailover"), spanSays(v.ReleaseFailover), say("timings.releaseFailoverHow")),
+		figure(FigureRenewAttempts, say("timings.renewAttempts"), same(strconv.Itoa(v.RenewAttempts)),
+			say("timings.renewAttemptsHow", Seconds(s.RetryPeriod), Seconds(s.RenewDeadline), strings.Join(attempts, ", "))),
+		figure(FigureOutage, say("timings.outage"), say("timings.upTo", Seconds(v.LastRenewAttempt)),
+			say("timings.outageHow", Seconds(v.LastRenewAttempt), Seconds(v.OutageRiddenOut), Seconds(v.LeaderStops), Seconds(v.Lease))),
+		figure(FigureMargin, say("timings.margin"), margin,
+			say("timings.marginHow", Seconds(v.LeaderStops), Seconds(v.Lease), clocks)),
+		figure(FigureLease, say("timings.writtenToLease"), same(fmt.Sprintf("leaseDurationSeconds: %d", v.LeaseDurationSeconds)),
+			say("timings.writtenToLeaseHow")),
+		figure(FigureLoad, say("timings.load"), say("timings.loadValue", rate(v.LeaderWritesPerSecond), rate(v.FollowerReadsPerSecond)),
+			say("timings.loadHow")),
 	}
 }
 
@@ -386,6 +377,14 @@ func Seconds(d time.Duration) string { return number(d) + " s" }
 // number is d in seconds, to the millisecond, without a unit.
 func number(d time.Duration) string {
 	return strconv.FormatFloat(float64(d.Round(time.Millisecond))/float64(time.Second), 'f', -1, 64)
+}
+
+// spanSays is span in both languages.
+func spanSays(r Range) Said {
+	if r.Best == r.Worst {
+		return same(Seconds(r.Best))
+	}
+	return say("timings.span", number(r.Best), Seconds(r.Worst))
 }
 
 // span formats a range: "13 s to 23.8 s".

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/inprocess"
 )
 
@@ -34,14 +34,14 @@ func (u *UI) createLease(c echo.Context) error {
 	}
 	switch {
 	case form.Namespace == "":
-		form.Errors = append(form.Errors, "namespace is required")
+		refuse(&form, i18n.Say("form.namespaceRequired"))
 	default:
 		for _, msg := range validation.IsDNS1123Label(form.Namespace) {
-			form.Errors = append(form.Errors, fmt.Sprintf("namespace %q is not valid: %s", form.Namespace, msg))
+			refuse(&form, i18n.Say("form.badNamespace", form.Namespace, msg))
 		}
 	}
 	if form.Name == "" {
-		form.Errors = append(form.Errors, "name is required")
+		refuse(&form, i18n.Say("form.nameRequired"))
 	}
 	if len(form.Errors) == 0 {
 		lease := coordinationv1.Lease{
@@ -56,7 +56,7 @@ func (u *UI) createLease(c echo.Context) error {
 			if refused, err := forbidden(c, err); refused {
 				return err
 			}
-			form.Errors = append(form.Errors, err.Error())
+			refuse(&form, i18n.Same(err.Error()))
 		}
 	}
 	if len(form.Errors) > 0 {
@@ -69,11 +69,17 @@ func (u *UI) createLease(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/")
 }
 
+// refuse adds a reason the form was refused.
+func refuse(f *templates.LeaseForm, why i18n.Text) {
+	f.Errors = append(f.Errors, why.En)
+	f.ErrorsSays = append(f.ErrorsSays, why)
+}
+
 // deleteLease handles a card's Delete button. A lease that is already gone is not an error.
 func (u *UI) deleteLease(c echo.Context) error {
 	ns, name := c.Param("namespace"), c.Param("name")
 	if len(validation.IsDNS1123Label(ns)) > 0 {
-		return u.fail(c, http.StatusBadRequest, "not a valid namespace: "+ns)
+		return u.failSays(c, http.StatusBadRequest, i18n.Say("error.badNamespace", ns))
 	}
 	err := u.callAPI(c.Request().Context(), http.MethodDelete, leasesPath(ns)+"/"+url.PathEscape(name), nil)
 	if refused, err := forbidden(c, err); refused {
@@ -81,7 +87,7 @@ func (u *UI) deleteLease(c echo.Context) error {
 	}
 	var se *apiError
 	if err != nil && !(errors.As(err, &se) && se.code == http.StatusNotFound) {
-		return u.fail(c, http.StatusBadGateway, "The lease could not be deleted: "+err.Error())
+		return u.failSays(c, http.StatusBadGateway, i18n.Say("error.notDeleted", err.Error()))
 	}
 	return c.Redirect(http.StatusSeeOther, "/")
 }

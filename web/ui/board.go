@@ -18,6 +18,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/views"
 )
@@ -66,6 +67,8 @@ type boardCard struct {
 	// OverlapText tells the newest.
 	Overlaps    int    `json:"overlaps"`
 	OverlapText string `json:"overlapText"`
+	// overlapSays is OverlapText in both languages: each dashboard gets its own.
+	overlapSays i18n.Text
 }
 
 // boardCandidate is a LeaseCandidate row as the dashboard's script draws it.
@@ -85,13 +88,14 @@ type boardCandidate struct {
 
 // boardFeedItem is a feed line as the dashboard's script draws it.
 type boardFeedItem struct {
-	AtMs      int64  `json:"atMs"`
-	At        string `json:"at"`
-	Kind      string `json:"kind"`
-	Icon      string `json:"icon"`
-	Text      string `json:"text"`
-	Namespace string `json:"namespace"`
-	Lease     string `json:"lease"`
+	AtMs      int64     `json:"atMs"`
+	At        string    `json:"at"`
+	Kind      string    `json:"kind"`
+	Icon      string    `json:"icon"`
+	Text      string    `json:"text"`
+	Namespace string    `json:"namespace"`
+	Lease     string    `json:"lease"`
+	says      i18n.Text // Text in both languages
 }
 
 // boardMessage is one message of the board's stream. Reset replaces every card and the feed;
@@ -111,6 +115,7 @@ type boardMessage struct {
 
 // boardSub is one open dashboard.
 type boardSub struct {
+	lang i18n.Lang // the language the dashboard reads
 	msgs chan []byte
 	// dropped is closed when the dashboard fell behind and was dropped.
 	dropped chan struct{}
@@ -134,6 +139,7 @@ func newBoard(u *UI) *board {
 // subscribe adds a dashboard; its first message is the whole board. It starts the board on
 // first use.
 func (b *board) subscribe(ctx context.Context) (*boardSub, error) {
+	lang := i18n.FromContext(ctx)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.started {
@@ -142,8 +148,8 @@ func (b *board) subscribe(ctx context.Context) (*boardSub, error) {
 		}
 		b.started = true
 	}
-	s := &boardSub{msgs: make(chan []byte, boardQueue), dropped: make(chan struct{})}
-	s.msgs <- b.snapshotLocked()
+	s := &boardSub{lang: lang, msgs: make(chan []byte, boardQueue), dropped: make(chan struct{})}
+	s.msgs <- b.snapshotLocked(lang)
 	b.subs[s] = struct{}{}
 	return s, nil
 }
@@ -239,7 +245,7 @@ func cardOf(c templates.LeaseCard) boardCard {
 		Namespace: c.Namespace, Name: c.Name, Holder: c.Holder, Status: c.Status,
 		SinceMs: c.SinceMs, ExpiresMs: c.ExpiresAtMs, DurationSeconds: c.DurationSeconds,
 		Transitions: c.Transitions, Strategy: c.Strategy, PreferredHolder: c.PreferredHolder,
-		Overlaps: c.Overlaps, OverlapText: c.OverlapText,
+		Overlaps: c.Overlaps, OverlapText: c.OverlapText, overlapSays: c.OverlapSays,
 	}
 }
 
@@ -442,12 +448,17 @@ func (b *board) nextExpiryLocked(now time.Time) time.Time {
 }
 
 func (b *board) broadcastLocked(msg boardMessage) {
-	data, err := json.Marshal(msg)
-	if err != nil {
-		b.u.log.Error("dashboard board: encode", slog.Any("error", err))
-		return
-	}
+	encoded := map[i18n.Lang][]byte{} // each language's message, encoded once
 	for s := range b.subs {
+		data, ok := encoded[s.lang]
+		if !ok {
+			var err error
+			if data, err = json.Marshal(msg.in(s.lang)); err != nil {
+				b.u.log.Error("dashboard board: encode", slog.Any("error", err))
+				return
+			}
+			encoded[s.lang] = data
+		}
 		select {
 		case s.msgs <- data:
 		default:
@@ -458,8 +469,26 @@ func (b *board) broadcastLocked(msg boardMessage) {
 	}
 }
 
-// snapshotLocked is the whole board as one message.
-func (b *board) snapshotLocked() []byte {
+// in is msg with its sentences in lang.
+func (msg boardMessage) in(lang i18n.Lang) boardMessage {
+	out := msg
+	out.Cards = slices.Clone(msg.Cards)
+	for i := range out.Cards {
+		if c := &out.Cards[i]; !c.overlapSays.IsZero() {
+			c.OverlapText = c.overlapSays.In(lang)
+		}
+	}
+	out.Feed = slices.Clone(msg.Feed)
+	for i := range out.Feed {
+		if f := &out.Feed[i]; !f.says.IsZero() {
+			f.Text = f.says.In(lang)
+		}
+	}
+	return out
+}
+
+// snapshotLocked is the whole board as one message, in lang.
+func (b *board) snapshotLocked(lang i18n.Lang) []byte {
 	msg := boardMessage{Type: "board", Reset: true, Cards: make([]boardCard, 0, len(b.leases)), Feed: make([]boardFeedItem, 0, len(b.feed))}
 	for _, bl := range b.leases {
 		msg.Cards = append(msg.Cards, bl.card)
@@ -474,12 +503,12 @@ func (b *board) snapshotLocked() []byte {
 	slices.SortFunc(msg.Candidates, func(a, c boardCandidate) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, c.Namespace+"/"+c.Name)
 	})
-	data, _ := json.Marshal(msg)
+	data, _ := json.Marshal(msg.in(lang))
 	return data
 }
 
 func boardItem(f templates.FeedItem) boardFeedItem {
-	return boardFeedItem{AtMs: f.AtMs, At: f.At, Kind: f.Kind, Icon: templates.IconName(f.Kind), Text: f.Text, Namespace: f.Namespace, Lease: f.Lease}
+	return boardFeedItem{AtMs: f.AtMs, At: f.At, Kind: f.Kind, Icon: templates.IconName(f.Kind), Text: f.Text, Namespace: f.Namespace, Lease: f.Lease, says: f.Says}
 }
 
 // boardWatch serves GET /ui/board/watch: the WebSocket that keeps a dashboard's lease cards and

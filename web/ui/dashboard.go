@@ -15,6 +15,7 @@ import (
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/kinds/coordinationv1alpha1"
 )
@@ -69,8 +70,8 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 	}
 	live := dashboardURL(ns)
 	v := templates.Dashboard{
-		SlowChoices:  slowChoices(nil),
-		Page:         u.page("Dashboard", "dashboard"),
+		SlowChoices:  slowChoices(ctx, nil),
+		Page:         u.pageSays(i18n.Say("nav.dashboard"), "dashboard"),
 		LeasesRV:     strconv.FormatInt(leasesRV, 10),
 		NamespacesRV: strconv.FormatInt(nsRV, 10),
 		CandidatesRV: strconv.FormatInt(candsRV, 10),
@@ -143,7 +144,7 @@ func (u *UI) dashboardCards(ctx context.Context, v *templates.Dashboard, leases 
 		card := st.card
 		card.Candidates, card.Tabs = candCount[k], tabCount[k]
 		if d, ok := latest[k]; ok && d.Kind == templates.DecisionConflict {
-			card.Conflict = d.Message
+			card.Conflict, card.ConflictSays = d.Message, d.Says
 		}
 		v.Leases = append(v.Leases, card)
 	}
@@ -282,6 +283,7 @@ func candidateRow(lc *coordinationv1beta1.LeaseCandidate, now time.Time) templat
 	if lc.Spec.RenewTime != nil {
 		r.RenewTime = clockTime(lc.Spec.RenewTime.Time)
 		r.RenewAge = ageText(lc.Spec.RenewTime.Time, now)
+		r.RenewAgeSays = ageSays(lc.Spec.RenewTime.Time, now)
 	}
 	if lc.Spec.PingTime != nil {
 		r.PingTime = clockTime(lc.Spec.PingTime.Time)
@@ -308,6 +310,8 @@ func tabView(t TabInfo) templates.Tab {
 		},
 		ActiveFaults: t.ActiveFaults,
 		LastLog:      t.LastLog.Text,
+		LastLogMsg:   t.LastLog.Msg,
+		FaultMsgs:    t.Faults.Describe(),
 
 		Coordinated:      t.Coordinated,
 		BinaryVersion:    t.BinaryVersion,
@@ -338,5 +342,5 @@ func newestFeed(items []templates.FeedItem) []templates.FeedItem {
 
 // feedItem is one feed line for the templates.
 func feedItem(ns, name string, t judge.Told) templates.FeedItem {
-	return templates.FeedItem{AtMs: t.At.UnixMilli(), At: clockTime(t.At), Kind: t.Kind, Text: t.Text, Namespace: ns, Lease: name}
+	return templates.FeedItem{AtMs: t.At.UnixMilli(), At: clockTime(t.At), Kind: t.Kind, Text: t.Text, Says: says(t.Says), Namespace: ns, Lease: name}
 }

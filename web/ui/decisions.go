@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/judge"
@@ -30,7 +31,7 @@ func electionDecisions(list func(namespace, lease string) []election.Decision) f
 		ds := list(namespace, lease)
 		out := make([]templates.DecisionView, len(ds))
 		for i, d := range ds {
-			out[i] = templates.DecisionView{At: d.Time, Kind: string(d.Kind), Icon: judge.DecisionIcon(string(d.Kind)), Word: judge.DecisionWord(string(d.Kind)), Candidate: d.Candidate, Message: d.Message}
+			out[i] = templates.DecisionView{At: d.Time, Kind: string(d.Kind), Icon: judge.DecisionIcon(string(d.Kind)), Word: judge.DecisionWord(string(d.Kind)), Candidate: d.Candidate, Message: d.Message, Says: electionSays(d.Says)}
 		}
 		return out
 	}
@@ -59,6 +60,7 @@ func fillDecision(d *templates.DecisionView, now time.Time) {
 	d.AtMs = d.At.UnixMilli()
 	d.Time = clockTime(d.At)
 	d.Age = ageText(d.At, now)
+	d.AgeSays = ageSays(d.At, now)
 }
 
 // latestDecision is the decision of f about a lease that the dashboard shows, with its times
@@ -113,8 +115,9 @@ type decisionSummary struct {
 	Time      string `json:"time"`
 }
 
-// decisionsMessage encodes the "decisions" message with the latest decision about each of keys.
-func (u *UI) decisionsMessage(keys []leaseKey) []byte {
+// decisionsMessage encodes the "decisions" message with the latest decision about each of keys,
+// its sentences in lang.
+func (u *UI) decisionsMessage(keys []leaseKey, lang i18n.Lang) []byte {
 	f := u.decisionsFunc()
 	now := u.opts.Now()
 	msg := struct {
@@ -125,7 +128,11 @@ func (u *UI) decisionsMessage(keys []leaseKey) []byte {
 	for _, k := range keys {
 		s := decisionSummary{Namespace: k.ns, Lease: k.name}
 		if d, ok := latestDecision(f, k, now); ok {
-			s.Kind, s.Icon, s.Word, s.Candidate, s.Message, s.AtMs, s.Time = d.Kind, d.Icon, d.Word, d.Candidate, tabproto.Cut(d.Message, maxPushedMessage), d.AtMs, d.Time
+			message := d.Message
+			if !d.Says.IsZero() {
+				message = d.Says.In(lang)
+			}
+			s.Kind, s.Icon, s.Word, s.Candidate, s.Message, s.AtMs, s.Time = d.Kind, d.Icon, d.Word, d.Candidate, tabproto.Cut(message, maxPushedMessage), d.AtMs, d.Time
 		}
 		msg.Decisions = append(msg.Decisions, s)
 	}

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/kinds/coordinationv1alpha1"
 	"github.com/leaselab/leaselab/web/webtest/poll"
@@ -262,7 +263,7 @@ func TestElectionEscaping(t *testing.T) {
 		}
 	}
 	// Pushed to dashboards as JSON, for dashboard.js to set as text.
-	b := tu.decisionsMessage([]leaseKey{{"default", evilLease}})
+	b := tu.decisionsMessage([]leaseKey{{"default", evilLease}}, i18n.EN)
 	var m struct {
 		Decisions []decisionSummary `json:"decisions"`
 	}
@@ -371,5 +372,53 @@ func TestElectionsSubscribed(t *testing.T) {
 	case <-f.stopped:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the subscription outlives the server")
+	}
+}
+
+// TestElectionDecisionsInChinese: the controller's decisions are sentences (election.Said)
+// that the lease page, the dashboard and the dashboards' pushes put in the reader's language;
+// in English they read as the controller's Message.
+func TestElectionDecisionsInChinese(t *testing.T) {
+	now := at(60)
+	tu := mustNewUI(t, now)
+	tu.putCandidate(t, "default", "sched-a", "sched", "OldestEmulationVersion", nil)
+	tu.putCandidate(t, "default", "sched-b", "sched", "example.com/custom", nil)
+	conflict := &election.ConflictError{First: "sched-a", Second: "sched-b", FirstStrategy: "OldestEmulationVersion", SecondStrategy: "example.com/custom"}
+	conflictSays := election.Said{Key: "election.conflict", Args: []any{conflict.Says()}}
+	pingSays := election.Said{Key: "election.pinged", Args: []any{
+		election.Said{Key: election.KeyList, Args: []any{"sched-a", "sched-b"}}, election.Said{Key: "election.noLease"}}}
+	const (
+		conflictEn = `strategy conflict: candidates "sched-a", "sched-b" at same binary version but received differing strategies OldestEmulationVersion, example.com/custom; the lease is left alone until the candidates agree`
+		conflictZh = `策略冲突：候选者 "sched-a"、"sched-b" 的二进制版本相同，却提出了不同的策略 OldestEmulationVersion、example.com/custom；在候选者达成一致之前不改动租约`
+		pingEn     = "pinged sched-a, sched-b: election needed because the lease does not exist"
+		pingZh     = "已 ping sched-a、sched-b：需要选举，因为租约不存在"
+	)
+	if got := conflictSays.English(); got != conflictEn {
+		t.Errorf("English: %q", got)
+	}
+	tu.setDecisions(fakeDecisions(map[string][]election.Decision{
+		"default/sched": {
+			{Time: at(40), Kind: election.KindPing, Message: pingSays.English(), Says: pingSays},
+			{Time: at(50), Kind: election.KindConflict, Message: conflictSays.English(), Says: conflictSays},
+		},
+	}))
+	for _, c := range []struct{ lang, conflict, ping string }{{"en", conflictEn, pingEn}, {"zh", conflictZh, pingZh}} {
+		doc := tu.mustGetDoc(t, "/leases/default/sched?lang="+c.lang, http.StatusOK)
+		var texts []string
+		doc.Find(`[data-testid=lease-decisions] [data-testid=decision] .decision-text`).Each(func(_ int, s *goquery.Selection) { texts = append(texts, text(s)) })
+		if !slices.Equal(texts, []string{c.conflict, c.ping}) {
+			t.Errorf("%s: the lease page's decisions %q", c.lang, texts)
+		}
+		doc = tu.mustGetDoc(t, "/?lang="+c.lang, http.StatusOK)
+		if got := text(doc.Find(`#elections [data-testid=election-row] [data-testid=election-message]`).First()); got != c.conflict {
+			t.Errorf("%s: the dashboard's decision %q", c.lang, got)
+		}
+		l, _ := i18n.Parse(c.lang)
+		var m struct {
+			Decisions []decisionSummary `json:"decisions"`
+		}
+		if err := json.Unmarshal(tu.decisionsMessage([]leaseKey{{"default", "sched"}}, l), &m); err != nil || len(m.Decisions) != 1 || m.Decisions[0].Message != c.conflict {
+			t.Errorf("%s: pushed %+v (%v)", c.lang, m.Decisions, err)
+		}
 	}
 }

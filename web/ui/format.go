@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/leaselab/leaselab/templates/i18n"
 )
 
 func itoa(v int) string { return strconv.Itoa(v) }
@@ -63,4 +65,32 @@ func offsetText(ms int64) string {
 		s = "+" + s
 	}
 	return s + " s"
+}
+
+// ageSays is ageText in both languages.
+func ageSays(t, now time.Time) i18n.Text {
+	if t.IsZero() {
+		return i18n.Text{}
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return i18n.Say("age.future")
+	case d < time.Minute:
+		return i18n.Say("age.s", int(d/time.Second))
+	case d < time.Hour:
+		return i18n.Say("age.min", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return i18n.Say("age.h", int(d/time.Hour))
+	}
+	return i18n.Say("age.d", int(d/(24*time.Hour)))
+}
+
+// spanSays is spanText in both languages.
+func spanSays(d time.Duration) i18n.Text {
+	if d < time.Minute {
+		return i18n.Same(spanText(d))
+	}
+	m := d.Minutes()
+	return i18n.Say("span.min", strconv.FormatFloat(math.Round(m*10)/10, 'f', -1, 64))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/recording"
 )
 
@@ -17,11 +18,11 @@ import (
 func (u *UI) history(c echo.Context) error {
 	scope := recording.Scope{Namespace: c.QueryParam("namespace"), Lease: c.QueryParam("lease")}
 	if err := scope.Validate(); err != nil {
-		return u.fail(c, http.StatusBadRequest, "No recording of that: "+err.Error()+".")
+		return u.failSays(c, http.StatusBadRequest, i18n.Say("error.noRecording", err.Error()))
 	}
 	src, ok := u.store.(store.LogReader)
 	if !ok {
-		return u.fail(c, http.StatusNotImplemented, "This server's store cannot read its change log whole.")
+		return u.failSays(c, http.StatusNotImplemented, i18n.Say("error.noLog"))
 	}
 	// The recording's time is the wall clock's, also on a replay, whose screens' clock stands
 	// still.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/judge"
 )
 
@@ -34,7 +35,7 @@ func (u *UI) leasePage(c echo.Context) error {
 		return u.failMoment(c, m.at, err)
 	}
 	if !known {
-		return u.fail(c, http.StatusNotFound, "There is no lease "+ns+"/"+name+", none in the change log, and no LeaseCandidates for it.")
+		return u.failSays(c, http.StatusNotFound, i18n.Say("error.noLease", ns+"/"+name))
 	}
 	liveURL := leaseURL(ns, name) + "/live"
 	v := templates.LeasePage{
@@ -145,7 +146,7 @@ func (u *UI) leaseCandidates(ctx context.Context, live *templates.LeaseLive, ns,
 		live.Election = true
 		live.Decisions = decisionViews(f(ns, name), now)
 		if len(live.Decisions) > 0 && live.Decisions[0].Kind == templates.DecisionConflict && len(live.Candidates) > 0 {
-			live.Conflict = live.Decisions[0].Message
+			live.Conflict, live.ConflictSays = live.Decisions[0].Message, live.Decisions[0].Says
 		}
 	}
 	return nil
@@ -278,6 +279,7 @@ func eventRows(events []*corev1.Event, now time.Time) []templates.EventRow {
 			Count:   e.Count,
 			Last:    clockTime(last(e)),
 			Age:     ageText(last(e), now),
+			AgeSays: ageSays(last(e), now),
 			Source:  judge.Shown(src),
 		})
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/views"
 )
@@ -68,7 +69,7 @@ func momentParam(c echo.Context) (time.Time, error) {
 func (u *UI) momentOfRequest(c echo.Context) (m moment, ok bool, err error) {
 	at, err := momentParam(c)
 	if err != nil {
-		return moment{}, false, u.fail(c, http.StatusBadRequest, err.Error())
+		return moment{}, false, u.failSays(c, http.StatusBadRequest, i18n.Say("error.badMoment", c.QueryParam("at")))
 	}
 	m, err = u.momentAt(c.Request().Context(), at)
 	if err != nil {
@@ -83,8 +84,7 @@ func (u *UI) failMoment(c echo.Context, at time.Time, err error) error {
 	if !errors.Is(err, store.ErrCompacted) {
 		return err
 	}
-	return u.fail(c, http.StatusGone, "The history no longer reaches back to "+at.Local().Format("2006-01-02 15:04:05.000")+
-		": the change log was compacted since and keeps only later changes. Pick a later moment, or go back to live.")
+	return u.failSays(c, http.StatusGone, i18n.Say("error.compacted", at.Local().Format("2006-01-02 15:04:05.000")))
 }
 
 // momentView is m for the templates; liveLink is the live page.
@@ -96,6 +96,7 @@ func (u *UI) momentView(m moment, liveLink string) templates.Moment {
 		At:       m.at.UTC().Format(momentLayout),
 		Text:     preciseTime(m.at),
 		Age:      ageText(m.at, u.opts.Now()),
+		AgeSays:  ageSays(m.at, u.opts.Now()),
 		LiveLink: liveLink,
 	}
 }

@@ -11,6 +11,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/judge"
 )
 
@@ -84,8 +85,13 @@ func (u *UI) momentsOf(ctx context.Context, ns, name string, now time.Time) (mom
 	slices.SortStableFunc(told, func(a, b judge.Told) int { return a.KnownAt().Compare(b.KnownAt()) })
 	told = told[max(0, len(told)-maxMoments):]
 	reply := momentsReply{From: momentText(from), To: momentText(now), Moments: make([]momentItem, 0, len(told))}
+	lang := i18n.FromContext(ctx)
 	for _, t := range told {
-		reply.Moments = append(reply.Moments, momentItem{At: momentText(t.KnownAt()), Kind: t.Kind, Text: t.Text})
+		text := t.Text
+		if !t.Says.IsZero() {
+			text = says(t.Says).In(lang)
+		}
+		reply.Moments = append(reply.Moments, momentItem{At: momentText(t.KnownAt()), Kind: t.Kind, Text: text})
 	}
 	return reply, nil
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,7 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/timings"
 )
 
@@ -23,16 +26,26 @@ import (
 func (u *UI) play(c echo.Context) error {
 	q := c.QueryParams()
 	var problems []string
+	var says []i18n.Text // problems in both languages
+	problem := func(t i18n.Text) {
+		problems = append(problems, t.En)
+		says = append(says, t)
+	}
 	addProblems := func(err error) {
 		var ce *candidate.ConfigError
 		if errors.As(err, &ce) {
-			for _, p := range ce.Problems {
-				if !slices.Contains(problems, p) {
-					problems = append(problems, p)
+			for i, p := range ce.Problems {
+				if slices.Contains(problems, p) {
+					continue
+				}
+				if len(ce.Messages) == len(ce.Problems) {
+					problem(candidateSays(ce.Messages[i]))
+				} else {
+					problem(i18n.Same(p))
 				}
 			}
 		} else if err != nil {
-			problems = append(problems, err.Error())
+			problem(i18n.Same(err.Error()))
 		}
 	}
 	params, err := candidate.ParamsFromQuery(q)
@@ -49,17 +62,17 @@ func (u *UI) play(c echo.Context) error {
 	}
 	if cfg.LeaseName != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(cfg.LeaseName) {
-			problems = append(problems, "lease name "+strconv.Quote(cfg.LeaseName)+" is not valid: "+msg)
+			problem(i18n.Say("play.badLeaseName", strconv.Quote(cfg.LeaseName), msg))
 		}
 	}
 	for _, msg := range validation.IsDNS1123Label(cfg.Namespace) {
-		problems = append(problems, "namespace "+strconv.Quote(cfg.Namespace)+" is not valid: "+msg)
+		problem(i18n.Say("play.badNamespace", strconv.Quote(cfg.Namespace), msg))
 	}
 	if p := u.mayNotWrite(c.Request(), cfg.Namespace); p != "" {
-		problems = append(problems, p)
+		problem(i18n.Same(p))
 	}
-	if p := u.replayProblem(); p != "" {
-		problems = append(problems, p)
+	if p := u.replayProblem(); !p.IsZero() {
+		problem(p)
 	}
 	if up := u.opts.Upstream; up != nil {
 		if up.ReadOnly != "" {
@@ -81,6 +94,7 @@ func (u *UI) play(c echo.Context) error {
 	}
 	v := templates.Play{
 		Page:             u.page(cfg.Identity+" · "+cfg.Namespace+"/"+cfg.LeaseName, "play"),
+		ProblemsSays:     says,
 		Namespace:        cfg.Namespace,
 		Lease:            cfg.LeaseName,
 		Identity:         cfg.Identity,
@@ -113,7 +127,7 @@ func (u *UI) play(c echo.Context) error {
 		Disabled:    len(problems) > 0 || v.Page.Assets.WasmMissing,
 	}
 	tm := candidate.Timings{LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod}
-	v.Config.Slow = templates.PlaySlow{Choices: slowChoices(&tm), DefaultMs: tm.SlowLatency().Milliseconds()}
+	v.Config.Slow = templates.PlaySlow{Choices: slowChoices(c.Request().Context(), &tm), DefaultMs: tm.SlowLatency().Milliseconds()}
 	status := http.StatusOK
 	if len(problems) > 0 {
 		status = http.StatusUnprocessableEntity
@@ -122,13 +136,15 @@ func (u *UI) play(c echo.Context) error {
 }
 
 // slowChoices are the delays the slow-network fault offers, each with what it does at the
-// timings t when they are known (a tab's own page; the dashboard does not know a tab's).
-func slowChoices(t *candidate.Timings) []templates.SlowChoice {
+// timings t when they are known (a tab's own page; the dashboard does not know a tab's), in
+// the language of ctx.
+func slowChoices(ctx context.Context, t *candidate.Timings) []templates.SlowChoice {
+	lang := string(i18n.FromContext(ctx))
 	out := make([]templates.SlowChoice, len(candidate.SlowSteps))
 	for i, d := range candidate.SlowSteps {
 		out[i] = templates.SlowChoice{Ms: d.Milliseconds(), Label: secsText(d)}
 		if t != nil {
-			out[i].Effect = t.LatencyEffect(d)
+			out[i].Effect = t.LatencyEffectSays(d).In(lang)
 		}
 	}
 	return out
@@ -150,4 +166,9 @@ func (u *UI) mayNotWrite(r *http.Request, ns string) string {
 		quoted[i] = strconv.Quote(n)
 	}
 	return fmt.Sprintf("%s may not write in namespace %q: open the tab in %s", tu.Name, ns, strings.Join(quoted, " or "))
+}
+
+// candidateSays is one of the candidate's sentences in both languages.
+func candidateSays(m tabproto.Msg) i18n.Text {
+	return i18n.Text{En: m.In(string(i18n.EN)), Zh: m.In(string(i18n.ZH))}
 }

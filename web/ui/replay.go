@@ -2,12 +2,14 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/status"
 )
 
@@ -39,12 +41,21 @@ func (r *Replay) banner() *templates.Replay {
 	return &templates.Replay{
 		File:          r.File,
 		Scope:         r.Scope,
+		ScopeSays:     r.scopeSays(),
 		From:          r.From.Local().Format("2006-01-02 15:04:05"),
 		To:            clockTime(r.To),
 		FirstRevision: r.FirstRevision,
 		LastRevision:  r.LastRevision,
 		Changes:       r.Changes,
 	}
+}
+
+// scopeSays is the scope in both languages: "lease demo/x" is "租约 demo/x".
+func (r *Replay) scopeSays() i18n.Text {
+	if kind, name, ok := strings.Cut(r.Scope, " "); ok && (kind == "lease" || kind == "namespace") {
+		return i18n.Say("replay.scope."+kind, name)
+	}
+	return i18n.Same(r.Scope)
 }
 
 // refuseTab answers a candidate tab's connection on a replay: there is nothing a tab could
@@ -56,9 +67,9 @@ func (u *UI) refuseTab(c echo.Context) error {
 }
 
 // replayProblem is what a candidate tab's page says on a replay.
-func (u *UI) replayProblem() string {
+func (u *UI) replayProblem() i18n.Text {
 	if u.opts.Replay == nil {
-		return ""
+		return i18n.Text{}
 	}
-	return "Candidate tabs cannot join: " + u.opts.Replay.Refusal() + " (run leaselab serve for a live playground)"
+	return i18n.Say("replay.noTabs", u.opts.Replay.File)
 }

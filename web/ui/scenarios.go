@@ -114,23 +114,9 @@ func (s *scenarioRuns) stopAll() {
 	}
 }
 
-// withLang puts the request's language in its context (the lang parameter, the switch's
-// cookie, Accept-Language), keeping it in the cookie when the parameter chose it.
-func withLang(c echo.Context) context.Context {
-	r := c.Request()
-	q := r.URL.Query().Get("lang")
-	cookie := ""
-	if ck, err := r.Cookie(i18n.CookieName); err == nil {
-		cookie = ck.Value
-	}
-	lang := i18n.Negotiate(q, cookie, r.Header.Get("Accept-Language"))
-	if _, ok := i18n.Parse(q); ok {
-		c.SetCookie(&http.Cookie{Name: i18n.CookieName, Value: string(lang), Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode})
-	}
-	ctx := i18n.WithLang(r.Context(), lang)
-	c.SetRequest(r.WithContext(ctx))
-	return ctx
-}
+// withLang is the request's context, which the Language middleware has given the request's
+// language (the lang parameter, the switch's cookie, Accept-Language).
+func withLang(c echo.Context) context.Context { return c.Request().Context() }
 
 // scenarioParams reads the seed and speed of a scenario URL or form: seed 1 and speed 1 when
 // absent.

@@ -64,6 +64,8 @@ func overlapViews(overlaps []judge.Overlap, ns, name string, now time.Time) []te
 			Cause:      o.Cause,
 			Text:       o.Text,
 			Advice:     o.Advice,
+			Says:       says(o.Says),
+			AdviceSays: says(o.AdviceSays),
 			AtURL:      leaseURL(ns, name) + "?at=" + url.QueryEscape(start),
 		})
 	}
@@ -103,7 +105,7 @@ func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time, 
 	s.card = leaseCard(l, s.cur, now)
 	s.card.Overlaps = len(overlaps)
 	if n := len(overlaps); n > 0 {
-		s.card.OverlapText = overlaps[n-1].Text
+		s.card.OverlapText, s.card.OverlapSays = overlaps[n-1].Text, says(overlaps[n-1].Says)
 	}
 	name := l.Namespace + "/" + l.Name
 	s.told = append(judge.Tell(name, judge.Terms(changes, now)), judge.TellOverlaps(name, overlaps)...)

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/time/rate"
 
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
@@ -256,6 +257,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 		u.log.Debug("tab watch refused", slog.Any("error", err))
 		return nil
 	}
+	lang := i18n.FromContext(c.Request().Context()) // the dashboard's: the decisions are in it
 	ctx, cancel := context.WithCancel(u.opts.Context)
 	defer cancel()
 	w := u.hub.addWatcher()
@@ -307,7 +309,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 		}
 	}()
 
-	err = u.watchLoop(ctx, conn, w, c.QueryParam("changes") == "1", decided, replies)
+	err = u.watchLoop(ctx, lang, conn, w, c.QueryParam("changes") == "1", decided, replies)
 	cancel()
 	wg.Wait()
 	if err == nil || errors.Is(err, context.Canceled) {
@@ -323,7 +325,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 // ("tabsChanged": the tabs that reported and the ids of those that left), instead of the whole
 // list every time: with hundreds of tabs in a room, the whole list to every dashboard several
 // times a second is most of what the server sends.
-func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher, changes bool, decided <-chan struct{}, replies <-chan []byte) error {
+func (u *UI) watchLoop(ctx context.Context, lang i18n.Lang, conn *websocket.Conn, w *hubWatcher, changes bool, decided <-chan struct{}, replies <-chan []byte) error {
 	list, version := u.hub.encodedTabsAt()
 	if err := wsWrite(ctx, conn, list); err != nil {
 		return err
@@ -332,7 +334,7 @@ func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher,
 	// decisions may have changed since (all the feed knows of), if any.
 	keys, cursor := u.dfeed.since(0)
 	if len(keys) > 0 {
-		if err := wsWrite(ctx, conn, u.decisionsMessage(keys)); err != nil {
+		if err := wsWrite(ctx, conn, u.decisionsMessage(keys, lang)); err != nil {
 			return err
 		}
 	}
@@ -370,7 +372,7 @@ func (u *UI) watchLoop(ctx context.Context, conn *websocket.Conn, w *hubWatcher,
 			if len(keys) == 0 {
 				continue
 			}
-			if err := wsWrite(ctx, conn, u.decisionsMessage(keys)); err != nil {
+			if err := wsWrite(ctx, conn, u.decisionsMessage(keys, lang)); err != nil {
 				return err
 			}
 			if err := pause(); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/judge"
 )
 
@@ -80,6 +81,7 @@ func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time)
 		From:       clockTime(from),
 		To:         clockTime(now),
 		Span:       spanText(span),
+		SpanSays:   spanSays(span),
 		NowX:       x(now),
 	}
 	for _, t := range visible {
@@ -93,11 +95,12 @@ func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time)
 		x1, x2 := x(t.Start), x(end)
 		lane.Bars = append(lane.Bars, templates.TimelineBar{
 			X: x1, Y: lane.Y + 8, W: max(x2-x1, 2), H: tlLaneHeight - 16,
-			Open: open, Ended: t.Ended, Title: termTitle(t),
+			Open: open, Ended: t.Ended, Title: termTitle(t), TitleSays: termTitleSays(t),
 		})
 		if !open && !t.End.Before(from) {
 			tl.Marks = append(tl.Marks, templates.TimelineMark{
 				X: x2, Y: lane.Y + tlLaneHeight/2, Kind: t.Ended, Title: judge.EndedText(t) + " at " + clockTime(t.End),
+				TitleSays: i18n.Say("timeline.endedAt", says(judge.EndedSays(t)), clockTime(t.End)),
 			})
 		}
 	}
@@ -112,7 +115,7 @@ func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time)
 			continue
 		}
 		x1, x2 := x(o.Start), x(end)
-		tl.Bands = append(tl.Bands, templates.TimelineBand{X: x1, W: max(x2-x1, 2), Title: o.Text})
+		tl.Bands = append(tl.Bands, templates.TimelineBand{X: x1, W: max(x2-x1, 2), Title: o.Text, TitleSays: says(o.Says)})
 	}
 	tl.Ticks = timelineTicks(from, now, x)
 	for i := len(visible) - 1; i >= 0; i-- {
@@ -122,6 +125,7 @@ func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time)
 			Start:       clockTime(t.Start),
 			Ended:       t.Ended,
 			EndedText:   judge.EndedText(t),
+			EndedSays:   says(judge.EndedSays(t)),
 			Transitions: t.Transitions,
 			Renewals:    t.Renewals,
 		}
@@ -160,12 +164,14 @@ func timelineTicks(from, to time.Time, x func(time.Time) float64) []templates.Ti
 }
 
 // termTitle is a bar's hover text.
-func termTitle(t judge.Term) string {
+func termTitle(t judge.Term) string { return termTitleSays(t).En }
+
+// termTitleSays is termTitle in both languages.
+func termTitleSays(t judge.Term) i18n.Text {
 	if t.End.IsZero() {
-		return fmt.Sprintf("%s holds it since %s (transitions %d); %s", judge.Shown(t.Holder), clockTime(t.Start), t.Transitions, judge.EndedText(t))
+		return i18n.Say("timeline.holds", judge.Shown(t.Holder), clockTime(t.Start), t.Transitions, says(judge.EndedSays(t)))
 	}
-	return fmt.Sprintf("%s held it from %s to %s (%s, transitions %d); %s",
-		judge.Shown(t.Holder), clockTime(t.Start), clockTime(t.End), secsText(t.End.Sub(t.Start)), t.Transitions, judge.EndedText(t))
+	return i18n.Say("timeline.held", judge.Shown(t.Holder), clockTime(t.Start), clockTime(t.End), secsText(t.End.Sub(t.Start)), t.Transitions, says(judge.EndedSays(t)))
 }
 
 // historyCache keeps, per lease, the compacted changes read so far from the store's change

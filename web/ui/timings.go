@@ -1,43 +1,60 @@
 package ui
 
 import (
-	"fmt"
 	"regexp"
 	"time"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/timings"
 )
 
 // timingsView is the calculator's verdict as the timings panel shows it (the /play settings
-// drawer, the scenario pages): the figures and warnings as web/timings words them, and the chart's
-// geometry from its figures.
+// drawer, the scenario pages): the figures and warnings as web/timings words them, in both
+// languages, and the chart's geometry from its figures.
 func timingsView(v timings.Verdict) templates.Timings {
 	s := v.Settings
 	d := timings.KubernetesDefaults
-	out := templates.Timings{
-		Settings: fmt.Sprintf("lease %s · renew deadline %s · retry period %s",
-			timings.Seconds(s.LeaseDuration), timings.Seconds(s.RenewDeadline), timings.Seconds(s.RetryPeriod)),
-		Defaults: fmt.Sprintf("For reference, kube-controller-manager and kube-scheduler use %s / %s / %s (lease / renew deadline / retry period).",
-			timings.Seconds(d.LeaseDuration), timings.Seconds(d.RenewDeadline), timings.Seconds(d.RetryPeriod)),
-	}
+	settings := i18n.Say("timings.settings", timings.Seconds(s.LeaseDuration), timings.Seconds(s.RenewDeadline), timings.Seconds(s.RetryPeriod))
+	defaults := i18n.Say("timings.defaults", timings.Seconds(d.LeaseDuration), timings.Seconds(d.RenewDeadline), timings.Seconds(d.RetryPeriod))
+	out := templates.Timings{Settings: settings.En, SettingsSays: settings, Defaults: defaults.En, DefaultsSays: defaults}
+	var refused i18n.Text
 	switch {
 	case v.Refused != "":
-		out.Refused = "client-go refuses these settings: " + v.Refused
-		return out
+		refused = i18n.Say("timings.clientGoRefuses", v.Refused)
 	case v.APIServerRefuses != "":
-		out.Refused = fmt.Sprintf("leaseDuration %s is written as leaseDurationSeconds %d, and the API server refuses that Lease: %s",
-			timings.Seconds(s.LeaseDuration), v.LeaseDurationSeconds, v.APIServerRefuses)
+		refused = i18n.Say("timings.apiServerRefuses", timings.Seconds(s.LeaseDuration), v.LeaseDurationSeconds, v.APIServerRefuses)
+	}
+	if !refused.IsZero() {
+		out.Refused, out.RefusedSays = refused.En, refused
 		return out
 	}
 	for _, f := range v.Figures() {
-		out.Figures = append(out.Figures, templates.TimingFigure{Key: f.Key, Label: f.Label, Value: keepUnits(f.Value), Detail: keepUnits(f.Detail)})
+		value, detail := keepUnitsSays(timingsSays(f.ValueSays)), keepUnitsSays(timingsSays(f.DetailSays))
+		out.Figures = append(out.Figures, templates.TimingFigure{Key: f.Key, Label: f.Label, Value: value.En, Detail: detail.En,
+			LabelSays: timingsSays(f.LabelSays), ValueSays: value, DetailSays: detail})
 	}
 	for _, w := range v.Warnings {
-		out.Warnings = append(out.Warnings, templates.TimingWarning{Code: w.Code, Severity: string(w.Severity), Message: keepUnits(w.Message), Reason: keepUnits(w.Reason)})
+		msg, reason := keepUnitsSays(timingsSays(w.MessageSays)), keepUnitsSays(timingsSays(w.ReasonSays))
+		out.Warnings = append(out.Warnings, templates.TimingWarning{Code: w.Code, Severity: string(w.Severity), Message: msg.En, Reason: reason.En,
+			MessageSays: msg, ReasonSays: reason})
 	}
 	out.Chart = timingsChart(v)
 	return out
+}
+
+// timingsSays is one of the calculator's sentences in both languages: its key is the
+// catalog's (TestCalculatorSentencesInCatalog checks the English is the same).
+func timingsSays(s timings.Said) i18n.Text {
+	args := make([]any, len(s.Args))
+	for i, a := range s.Args {
+		if n, ok := a.(timings.Said); ok {
+			args[i] = timingsSays(n)
+		} else {
+			args[i] = a
+		}
+	}
+	return i18n.Say(s.Key, args...)
 }
 
 // timingsChart lays out the chart: the axis runs from the leader's last renewal to the latest
@@ -46,13 +63,12 @@ func timingsChart(v timings.Verdict) templates.TimingsChart {
 	takeoverBy := v.Takeover.Worst
 	end := max(takeoverBy, v.LeaderStops)
 	at := func(d time.Duration) float64 { return 100 * float64(d) / float64(end) }
+	label := i18n.Say("timings.chartLabel", timings.Seconds(v.LeaderStops), timings.Seconds(v.Lease), timings.Seconds(takeoverBy))
+	leader := keepUnitsSays(i18n.Say("timings.chartLeaderLabel", timings.Seconds(v.LeaderStops)))
+	follower := keepUnitsSays(i18n.Say("timings.chartFollowerLabel", timings.Seconds(v.Lease), timings.Seconds(takeoverBy)))
 	c := templates.TimingsChart{
-		Label: fmt.Sprintf("After a leader's last renewal: cut off from the API server, it leads until %s; a follower's lease runs out at %s at the earliest, and a follower holds the lease by %s.",
-			timings.Seconds(v.LeaderStops), timings.Seconds(v.Lease), timings.Seconds(takeoverBy)),
-		LeaderLabel: keepUnits(fmt.Sprintf("a leader cut off from the API server tries to renew at each notch and stops leading at %s",
-			timings.Seconds(v.LeaderStops))),
-		FollowerLabel: keepUnits(fmt.Sprintf("a follower's lease runs out at %s by its clock; it holds the lease by %s",
-			timings.Seconds(v.Lease), timings.Seconds(takeoverBy))),
+		Label: label.En, LeaderLabel: leader.En, FollowerLabel: follower.En,
+		LabelSays: label, LeaderLabelSays: leader, FollowerLabelSays: follower,
 		LeaderStops: at(v.LeaderStops),
 		LeaseEnds:   at(v.Lease),
 		TakeoverBy:  at(takeoverBy),
@@ -86,5 +102,8 @@ func tickStep(span time.Duration) time.Duration {
 
 // keepUnits keeps a number and its unit on one line ("4.4 s", "2 ×").
 func keepUnits(s string) string { return unitAfterNumber.ReplaceAllString(s, "$1\u00a0$2") }
+
+// keepUnitsSays is keepUnits in both languages.
+func keepUnitsSays(t i18n.Text) i18n.Text { return i18n.Text{En: keepUnits(t.En), Zh: keepUnits(t.Zh)} }
 
 var unitAfterNumber = regexp.MustCompile(`(\d) (s\b|×)`)

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/kinds"
 	"github.com/leaselab/leaselab/web/recording"
@@ -223,26 +225,37 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	GET  /scenarios/:name/watch?seed=       WebSocket: says when the run changed
 //	POST /scenarios/:name/:action           start, next, back, auto, speed, stop (form)
 //	GET  /static/*                          embedded assets
+//
+// Every screen and its fragments and streams go through Language: they speak the request's
+// language (?lang=, the switch's cookie, Accept-Language).
 func (u *UI) Register(e *echo.Echo) {
-	e.GET("/scenarios", u.scenarioList)
-	e.GET("/scenarios/:name", u.scenarioPage)
-	e.GET("/scenarios/:name/live", u.scenarioLiveFragment)
-	e.GET("/scenarios/:name/watch", u.scenarioWatch)
-	e.POST("/scenarios/:name/:action", u.scenarioAction, sameOrigin)
-	e.GET("/", u.dashboard)
-	e.GET("/leases/:namespace/:name", u.leasePage)
-	e.GET("/leases/:namespace/:name/live", u.leaseLive)
-	e.GET("/ui/dashboard/live", u.dashboardLive)
-	e.GET("/ui/moments", u.moments)
-	e.GET("/play", u.play)
-	e.POST("/ui/leases", u.createLease, sameOrigin)
-	e.POST("/ui/leases/:namespace/:name/delete", u.deleteLease, sameOrigin)
+	lang := Language
+	e.GET("/scenarios", u.scenarioList, lang)
+	e.GET("/scenarios/:name", u.scenarioPage, lang)
+	e.GET("/scenarios/:name/live", u.scenarioLiveFragment, lang)
+	e.GET("/scenarios/:name/watch", u.scenarioWatch, lang)
+	e.POST("/scenarios/:name/:action", u.scenarioAction, sameOrigin, lang)
+	e.GET("/", u.dashboard, lang)
+	e.GET("/leases/:namespace/:name", u.leasePage, lang)
+	e.GET("/leases/:namespace/:name/live", u.leaseLive, lang)
+	e.GET("/ui/dashboard/live", u.dashboardLive, lang)
+	e.GET("/ui/moments", u.moments, lang)
+	e.GET("/play", u.play, lang)
+	e.POST("/ui/leases", u.createLease, sameOrigin, lang)
+	e.POST("/ui/leases/:namespace/:name/delete", u.deleteLease, sameOrigin, lang)
 	e.GET("/ui/tabs/connect", u.tabConnect)
-	e.GET("/ui/tabs/watch", u.tabWatch)
-	e.GET("/ui/board/watch", u.boardWatch)
-	e.GET("/ui/history", u.history)
+	e.GET("/ui/tabs/watch", u.tabWatch, lang)
+	e.GET("/ui/board/watch", u.boardWatch, lang)
+	e.GET("/ui/history", u.history, lang)
 	e.GET("/static/*", u.static)
 	e.HEAD("/static/*", u.static)
+}
+
+// pageSays returns what every page shares, with a title in both languages.
+func (u *UI) pageSays(title i18n.Text, nav string) templates.Page {
+	p := u.page(title.En, nav)
+	p.TitleSays = title
+	return p
 }
 
 // page returns what every page shares.
@@ -277,6 +290,7 @@ func (u *UI) render(c echo.Context, status int, comp templ.Component) error {
 	}
 	h := c.Response().Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Language", string(i18n.FromContext(r.Context())))
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -324,8 +338,17 @@ func acceptsGzip(r *http.Request) bool {
 
 // fail renders an error page.
 func (u *UI) fail(c echo.Context, code int, msg string) error {
+	return u.failSays(c, code, i18n.Same(msg))
+}
+
+// failSays renders an error page that says msg in the request's language.
+func (u *UI) failSays(c echo.Context, code int, msg i18n.Text) error {
+	title := i18n.Same(http.StatusText(code))
+	if t := i18n.Say("status." + strconv.Itoa(code)); t.En != "status."+strconv.Itoa(code) {
+		title = t
+	}
 	return u.render(c, code, templates.ErrorView(templates.ErrorPage{
-		Page: u.page(http.StatusText(code), ""), Code: code, Message: msg,
+		Page: u.pageSays(title, ""), Code: code, Message: msg.En, MessageSays: msg,
 	}))
 }
 

@@ -54,6 +54,8 @@ type Record struct {
 	// Decision and DecisionText are the candidate's newest decision.
 	Decision     string `json:"decision,omitempty"`
 	DecisionText string `json:"decisionText,omitempty"`
+	// DecisionMsg is DecisionText as the candidate said it as a message, when it did.
+	DecisionMsg *tabproto.Msg `json:"decisionMsg,omitempty"`
 	// ClockMs is the candidate's own clock when it reported and RoleSinceMs when its role last
 	// changed, on that clock; ReceivedMs is the server's clock on receipt; AtMs is when, on
 	// the server's clock, this view began: the receipt, less how long before it the
@@ -79,7 +81,7 @@ func FromReport(r tabproto.Report, source string, received time.Time, prevRole s
 		Paused: r.Faults.Paused, Partition: string(r.Faults.Partition),
 		LatencyMs: r.Faults.LatencyMs, ClockOffsetMs: r.Faults.ClockOffsetMs, ClockRate: r.Faults.ClockRate,
 		ActiveFaults: r.ActiveFaults,
-		Decision:     r.LastLog.Kind, DecisionText: r.LastLog.Text,
+		Decision:     r.LastLog.Kind, DecisionText: r.LastLog.Text, DecisionMsg: r.LastLog.Msg,
 		ClockMs: r.Clock, RoleSinceMs: r.RoleSince,
 		ReceivedMs: received.UnixMilli(), AtMs: received.UnixMilli(),
 	}
@@ -128,9 +130,9 @@ func (r Record) Report() tabproto.Report {
 		Identity: r.Identity, Namespace: r.Namespace, Lease: r.Lease,
 		State: tabproto.State(r.State), Role: tabproto.Role(r.Role), Holder: r.Holder,
 		Faults: tabproto.Faults{Paused: r.Paused, Partition: tabproto.Partition(r.Partition),
-			LatencyMs: r.LatencyMs, ClockOffsetMs: r.ClockOffsetMs},
+			LatencyMs: r.LatencyMs, ClockOffsetMs: r.ClockOffsetMs, ClockRate: r.ClockRate},
 		ActiveFaults: r.ActiveFaults,
-		LastLog:      tabproto.LogLine{At: r.ClockMs, Kind: r.Decision, Text: r.DecisionText},
+		LastLog:      tabproto.LogLine{At: r.ClockMs, Kind: r.Decision, Text: r.DecisionText, Msg: r.DecisionMsg},
 	}
 }
 

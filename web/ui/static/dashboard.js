@@ -74,12 +74,12 @@
     card.dataset.duration = String(c.durationSeconds);
     card.dataset.transitions = String(c.transitions);
     const h = LL.field(card, 'holder');
-    h.textContent = c.holder || 'no holder';
+    h.textContent = c.holder || LL.t('dash.noHolder');
     h.classList.toggle('holder-empty', !c.holder);
     LL.setText(card, 'transitions', String(c.transitions));
     const cle = LL.field(card, 'cle');
     cle.hidden = !c.strategy;
-    cle.setAttribute('title', 'Coordinated Leader Election: strategy ' + c.strategy);
+    cle.setAttribute('title', LL.t('dash.cleTitle', c.strategy));
     const ring = card.querySelector('[data-ring]');
     ring.dataset.expires = String(c.expiresMs);
     ring.dataset.duration = String(c.durationSeconds);
@@ -88,7 +88,7 @@
     const split = LL.field(card, 'split');
     split.hidden = !c.overlaps;
     split.setAttribute('title', c.overlapText || '');
-    LL.setText(card, 'split-text', c.overlaps === 1 ? '1 split brain' : c.overlaps + ' split brains');
+    LL.setText(card, 'split-text', c.overlaps === 1 ? LL.t('dash.splitBrain1') : LL.t('dash.splitBrains', c.overlaps));
     showCardConflict(card);
     card.hidden = !!nsFilter && card.dataset.namespace !== nsFilter;
   }
@@ -278,12 +278,15 @@
     const badge = LL.field(row, 'kind');
     badge.hidden = !d;
     badge.querySelector('use').setAttribute('href', '#i-' + (d ? d.icon : 'free'));
-    LL.setText(row, 'kind-word', d ? d.word : 'NONE');
-    LL.setText(row, 'message', d ? d.message || '' : (election ? 'no decision yet' : 'the election controller is off'));
+    LL.setText(row, 'kind-word', d ? decisionWord(d) : LL.t('dash.decisionNone'));
+    LL.setText(row, 'message', d ? d.message || '' : LL.t(election ? 'dash.noDecision' : 'dash.controllerOff'));
     const age = LL.field(row, 'age');
     age.textContent = d ? LL.ago(d.atMs) : '';
     age.setAttribute('title', d ? LL.clock(d.atMs) : '');
   }
+
+  /** How a decision's kind reads in its badge, in the page's language. */
+  function decisionWord(d) { return LL.has('decision.' + d.kind) ? LL.t('decision.' + d.kind) : d.word; }
 
   /** Keeps one row per lease that has candidates, sorted by namespace and name, with its count. */
   function syncElections(nCands) {
@@ -366,9 +369,9 @@
       row.className = 'tabrow tab-' + t.state;
       LL.showState(row.querySelector('.state'), t.state);
       LL.setText(row, 'identity', t.identity);
-      LL.setText(row, 'lease', t.namespace + '/' + t.lease + (t.owner ? ' · opened by ' + t.owner : ''));
-      LL.setText(row, 'faults', t.activeFaults && t.activeFaults.length ? t.activeFaults.join(', ') : 'no faults');
-      LL.setText(row, 'log', (t.lastLog && t.lastLog.text) || '');
+      LL.setText(row, 'lease', t.namespace + '/' + t.lease + (t.owner ? LL.t('dash.openedBy', t.owner) : ''));
+      LL.setText(row, 'faults', faultsText(t));
+      LL.setText(row, 'log', logText(t.lastLog));
       showMode(row, t);
       LL.showFaults(row, t.faults, row);
       const delay = LL.field(row, 'delay');
@@ -379,7 +382,7 @@
       row.hidden = !!nsFilter && t.namespace !== nsFilter;
       const log = t.lastLog || {};
       if (log.kind === 'conflict' && lastLogSeen.has(t.id) && lastLogSeen.get(t.id) !== log.at) {
-        feed({ kind: 'conflict', icon: 'conflict', atMs: LL.serverNow(), text: t.identity + ': ' + log.text, namespace: t.namespace, lease: t.lease }, true);
+        feed({ kind: 'conflict', icon: 'conflict', atMs: LL.serverNow(), text: t.identity + ': ' + logText(log), namespace: t.namespace, lease: t.lease }, true);
       }
       lastLogSeen.set(t.id, log.at);
     }
@@ -389,6 +392,16 @@
     updateCounts();
     emptyStates();
   }
+
+  /** A tab's faults in words, in the page's language (as the tab listed them, when it was not a browser tab). */
+  function faultsText(t) {
+    if (!t.activeFaults || !t.activeFaults.length) return LL.t('dash.noFaults');
+    const words = LL.describeFaults(t.faults);
+    return words.length === t.activeFaults.length ? LL.list(words) : t.activeFaults.join(', ');
+  }
+
+  /** A tab's newest decision in the page's language. */
+  function logText(log) { return log ? LL.msg(log.msg, log.text || '') : ''; }
 
   /** Shows how a tab elects, as it reported: plain, or coordinated with its versions and strategy. */
   function showMode(row, t) {
@@ -411,7 +424,7 @@
     const t = tabs.find((x) => x.id === row.dataset.tabId);
     if (!t) return;
     const cmd = LL.faultCommand(b.dataset.cmd, t.faults, { delayMs: chosenDelay(row) });
-    if (cmd && !send({ type: 'command', tab: t.id, command: cmd })) flashTab(t.id, 'not connected to the server');
+    if (cmd && !send({ type: 'command', tab: t.id, command: cmd })) flashTab(t.id, LL.t('js.notConnected'));
   });
   // A new delay for a tab whose network is slow already applies at once; "auto" (no delay
   // named) lets the tab choose by its own timings.
@@ -423,7 +436,7 @@
     if (!t || !(t.faults && t.faults.latencyMs > 0)) return;
     const ms = chosenDelay(row);
     const cmd = ms ? { type: 'slow', latencyMs: ms } : { type: 'slow' };
-    if (!send({ type: 'command', tab: t.id, command: cmd })) flashTab(t.id, 'not connected to the server');
+    if (!send({ type: 'command', tab: t.id, command: cmd })) flashTab(t.id, LL.t('js.notConnected'));
   });
   /** The delay chosen on a tab row, in ms; 0 for "auto". */
   function chosenDelay(row) {
@@ -433,7 +446,7 @@
 
   function flashTab(id, text) {
     const row = tabsList.querySelector('[data-tab-id="' + CSS.escape(id || '') + '"]');
-    if (row) LL.setText(row, 'log', 'command failed: ' + text);
+    if (row) LL.setText(row, 'log', LL.t('js.commandFailed', text));
   }
 
   // --- counts and empty states --------------------------------------------------------------

@@ -21,6 +21,65 @@
 
   const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
 
+  // --- the page's language: the messages the server embedded for its scripts ---------------
+  const messages = (() => {
+    const el = document.getElementById('i18n');
+    try { return el ? JSON.parse(el.textContent) || {} : {}; } catch (e) { return {}; }
+  })();
+
+  /**
+   * The message key in the page's language, formatted with args as Go's fmt does for %s, %d,
+   * %[n]s and %%; the key itself when the page has no such message.
+   */
+  function t(key, ...args) {
+    const f = messages[key];
+    if (f === undefined) return key;
+    let next = 0;
+    return f.replace(/%(%|(?:\[(\d+)\])?[sdv])/g, (m, verb, n) => {
+      if (m === '%%') return '%';
+      const i = n ? Number(n) - 1 : next;
+      next = i + 1;
+      return i < args.length ? String(args[i]) : m;
+    });
+  }
+
+  /** Whether the page has the message key. */
+  function has(key) { return messages[key] !== undefined; }
+
+  /**
+   * A candidate's sentence ({key, args}, the candidate's message: wasm/tabproto.Msg) in the
+   * page's language; fallback (its English text) when there is none or the page lacks it.
+   */
+  function msg(m, fallback) {
+    if (!m || typeof m !== 'object') return fallback || '';
+    if (!m.key) return '';
+    if (!has(m.key)) return fallback || m.key;
+    return t(m.key, ...(m.args || []).map((a) => (a && typeof a === 'object' ? msg(a, '') : a)));
+  }
+
+  /** A duration as the candidate says it: "1.5 s". */
+  function candSecs(ms) { return String(ms / 1000) + ' s'; }
+
+  /** A tab's faults in words, as wasm/tabproto's Faults.Describe says them. */
+  function describeFaults(f) {
+    f = f || {};
+    const out = [];
+    if (f.paused) out.push(t('fault.paused'));
+    if (f.partition === 'hang') out.push(t('fault.partitionHang'));
+    else if (f.partition === 'fail') out.push(t('fault.partitionFail'));
+    if (f.latencyMs > 0) out.push(t('fault.slow', candSecs(f.latencyMs)));
+    if (f.clockOffsetMs > 0) out.push(t('fault.clockAhead', candSecs(f.clockOffsetMs)));
+    else if (f.clockOffsetMs < 0) out.push(t('fault.clockBehind', candSecs(-f.clockOffsetMs)));
+    if (f.clockRate && f.clockRate !== 1) {
+      const pct = Math.round((f.clockRate - 1) * 100);
+      out.push(pct > 0 ? t('fault.clockFast', pct) : pct < 0 ? t('fault.clockSlow', -pct) : t('fault.clockRealRate'));
+    }
+    return out;
+  }
+
+  /** A list in the page's language: "a, b" or "a、b". */
+  function list(items) { return items.join(document.documentElement.lang === 'zh-CN' ? '、' : ', '); }
+
   /** Formats milliseconds as seconds: "4.1 s". */
   function secs(ms) {
     const s = ms / 1000;
@@ -40,11 +99,11 @@
   function ago(ms) {
     if (!ms) return '';
     const s = Math.floor((serverNow() - ms) / 1000);
-    if (s < 0) return 'in the future';
-    if (s < 60) return s + ' s ago';
-    if (s < 3600) return Math.floor(s / 60) + ' min ago';
-    if (s < 48 * 3600) return Math.floor(s / 3600) + ' h ago';
-    return Math.floor(s / 86400) + ' days ago';
+    if (s < 0) return t('age.future');
+    if (s < 60) return t('js.agoS', s);
+    if (s < 3600) return t('js.agoMin', Math.floor(s / 60));
+    if (s < 48 * 3600) return t('js.agoH', Math.floor(s / 3600));
+    return t('js.agoDays', Math.floor(s / 86400));
   }
 
   /** The element of root marked data-field=name. */
@@ -88,7 +147,7 @@
   function showConnection() {
     const all = connected();
     if (conn) {
-      conn.textContent = moment() ? 'past moment' : all ? (frozen ? 'replay' : 'live') : 'reconnecting…';
+      conn.textContent = moment() ? t('js.pastMoment') : all ? (frozen ? t('js.replay') : t('conn.live')) : t('js.reconnecting');
       conn.classList.toggle('down', !all && !moment());
     }
     if (all || moment()) {
@@ -281,9 +340,10 @@
   // --- fault commands, shared by the candidate tab and the dashboard ------------------------
   /** The words of the fault buttons, in one place. */
   const faultWords = {
-    pause: 'Pause', resume: 'Resume', heal: 'Heal', partition: 'Partition', failFast: 'Fail fast',
-    slow: 'Slow network', slowOn: (ms) => 'Slow ' + secs(ms), inSync: 'clock in sync',
-    offset: (s) => 'clock ' + (s > 0 ? '+' : '') + s + ' s', rate: (r) => 'clock ' + r + '×',
+    pause: t('faults.pause'), resume: t('faults.resume'), heal: t('faults.heal'), partition: t('faults.partition'),
+    failFast: t('faults.failFast'), slow: t('faults.slow'), slowOn: (ms) => t('faults.slowOn', secs(ms)),
+    inSync: t('faults.clockInSync'), offset: (s) => t('faults.clock', (s > 0 ? '+' : '') + s + ' s'),
+    rate: (r) => t('faults.rate', r + '×'),
   };
   /** The steps of the clock-rate fault ({ and }), within wasm/tabproto's MinClockRate..MaxClockRate. */
   const clockRates = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 2];
@@ -356,7 +416,8 @@
     }
   }
 
-  const words = { leader: 'LEADER', follower: 'FOLLOWER', paused: 'PAUSED', partitioned: 'PARTITIONED', stopped: 'STOPPED', held: 'HELD', free: 'FREE', expired: 'EXPIRED' };
+  const words = {};
+  for (const st of ['leader', 'follower', 'paused', 'partitioned', 'stopped', 'held', 'free', 'expired']) words[st] = t('state.' + st);
   const icons = { held: 'leader' };
   /** Shows a state on a badge made by the stateBadge template: class, icon and word. */
   function showState(badge, state) {
@@ -375,7 +436,7 @@
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
   });
 
-  window.LL = { serverNow, secs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showState, words };
+  window.LL = { serverNow, secs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showState, words, t, has, msg, describeFaults, list };
   showConnection();
   updateRings();
   loop();

@@ -16,19 +16,21 @@
   /** The delays Slow offers, each with what it does at this tab's timings (web/ui decides it). */
   const delays = (cfg.slow && cfg.slow.choices) || [];
 
+  const t = LL.t;
   const explain = {
     leader: (s) => (s.coordinated && s.preferredHolder && s.preferredHolder !== s.identity
-      ? 'The server prefers ' + s.preferredHolder + ': I no longer renew, and step down at my renew deadline.'
-      : 'I hold the lease and renew it every ' + LL.secs(s.timings.retryPeriodMs) + '.'),
+      ? t('js.explainStepDown', s.preferredHolder)
+      : t('js.explainLeader', LL.secs(s.timings.retryPeriodMs))),
     follower: (s) => (s.coordinated
-      ? (s.holder && s.holder !== s.identity ? s.holder + ' holds the lease; the server picks the next leader, I only answer its pings.' : 'Waiting for the server to pick a leader; I only answer its pings.')
-      : (s.holder && s.holder !== s.identity ? s.holder + ' holds the lease; I wait for it to expire by my clock.' : 'Nobody holds the lease that I know of: trying to acquire it.')),
-    paused: () => 'Paused: I do nothing at all until resumed (P). The lease runs out meanwhile.',
-    partitioned: (s) => (s.faults.partition === 'fail'
-      ? 'Partitioned, fail fast: every request to the API server is refused at once (Shift+N heals).'
-      : 'Partitioned: my requests to the API server hang until they time out (N heals).'),
-    stopped: (s) => (s.stopReason ? s.stopReason + '. ' : 'Stopped. ') + 'Rejoin with J.',
+      ? (s.holder && s.holder !== s.identity ? t('js.explainCoordHeld', s.holder) : t('js.explainCoordWait'))
+      : (s.holder && s.holder !== s.identity ? t('js.explainHeld', s.holder) : t('js.explainFree'))),
+    paused: () => t('js.explainPaused'),
+    partitioned: (s) => (s.faults.partition === 'fail' ? t('js.explainPartitionedFail') : t('js.explainPartitioned')),
+    stopped: (s) => (s.stopReason ? t('js.explainStopReason', stopReason(s.stopReason)) : t('js.explainStopped')) + t('js.rejoinWithJ'),
   };
+
+  /** Why the candidate stopped, in the page's language. */
+  function stopReason(r) { return LL.has('js.stopReason.' + r) ? t('js.stopReason.' + r) : r; }
 
   function setDisabled(on) {
     for (const b of faultbar.querySelectorAll('button')) b.disabled = on;
@@ -63,18 +65,20 @@
       case 'error':
         showError(m.error + (m.problems && m.problems.length ? ': ' + m.problems.join('; ') : ''));
         break;
-      case 'fatal':
-        showError(m.error);
-        setState('stopped', 'STOPPED', 'The candidate is not running: ' + m.error);
+      case 'fatal': {
+        const err = m.key ? t(m.key, m.detail || '') : m.error;
+        showError(err);
+        setState('stopped', LL.words.stopped, t('js.notRunning', err));
         break;
+      }
       case 'lag':
         showLag(m.lateMs);
         break;
     }
   };
   worker.onerror = (e) => {
-    showError('The candidate worker failed: ' + (e.message || 'unknown error'));
-    setState('stopped', 'STOPPED', 'The candidate worker failed.');
+    showError(t('js.workerFailed', e.message || t('js.unknownError')));
+    setState('stopped', LL.words.stopped, t('js.workerFailedShort'));
   };
   worker.postMessage({ type: 'boot', wasmExec: cfg.wasmExecURL, wasm: cfg.wasmURL });
   setDisabled(true);
@@ -93,7 +97,7 @@
     $('delay-effect').textContent = d.effect || '';
     delaySlider.parentElement.title = d.effect || '';
     const b = faultbar.querySelector('[data-cmd="slow"]');
-    if (b) b.title = (d.effect ? d.label + ': ' + d.effect : '');
+    if (b) b.title = d.effect ? t('faults.slowEffect', d.label, d.effect) : '';
   }
   /** Chooses the delay at index i; a slow network already on takes it at once. */
   function chooseDelay(i) {
@@ -120,18 +124,18 @@
     setDisabled(false);
     if (s.stale) {
       // The candidate decided it: it believes it leads while the record names another holder.
-      setState(s.state, 'STALE LEADER', s.holder + ' holds the lease. I still believe I lead until my renew deadline, and act on that belief: nothing fences me off.');
+      setState(s.state, t('js.staleLeader'), t('js.staleExplain', s.holder));
       $('role-icon').setAttribute('href', '#i-conflict');
     } else {
       setState(s.state, LL.words[s.state] || s.state.toUpperCase(), (explain[s.state] || (() => ''))(s));
     }
     cand.dataset.stale = s.stale ? 'true' : 'false';
     cand.classList.toggle('stale', !!s.stale);
-    document.title = (s.stale ? 'STALE LEADER' : LL.words[s.state] || s.state) + ' · ' + s.identity + ' · leaselab';
-    $('holder').textContent = s.holder || 'nobody';
+    document.title = (s.stale ? t('js.staleLeader') : LL.words[s.state] || s.state) + ' · ' + s.identity + ' · leaselab';
+    $('holder').textContent = s.holder || t('js.nobody');
     $('transitions').textContent = String(s.transitions);
     const pref = $('preferred-holder');
-    if (pref) pref.textContent = s.preferredHolder || 'nobody';
+    if (pref) pref.textContent = s.preferredHolder || t('js.nobody');
     LL.showFaults(faultbar.parentElement, s.faults, cand);
     slider.value = String(Math.round((s.faults.clockOffsetMs || 0) / 1000));
     // A delay set from the dashboard shows here too.
@@ -140,9 +144,16 @@
       delaySlider.value = String(i);
       showDelay();
     }
-    $('active-faults').textContent = s.activeFaults && s.activeFaults.length ? s.activeFaults.join(', ') : 'none';
+    $('active-faults').textContent = s.activeFaults && s.activeFaults.length ? activeFaults(s) : t('js.none');
     renderLog(s.log || []);
     drawBars();
+  }
+
+  /** The active faults in the page's language, as the candidate words them. */
+  function activeFaults(s) {
+    const ms = s.activeFaultsMsg || [];
+    if (ms.length !== s.activeFaults.length) return s.activeFaults.join(', ');
+    return LL.list(ms.map((m, i) => LL.msg(m, s.activeFaults[i])));
   }
 
   const logList = $('log');
@@ -154,22 +165,22 @@
       let li = logList.children[i];
       if (!li) {
         li = document.createElement('li');
-        const t = document.createElement('time');
+        const tm = document.createElement('time');
         const k = document.createElement('span');
         k.className = 'log-kind';
         const x = document.createElement('span');
         x.className = 'log-text';
         const c = document.createElement('span');
         c.className = 'log-count';
-        li.append(t, k, x, c);
+        li.append(tm, k, x, c);
         logList.appendChild(li);
       }
       li.className = 'log-' + e.kind;
       li.dataset.kind = e.kind;
-      const [t, k, x, c] = li.children;
-      t.textContent = LL.clock(e.at);
-      k.textContent = e.kind;
-      x.textContent = e.text;
+      const [tm, k, x, c] = li.children;
+      tm.textContent = LL.clock(e.at);
+      k.textContent = LL.has('js.logkind.' + e.kind) ? t('js.logkind.' + e.kind) : e.kind;
+      x.textContent = LL.msg(e.msg, e.text);
       c.textContent = e.count > 1 ? '×' + e.count : '';
     }
   }
@@ -191,7 +202,7 @@
     }
     const f = Math.max(0, Math.min(1, remaining / full));
     fill.style.transform = 'scaleX(' + f.toFixed(4) + ')';
-    value.textContent = remaining > 0 ? LL.secs(remaining) : overText || 'expired ' + LL.secs(-remaining) + ' ago';
+    value.textContent = remaining > 0 ? LL.secs(remaining) : overText || t('js.expiredAgo', LL.secs(-remaining));
     el.classList.toggle('over', remaining <= 0);
     el.classList.toggle('low', remaining > 0 && f < 0.3);
     if (retryIn !== null && retryIn >= 0 && retryIn <= full) {
@@ -213,12 +224,12 @@
     const leading = s.role === 'leader' && s.renewDeadline > 0;
     // Counted from the last successful renewal: it drains between renewals. Once it has run
     // out the leader still finishes its current round of tries, as client-go's does.
-    bar('deadline', leading ? Math.min(s.renewDeadline - now, s.timings.renewDeadlineMs) : null, s.timings.renewDeadlineMs, retryIn, leading, 'passed: last tries');
+    bar('deadline', leading ? Math.min(s.renewDeadline - now, s.timings.renewDeadlineMs) : null, s.timings.renewDeadlineMs, retryIn, leading, t('js.lastTries'));
     const nr = $('next-retry');
     let text = '—';
-    if (s.state === 'stopped') text = 'none: stopped';
-    else if (s.state === 'paused') text = 'none while paused';
-    else if (retryIn !== null) text = retryIn > 0 ? 'in ' + LL.secs(retryIn) : 'now';
+    if (s.state === 'stopped') text = t('js.noneStopped');
+    else if (s.state === 'paused') text = t('js.nonePaused');
+    else if (retryIn !== null) text = retryIn > 0 ? t('js.in', LL.secs(retryIn)) : t('js.now');
     if (nr.textContent !== text) nr.textContent = text;
   }
 
@@ -238,8 +249,7 @@
 
   function showLag(ms) {
     const el = $('lag-warning');
-    el.textContent = 'At ' + LL.clock(Date.now()) + " the candidate's loop fell behind by " + LL.secs(ms) +
-      ': the browser or the machine was too busy to run it on time, so renewals may have been late.';
+    el.textContent = t('js.lag', LL.clock(Date.now()), LL.secs(ms));
     el.hidden = false;
   }
 
@@ -275,7 +285,8 @@
       // The candidate obeys only fault commands (wasm/tabproto decides which).
       worker.postMessage({ type: 'remote', command: msg.command });
       const note = $('remote-note');
-      note.textContent = 'At ' + LL.clock(Date.now()) + ' the dashboard sent: ' + msg.command.type;
+      const cmd = LL.has('js.cmd.' + msg.command.type) ? t('js.cmd.' + msg.command.type) : msg.command.type;
+      note.textContent = t('js.remoteSent', LL.clock(Date.now()), cmd);
       note.hidden = false;
     }
   }, () => { lastSent = 0; report(); });

@@ -45,7 +45,7 @@
         drawTicks();
         draw();
       })
-      .catch((e) => say('Could not read the history: ' + e.message));
+      .catch((e) => say(LL.t('js.couldNotReadHistory', e.message)));
   }
 
   /** Marks each event on the track, where the slider reaches it. */
@@ -67,13 +67,13 @@
   /** Shows the state of the control: live or the moment shown, playing or not. */
   function draw() {
     bar.classList.toggle('timebar-past', !!at);
-    $('live').querySelector('[data-label]').textContent = at ? 'Live' : 'Pause';
-    $('play').querySelector('[data-label]').textContent = playing ? 'Stop' : 'Play';
+    $('live').querySelector('[data-label]').textContent = at ? LL.t('js.live') : LL.t('time.pause');
+    $('play').querySelector('[data-label]').textContent = playing ? LL.t('time.stop') : LL.t('time.play');
     $('play').setAttribute('aria-pressed', playing ? 'true' : 'false');
     slider.value = String(at || to);
-    const text = at ? clockText(at) + ' — ' + LL.ago(at) : 'LIVE';
-    $('shown').textContent = at ? 'showing ' + text : text;
-    slider.setAttribute('aria-valuetext', at ? text : 'live');
+    const text = at ? clockText(at) + ' — ' + LL.ago(at) : LL.t('time.live');
+    $('shown').textContent = at ? LL.t('js.showing', text) : text;
+    slider.setAttribute('aria-valuetext', at ? text : LL.t('js.liveAria'));
   }
 
   /** Shows the moment ms: the page's rendering of it, and the URL that leads to it. */
@@ -111,12 +111,12 @@
     history.replaceState(null, '', u.href);
     LL.setMoment('');
     draw();
-    say('Live');
+    say(LL.t('js.live'));
   }
 
   function pause() {
     show(LL.serverNow());
-    say('Paused at ' + clockText(at));
+    say(LL.t('js.pausedAt', clockText(at)));
     loaded = 0;
     load();
   }
@@ -128,7 +128,7 @@
       const cur = at || LL.serverNow();
       const e = dir < 0 ? moments.findLast((m) => m.ms < cur) : moments.find((m) => m.ms > cur);
       if (!e) {
-        say(dir < 0 ? 'No earlier event in the recorded history.' : 'No later event: press L for live.');
+        say(LL.t(dir < 0 ? 'js.noEarlier' : 'js.noLater'));
         return;
       }
       show(e.ms);
@@ -176,7 +176,7 @@
     const u = new URL(location.href);
     u.searchParams.set('at', iso(at || LL.serverNow()));
     const copied = navigator.clipboard ? navigator.clipboard.writeText(u.href) : Promise.reject(new Error('no clipboard'));
-    copied.then(() => say('Link copied: ' + u.href), () => say('Copy this link: ' + u.href));
+    copied.then(() => say(LL.t('js.linkCopied', u.href)), () => say(LL.t('js.copyThis', u.href)));
   });
 
   // Keys, unless the reader is typing or a button takes the key itself.

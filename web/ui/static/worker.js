@@ -11,7 +11,8 @@ self.addEventListener('message', (e) => {
   if (!m || m.type !== 'boot' || booted) return;
   booted = true;
   boot(m).catch((err) => {
-    self.postMessage({ type: 'fatal', error: 'could not start the candidate: ' + (err && err.message ? err.message : String(err)) });
+    const detail = err && err.message ? err.message : String(err);
+    self.postMessage({ type: 'fatal', error: 'could not start the candidate: ' + detail, key: 'js.couldNotStart', detail });
   });
 });
 
@@ -21,7 +22,7 @@ async function boot(m) {
   const { instance } = await WebAssembly.instantiateStreaming(fetch(m.wasm), go.importObject);
   heartbeat();
   await go.run(instance);
-  self.postMessage({ type: 'fatal', error: 'the candidate program exited' });
+  self.postMessage({ type: 'fatal', error: 'the candidate program exited', key: 'js.exited' });
 }
 
 // heartbeat ticks every 250 ms and tells the page when a tick came more than a second late:

@@ -1,0 +1,141 @@
+package judge
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Said is a sentence of the judge as a message key and its arguments, so that the screens put
+// it in their reader's language (the catalog of templates/i18n has every key in English and
+// Chinese); English is the sentence in English, as Text fields and the test kit carry it. An
+// argument is a string, a number, or a Said of its own. The empty key joins its arguments.
+type Said struct {
+	Key  string
+	Args []any
+}
+
+// say is the sentence key with args.
+func say(key string, args ...any) Said { return Said{Key: key, Args: args} }
+
+// same is s, which reads the same in every language (an identity, a number).
+func same(s string) Said { return Said{Args: []any{s}} }
+
+// concat joins sentences.
+func concat(parts ...Said) Said {
+	args := make([]any, len(parts))
+	for i, p := range parts {
+		args[i] = p
+	}
+	return Said{Args: args}
+}
+
+// IsZero reports whether s says nothing at all.
+func (s Said) IsZero() bool { return s.Key == "" && len(s.Args) == 0 }
+
+// English is s in English.
+func (s Said) English() string {
+	args := make([]any, len(s.Args))
+	for i, a := range s.Args {
+		if n, ok := a.(Said); ok {
+			args[i] = n.English()
+		} else {
+			args[i] = a
+		}
+	}
+	if s.Key == "" {
+		var b strings.Builder
+		for _, a := range args {
+			fmt.Fprint(&b, a)
+		}
+		return b.String()
+	}
+	if s.Key == KeyList {
+		ids := make([]string, len(args))
+		for i, a := range args {
+			ids[i] = fmt.Sprint(a)
+		}
+		return names(ids)
+	}
+	format, ok := english[s.Key]
+	if !ok {
+		return s.Key
+	}
+	if len(args) == 0 {
+		return format
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+// KeyList is the key of a list of identities ("a, b and c"; the arguments are the identities).
+const KeyList = "judge.list"
+
+// English returns the judge's sentences in English by key: the catalog of the screens has the
+// same English for each, and its Chinese.
+func English() map[string]string {
+	out := make(map[string]string, len(english))
+	for k, v := range english {
+		out[k] = v
+	}
+	return out
+}
+
+// english holds the judge's sentences.
+var english = map[string]string{
+	"judge.acquired":            "%s acquired %s (transitions %d)",
+	"judge.wroteAgain":          "%s wrote %s again after its hold had expired (transitions %d)",
+	"judge.acquiredAfter":       "%s acquired %s after %s's hold expired (transitions %d)",
+	"judge.aCandidate":          "a candidate",
+	"judge.splitNobody":         "split brain: %s believes it leads %s while the record names nobody",
+	"judge.splitHolder":         "split brain: %s believes it leads %s while %s holds it",
+	"judge.released":            "%s released %s",
+	"judge.tookOver":            "%s took %s over from %s",
+	"judge.tookOverTransitions": "%s took %s over from %s (transitions %d)",
+	"judge.expired":             "%s's hold on %s expired: not renewed in time",
+	"judge.steppedDown":         "%s stepped down from %s: the election controller prefers %s",
+	"judge.deleted":             "%s was deleted while %s held it",
+	"judge.endHeld":             "still held",
+	"judge.endReleased":         "released",
+	"judge.endTakeover":         "taken over by %s",
+	"judge.endSteppedDown":      "stepped down for %s",
+	"judge.endExpiredLate":      "expired, then %s wrote it again late",
+	"judge.endExpiredTook":      "expired, then %s took it",
+	"judge.endExpired":          "expired",
+	"judge.endDeleted":          "lease deleted",
+	"judge.roleLeader":          "%s leads %s, as it sees it",
+	"judge.roleFollower":        "%s follows on %s",
+	"judge.rolePaused":          "%s was paused (a candidate of %s)",
+	"judge.rolePartitioned":     "%s was cut off from the API server (a candidate of %s)",
+	"judge.roleStopped":         "%s stopped (a candidate of %s)",
+	"judge.roleOther":           "%s is %s (a candidate of %s)",
+	"judge.believed1":           "%s believed it led %s",
+	"judge.believed2":           "%s and %s both believed they led %s",
+	"judge.believedAll":         "%s all believed they led %s",
+	"judge.forSoFar":            " for %s so far (since %s)",
+	"judge.forSpan":             " for %s (%s to %s)",
+	"judge.afterReleasing":      " after releasing it",
+	"judge.afterReleased":       " after %s released it",
+	"judge.whileRecordNamed":    " while the record named %s",
+	"judge.nobody":              "nobody",
+	"judge.missedRecord":        "the record change",
+	"judge.missedTakeover":      "%s take over",
+	"judge.because":             ": %s.",
+	"judge.whyPaused":           "%s was paused and did not see %s",
+	"judge.whyPartitioned":      "%s was cut off from the server and did not see %s",
+	"judge.whySlow":             "%s's network added %s to each round trip, so it saw %s late",
+	"judge.whyClockAhead":       "%s's clock ran %s ahead of the server's",
+	"judge.whyClockBehind":      "%s's clock ran %s behind the server's",
+	"judge.whyClockFast":        "%s's clock ran fast (%s× the real rate), so it counted its renew deadline on a clock the others do not share",
+	"judge.whyClockSlow":        "%s's clock ran slow (%s× the real rate), so it counted its renew deadline on a clock the others do not share",
+	"judge.whyReleasedNobody":   "the record named nobody",
+	"judge.whyReleased":         "%s had released it and kept working",
+	"judge.whyUnknown":          "nothing %s recorded explains it",
+	"advice.fencing":            "guard side effects with a fencing token (the lease's resourceVersion or leaseTransitions) checked by the resource it writes",
+	"advice.exit":               "exit (os.Exit) in OnStoppedLeading as kube-controller-manager does",
+	"advice.paused":             "client-go gives no fencing, and a paused process cannot check anything, not even its renew deadline, until it runs again: %[1]s, and %[2]s, so that it stops as soon as it notices.",
+	"advice.partitioned":        "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, however long ago another took over, so keep renewDeadline well under leaseDuration, %[2]s, and %[1]s.",
+	"advice.slow-network":       "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and slow requests tell it late that it lost, so keep renewDeadline well under leaseDuration with room for the slowest request (kube-controller-manager renews within 10 s a lease of 15 s), and %[1]s.",
+	"advice.clock-offset":       "Offsets do not matter to client-go, which counts leaseDuration from its own observation of the record, not from renewTime; rate drift does, and the gap between renewDeadline and leaseDuration must cover it: never compare renewTime with the local clock.",
+	"advice.clock-drift":        "client-go counts leaseDuration, renewDeadline and retryPeriod on the process's own clock: an offset cancels out, a clock that runs slow or fast does not. Keep the gap between renewDeadline and leaseDuration large enough to absorb drift, keep time synchronised, and %[1]s.",
+	"advice.released":           "Release only after the work has stopped: with ReleaseOnCancel, client-go clears holderIdentity as soon as the context is cancelled, without waiting for the work begun in OnStartedLeading, so cancel only once that work has returned; else leave ReleaseOnCancel off, %[2]s, and let the lease run out.",
+	"advice.unknown":            "client-go gives no fencing: %[1]s, and %[2]s.",
+}
