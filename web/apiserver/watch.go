@@ -132,6 +132,9 @@ type watchServer struct {
 	q       *request
 	out     output
 	headers bool // table columns still to be sent
+	// frame is the key of a shared frame of this watch but for the change's revision and
+	// type, built once rather than for every event.
+	frame frameKey
 }
 
 func (q *request) watch() error {
@@ -174,7 +177,8 @@ func (q *request) watch() error {
 		return err
 	}
 	defer done()
-	ws := &watchServer{q: q, out: out, headers: true}
+	ws := &watchServer{q: q, out: out, headers: true,
+		frame: frameKey{resource: q.kind.StorageResource(), media: out.info.MediaType, gv: q.gv}}
 	ws.serve(sink, w)
 	return nil
 }
@@ -199,17 +203,18 @@ func (q *request) negotiateWatch() (output, error) {
 	return out, nil
 }
 
-// serve writes every event of w until it ends or the client is gone.
+// serve writes every event of w until it ends or the client is gone. Events that are ready
+// together are written before one flush: one write to the connection for all of them.
 func (ws *watchServer) serve(sink eventSink, w registry.Watcher) {
-	events := w.ResultChan()
-	for ev := range events {
+	w.Serve(func(ev registry.Event, more bool) error {
 		if err := ws.send(sink, ev); err != nil {
-			return
+			return err
 		}
-		if len(events) == 0 {
+		if !more {
 			sink.flush()
 		}
-	}
+		return nil
+	})
 }
 
 // send writes one event.
@@ -234,7 +239,8 @@ func (ws *watchServer) send(sink eventSink, ev registry.Event) error {
 // only on the change, the format and the version, and one encoding serves every such watcher.
 func (ws *watchServer) sendShared(sink eventSink, ev registry.Event) error {
 	q := ws.q
-	key := frameKey{rev: ev.Revision, resource: q.kind.StorageResource(), typ: ev.Type, media: ws.out.info.MediaType, gv: q.gv}
+	key := ws.frame
+	key.rev, key.typ = ev.Revision, ev.Type
 	frame, ok := q.s.frames.Get(key)
 	if !ok {
 		// Two watchers may encode the same frame at once; the first one stored wins. The
@@ -313,7 +319,26 @@ func (q *request) openSink(cancel context.CancelFunc, out output) (eventSink, fu
 	h.Set("Transfer-Encoding", "chunked")
 	q.w.WriteHeader(http.StatusOK)
 	fl.Flush()
-	return &httpSink{w: q.w, fl: fl}, func() {}, nil
+	return newHTTPSink(q.w, fl), func() {}, nil
+}
+
+// newHTTPSink writes to the connection's own response writer under the middleware's (Echo's
+// response, whose every Flush builds an http.ResponseController to find it again): the
+// status is written and the header flushed, so that nothing the wrappers track changes
+// after this, and a watch writes and flushes once per event and watcher.
+func newHTTPSink(w http.ResponseWriter, fl http.Flusher) *httpSink {
+	inner := w
+	for {
+		u, ok := inner.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			break
+		}
+		inner = u.Unwrap()
+	}
+	if ifl, ok := inner.(http.Flusher); ok && inner != w {
+		return &httpSink{w: inner, fl: ifl}
+	}
+	return &httpSink{w: w, fl: fl}
 }
 
 func isWebSocketUpgrade(r *http.Request) bool {

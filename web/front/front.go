@@ -267,6 +267,14 @@ func (a *API) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if code >= 500 {
 			level = slog.LevelWarn
 		}
+		if err != nil && code >= 500 {
+			level = slog.LevelError
+		}
+		// Most requests are logged at debug level, which is usually off: their attributes
+		// are not even built then (a renewal is two requests).
+		if !a.log.Enabled(r.Context(), level) {
+			return nil
+		}
 		attrs := []slog.Attr{
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
@@ -276,7 +284,6 @@ func (a *API) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if err != nil && code >= 500 {
 			// A handler's error is its cause: without it a 500 says nothing.
-			level = slog.LevelError
 			attrs = append(attrs, slog.Any("error", err))
 		}
 		a.log.LogAttrs(r.Context(), level, "request", attrs...)

@@ -41,6 +41,13 @@ type board struct {
 	// recheck holds the leases to judge again once a disagreement begun at their last change
 	// has lasted judge.OverlapGrace: only then is it a split brain to tell.
 	recheck map[leaseKey]time.Time
+	// from is the revision the board's watches started after; seenLease and seenViews the
+	// revision of the last change of each lease, and of a view of it, they delivered. Each
+	// change is handed to the lease's history and views caches as it arrives, so that judging
+	// the lease reads nothing from the change log (known).
+	from      int64
+	seenLease map[leaseKey]int64
+	seenViews map[leaseKey]int64
 }
 
 // boardLease is what the board knows of one lease.
@@ -133,7 +140,8 @@ const (
 
 func newBoard(u *UI) *board {
 	return &board{u: u, leases: map[leaseKey]*boardLease{}, cands: map[leaseKey]boardCandidate{},
-		subs: map[*boardSub]struct{}{}, wake: make(chan struct{}, 1), recheck: map[leaseKey]time.Time{}}
+		subs: map[*boardSub]struct{}{}, wake: make(chan struct{}, 1), recheck: map[leaseKey]time.Time{},
+		seenLease: map[leaseKey]int64{}, seenViews: map[leaseKey]int64{}}
 }
 
 // subscribe adds a dashboard; its first message is the whole board. It starts the board on
@@ -167,9 +175,13 @@ func (b *board) start(ctx context.Context) error {
 		return err
 	}
 	now := b.u.opts.Now()
+	b.from = rev
+	clear(b.seenLease)
+	clear(b.seenViews)
 	var feed []templates.FeedItem
 	for _, l := range leases {
-		bl, items, err := b.tellLease(ctx, l, nil, now)
+		// Read after the list: the caches then hold everything up to its revision.
+		bl, items, err := b.tellLease(ctx, l, nil, now, known{changes: rev, views: rev})
 		if err != nil {
 			return err
 		}
@@ -218,8 +230,8 @@ func candidateOf(lc *coordinationv1beta1.LeaseCandidate, now time.Time) boardCan
 
 // tellLease judges one lease: its card, and the feed lines not told before (all of them when
 // prev is nil).
-func (b *board) tellLease(ctx context.Context, l *coordinationv1.Lease, prev *boardLease, now time.Time) (*boardLease, []templates.FeedItem, error) {
-	st, err := b.u.story(ctx, l, now, false)
+func (b *board) tellLease(ctx context.Context, l *coordinationv1.Lease, prev *boardLease, now time.Time, k known) (*boardLease, []templates.FeedItem, error) {
+	st, err := b.u.storyKnown(ctx, l, now, false, k)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -329,8 +341,9 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 		switch ev.Object.Resource {
 		case views.Resource:
 			// A candidate's view: judge its lease again, unless the lease changed too.
-			lease, _, _ := strings.Cut(ev.Object.Name, "/")
-			k.name = lease
+			_, k.name = views.LeaseOf(ev.Object)
+			b.u.views.Observe(ev, b.seen(b.seenViews, k))
+			b.seenViews[k] = ev.Object.Revision
 			if bl := b.leases[k]; bl != nil {
 				if _, ok := dirty[k]; !ok {
 					dirty[k] = bl.lease
@@ -343,6 +356,8 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 			continue
 		}
 		if ev.Type == store.Deleted {
+			b.u.hist.observe(k.ns, k.name, nil, ev.Object.Revision, ev.Time, b.seen(b.seenLease, k))
+			b.seenLease[k] = ev.Object.Revision
 			dirty[k] = nil
 			continue
 		}
@@ -351,6 +366,8 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 			b.u.log.Warn("dashboard board: undecodable lease", slog.Any("error", err))
 			continue
 		}
+		b.u.hist.observe(k.ns, k.name, l, ev.Object.Revision, ev.Time, b.seen(b.seenLease, k))
+		b.seenLease[k] = ev.Object.Revision
 		if prev := b.leases[k]; prev != nil {
 			if judge.Renewal(prev.cur, judge.ChangeOf(l, ev.Object.Revision, ev.Time, &prev.cur)) {
 				msg.Renewals++
@@ -384,7 +401,7 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 			}
 			continue
 		}
-		bl, items, err := b.tellLease(ctx, l, prev, now)
+		bl, items, err := b.tellLease(ctx, l, prev, now, known{changes: b.seen(b.seenLease, k), views: b.seen(b.seenViews, k)})
 		if err != nil {
 			b.u.log.Warn("dashboard board: lease history", slog.Any("error", err))
 			continue
@@ -405,6 +422,15 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 		b.broadcastLocked(msg)
 	}
 	return b.nextExpiryLocked(now).Sub(now)
+}
+
+// seen is the revision of the last change of lease k the board's watch delivered in seen,
+// or the revision the watches started after.
+func (b *board) seen(seen map[leaseKey]int64, k leaseKey) int64 {
+	if rev, ok := seen[k]; ok {
+		return rev
+	}
+	return b.from
 }
 
 // applyCandidateLocked adds a LeaseCandidate's change to msg.

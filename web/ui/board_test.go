@@ -13,6 +13,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/judge"
 )
 
@@ -169,5 +170,70 @@ func TestHugeHolderIsShownShort(t *testing.T) {
 	}
 	if !strings.Contains(string(data), strings.Repeat("h", judge.MaxShown-1)+"…") {
 		t.Errorf("the board does not show the holder cut")
+	}
+}
+
+// TestBoardJudgesFromItsWatch: once the board has read a lease's history and its candidates'
+// views, the changes its watches deliver (renewals, a takeover, a candidate's view) are
+// handed to those caches as they arrive, and judging the lease reads nothing more from the
+// change log; its card and feed are what a board that reads the whole log tells.
+func TestBoardJudgesFromItsWatch(t *testing.T) {
+	var clock atomic.Int64
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	clock.Store(at(0).UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
+	tu := mustNewUI(t, t0, func(o *Options) { o.Now = now })
+	ctx := context.Background()
+	tu.putLease(t, lease("default", "x", "alice", at(0), 10, 0), at(0))
+	tu.recordView("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", 0.5)
+
+	sub, err := tu.board.subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tu.board.unsubscribe(sub)
+	mustBoardMessage(t, sub)
+	reads := tu.st.historyReads.Load()
+
+	for _, s := range []float64{2, 4, 6} {
+		clock.Store(at(s).UnixNano())
+		tu.putLease(t, lease("default", "x", "alice", at(s), 10, 0), at(s))
+		mustBoardMessage(t, sub)
+	}
+	clock.Store(at(20).UnixNano())
+	tu.putLease(t, lease("default", "x", "bob", at(20), 10, 1), at(20))
+	mustBoardMessage(t, sub)
+	tu.recordView("bob", tabproto.StateLeader, tabproto.RoleLeader, "bob", 20.2)
+	mustBoardMessage(t, sub)
+	if n := tu.st.historyReads.Load() - reads; n != 0 {
+		t.Errorf("the board read the change log %d times for changes its watches delivered", n)
+	}
+
+	// A board over the same store that reads everything from the log tells the same.
+	fresh := mustNewUIOn(t, tu.st, t0, func(o *Options) { o.Now = now })
+	fsub, err := fresh.board.subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.board.unsubscribe(fsub)
+	want := mustBoardMessage(t, fsub)
+	tu.board.mu.Lock()
+	bl := tu.board.leases[leaseKey{"default", "x"}]
+	got := bl.card
+	tu.board.mu.Unlock()
+	if len(want.Cards) != 1 {
+		t.Fatalf("fresh board: %+v", want.Cards)
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want.Cards[0])
+	if string(gj) != string(wj) {
+		t.Errorf("card from the watch\n%s\nfrom the log\n%s", gj, wj)
+	}
+	var told []string
+	for _, f := range tu.board.feed {
+		told = append(told, f.Kind+": "+f.Text)
+	}
+	if got, want := strings.Join(told, "\n"), feedTexts(want.Feed); got != want {
+		t.Errorf("feed from the watch\n%s\nfrom the log\n%s", got, want)
 	}
 }

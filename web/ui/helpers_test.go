@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,6 +34,18 @@ type testStore struct {
 	*sqlite.DB
 	mu  sync.Mutex
 	now time.Time
+	// historyReads counts the reads of one object's or one prefix's history.
+	historyReads atomic.Int64
+}
+
+func (s *testStore) History(ctx context.Context, key store.Key, after int64) ([]store.Event, error) {
+	s.historyReads.Add(1)
+	return s.DB.History(ctx, key, after)
+}
+
+func (s *testStore) HistoryPrefix(ctx context.Context, resource, namespace, prefix string, after, through int64) ([]store.Event, error) {
+	s.historyReads.Add(1)
+	return s.DB.HistoryPrefix(ctx, resource, namespace, prefix, after, through)
 }
 
 func newTestStore(tb testing.TB, now time.Time) *testStore {

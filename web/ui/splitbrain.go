@@ -18,6 +18,12 @@ import (
 // its candidates' recorded views; recorded says whether any view is on record. For a past
 // moment the views are read from the change log up to then, past what the cache holds.
 func (u *UI) overlaps(ctx context.Context, ns, name string, changes []judge.Change, now time.Time, past bool) (overlaps []judge.Overlap, vs []judge.View, err error) {
+	return u.overlapsKnown(ctx, ns, name, changes, now, past, 0)
+}
+
+// overlapsKnown is overlaps with the views read only when the reader may miss one up to the
+// revision knownViews (views.Reader.ViewsThrough); 0 reads whatever is new.
+func (u *UI) overlapsKnown(ctx context.Context, ns, name string, changes []judge.Change, now time.Time, past bool, knownViews int64) (overlaps []judge.Overlap, vs []judge.View, err error) {
 	if past {
 		// A view is committed a little after the role change it dates.
 		through, err := u.store.RevisionAt(ctx, now.Add(views.MaxReportDelay))
@@ -28,7 +34,7 @@ func (u *UI) overlaps(ctx context.Context, ns, name string, changes []judge.Chan
 		if err != nil {
 			return nil, nil, err
 		}
-	} else if vs, err = u.views.Views(ctx, ns, name); err != nil {
+	} else if vs, err = u.views.ViewsThrough(ctx, ns, name, knownViews); err != nil {
 		return nil, nil, err
 	}
 	vs = viewsUntil(vs, now)
@@ -91,12 +97,23 @@ type leaseStory struct {
 // is true, now is a past moment and l the lease as it was then: the changes and views after
 // it are left out, and the lease's state is its last write by then.
 func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool) (leaseStory, error) {
-	changes, cur, err := u.storyChanges(ctx, l, now, past)
+	return u.storyKnown(ctx, l, now, past, known{})
+}
+
+// known says up to which revisions the caches already hold a lease's changes and its
+// candidates' views because a watch fed them (historyCache.observe, views.Reader.Observe):
+// a story told with it reads the change log only for what they may miss. The zero value
+// reads whatever is new.
+type known struct{ changes, views int64 }
+
+// storyKnown is story with what the caches are known to hold.
+func (u *UI) storyKnown(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool, k known) (leaseStory, error) {
+	changes, cur, err := u.storyChanges(ctx, l, now, past, k.changes)
 	if err != nil {
 		return leaseStory{}, err
 	}
 	s := leaseStory{cur: cur}
-	overlaps, vs, err := u.overlaps(ctx, l.Namespace, l.Name, changes, now, past)
+	overlaps, vs, err := u.overlapsKnown(ctx, l.Namespace, l.Name, changes, now, past, k.views)
 	if err != nil {
 		return leaseStory{}, err
 	}
@@ -114,9 +131,9 @@ func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time, 
 
 // storyChanges reads the changes of the lease l and its state as its story as of now tells
 // them (see story).
-func (u *UI) storyChanges(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool) ([]judge.Change, judge.Change, error) {
+func (u *UI) storyChanges(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool, knownChanges int64) ([]judge.Change, judge.Change, error) {
 	if !past {
-		changes, err := u.hist.changes(ctx, l.Namespace, l.Name)
+		changes, err := u.hist.changesThrough(ctx, l.Namespace, l.Name, knownChanges)
 		return changes, currentChange(l, changes), err
 	}
 	changes, err := u.hist.changesAt(ctx, l.Namespace, l.Name, now)

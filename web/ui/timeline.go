@@ -193,7 +193,12 @@ type leaseHistory struct {
 	mu sync.Mutex
 	// start is the revision the cache read from; rev the last it read.
 	start, rev int64
-	changes    []judge.Change
+	// read is set once the log was read; covered is a revision up to which changes holds
+	// every change of the lease (a read began after it was committed, or a watch delivered
+	// every change up to it).
+	read    bool
+	covered int64
+	changes []judge.Change
 }
 
 // maxHistoryChanges bounds the compacted changes kept per lease (a few per term).
@@ -216,6 +221,14 @@ func newHistoryCache(st store.Interface, resource string, decode func(store.Obje
 // changes returns the compacted changes of one lease, oldest first, reading the store's
 // change log after what was read before.
 func (h *historyCache) changes(ctx context.Context, ns, name string) ([]judge.Change, error) {
+	return h.changesThrough(ctx, ns, name, 0)
+}
+
+// changesThrough is changes, reading the change log only when the cache may miss a change
+// committed up to the revision through (committed before the call): when a watch fed the
+// cache every change up to it (observe), it is not read at all. through <= 0 reads
+// whatever is new.
+func (h *historyCache) changesThrough(ctx context.Context, ns, name string, through int64) ([]judge.Change, error) {
 	key := store.Key{Resource: h.resource, Namespace: ns, Name: name}
 	h.mu.Lock()
 	lh := h.leases[key]
@@ -230,6 +243,9 @@ func (h *historyCache) changes(ctx context.Context, ns, name string) ([]judge.Ch
 
 	lh.mu.Lock()
 	defer lh.mu.Unlock()
+	if through > 0 && lh.read && lh.covered >= through {
+		return append([]judge.Change(nil), lh.changes...), nil
+	}
 	if lh.rev == 0 && !h.whole {
 		// The first read looks back a bounded number of changes, not at a day of renewals:
 		// the screens show minutes.
@@ -250,11 +266,41 @@ func (h *historyCache) changes(ctx context.Context, ns, name string) ([]judge.Ch
 	if n := len(evs); n > 0 {
 		lh.rev = evs[n-1].Object.Revision
 	}
+	lh.read = true
+	lh.covered = max(lh.covered, lh.rev, through)
+	lh.trim()
+	return append([]judge.Change(nil), lh.changes...), nil
+}
+
+// trim keeps the newest maxHistoryChanges changes.
+func (lh *leaseHistory) trim() {
 	if n := len(lh.changes); n > maxHistoryChanges {
 		lh.changes = append([]judge.Change(nil), lh.changes[n-maxHistoryChanges:]...)
 		lh.start = lh.changes[0].Revision - 1
 	}
-	return append([]judge.Change(nil), lh.changes...), nil
+}
+
+// observe adds one change of a lease that a watch delivered (l is nil for a deletion) to what
+// the cache holds, so that the next read need not fetch it from the change log. prev is the
+// revision of the change of the same lease the watch delivered before it, or the revision
+// the watch started after: the watch saw none in between. A cache that does not reach prev
+// (or never read the lease) is left to read the log.
+func (h *historyCache) observe(ns, name string, l *coordinationv1.Lease, rev int64, at time.Time, prev int64) {
+	key := store.Key{Resource: h.resource, Namespace: ns, Name: name}
+	h.mu.Lock()
+	lh := h.leases[key]
+	h.mu.Unlock()
+	if lh == nil {
+		return
+	}
+	lh.mu.Lock()
+	defer lh.mu.Unlock()
+	if !lh.read || lh.covered < prev || rev <= lh.covered {
+		return
+	}
+	lh.changes = judge.Append(lh.changes, l, rev, at)
+	lh.rev, lh.covered = rev, rev
+	lh.trim()
 }
 
 // compact adds the changes evs made to changes, compacted as the judge does.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/leaselab/leaselab/store"
@@ -24,9 +25,14 @@ type Reader struct {
 type leaseKey struct{ namespace, lease string }
 
 type leaseViews struct {
-	mu    sync.Mutex
-	rev   int64
-	views []judge.View
+	mu  sync.Mutex
+	rev int64
+	// read is set once the log was read; covered is a revision up to which views holds every
+	// view of the lease (a read began after it was committed, or Observe was given every
+	// view up to it).
+	read    bool
+	covered int64
+	views   []judge.View
 }
 
 // Bounds of what a Reader keeps.
@@ -43,6 +49,14 @@ func NewReader(st store.Interface, lookback int64) *Reader {
 
 // Views returns the views recorded for the candidates of a lease, ordered by when each began.
 func (r *Reader) Views(ctx context.Context, namespace, lease string) ([]judge.View, error) {
+	return r.ViewsThrough(ctx, namespace, lease, 0)
+}
+
+// ViewsThrough is Views, reading the change log only when the reader may miss a view
+// committed up to the revision through (committed before the call): when Observe was given
+// every view of the lease up to it, the log is not read at all. through <= 0 reads whatever
+// is new.
+func (r *Reader) ViewsThrough(ctx context.Context, namespace, lease string, through int64) ([]judge.View, error) {
 	k := leaseKey{namespace, lease}
 	r.mu.Lock()
 	lv := r.leases[k]
@@ -57,6 +71,9 @@ func (r *Reader) Views(ctx context.Context, namespace, lease string) ([]judge.Vi
 
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
+	if through > 0 && lv.read && lv.covered >= through {
+		return slices.Clone(lv.views), nil
+	}
 	if lv.rev == 0 {
 		cur, _, err := r.st.Revision(ctx)
 		if err != nil {
@@ -78,7 +95,42 @@ func (r *Reader) Views(ctx context.Context, namespace, lease string) ([]judge.Vi
 		slices.SortStableFunc(lv.views, compareViews)
 		lv.views = trim(lv.views, maxViews)
 	}
+	lv.read = true
+	lv.covered = max(lv.covered, lv.rev, through)
 	return slices.Clone(lv.views), nil
+}
+
+// LeaseOf is the namespace and lease of a change of a view (of the resource Resource).
+func LeaseOf(o store.Object) (namespace, lease string) {
+	lease, _, _ = strings.Cut(o.Name, "/")
+	return o.Namespace, lease
+}
+
+// Observe adds a change of a view that a watch of Resource delivered to what the reader
+// holds for its lease, so that the next read need not fetch it from the change log. prev is
+// the revision of the change of a view of the same lease the watch delivered before it, or
+// the revision the watch started after: the watch saw none in between. A lease the reader
+// does not reach prev for (or never read) is left to read the log.
+func (r *Reader) Observe(ev store.Event, prev int64) {
+	ns, lease := LeaseOf(ev.Object)
+	r.mu.Lock()
+	lv := r.leases[leaseKey{ns, lease}]
+	r.mu.Unlock()
+	if lv == nil {
+		return
+	}
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	rev := ev.Object.Revision
+	if !lv.read || lv.covered < prev || rev <= lv.covered {
+		return
+	}
+	if v, ok := viewOf(ev); ok {
+		lv.views = append(lv.views, v)
+		slices.SortStableFunc(lv.views, compareViews)
+		lv.views = trim(lv.views, maxViews)
+	}
+	lv.rev, lv.covered = rev, rev
 }
 
 // Between reads, without the cache, the views recorded for a lease's candidates with a

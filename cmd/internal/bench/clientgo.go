@@ -16,11 +16,12 @@ import (
 )
 
 // With Config.ClientGo, the measured requests go through client-go's typed clientset with its
-// defaults (its content type, its transport: HTTP/2 over TLS, a connection per request in
-// flight over plain HTTP) instead of the lean lease client: the figures are then those of the
-// client users run, its own CPU included. A renew client is an elector with a clientset of its
+// defaults (its content type, its transport: HTTP/2 over TLS where the server offers it, as
+// kube-apiserver does, else a connection per request in flight; leaselab's TLS is HTTP/1.1)
+// instead of the lean lease client: the figures are then those of the client users run, its
+// own CPU included. A renew client is an elector with a clientset of its
 // own, as electors are separate programs; the watchers share one clientset, as the informers
-// of one program do (over TLS, every watch on one HTTP/2 connection).
+// of one program do (against kube-apiserver, every watch on one HTTP/2 connection).
 
 // clientGoLeases returns a clientset of its own for one renew client or writer.
 func (r *runner) clientGoLeases() (typedv1.LeaseInterface, error) {

@@ -107,7 +107,8 @@ type workshopRun struct {
 	cfg      WorkshopConfig
 	progress io.Writer
 	// api carries each participant's API requests, as one browser's fetches share its
-	// connections (HTTP/2 over TLS); ws dials WebSockets, each on a connection of its own.
+	// connections (HTTP/2 over TLS where the server offers it; leaselab offers HTTP/1.1 only);
+	// ws dials WebSockets, each on a connection of its own.
 	api      map[string]*http.Client // by participant name
 	ws       *http.Client
 	leases   map[string]*leaseWrites // by namespace/name, fixed after setup
@@ -342,7 +343,8 @@ func workshopTLS(caPEM []byte) (*tls.Config, error) {
 	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }
 
-// workshopTransport is a browser's transport: HTTP/2 over TLS for API requests (h2), or
+// workshopTransport is a browser's transport: HTTP/2 over TLS for API requests (h2, where the
+// server offers it), or
 // HTTP/1.1 only, for WebSockets, which need a connection each.
 func workshopTransport(tlsConfig *tls.Config, h2 bool) *http.Transport {
 	t := &http.Transport{

@@ -3,7 +3,9 @@ package registry
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strconv"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/kinds"
@@ -56,15 +59,19 @@ type matcher struct {
 	ks      *Store
 	label   labels.Selector
 	field   fields.Selector
+	all     bool // no selector: everything matches
 	decoded map[int64]runtime.Object
 	err     error
 }
 
 func (ks *Store) newMatcher(opts *metainternalversion.ListOptions) *matcher {
-	return &matcher{ks: ks, label: opts.LabelSelector, field: opts.FieldSelector, decoded: map[int64]runtime.Object{}}
+	m := &matcher{ks: ks, label: opts.LabelSelector, field: opts.FieldSelector, decoded: map[int64]runtime.Object{}}
+	m.all = (m.label == nil || m.label.Empty()) && (m.field == nil || m.field.Empty())
+	return m
 }
 
-func (m *matcher) everything() bool { return m.label.Empty() && m.field.Empty() }
+// everything reports whether the matcher has no selector (asked for every event of a watch).
+func (m *matcher) everything() bool { return m.all }
 
 // matches decodes o and tests it against the selectors.
 func (m *matcher) matches(o store.Object) bool {
@@ -210,4 +217,63 @@ func (ks *Store) listError(ctx context.Context, err error, so store.ListOptions,
 		return errTooLargeResourceVersion(so.Revision, cur)
 	}
 	return storeError(err, ks.kind.GroupResource(), "")
+}
+
+// keepDecoded puts a copy of obj, just stored as o, in the cache of decoded objects, as
+// decoding o would have made it: the watch events of the write and the writer's next GET then
+// skip decoding what was just encoded (a renewal's change would otherwise be decoded once more
+// for its watchers, the election controller's informer among them). Its times are cut to the
+// precision the stored JSON keeps (seconds, micro-seconds for MicroTime) and put in the local
+// zone, as JSON decoding gives them; nothing else in an object differs from its decoded form.
+func (ks *Store) keepDecoded(o store.Object, obj runtime.Object) {
+	c := obj.DeepCopyObject()
+	c.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	acc, err := meta.Accessor(c)
+	if err != nil {
+		return
+	}
+	normalizeTimes(reflect.ValueOf(c))
+	acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
+	ks.r.decoded.Add(decodedKey{Key: o.Key, rev: o.Revision}, c)
+}
+
+var (
+	timeType      = reflect.TypeFor[metav1.Time]()
+	microTimeType = reflect.TypeFor[metav1.MicroTime]()
+)
+
+// normalizeTimes cuts every metav1.Time and metav1.MicroTime reachable from v (through
+// pointers, structs and slices) to what its JSON form keeps, in the local zone.
+func normalizeTimes(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			normalizeTimes(v.Elem())
+		}
+	case reflect.Struct:
+		switch v.Type() {
+		case timeType:
+			if t := v.Addr().Interface().(*metav1.Time); !t.IsZero() {
+				t.Time = t.Time.Truncate(time.Second).Local()
+			}
+			return
+		case microTimeType:
+			if t := v.Addr().Interface().(*metav1.MicroTime); !t.IsZero() {
+				t.Time = t.Time.Truncate(time.Microsecond).Local()
+			}
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				normalizeTimes(v.Field(i))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		switch v.Type().Elem().Kind() {
+		case reflect.Struct, reflect.Pointer, reflect.Interface, reflect.Slice:
+			for i := range v.Len() {
+				normalizeTimes(v.Index(i))
+			}
+		}
+	}
 }

@@ -15,9 +15,6 @@ import (
 	"github.com/leaselab/leaselab/store"
 )
 
-// watchBuffer is how many events a watch holds for its server to write.
-const watchBuffer = 64
-
 // Event is one event of a watch of one kind's objects.
 type Event struct {
 	Type watch.EventType
@@ -29,25 +26,32 @@ type Event struct {
 	// Err is the API error an ERROR event reports; the watch ends after it.
 	Err error
 	// change is the stored change of an event that passes it on as it is (no selector turned
-	// it into another type): its frames depend only on the change, so watchers share them.
-	change *store.Object
+	// it into another type), when shared is set: its frames depend only on the change, so
+	// watchers share them. It is held by value: a copy on the watch's channel costs less than
+	// an allocation per watcher and event.
+	change store.Object
+	shared bool
 	// obj is the storage-version object of any other ADDED, MODIFIED or DELETED event.
 	obj runtime.Object
 }
 
 // Watcher is a running watch, as the registry hands it to the watch handler.
 type Watcher interface {
-	// ResultChan delivers the events; it is closed when the watch ends.
-	ResultChan() <-chan Event
-	// Stop ends the watch and waits until it has let go of the store.
+	// Serve hands every event to emit, in the calling goroutine, until the watch ends or emit
+	// fails. more says that another event is ready to follow at once: a writer can leave
+	// making its writes visible (a flush) to the last of them. Serving in the caller's
+	// goroutine saves a goroutine hand-off per event and watcher; a watcher too slow to keep
+	// up is still ended by the store when its queue there overflows.
+	Serve(emit func(ev Event, more bool) error)
+	// Stop ends the watch and lets go of the store. It may be called without Serve.
 	Stop()
 }
 
 // EventObject returns the storage-version object of an ADDED, MODIFIED or DELETED event; the
 // caller owns it.
 func (ks *Store) EventObject(ev Event) (runtime.Object, error) {
-	if ev.change != nil {
-		return ks.decode(*ev.change)
+	if ev.shared {
+		return ks.decode(ev.change)
 	}
 	return ev.obj, nil
 }
@@ -72,8 +76,6 @@ func (ks *Store) Watch(ctx context.Context, namespace string, opts *metainternal
 	w := &storeWatch{
 		ks:              ks,
 		m:               ks.newMatcher(opts),
-		ch:              make(chan Event, watchBuffer),
-		done:            make(chan struct{}),
 		initialBookmark: opts.SendInitialEvents != nil && *opts.SendInitialEvents && opts.AllowWatchBookmarks,
 		bookmarks:       opts.AllowWatchBookmarks,
 	}
@@ -108,23 +110,25 @@ func (ks *Store) Watch(ctx context.Context, namespace string, opts *metainternal
 		w.after = int64(rv)
 	}
 
-	ctx, w.cancel = context.WithCancel(ctx)
-	sw, err := ks.r.store.Watch(ctx, store.WatchOptions{Resource: ks.kind.StorageResource(), Namespace: namespace, After: w.after})
+	w.ctx, w.cancel = context.WithCancel(ctx)
+	sw, err := ks.r.store.Watch(w.ctx, store.WatchOptions{Resource: ks.kind.StorageResource(), Namespace: namespace, After: w.after})
 	if err != nil && !errors.Is(err, store.ErrCompacted) {
 		w.cancel()
 		return nil, storeError(err, gr, "")
 	}
-	go w.run(ctx, sw, err)
+	w.sw, w.startErr = sw, err
 	return w, nil
 }
 
 // storeWatch turns a store watch into the events of one watch request.
 type storeWatch struct {
-	ks     *Store
-	m      *matcher
-	ch     chan Event
-	cancel context.CancelFunc
-	done   chan struct{}
+	ks       *Store
+	m        *matcher
+	ctx      context.Context
+	cancel   context.CancelFunc
+	sw       store.Watch // nil when the store refused to start (startErr)
+	startErr error
+	emit     func(Event, bool) error
 
 	initial         []runtime.Object // the initial events' objects
 	after           int64            // the revision the changes start after
@@ -132,42 +136,44 @@ type storeWatch struct {
 	bookmarks       bool
 }
 
-func (w *storeWatch) ResultChan() <-chan Event { return w.ch }
+func (w *storeWatch) Serve(emit func(Event, bool) error) {
+	w.emit = emit
+	w.run(w.ctx, w.sw, w.startErr)
+}
 
 func (w *storeWatch) Stop() {
 	w.cancel()
-	<-w.done
-}
-
-// send hands ev to the watch server; false when the watch is over.
-func (w *storeWatch) send(ctx context.Context, ev Event) bool {
-	select {
-	case w.ch <- ev:
-		return true
-	case <-ctx.Done():
-		return false
+	if w.sw != nil {
+		w.sw.Close()
 	}
 }
 
+// send hands ev to the watch server; false when the watch is over.
+func (w *storeWatch) send(ctx context.Context, ev Event, more bool) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	return w.emit(ev, more) == nil
+}
+
 // run delivers the initial events, then the store's changes and the bookmarks, until ctx is
-// done or the store watch ends. startErr is the store's refusal to start (compacted).
+// done, the store watch ends or the watch server fails. startErr is the store's refusal to
+// start (compacted).
 func (w *storeWatch) run(ctx context.Context, sw store.Watch, startErr error) {
-	defer close(w.done)
-	defer close(w.ch)
 	if sw != nil {
 		defer sw.Close()
 	}
 	if startErr != nil {
-		w.send(ctx, Event{Type: watch.Error, Err: storeError(startErr, w.ks.kind.GroupResource(), "")})
+		w.send(ctx, Event{Type: watch.Error, Err: storeError(startErr, w.ks.kind.GroupResource(), "")}, false)
 		return
 	}
-	for _, obj := range w.initial {
-		if !w.send(ctx, Event{Type: watch.Added, obj: obj}) {
+	for i, obj := range w.initial {
+		if !w.send(ctx, Event{Type: watch.Added, obj: obj}, i < len(w.initial)-1 || w.initialBookmark) {
 			return
 		}
 	}
 	w.initial = nil
-	if w.initialBookmark && !w.send(ctx, Event{Type: watch.Bookmark, Revision: w.after, InitialEnd: true}) {
+	if w.initialBookmark && !w.send(ctx, Event{Type: watch.Bookmark, Revision: w.after, InitialEnd: true}, false) {
 		return
 	}
 	w.changes(ctx, sw)
@@ -207,7 +213,7 @@ func (w *storeWatch) changes(ctx context.Context, sw store.Watch) {
 			case ev, ok = <-events:
 			case <-ticks:
 				if p := sw.Progress(); p > lastSent && len(events) == 0 {
-					if !w.send(ctx, Event{Type: watch.Bookmark, Revision: p}) {
+					if !w.send(ctx, Event{Type: watch.Bookmark, Revision: p}, false) {
 						return
 					}
 					lastSent = p
@@ -215,7 +221,7 @@ func (w *storeWatch) changes(ctx context.Context, sw store.Watch) {
 				continue
 			case <-lastCall:
 				if p := sw.Progress(); p >= lastSent && len(events) == 0 {
-					if !w.send(ctx, Event{Type: watch.Bookmark, Revision: p}) {
+					if !w.send(ctx, Event{Type: watch.Bookmark, Revision: p}, false) {
 						return
 					}
 					lastSent = p
@@ -225,7 +231,7 @@ func (w *storeWatch) changes(ctx context.Context, sw store.Watch) {
 		}
 		if !ok {
 			if err := sw.Err(); err != nil && (errors.Is(err, store.ErrCompacted) || errors.Is(err, store.ErrDamaged)) {
-				w.send(ctx, Event{Type: watch.Error, Err: storeError(err, w.ks.kind.GroupResource(), "")})
+				w.send(ctx, Event{Type: watch.Error, Err: storeError(err, w.ks.kind.GroupResource(), "")}, false)
 			}
 			return
 		}
@@ -233,7 +239,7 @@ func (w *storeWatch) changes(ctx context.Context, sw store.Watch) {
 		if err != nil {
 			return
 		}
-		if pass && !w.send(ctx, out) {
+		if pass && !w.send(ctx, out, len(events) > 0) {
 			return
 		}
 		lastSent = ev.Object.Revision
@@ -252,8 +258,7 @@ var eventTypes = map[store.EventType]watch.EventType{
 func (w *storeWatch) filter(ev store.Event) (out Event, pass bool, err error) {
 	out.Revision = ev.Object.Revision
 	if w.m.everything() {
-		o := ev.Object
-		out.Type, out.change = eventTypes[ev.Type], &o
+		out.Type, out.change, out.shared = eventTypes[ev.Type], ev.Object, true
 		return out, true, nil
 	}
 	obj, err := w.ks.decode(ev.Object)
@@ -295,7 +300,7 @@ func (w *storeWatch) filter(ev store.Event) (out Event, pass bool, err error) {
 
 // Shared reports whether the event is a stored change passed on as it is: its encoding in a
 // format and version is the same for every watcher of the kind that asked for no conversion.
-func (e Event) Shared() bool { return e.change != nil }
+func (e Event) Shared() bool { return e.shared }
 
 func orZero(rv string) string {
 	if rv == "" {

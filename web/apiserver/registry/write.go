@@ -153,6 +153,7 @@ func (ks *Store) insert(ctx context.Context, obj runtime.Object, acc metav1.Obje
 			return nil, storeError(err, ks.kind.GroupResource(), acc.GetName())
 		}
 		acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
+		ks.keepDecoded(o, obj)
 		if len(acc.GetOwnerReferences()) > 0 {
 			ks.r.collect(ctx) // its owners may be gone already
 		}
@@ -351,6 +352,7 @@ func (ks *Store) updateObject(ctx context.Context, obj, old runtime.Object, expe
 		return nil, storeError(err, ks.kind.GroupResource(), acc.GetName())
 	}
 	acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
+	ks.keepDecoded(o, obj)
 	if oldAcc, _ := meta.Accessor(old); ownersChanged(acc, oldAcc) {
 		ks.r.collect(ctx) // its remaining owners may be gone
 	}
