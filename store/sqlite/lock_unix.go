@@ -7,7 +7,14 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"time"
 )
+
+// lockWait is how long Open waits for the lock before refusing: a lock can outlive its
+// holder's Close for a moment, as a process forked in that moment (to exec another program)
+// holds a copy of the descriptor until its exec closes it; and a restarted server may start
+// while the one it replaces is still exiting.
+const lockWait = 2 * time.Second
 
 // lockFile takes an exclusive advisory lock on the database file for as long as the store is
 // open, so that a second server on the same file is refused rather than writing beside the
@@ -20,7 +27,15 @@ func lockFile(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	deadline := time.Now().Add(lockWait)
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("%s is already open in another process (another leaselab serve?)", path)
