@@ -36,7 +36,6 @@ var scenarioMessages = map[string]Text{
 	"scn.deadline":     {En: "must renew, by its clock, within", Zh: "按它的时钟，须在此时间内续约"},
 	"scn.err.seed":     {En: "seed must be a whole number from 0 to 9223372036854775807", Zh: "种子必须是 0 到 9223372036854775807 之间的整数"},
 	"scn.err.speed":    {En: "speed must be between 0.25 and 4", Zh: "速度必须在 0.25 到 4 之间"},
-	"scn.err.busy":     {En: "too many scenarios are running; the oldest was stopped", Zh: "运行的场景过多；最早的一个已停止"},
 	"scn.notfound":     {En: "no scenario is called %s", Zh: "没有名为 %s 的场景"},
 	"scn.notrunning":   {En: "this scenario is not running with seed %s: start it first", Zh: "该场景没有以种子 %s 运行：请先开始"},
 	"scn.instructor":   {En: "only the instructor may run scenarios", Zh: "只有讲师可以运行场景"},

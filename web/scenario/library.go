@@ -55,7 +55,6 @@ func watchRenewals() Step {
 			En: "alice renews every retry period (2 s): each renewal writes a new renewTime. bob and carol do not read renewTime against their own clocks: each notes when it last saw the record change, and will wait leaseDuration (10 s) from that moment.",
 			Zh: "alice 每个重试周期（2 秒）续约一次：每次续约都会写入新的 renewTime。bob 和 carol 并不拿 renewTime 与自己的时钟比较：它们各自记下最后一次看到记录变化的时刻，并从那一刻起等待 leaseDuration（10 秒）。",
 		},
-		Do:      func(a *Actions) { a.Mark("watch") },
 		Until:   func(w *World) bool { return w.For(5 * time.Second) },
 		Waiting: i18n.Text{En: "while alice renews a few times", Zh: "等待 alice 续约几次"},
 	}

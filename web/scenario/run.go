@@ -101,7 +101,6 @@ type Run struct {
 	events      []Event
 	views       []judge.View
 	changes     []judge.Change
-	marks       map[string]time.Time
 	notes       map[string]string
 	done        bool
 	version     uint64
@@ -116,7 +115,6 @@ type member struct {
 	role      candidate.Role
 	workUntil time.Time // KeepWorking: believed to lead until then
 	workFor   time.Duration
-	lastRep   tabproto.Report
 	views     []judge.View // what it believed, each change of note
 }
 
@@ -158,7 +156,6 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 		log:     opts.Logger.With(slog.String("scenario", sc.Name), slog.String("namespace", opts.Namespace)),
 		wake:    make(chan struct{}, 1),
 		members: map[string]*member{},
-		marks:   map[string]time.Time{},
 		notes:   map[string]string{},
 		subs:    map[chan struct{}]struct{}{},
 	}
@@ -210,15 +207,6 @@ func CheckSpeed(speed float64) error {
 	}
 	return nil
 }
-
-// Scenario returns what the run plays.
-func (r *Run) Scenario() *Scenario { return r.sc }
-
-// Namespace is where the run writes.
-func (r *Run) Namespace() string { return r.opts.Namespace }
-
-// Seed is the run's seed.
-func (r *Run) Seed() uint64 { return r.opts.Seed }
 
 // Stop ends the run: its members stop as crashed processes do, and leave the stage.
 func (r *Run) Stop() {
@@ -314,7 +302,6 @@ func (r *Run) observeLocked(m *member, s candidate.Snapshot, now time.Time) tabp
 		m.views = append(m.views, v)
 		r.views = append(r.views, v)
 	}
-	m.lastRep = rep
 	return rep
 }
 
@@ -333,12 +320,6 @@ func (r *Run) keepWorking(id string, d time.Duration) {
 	if m := r.members[id]; m != nil {
 		m.workFor = d
 	}
-}
-
-func (r *Run) mark(name string, t time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.marks[name] = t
 }
 
 func (r *Run) note(key, value string) {
@@ -520,20 +501,28 @@ func compareEvents(a, b Event) int {
 }
 
 func (r *Run) worldLocked(now time.Time) *World {
-	w := &World{Now: now, StepStarted: r.entered[r.step], Lease: r.lease, Members: map[string]candidate.Snapshot{}, Marks: r.marks, Notes: r.notes,
+	w := &World{Now: now, StepStarted: r.entered[r.step], Lease: r.lease, Members: map[string]candidate.Snapshot{}, Notes: r.notes,
 		Started: r.started, run: r}
 	for _, id := range r.memberIDs() {
 		m := r.members[id]
 		if !m.started {
 			continue
 		}
-		s := m.cand.Snapshot()
-		r.observeLocked(m, s, now)
-		s.Role = m.role // with its work's belief (KeepWorking)
-		w.Members[id] = s
+		w.Members[id] = r.snapshotLocked(m, now)
 	}
 	w.Events = r.events
 	return w
+}
+
+// snapshotLocked is a started member's snapshot, taken in (observeLocked) so that what is
+// judged or shown is on record, with the belief of work that outlived its leadership.
+func (r *Run) snapshotLocked(m *member, now time.Time) candidate.Snapshot {
+	s := m.cand.Snapshot()
+	r.observeLocked(m, s, now)
+	if now.Before(m.workUntil) {
+		s.Role, s.State = candidate.RoleLeader, candidate.StateLeader
+	}
+	return s
 }
 
 // memberIDs lists the members in the cast's order.
@@ -632,7 +621,7 @@ func (r *Run) enterLocked(i int) {
 		r.poke()
 		return
 	}
-	a := &Actions{run: r, now: r.entered[i]}
+	a := &Actions{run: r}
 	r.mu.Unlock()
 	st.Do(a)
 	r.mu.Lock()
@@ -644,27 +633,6 @@ func (r *Run) Events() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.events)
-}
-
-// Views returns what the members believed, as the split-brain checker reads it.
-func (r *Run) Views() []judge.View {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.views)
-}
-
-// Finished reports whether the last step is reached and done.
-func (r *Run) Finished() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.step == len(r.sc.Steps)-1 && r.ready
-}
-
-// Ready reports whether Next would take the script a step further now.
-func (r *Run) Ready() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.ready
 }
 
 // Outcome checks the scenario's expected outcome against the world now.
@@ -714,12 +682,12 @@ func (r *Run) ensureNamespace() error {
 	return nil
 }
 
-func (r *Run) leasePath() string {
-	return "/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(r.opts.Namespace) + "/leases/" + url.PathEscape(r.sc.Lease)
+func leasePath(namespace, lease string) string {
+	return "/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(namespace) + "/leases/" + url.PathEscape(lease)
 }
 
 func (r *Run) getLease() (*coordinationv1.Lease, error) {
-	code, body, err := r.call(http.MethodGet, r.leasePath(), "")
+	code, body, err := r.call(http.MethodGet, leasePath(r.opts.Namespace, r.sc.Lease), "")
 	if err != nil {
 		return nil, err
 	}
@@ -740,12 +708,11 @@ func (r *Run) getLease() (*coordinationv1.Lease, error) {
 // Clear deletes what a run of this scenario left in namespace (its lease and LeaseCandidates),
 // so that a new run starts from nothing.
 func Clear(ctx context.Context, transport http.RoundTripper, baseURL, namespace string, sc *Scenario) error {
-	r := &Run{ctx: ctx, opts: Options{Transport: transport, BaseURL: baseURL, Namespace: namespace}, sc: sc}
 	for _, p := range []string{
-		r.leasePath(),
+		leasePath(namespace, sc.Lease),
 		"/apis/coordination.k8s.io/v1beta1/namespaces/" + url.PathEscape(namespace) + "/leasecandidates",
 	} {
-		code, body, err := r.call(http.MethodDelete, p, "")
+		code, body, err := call(ctx, transport, baseURL, http.MethodDelete, p, "")
 		if err != nil {
 			return err
 		}
@@ -759,13 +726,18 @@ func Clear(ctx context.Context, transport http.RoundTripper, baseURL, namespace 
 // call makes one request of the run's own (not a member's: no faults) and returns the status
 // code and the body.
 func (r *Run) call(method, path, body string) (int, string, error) {
-	ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
+	return call(r.ctx, r.opts.Transport, r.opts.BaseURL, method, path, body)
+}
+
+// call makes one request with transport and returns the status code and the body.
+func call(ctx context.Context, transport http.RoundTripper, baseURL, method, path, body string) (int, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(r.opts.BaseURL, "/")+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(baseURL, "/")+path, rd)
 	if err != nil {
 		return 0, "", err
 	}
@@ -773,7 +745,7 @@ func (r *Run) call(method, path, body string) (int, string, error) {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := r.opts.Transport.RoundTrip(req)
+	resp, err := transport.RoundTrip(req)
 	if err != nil {
 		return 0, "", err
 	}
@@ -783,13 +755,6 @@ func (r *Run) call(method, path, body string) (int, string, error) {
 		return 0, "", err
 	}
 	return resp.StatusCode, string(b), nil
-}
-
-// shownStep is the index of the step shown.
-func (r *Run) shownStep() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.shown
 }
 
 // Speed is the run's pace.
@@ -826,15 +791,9 @@ func (r *Run) State() State {
 	}
 	now := r.clock.Now()
 	for _, id := range r.memberIDs() {
-		m := r.members[id]
-		if !m.started {
-			continue
+		if m := r.members[id]; m.started {
+			st.Members = append(st.Members, r.snapshotLocked(m, now))
 		}
-		s := m.cand.Snapshot()
-		if now.Before(m.workUntil) {
-			s.Role, s.State = candidate.RoleLeader, candidate.StateLeader
-		}
-		st.Members = append(st.Members, s)
 	}
 	st.Overlaps = len(r.overlaps())
 	return st

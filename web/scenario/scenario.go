@@ -136,9 +136,7 @@ type World struct {
 	Lease *coordinationv1.Lease
 	// Members are the running members' snapshots (stopped ones included), by identity.
 	Members map[string]candidate.Snapshot
-	// Marks holds instants the script noted (Actions.Mark), by name; Notes the names it noted
-	// (Actions.Note).
-	Marks map[string]time.Time
+	// Notes holds what the script noted (Actions.Note), by key.
 	Notes map[string]string
 	// Started is when the run started; Events what it saw since.
 	Started time.Time
@@ -181,12 +179,6 @@ func (w *World) Leaders() []string {
 	return out
 }
 
-// Stopped reports whether member id has stopped (crashed or released).
-func (w *World) Stopped(id string) bool {
-	s, ok := w.Members[id]
-	return ok && s.State == candidate.StateStopped
-}
-
 // SeesExpired reports whether member id's own clock says the lease it observed has expired:
 // what client-go acts on.
 func (w *World) SeesExpired(id string) bool {
@@ -204,7 +196,6 @@ func (w *World) Overlaps() []judge.Overlap { return w.run.overlaps() }
 // Actions are what a step may do as it begins.
 type Actions struct {
 	run *Run
-	now time.Time
 }
 
 // Member returns member id's candidate, for its faults and commands.
@@ -226,9 +217,6 @@ func (a *Actions) Leader() string { return a.run.holderNow() }
 // started when it began leading, does not watch the context that ends it (client-go's
 // OnStoppedLeading is called, the work goes on).
 func (a *Actions) KeepWorking(id string, d time.Duration) { a.run.keepWorking(id, d) }
-
-// Mark notes the current instant under name, for later conditions.
-func (a *Actions) Mark(name string) { a.run.mark(name, a.now) }
 
 // Note keeps value under key, for later steps and conditions (World.Notes).
 func (a *Actions) Note(key, value string) { a.run.note(key, value) }

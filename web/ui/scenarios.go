@@ -114,10 +114,6 @@ func (s *scenarioRuns) stopAll() {
 	}
 }
 
-// withLang is the request's context, which the Language middleware has given the request's
-// language (the lang parameter, the switch's cookie, Accept-Language).
-func withLang(c echo.Context) context.Context { return c.Request().Context() }
-
 // scenarioParams reads the seed and speed of a scenario URL or form: seed 1 and speed 1 when
 // absent.
 func scenarioParams(c echo.Context) (seed uint64, speed float64, problem string) {
@@ -160,7 +156,7 @@ func scenarioTimings(sc *scenario.Scenario) string {
 
 // scenarioList serves /scenarios.
 func (u *UI) scenarioList(c echo.Context) error {
-	ctx := withLang(c)
+	ctx := c.Request().Context()
 	lang := i18n.FromContext(ctx)
 	v := templates.Scenarios{Page: u.page(lang.T("scn.library"), "scenarios")}
 	for _, sc := range scenario.Library() {
@@ -193,7 +189,7 @@ func (u *UI) scenarioPage(c echo.Context) error {
 // scenarioOfRequest is the view of the scenario, seed and speed a page request names; it
 // answers the request itself (404, 400) and returns false when they are not valid.
 func (u *UI) scenarioOfRequest(c echo.Context) (templates.Scenario, bool, error) {
-	ctx := withLang(c)
+	ctx := c.Request().Context()
 	sc, err := u.findScenario(c)
 	if sc == nil {
 		return templates.Scenario{}, false, err
@@ -322,7 +318,7 @@ func (u *UI) mayRunScenarios(r *http.Request) bool {
 // scenarioAction serves POST /scenarios/:name/{start,next,back,auto,stop}: a form, answered
 // with a redirect to the page (or, from scenario.js, 204).
 func (u *UI) scenarioAction(c echo.Context) error {
-	ctx := withLang(c)
+	ctx := c.Request().Context()
 	sc, err := u.findScenario(c)
 	if sc == nil {
 		return err
@@ -443,7 +439,7 @@ func (u *UI) scenarioWatch(c echo.Context) error {
 	}
 	seed, _, problem := scenarioParams(c)
 	if problem != "" {
-		return u.fail(c, http.StatusBadRequest, problem)
+		return u.fail(c, http.StatusBadRequest, i18n.T(c.Request().Context(), problem))
 	}
 	conn, err := acceptWS(c, 1024)
 	if err != nil {
