@@ -116,32 +116,16 @@ func (d *dashboard) follow(ctx context.Context, name, path string, on func(msg [
 	}
 }
 
-// boardCards is what a dashboard needs of a board message: the lease cards.
-type boardCards struct {
-	Type  string `json:"type"`
-	Cards []struct {
-		Namespace       string `json:"namespace"`
-		Name            string `json:"name"`
-		ExpiresMs       int64  `json:"expiresMs"`
-		DurationSeconds int64  `json:"durationSeconds"`
-	} `json:"cards"`
-}
-
 // onBoard matches the cards of a board message against the writes: a card shows the lease
 // as of the write that last changed its record, whose commit time is its expiry less its
 // duration; every write that started by then has reached this dashboard.
 func (d *dashboard) onBoard(msg []byte, at time.Time) {
-	var m boardCards
-	if err := json.Unmarshal(msg, &m); err != nil {
-		d.w.fail("dashboard", fmt.Errorf("dashboard of %s: board message: %w", d.user, err))
-		return
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, c := range m.Cards {
+	err := scanBoardCards(msg, func(c boardCard) {
 		lw := d.w.leases[c.Namespace+"/"+c.Name]
 		if lw == nil || c.ExpiresMs == 0 {
-			continue
+			return
 		}
 		committed := time.UnixMilli(c.ExpiresMs - c.DurationSeconds*1000 + 1).UnixNano()
 		cursor := d.cursors[lw]
@@ -151,6 +135,9 @@ func (d *dashboard) onBoard(msg []byte, at time.Time) {
 			}
 		})
 		d.cursors[lw] = cursor
+	})
+	if err != nil {
+		d.w.fail("dashboard", fmt.Errorf("dashboard of %s: %w", d.user, err))
 	}
 }
 
