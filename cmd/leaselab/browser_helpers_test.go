@@ -47,6 +47,12 @@ func mustHaveWasm(tb testing.TB, base string) {
 // tab; openBrowserTab opens more. The browser stops at cleanup.
 func mustStartBrowser(tb testing.TB) context.Context {
 	tb.Helper()
+	return mustStartBrowserWith(tb)
+}
+
+// mustStartBrowserWith is mustStartBrowser with more of Chromium's options.
+func mustStartBrowserWith(tb testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
+	tb.Helper()
 	path := mustFindChromium(tb)
 	profile := tb.TempDir() // registered first, so removed after the browser has stopped
 	opts := []chromedp.ExecAllocatorOption{
@@ -64,6 +70,7 @@ func mustStartBrowser(tb testing.TB) context.Context {
 		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 720),
 	}
+	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(tb.Logf))
 	tb.Cleanup(func() {
