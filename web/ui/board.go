@@ -118,11 +118,54 @@ type boardMessage struct {
 	CandidatesGone []boardCandidate `json:"candidatesGone,omitempty"`
 	Feed           []boardFeedItem  `json:"feed"`
 	Renewals       int              `json:"renewals,omitempty"`
+	// renewalsIn counts Renewals by namespace, for the dashboards that follow one.
+	renewalsIn map[string]int
+}
+
+// empty says whether msg tells nothing.
+func (msg boardMessage) empty() bool {
+	return len(msg.Cards)+len(msg.Gone)+len(msg.Feed)+msg.Renewals+len(msg.Candidates)+len(msg.CandidatesGone) == 0
+}
+
+// inNamespace is msg for a dashboard that follows namespace ns ("": every namespace). A
+// participant's dashboard opens on the participant's own namespace; sending it every other
+// lease's renewals ten times a second cost the server a TLS write per dashboard and message
+// for cards the page hides (BENCHMARKS.md, issue 20, third round).
+func (msg boardMessage) inNamespace(ns string) boardMessage {
+	if ns == "" {
+		return msg
+	}
+	out := boardMessage{Type: msg.Type, Reset: msg.Reset, Renewals: msg.renewalsIn[ns]}
+	out.Cards = keepNamespace(msg.Cards, ns, func(c boardCard) string { return c.Namespace })
+	out.Gone = keepNamespace(msg.Gone, ns, func(c boardCard) string { return c.Namespace })
+	out.Candidates = keepNamespace(msg.Candidates, ns, func(c boardCandidate) string { return c.Namespace })
+	out.CandidatesGone = keepNamespace(msg.CandidatesGone, ns, func(c boardCandidate) string { return c.Namespace })
+	out.Feed = keepNamespace(msg.Feed, ns, func(f boardFeedItem) string { return f.Namespace })
+	if msg.Gone == nil {
+		out.Gone = nil
+	}
+	if msg.CandidatesGone == nil {
+		out.CandidatesGone = nil
+	}
+	return out
+}
+
+// keepNamespace is the items of namespace ns, never nil.
+func keepNamespace[T any](items []T, ns string, namespace func(T) string) []T {
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		if namespace(it) == ns {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // boardSub is one open dashboard.
 type boardSub struct {
 	lang i18n.Lang // the language the dashboard reads
+	// namespace is the one namespace the dashboard follows; empty for all of them.
+	namespace string
 	msgs chan []byte
 	// dropped is closed when the dashboard fell behind and was dropped.
 	dropped chan struct{}
@@ -146,7 +189,7 @@ func newBoard(u *UI) *board {
 
 // subscribe adds a dashboard; its first message is the whole board. It starts the board on
 // first use.
-func (b *board) subscribe(ctx context.Context) (*boardSub, error) {
+func (b *board) subscribe(ctx context.Context, namespace string) (*boardSub, error) {
 	lang := i18n.FromContext(ctx)
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -156,8 +199,8 @@ func (b *board) subscribe(ctx context.Context) (*boardSub, error) {
 		}
 		b.started = true
 	}
-	s := &boardSub{lang: lang, msgs: make(chan []byte, boardQueue), dropped: make(chan struct{})}
-	s.msgs <- b.snapshotLocked(lang)
+	s := &boardSub{lang: lang, namespace: namespace, msgs: make(chan []byte, boardQueue), dropped: make(chan struct{})}
+	s.msgs <- b.snapshotLocked(lang, namespace)
 	b.subs[s] = struct{}{}
 	return s, nil
 }
@@ -371,6 +414,10 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 		if prev := b.leases[k]; prev != nil {
 			if judge.Renewal(prev.cur, judge.ChangeOf(l, ev.Object.Revision, ev.Time, &prev.cur)) {
 				msg.Renewals++
+				if msg.renewalsIn == nil {
+					msg.renewalsIn = map[string]int{}
+				}
+				msg.renewalsIn[k.ns]++
 			}
 		}
 		dirty[k] = l
@@ -418,7 +465,7 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 	if n := len(b.feed); n > maxBoardFeed {
 		b.feed = slices.Clone(b.feed[n-maxBoardFeed:])
 	}
-	if len(msg.Cards)+len(msg.Gone)+len(msg.Feed)+msg.Renewals+len(msg.Candidates)+len(msg.CandidatesGone) > 0 {
+	if !msg.empty() {
 		b.broadcastLocked(msg)
 	}
 	return b.nextExpiryLocked(now).Sub(now)
@@ -474,16 +521,27 @@ func (b *board) nextExpiryLocked(now time.Time) time.Time {
 }
 
 func (b *board) broadcastLocked(msg boardMessage) {
-	encoded := map[i18n.Lang][]byte{} // each language's message, encoded once
+	// Each language and namespace followed is encoded once; nil: nothing to tell there.
+	type audience struct {
+		lang i18n.Lang
+		ns   string
+	}
+	encoded := map[audience][]byte{}
 	for s := range b.subs {
-		data, ok := encoded[s.lang]
+		a := audience{s.lang, s.namespace}
+		data, ok := encoded[a]
 		if !ok {
-			var err error
-			if data, err = json.Marshal(msg.in(s.lang)); err != nil {
-				b.u.log.Error("dashboard board: encode", slog.Any("error", err))
-				return
+			if m := msg.inNamespace(a.ns); !m.empty() {
+				var err error
+				if data, err = json.Marshal(m.in(a.lang)); err != nil {
+					b.u.log.Error("dashboard board: encode", slog.Any("error", err))
+					return
+				}
 			}
-			encoded[s.lang] = data
+			encoded[a] = data
+		}
+		if data == nil {
+			continue
 		}
 		select {
 		case s.msgs <- data:
@@ -513,8 +571,8 @@ func (msg boardMessage) in(lang i18n.Lang) boardMessage {
 	return out
 }
 
-// snapshotLocked is the whole board as one message, in lang.
-func (b *board) snapshotLocked(lang i18n.Lang) []byte {
+// snapshotLocked is the whole board as one message, in lang, of namespace ns ("": all).
+func (b *board) snapshotLocked(lang i18n.Lang, ns string) []byte {
 	msg := boardMessage{Type: "board", Reset: true, Cards: make([]boardCard, 0, len(b.leases)), Feed: make([]boardFeedItem, 0, len(b.feed))}
 	for _, bl := range b.leases {
 		msg.Cards = append(msg.Cards, bl.card)
@@ -529,7 +587,7 @@ func (b *board) snapshotLocked(lang i18n.Lang) []byte {
 	slices.SortFunc(msg.Candidates, func(a, c boardCandidate) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, c.Namespace+"/"+c.Name)
 	})
-	data, _ := json.Marshal(msg.in(lang))
+	data, _ := json.Marshal(msg.inNamespace(ns).in(lang))
 	return data
 }
 
@@ -546,7 +604,7 @@ func (u *UI) boardWatch(c echo.Context) error {
 		u.log.Debug("board watch refused", slog.Any("error", err))
 		return nil
 	}
-	sub, err := u.board.subscribe(c.Request().Context())
+	sub, err := u.board.subscribe(c.Request().Context(), c.QueryParam("namespace"))
 	if err != nil {
 		u.log.Error("dashboard board", slog.Any("error", err))
 		conn.Close(websocket.StatusInternalError, "the board could not be read")

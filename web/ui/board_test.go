@@ -53,7 +53,7 @@ func TestBoardTellsOnce(t *testing.T) {
 	ctx := context.Background()
 	tu.putLease(t, lease("default", "demo", "a", t0, 2, 0), t0)
 
-	sub, err := tu.board.subscribe(ctx)
+	sub, err := tu.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestBoardTellsOnce(t *testing.T) {
 	if got, want := feedTexts(m.Feed), "acquired: b acquired default/demo after a's hold expired (transitions 1)"; got != want {
 		t.Errorf("feed %q, want %q", got, want)
 	}
-	late, err := tu.board.subscribe(ctx)
+	late, err := tu.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestBoardCandidates(t *testing.T) {
 	tu := mustNewUI(t, t0)
 	ctx := context.Background()
 	tu.putCandidate(t, "default", "c1", "demo", coordinationv1.OldestEmulationVersion, nil)
-	sub, err := tu.board.subscribe(ctx)
+	sub, err := tu.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestHugeHolderIsShownShort(t *testing.T) {
 	if n := rec.Body.Len(); rec.Code != http.StatusOK || n > (1<<20)+100<<10 {
 		t.Errorf("lease page: %d, %d bytes; want the YAML's megabyte and under 100 KiB more", rec.Code, n)
 	}
-	sub, err := tu.board.subscribe(context.Background())
+	sub, err := tu.board.subscribe(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestBoardJudgesFromItsWatch(t *testing.T) {
 	tu.putLease(t, lease("default", "x", "alice", at(0), 10, 0), at(0))
 	tu.recordView("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", 0.5)
 
-	sub, err := tu.board.subscribe(ctx)
+	sub, err := tu.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestBoardJudgesFromItsWatch(t *testing.T) {
 
 	// A board over the same store that reads everything from the log tells the same.
 	fresh := mustNewUIOn(t, tu.st, t0, func(o *Options) { o.Now = now })
-	fsub, err := fresh.board.subscribe(ctx)
+	fsub, err := fresh.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,5 +235,63 @@ func TestBoardJudgesFromItsWatch(t *testing.T) {
 	}
 	if got, want := strings.Join(told, "\n"), feedTexts(want.Feed); got != want {
 		t.Errorf("feed from the watch\n%s\nfrom the log\n%s", got, want)
+	}
+}
+
+// TestBoardFollowsOneNamespace: a dashboard that follows one namespace gets that namespace's
+// cards, feed and renewals only, nothing at all for a change elsewhere, and the whole
+// namespace when it connects; a dashboard that follows every namespace gets everything.
+func TestBoardFollowsOneNamespace(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(t0.UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
+	tu := mustNewUI(t, t0, func(o *Options) { o.Now = now })
+	ctx := context.Background()
+	tu.putLease(t, lease("team-a", "demo", "a", t0, 10, 0), t0)
+	tu.putLease(t, lease("team-b", "demo", "b", t0, 10, 0), t0)
+
+	all, err := tu.board.subscribe(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tu.board.unsubscribe(all)
+	one, err := tu.board.subscribe(ctx, "team-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tu.board.unsubscribe(one)
+	if m := mustBoardMessage(t, all); !m.Reset || len(m.Cards) != 2 || len(m.Feed) != 2 {
+		t.Fatalf("every namespace, first message: %+v", m)
+	}
+	m := mustBoardMessage(t, one)
+	if !m.Reset || len(m.Cards) != 1 || m.Cards[0].Namespace != "team-a" || len(m.Feed) != 1 || m.Feed[0].Namespace != "team-a" {
+		t.Fatalf("team-a, first message: %+v", m)
+	}
+
+	// A renewal in team-b: told to the dashboard of every namespace, not to team-a's.
+	clock.Store(t0.Add(time.Second).UnixNano())
+	tu.putLease(t, lease("team-b", "demo", "b", t0.Add(time.Second), 10, 0), t0.Add(time.Second))
+	if m := mustBoardMessage(t, all); m.Renewals != 1 || len(m.Cards) != 1 || m.Cards[0].Namespace != "team-b" {
+		t.Fatalf("every namespace, after team-b's renewal: %+v", m)
+	}
+	// Then one in team-a: the next message team-a's dashboard gets is about team-a alone.
+	clock.Store(t0.Add(2 * time.Second).UnixNano())
+	tu.putLease(t, lease("team-a", "demo", "c", t0.Add(2*time.Second), 10, 1), t0.Add(2*time.Second))
+	if m := mustBoardMessage(t, all); len(m.Cards) != 1 || m.Cards[0].Namespace != "team-a" || m.Cards[0].Holder != "c" {
+		t.Fatalf("every namespace, after team-a's takeover: %+v", m)
+	}
+	m = mustBoardMessage(t, one)
+	if m.Reset || m.Renewals != 0 || len(m.Cards) != 1 || m.Cards[0].Namespace != "team-a" || m.Cards[0].Holder != "c" {
+		t.Fatalf("team-a, after the renewal elsewhere and its own takeover: %+v", m)
+	}
+	for _, f := range m.Feed {
+		if f.Namespace != "team-a" {
+			t.Errorf("team-a's dashboard was told %+v", f)
+		}
+	}
+	select {
+	case data := <-one.msgs:
+		t.Errorf("team-a's dashboard got more: %s", data)
+	default:
 	}
 }

@@ -72,13 +72,13 @@ type Hub struct {
 	// deltas are the "tabsChanged" messages to version deltaVer, by the version they start
 	// from: dashboards that follow at the same pace share one encoding.
 	deltaVer uint64
-	deltas   map[uint64][]byte
+	deltas   map[deltaKey][]byte
 }
 
 // goneTab is a tab removed from the list at version.
 type goneTab struct {
-	id      string
-	version uint64
+	id, namespace string
+	version       uint64
 }
 
 // maxGoneTabs bounds the removals the hub remembers for dashboards that follow the changes; a
@@ -101,8 +101,19 @@ type hubTab struct {
 	obey func(tabproto.Command) error
 }
 
+// deltaKey is a "tabsChanged" message's audience: the version it starts from and the
+// namespace followed ("": all).
+type deltaKey struct {
+	from      uint64
+	namespace string
+}
+
 // hubWatcher is one dashboard following the list.
 type hubWatcher struct {
+	// namespace is the one namespace the dashboard follows; empty for all of them. A
+	// participant's dashboard opens on the participant's own: it is not woken, nor written
+	// to, for the other tabs' reports, which it hides.
+	namespace string
 	// notify has room for one signal: changes coalesce into the next send.
 	notify chan struct{}
 }
@@ -141,12 +152,12 @@ func (h *Hub) removeTab(t *hubTab) {
 	_, ok := h.tabs[t.id]
 	delete(h.tabs, t.id)
 	if ok && t.reported {
-		h.changedLocked()
+		h.changedLocked(t.info.Namespace)
 		if len(h.gone) == maxGoneTabs {
 			h.goneFloor = h.gone[0].version
 			h.gone = append(h.gone[:0], h.gone[1:]...)
 		}
-		h.gone = append(h.gone, goneTab{id: t.id, version: h.version})
+		h.gone = append(h.gone, goneTab{id: t.id, namespace: t.info.Namespace, version: h.version})
 	}
 	info := t.info
 	h.mu.Unlock()
@@ -179,7 +190,11 @@ func (h *Hub) report(t *hubTab, r tabproto.Report) error {
 	t.info = TabInfo{ID: t.id, Report: r, SteppingDown: r.SteppingDown(), ConnectedAt: t.info.ConnectedAt, Owner: t.owner.Name}
 	wasReported := t.reported
 	t.reported = true
-	h.changedLocked()
+	if wasReported && prev.Namespace != r.Namespace {
+		h.changedLocked(prev.Namespace, r.Namespace)
+	} else {
+		h.changedLocked(r.Namespace)
+	}
 	t.changed = h.version
 	h.mu.Unlock()
 	if h.views != nil {
@@ -204,9 +219,14 @@ func sameCandidate(a, b tabproto.Report) bool {
 	return a.Identity == b.Identity && a.Namespace == b.Namespace && a.Lease == b.Lease
 }
 
-func (h *Hub) changedLocked() {
+// changedLocked counts a change of the list, to tabs of namespaces, and wakes the dashboards
+// that follow them.
+func (h *Hub) changedLocked(namespaces ...string) {
 	h.version++
 	for w := range h.watchers {
+		if w.namespace != "" && !slices.Contains(namespaces, w.namespace) {
+			continue
+		}
 		select {
 		case w.notify <- struct{}{}:
 		default:
@@ -221,10 +241,13 @@ func (h *Hub) Tabs() []TabInfo {
 	return h.tabsLocked()
 }
 
-func (h *Hub) tabsLocked() []TabInfo {
+func (h *Hub) tabsLocked() []TabInfo { return h.tabsInLocked("") }
+
+// tabsInLocked is tabsLocked of namespace ns ("": every namespace).
+func (h *Hub) tabsInLocked(ns string) []TabInfo {
 	out := make([]TabInfo, 0, len(h.tabs))
 	for _, t := range h.tabs {
-		if t.reported {
+		if t.reported && (ns == "" || t.info.Namespace == ns) {
 			out = append(out, t.info)
 		}
 	}
@@ -243,29 +266,31 @@ func (h *Hub) tabsLocked() []TabInfo {
 	return out
 }
 
-// encodedTabs is the "tabs" message with the current list, encoded once per change and shared
-// by every dashboard.
-func (h *Hub) encodedTabs() []byte {
-	b, _ := h.encodedTabsAt()
+// encodedTabs is the "tabs" message with the current list of namespace ns ("": every
+// namespace), the whole list encoded once per change and shared by every dashboard.
+func (h *Hub) encodedTabs(ns string) []byte {
+	b, _ := h.encodedTabsAt(ns)
 	return b
 }
 
 // encodedTabsAt is encodedTabs and the version of the list it holds.
-func (h *Hub) encodedTabsAt() ([]byte, uint64) {
+func (h *Hub) encodedTabsAt(ns string) ([]byte, uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.encoded != nil && h.encVer == h.version {
+	if ns == "" && h.encoded != nil && h.encVer == h.version {
 		return h.encoded, h.version
 	}
 	b, err := json.Marshal(struct {
 		Type string    `json:"type"`
 		Tabs []TabInfo `json:"tabs"`
-	}{"tabs", h.tabsLocked()})
+	}{"tabs", h.tabsInLocked(ns)})
 	if err != nil {
 		h.log.Error("encode tabs", slog.Any("error", err))
 		return []byte(`{"type":"tabs","tabs":[]}`), h.version
 	}
-	h.encoded, h.encVer = b, h.version
+	if ns == "" {
+		h.encoded, h.encVer = b, h.version
+	}
 	return b, h.version
 }
 
@@ -273,28 +298,31 @@ func (h *Hub) encodedTabsAt() ([]byte, uint64) {
 // reported since (in no particular order) and the ids of those removed since. It returns the
 // version it brings a dashboard to, and instead the whole "tabs" list when the hub no longer
 // knows every removal since from. Dashboards at the same version share one encoding.
-func (h *Hub) tabsChanged(from uint64) ([]byte, uint64) {
+func (h *Hub) tabsChanged(from uint64, ns string) ([]byte, uint64) {
 	h.mu.Lock()
 	if from < h.goneFloor {
 		h.mu.Unlock()
-		return h.encodedTabsAt()
+		return h.encodedTabsAt(ns)
 	}
 	defer h.mu.Unlock()
 	if h.deltaVer != h.version || h.deltas == nil {
-		h.deltaVer, h.deltas = h.version, map[uint64][]byte{}
+		h.deltaVer, h.deltas = h.version, map[deltaKey][]byte{}
 	}
-	if b, ok := h.deltas[from]; ok {
+	key := deltaKey{from, ns}
+	if b, ok := h.deltas[key]; ok {
 		return b, h.version
 	}
 	changed := []TabInfo{}
 	for _, t := range h.tabs {
-		if t.reported && t.changed > from {
+		if t.reported && t.changed > from && (ns == "" || t.info.Namespace == ns) {
 			changed = append(changed, t.info)
 		}
 	}
 	gone := []string{}
 	for i := len(h.gone) - 1; i >= 0 && h.gone[i].version > from; i-- {
-		gone = append(gone, h.gone[i].id)
+		if ns == "" || h.gone[i].namespace == ns {
+			gone = append(gone, h.gone[i].id)
+		}
 	}
 	b, err := json.Marshal(struct {
 		Type string    `json:"type"`
@@ -305,12 +333,12 @@ func (h *Hub) tabsChanged(from uint64) ([]byte, uint64) {
 		h.log.Error("encode tab changes", slog.Any("error", err))
 		return []byte(`{"type":"tabsChanged","tabs":[],"gone":[]}`), h.version
 	}
-	h.deltas[from] = b
+	h.deltas[key] = b
 	return b, h.version
 }
 
-func (h *Hub) addWatcher() *hubWatcher {
-	w := &hubWatcher{notify: make(chan struct{}, 1)}
+func (h *Hub) addWatcher(namespace string) *hubWatcher {
+	w := &hubWatcher{namespace: namespace, notify: make(chan struct{}, 1)}
 	h.mu.Lock()
 	h.watchers[w] = struct{}{}
 	h.mu.Unlock()

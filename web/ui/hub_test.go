@@ -350,3 +350,71 @@ func TestTabHubChanges(t *testing.T) {
 		t.Errorf("list %v", got)
 	}
 }
+
+// TestHubFollowsOneNamespace: a dashboard that follows one namespace is woken for its tabs
+// only, and is sent only them (the whole list and the changes, removals included); one that
+// follows every namespace gets every tab.
+func TestHubFollowsOneNamespace(t *testing.T) {
+	h := NewHub(nil, nil)
+	all, one := h.addWatcher(""), h.addWatcher("team-a")
+	woken := func(w *hubWatcher) bool {
+		select {
+		case <-w.notify:
+			return true
+		default:
+			return false
+		}
+	}
+	report := func(tab *hubTab, id, ns string) {
+		t.Helper()
+		if err := h.report(tab, tabproto.Report{Identity: id, Namespace: ns, Lease: "demo", State: "leader", Role: "leader", Holder: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	identities := func(b []byte) string {
+		t.Helper()
+		var m struct {
+			Tabs []TabInfo `json:"tabs"`
+			Gone []string  `json:"gone"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, ti := range m.Tabs {
+			ids = append(ids, ti.Identity)
+		}
+		return strings.Join(ids, ",") + " gone:" + strings.Join(m.Gone, ",")
+	}
+	a, b := h.addTab(TabUser{}, func() {}), h.addTab(TabUser{}, func() {})
+	report(a, "tab-a", "team-a")
+	if !woken(all) || !woken(one) {
+		t.Fatal("a report in team-a woke not both dashboards")
+	}
+	_, v := h.encodedTabsAt("team-a")
+	report(b, "tab-b", "team-b")
+	if !woken(all) || woken(one) {
+		t.Fatal("a report in team-b: want only the dashboard of every namespace woken")
+	}
+	if got, _ := h.encodedTabsAt("team-a"); identities(got) != "tab-a gone:" {
+		t.Errorf("team-a's list: %s", identities(got))
+	}
+	if got, _ := h.tabsChanged(v, "team-a"); identities(got) != " gone:" {
+		t.Errorf("team-a's changes after team-b's report: %s", identities(got))
+	}
+	if got, _ := h.tabsChanged(v, ""); identities(got) != "tab-b gone:" {
+		t.Errorf("every namespace's changes: %s", identities(got))
+	}
+	_, v = h.encodedTabsAt("")
+	h.removeTab(b)
+	h.removeTab(a)
+	if !woken(one) {
+		t.Error("team-a's tab left and its dashboard was not woken")
+	}
+	if got, _ := h.tabsChanged(v, "team-a"); identities(got) != " gone:"+a.id {
+		t.Errorf("team-a's changes after both left: %s", identities(got))
+	}
+	if got, _ := h.tabsChanged(v, ""); !strings.Contains(identities(got), a.id) || !strings.Contains(identities(got), b.id) {
+		t.Errorf("every namespace's changes after both left: %s", identities(got))
+	}
+}

@@ -84,7 +84,7 @@ func TestSplitBrainShown(t *testing.T) {
 	if _, hidden := split.Attr("hidden"); split.Length() != 1 || hidden || !strings.Contains(split.Text(), "1 split brain") {
 		t.Errorf("card count: %d elements, hidden=%v, %q", split.Length(), hidden, split.Text())
 	}
-	sub, err := tu.board.subscribe(context.Background())
+	sub, err := tu.board.subscribe(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestBoardTellsSplitBrainWithoutAnotherChange(t *testing.T) {
 	tu.putLease(t, lease("default", "x", "alice", at(0), 10, 0), at(0))
 	tu.recordView("alice", tabproto.StatePaused, tabproto.RoleLeader, "alice", 1)
 
-	sub, err := tu.board.subscribe(ctx)
+	sub, err := tu.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

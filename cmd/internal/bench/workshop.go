@@ -67,7 +67,8 @@ type WorkshopReport struct {
 	RenewP99Ms   float64 `json:"renewP99Ms"`
 	RenewMaxMs   float64 `json:"renewMaxMs"`
 	// DashboardUpdates counts the (write, dashboard) pairs delivered: every renewal reaches the
-	// lease card of every open dashboard (the instructor's and each participant's). The latency
+	// lease card of every open dashboard that shows it (the instructor's, which shows every
+	// namespace, and its participant's, which opens on the participant's own). The latency
 	// counts from the start of the write (its PUT) to the dashboard's receipt of the card.
 	DashboardUpdates int64   `json:"dashboardUpdates"`
 	DashboardP50Ms   float64 `json:"dashboardP50Ms"`

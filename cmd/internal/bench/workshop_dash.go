@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
@@ -62,8 +63,15 @@ func (d *dashboard) awaitConnected(ctx context.Context) error {
 // run follows the dashboard's streams until ctx ends.
 func (d *dashboard) run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Go(func() { d.follow(ctx, "board", "/ui/board/watch", d.onBoard) })
-	wg.Go(func() { d.follow(ctx, "tabs", "/ui/tabs/watch?changes=1", d.onTabs) })
+	// A participant's dashboard opens on the participant's namespace and follows its board
+	// and tabs (dashboard.js); the instructor's follows every namespace.
+	board, tabs := "/ui/board/watch", "/ui/tabs/watch?changes=1"
+	if d.namespace != "" {
+		board += "?namespace=" + url.QueryEscape(d.namespace)
+		tabs += "&namespace=" + url.QueryEscape(d.namespace)
+	}
+	wg.Go(func() { d.follow(ctx, "board", board, d.onBoard) })
+	wg.Go(func() { d.follow(ctx, "tabs", tabs, d.onTabs) })
 	wg.Go(func() { d.follow(ctx, "namespaces", "/api/v1/namespaces?watch=true&allowWatchBookmarks=true", nil) })
 	if d.namespace != "" {
 		path := "/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(d.namespace) + "/leases?watch=true&allowWatchBookmarks=true"
@@ -141,16 +149,23 @@ func (d *dashboard) onBoard(msg []byte, at time.Time) {
 	}
 }
 
-// missing counts the writes started in [from, to) that the board has not shown this
-// dashboard.
+// missing counts the writes started in [from, to) to the leases this dashboard follows that
+// the board has not shown it.
 func (d *dashboard) missing(from, to time.Time) int64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var n int64
-	for _, lw := range d.w.leases {
-		n += lw.missing(d.cursors[lw], from.UnixNano(), to.UnixNano())
+	for key, lw := range d.w.leases {
+		if d.follows(key) {
+			n += lw.missing(d.cursors[lw], from.UnixNano(), to.UnixNano())
+		}
 	}
 	return n
+}
+
+// follows says whether the dashboard's board shows the lease of key (namespace/name).
+func (d *dashboard) follows(key string) bool {
+	return d.namespace == "" || strings.HasPrefix(key, d.namespace+"/")
 }
 
 // tabList is what the instructor's dashboard needs of the tab list: who reported at which

@@ -170,8 +170,10 @@
   }
 
   function applyFilter() {
+    const changed = nsFilter !== filter.value;
     nsFilter = filter.value;
     hideFiltered();
+    if (changed && board) { send.reopen(); board.reopen(); }
     openTabNS.value = nsFilter || 'default';
     download.setAttribute('href', nsFilter ? '/ui/history?namespace=' + enc(nsFilter) : '/ui/history');
     const u = new URL(location.href);
@@ -479,13 +481,18 @@
   // --- streams ------------------------------------------------------------------------------
   /** Sends a fault command to the hub; false while not connected. */
   let send = () => false;
+  let board = null;
   function follow() {
-    send = LL.socket('tabs', '/ui/tabs/watch?changes=1', (msg) => {
+    send = LL.socket('tabs', () => '/ui/tabs/watch?changes=1' + (nsFilter ? '&namespace=' + enc(nsFilter) : ''), (msg) => {
       if (msg.type === 'tabs' || msg.type === 'tabsChanged') onTabs(msg);
       if (msg.type === 'decisions') onDecisions(msg);
       if (msg.type === 'error') flashTab(msg.tab, msg.error);
     });
-    LL.socket('board', '/ui/board/watch', (msg) => { if (msg.type === 'board') onBoard(msg); });
+    // The tabs and the board of the namespace shown (all when none is): the server sends a
+    // participant's dashboard its own namespace's, not every other tab's reports and lease's
+    // renewals; a new filter connects again and gets its namespace's whole list and board.
+    board = LL.socket('board', () => '/ui/board/watch' + (nsFilter ? '?namespace=' + enc(nsFilter) : ''),
+      (msg) => { if (msg.type === 'board') onBoard(msg); });
     LL.watch('namespaces', '/api/v1/namespaces', root.dataset.namespacesRv, onNamespace, () => location.reload());
   }
   if (!root.dataset.at) follow();

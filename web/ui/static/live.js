@@ -234,16 +234,18 @@
   }
 
   /**
-   * A JSON WebSocket to the UI's own endpoints that reconnects. onMessage(msg) gets every
-   * message; onOpen() runs after each (re)connect. Returns send(obj), which drops messages
-   * while disconnected.
+   * A JSON WebSocket to the UI's own endpoints that reconnects. path is a string, or a
+   * function asked for it at each (re)connect. onMessage(msg) gets every message; onOpen()
+   * runs after each (re)connect. Returns send(obj), which drops messages while disconnected;
+   * send.reopen() connects again at once (to a path that changed).
    */
   function socket(name, path, onMessage, onOpen) {
     let ws = null;
     let delay = 500;
+    const pathNow = typeof path === 'function' ? path : () => path;
     function open() {
       if (ws || moment()) return;
-      ws = new WebSocket(wsURL(path).href);
+      ws = new WebSocket(wsURL(pathNow()).href);
       ws.onopen = () => { delay = 500; setStream(name, true); if (onOpen) onOpen(); };
       ws.onmessage = (m) => {
         let msg;
@@ -261,10 +263,16 @@
     pausable.push({ pause() { if (ws) ws.close(); }, resume: open });
     setStream(name, false);
     open();
-    return function send(obj) {
+    function send(obj) {
       if (ws && ws.readyState === WebSocket.OPEN) { ws.send(JSON.stringify(obj)); return true; }
       return false;
+    }
+    send.reopen = () => {
+      if (ws) { ws.onclose = null; ws.close(); ws = null; }
+      delay = 500;
+      open();
     };
+    return send;
   }
 
   // --- server-rendered fragments ------------------------------------------------------------
