@@ -166,7 +166,7 @@ type boardSub struct {
 	lang i18n.Lang // the language the dashboard reads
 	// namespace is the one namespace the dashboard follows; empty for all of them.
 	namespace string
-	msgs chan []byte
+	msgs      chan []byte
 	// dropped is closed when the dashboard fell behind and was dropped.
 	dropped chan struct{}
 }
