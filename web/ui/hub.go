@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"slices"
 	"strings"
@@ -57,12 +58,15 @@ type Hub struct {
 	// views, when set, records each tab's view of its lease (see web/views).
 	views *views.Recorder
 
-	mu       sync.Mutex
-	tabs     map[string]*hubTab
-	watchers map[*hubWatcher]struct{}
-	version  uint64 // bumped on every change of the list
-	encVer   uint64
-	encoded  []byte // the "tabs" message for encVer
+	mu   sync.Mutex
+	tabs map[string]*hubTab
+	// inNamespace are the reported tabs of each namespace: a dashboard that follows one is
+	// told its changes without a look at every other tab.
+	inNamespace map[string]map[*hubTab]struct{}
+	watchers    map[*hubWatcher]struct{}
+	version     uint64 // bumped on every change of the list
+	encVer      uint64
+	encoded     []byte // the "tabs" message for encVer
 	// gone are the tabs removed from the list, with the version that removed each, oldest
 	// first, for the changes since a version (tabsSince); at most maxGoneTabs.
 	gone []goneTab
@@ -126,7 +130,7 @@ func NewHub(logger *slog.Logger, now func() time.Time) *Hub {
 	if now == nil {
 		now = time.Now
 	}
-	return &Hub{log: logger, now: now, tabs: map[string]*hubTab{}, watchers: map[*hubWatcher]struct{}{}}
+	return &Hub{log: logger, now: now, tabs: map[string]*hubTab{}, inNamespace: map[string]map[*hubTab]struct{}{}, watchers: map[*hubWatcher]struct{}{}}
 }
 
 func newTabID() string {
@@ -152,6 +156,7 @@ func (h *Hub) removeTab(t *hubTab) {
 	_, ok := h.tabs[t.id]
 	delete(h.tabs, t.id)
 	if ok && t.reported {
+		h.leaveNamespaceLocked(t, t.info.Namespace)
 		h.changedLocked(t.info.Namespace)
 		if len(h.gone) == maxGoneTabs {
 			h.goneFloor = h.gone[0].version
@@ -191,10 +196,15 @@ func (h *Hub) report(t *hubTab, r tabproto.Report) error {
 	wasReported := t.reported
 	t.reported = true
 	if wasReported && prev.Namespace != r.Namespace {
+		h.leaveNamespaceLocked(t, prev.Namespace)
 		h.changedLocked(prev.Namespace, r.Namespace)
 	} else {
 		h.changedLocked(r.Namespace)
 	}
+	if h.inNamespace[r.Namespace] == nil {
+		h.inNamespace[r.Namespace] = map[*hubTab]struct{}{}
+	}
+	h.inNamespace[r.Namespace][t] = struct{}{}
 	t.changed = h.version
 	h.mu.Unlock()
 	if h.views != nil {
@@ -217,6 +227,14 @@ func sourceOf(r tabproto.Report) string {
 // sameCandidate reports whether two reports are of one candidate of one lease.
 func sameCandidate(a, b tabproto.Report) bool {
 	return a.Identity == b.Identity && a.Namespace == b.Namespace && a.Lease == b.Lease
+}
+
+// leaveNamespaceLocked takes t out of the index of namespace ns.
+func (h *Hub) leaveNamespaceLocked(t *hubTab, ns string) {
+	delete(h.inNamespace[ns], t)
+	if len(h.inNamespace[ns]) == 0 {
+		delete(h.inNamespace, ns)
+	}
 }
 
 // changedLocked counts a change of the list, to tabs of namespaces, and wakes the dashboards
@@ -246,8 +264,8 @@ func (h *Hub) tabsLocked() []TabInfo { return h.tabsInLocked("") }
 // tabsInLocked is tabsLocked of namespace ns ("": every namespace).
 func (h *Hub) tabsInLocked(ns string) []TabInfo {
 	out := make([]TabInfo, 0, len(h.tabs))
-	for _, t := range h.tabs {
-		if t.reported && (ns == "" || t.info.Namespace == ns) {
+	for t := range h.tabsOfLocked(ns) {
+		if t.reported {
 			out = append(out, t.info)
 		}
 	}
@@ -294,6 +312,26 @@ func (h *Hub) encodedTabsAt(ns string) ([]byte, uint64) {
 	return b, h.version
 }
 
+// tabsOfLocked yields the tabs of namespace ns: every tab when ns is empty, else the reported
+// tabs of ns.
+func (h *Hub) tabsOfLocked(ns string) iter.Seq[*hubTab] {
+	return func(yield func(*hubTab) bool) {
+		if ns != "" {
+			for t := range h.inNamespace[ns] {
+				if !yield(t) {
+					return
+				}
+			}
+			return
+		}
+		for _, t := range h.tabs {
+			if !yield(t) {
+				return
+			}
+		}
+	}
+}
+
 // tabsChanged is the message of what changed in the list since version from: the tabs that
 // reported since (in no particular order) and the ids of those removed since. It returns the
 // version it brings a dashboard to, and instead the whole "tabs" list when the hub no longer
@@ -313,8 +351,8 @@ func (h *Hub) tabsChanged(from uint64, ns string) ([]byte, uint64) {
 		return b, h.version
 	}
 	changed := []TabInfo{}
-	for _, t := range h.tabs {
-		if t.reported && t.changed > from && (ns == "" || t.info.Namespace == ns) {
+	for t := range h.tabsOfLocked(ns) {
+		if t.reported && t.changed > from {
 			changed = append(changed, t.info)
 		}
 	}

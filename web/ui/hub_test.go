@@ -417,4 +417,7 @@ func TestHubFollowsOneNamespace(t *testing.T) {
 	if got, _ := h.tabsChanged(v, ""); !strings.Contains(identities(got), a.id) || !strings.Contains(identities(got), b.id) {
 		t.Errorf("every namespace's changes after both left: %s", identities(got))
 	}
+	if len(h.inNamespace) != 0 {
+		t.Errorf("the namespaces' index keeps %d namespaces after every tab left", len(h.inNamespace))
+	}
 }
