@@ -435,3 +435,26 @@ func TestWatchHandOffAndQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWatchProgressOtherNamespace: a watch of one namespace passes the changes of the others
+// in its Progress, with none of them on Events.
+func TestWatchProgressOtherNamespace(t *testing.T) {
+	t.Parallel()
+	db := MustOpen(t, testOptions())
+	MustCreate(t, db, leaseKey("x", "a"), "")
+	w := MustWatch(t, db, store.WatchOptions{Resource: leases, Namespace: "x", After: 1})
+	for i := range 5 {
+		o := MustCreate(t, db, leaseKey("y", name(i)), "")
+		waitFor(t, 5*time.Second, fmt.Sprintf("progress %d", o.Revision), func() (bool, string) {
+			p := w.Progress()
+			return p >= o.Revision, fmt.Sprintf("progress %d", p)
+		})
+	}
+	if n := len(w.Events()); n != 0 {
+		t.Fatalf("%d events of another namespace on Events", n)
+	}
+	o := MustCreate(t, db, leaseKey("x", "b"), "")
+	if e := receive(t, w, 1)[0]; e.Object.Revision != o.Revision {
+		t.Fatalf("event %+v, want the change at %d", e, o.Revision)
+	}
+}
