@@ -17,6 +17,16 @@ import (
 	"github.com/leaselab/leaselab/web/judge"
 )
 
+// mustNewClockedUI is a UI whose clock stands at t0 until the test moves it (clock holds Unix
+// nanoseconds).
+func mustNewClockedUI(tb testing.TB) (*testUI, *atomic.Int64) {
+	tb.Helper()
+	clock := &atomic.Int64{}
+	clock.Store(t0.UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
+	return mustNewUI(tb, t0, func(o *Options) { o.Now = now }), clock
+}
+
 // mustBoardMessage waits for the next message of a board subscription.
 func mustBoardMessage(tb testing.TB, sub *boardSub) boardMessage {
 	tb.Helper()
@@ -46,10 +56,7 @@ func feedTexts(items []boardFeedItem) string {
 // TestBoardTellsOnce: the board sends a dashboard the whole board, then each change as the
 // judge reads it, and tells an expiry itself, once, when the hold runs out.
 func TestBoardTellsOnce(t *testing.T) {
-	var clock atomic.Int64
-	clock.Store(t0.UnixNano())
-	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
-	tu := mustNewUI(t, t0, func(o *Options) { o.Now = now })
+	tu, clock := mustNewClockedUI(t)
 	ctx := context.Background()
 	tu.putLease(t, lease("default", "demo", "a", t0, 2, 0), t0)
 
@@ -242,10 +249,7 @@ func TestBoardJudgesFromItsWatch(t *testing.T) {
 // cards, feed and renewals only, nothing at all for a change elsewhere, and the whole
 // namespace when it connects; a dashboard that follows every namespace gets everything.
 func TestBoardFollowsOneNamespace(t *testing.T) {
-	var clock atomic.Int64
-	clock.Store(t0.UnixNano())
-	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
-	tu := mustNewUI(t, t0, func(o *Options) { o.Now = now })
+	tu, clock := mustNewClockedUI(t)
 	ctx := context.Background()
 	tu.putLease(t, lease("team-a", "demo", "a", t0, 10, 0), t0)
 	tu.putLease(t, lease("team-b", "demo", "b", t0, 10, 0), t0)
