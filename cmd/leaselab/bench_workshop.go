@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/leaselab/leaselab/cmd/internal/bench"
@@ -69,6 +70,8 @@ func runBenchWorkshop(ctx context.Context, args []string, stdout, stderr io.Writ
 	case *server != "" && *db == "":
 		return errors.New("--server needs --db, where the workshop's tokens are")
 	}
+	// The progress lines and the server's own log share stderr, from two goroutines.
+	stderr = &lockedWriter{w: stderr}
 	cfg := bench.WorkshopConfig{Tabs: *tabs, Duration: *duration, LeaseDuration: *leaseDuration,
 		RenewDeadline: *renewDeadline, RetryPeriod: *retryPeriod, Progress: stderr}
 	if *db == "" {
@@ -225,4 +228,16 @@ func (s *workshopServer) stop() {
 		<-done
 	}
 	os.RemoveAll(s.dir)
+}
+
+// lockedWriter serializes the writes of several goroutines to one writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
