@@ -49,7 +49,7 @@ type Candidate struct {
 	rand    func() float64
 	net     *Network
 	offset  atomic.Int64 // clock offset in nanoseconds
-	drift   *driftClock  // the candidate's clock (clock), at the clock-rate fault's rate
+	drift   *RateClock   // the candidate's clock (clock), at the clock-rate fault's rate
 	freezer *freezer
 	elector *elector
 	keeper  *candidateKeeper
@@ -99,7 +99,7 @@ func New(cfg Config, opts Options) (*Candidate, error) {
 	}
 	// The network's delays are real time; everything the candidate times is on its own clock.
 	real := c.clock
-	c.drift = newDriftClock(real)
+	c.drift = NewRateClock(real, 1)
 	c.clock = c.drift
 	c.roleSince = c.clock.Now()
 	if c.rand == nil {

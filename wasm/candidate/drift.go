@@ -15,12 +15,16 @@ const (
 	MaxClockRate = tabproto.MaxClockRate
 )
 
-// driftClock is the candidate's own clock when it runs at another rate than the real one: a
-// second of it lasts 1/rate real seconds. Everything the candidate times (its lease's expiry as
-// it observed it, its renew deadline, its retry period) is counted on it, as a process counts
-// on its own clock; that is why a clock that runs fast is the case client-go cannot absorb,
-// where an offset cancels out. A timer pending when the rate changes keeps its real delay.
-type driftClock struct {
+// RateClock is a clock that runs at rate times its base clock: a second of it lasts 1/rate
+// seconds of the base. A timer pending when the rate changes keeps its base delay, as a sleep
+// in progress would.
+//
+// It is the candidate's own clock under the clock-rate fault: everything the candidate times
+// (its lease's expiry as it observed it, its renew deadline, its retry period) is counted on
+// it, as a process counts on its own clock; that is why a clock that runs fast is the case
+// client-go cannot absorb, where an offset cancels out. A guided scenario runs its members on
+// one at the scenario's speed.
+type RateClock struct {
 	base Clock
 
 	mu         sync.Mutex
@@ -29,22 +33,30 @@ type driftClock struct {
 	anchorOwn  time.Time // this clock's reading then
 }
 
-func newDriftClock(base Clock) *driftClock {
+var _ Clock = (*RateClock)(nil)
+
+// NewRateClock returns a clock that reads as base does now and runs at rate from there.
+func NewRateClock(base Clock, rate float64) *RateClock {
 	now := base.Now()
-	return &driftClock{base: base, rate: 1, anchorBase: now, anchorOwn: now}
+	return &RateClock{base: base, rate: rate, anchorBase: now, anchorOwn: now}
 }
 
-func (d *driftClock) Now() time.Time {
+func (d *RateClock) Now() time.Time {
 	now := d.base.Now()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.rate == 1 {
-		return d.anchorOwn.Add(now.Sub(d.anchorBase))
-	}
-	return d.anchorOwn.Add(time.Duration(float64(now.Sub(d.anchorBase)) * d.rate))
+	return d.ownLocked(now)
 }
 
-func (d *driftClock) AfterFunc(dur time.Duration, f func()) Timer {
+// ownLocked is this clock's reading when the base clock reads base.
+func (d *RateClock) ownLocked(base time.Time) time.Time {
+	if d.rate == 1 {
+		return d.anchorOwn.Add(base.Sub(d.anchorBase))
+	}
+	return d.anchorOwn.Add(time.Duration(float64(base.Sub(d.anchorBase)) * d.rate))
+}
+
+func (d *RateClock) AfterFunc(dur time.Duration, f func()) Timer {
 	d.mu.Lock()
 	rate := d.rate
 	d.mu.Unlock()
@@ -55,7 +67,7 @@ func (d *driftClock) AfterFunc(dur time.Duration, f func()) Timer {
 }
 
 // real is the base clock's reading when this clock reads own (zero for zero).
-func (d *driftClock) real(own time.Time) time.Time {
+func (d *RateClock) real(own time.Time) time.Time {
 	if own.IsZero() {
 		return own
 	}
@@ -67,20 +79,20 @@ func (d *driftClock) real(own time.Time) time.Time {
 	return d.anchorBase.Add(time.Duration(float64(own.Sub(d.anchorOwn)) / d.rate))
 }
 
-// setRate changes the rate from now on; it reports whether it changed.
-func (d *driftClock) setRate(rate float64) bool {
-	own := d.Now()
+// SetRate changes the rate from now on; it reports whether it changed.
+func (d *RateClock) SetRate(rate float64) bool {
 	now := d.base.Now()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.rate == rate {
 		return false
 	}
-	d.rate, d.anchorBase, d.anchorOwn = rate, now, own
+	d.anchorOwn, d.anchorBase, d.rate = d.ownLocked(now), now, rate
 	return true
 }
 
-func (d *driftClock) getRate() float64 {
+// Rate returns the clock's rate.
+func (d *RateClock) Rate() float64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.rate
@@ -94,7 +106,7 @@ func (c *Candidate) SetClockRate(rate float64) error {
 	if math.IsNaN(rate) || rate < MinClockRate || rate > MaxClockRate {
 		return fmt.Errorf("clock rate must be between %g and %g", MinClockRate, MaxClockRate)
 	}
-	if c.drift.setRate(rate) {
+	if c.drift.SetRate(rate) {
 		c.mu.Lock()
 		c.signalLocked() // what is due is due on the new clock
 		c.mu.Unlock()
@@ -104,4 +116,4 @@ func (c *Candidate) SetClockRate(rate float64) error {
 }
 
 // ClockRate returns the rate of the candidate's clock.
-func (c *Candidate) ClockRate() float64 { return c.drift.getRate() }
+func (c *Candidate) ClockRate() float64 { return c.drift.Rate() }

@@ -199,7 +199,7 @@ func (c *Candidate) Snapshot() Snapshot {
 			ReleaseOnCancel: c.cfg.ReleaseOnCancel,
 			StopAfterLoss:   c.cfg.StopAfterLoss,
 		},
-		Faults: Faults{Paused: paused, PausedSince: own(pausedAt), Partition: mode, Latency: latency, ClockOffset: off, ClockRate: c.drift.getRate()},
+		Faults: Faults{Paused: paused, PausedSince: own(pausedAt), Partition: mode, Latency: latency, ClockOffset: off, ClockRate: c.drift.Rate()},
 		Log:    c.log.newestFirst(),
 	}
 	if !observedAt.IsZero() {

@@ -76,7 +76,7 @@ func (e Event) String() string { return fmt.Sprintf("%7.3fs %s %s", e.At.Seconds
 type Run struct {
 	sc      *Scenario
 	opts    Options
-	clock   *speedClock
+	clock   *candidate.RateClock // the base clock at the run's speed: every member's and the schedule's
 	log     *slog.Logger
 	started time.Time
 	ctx     context.Context
@@ -152,7 +152,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 	r := &Run{
 		sc:      sc,
 		opts:    opts,
-		clock:   newSpeedClock(opts.Clock, opts.Speed),
+		clock:   candidate.NewRateClock(opts.Clock, opts.Speed),
 		log:     opts.Logger.With(slog.String("scenario", sc.Name), slog.String("namespace", opts.Namespace)),
 		wake:    make(chan struct{}, 1),
 		members: map[string]*member{},
@@ -596,7 +596,7 @@ func (r *Run) SetSpeed(speed float64) error {
 	if err := CheckSpeed(speed); err != nil {
 		return err
 	}
-	r.clock.setSpeed(speed)
+	r.clock.SetRate(speed)
 	r.mu.Lock()
 	r.changedLocked()
 	r.mu.Unlock()
@@ -758,7 +758,7 @@ func call(ctx context.Context, transport http.RoundTripper, baseURL, method, pat
 }
 
 // Speed is the run's pace.
-func (r *Run) Speed() float64 { return r.clock.getSpeed() }
+func (r *Run) Speed() float64 { return r.clock.Rate() }
 
 // State is a run's state as a page shows it.
 type State struct {
@@ -785,7 +785,7 @@ func (r *Run) State() State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := State{Step: r.step, Shown: r.shown, Ready: r.ready, Auto: r.auto, Stopped: r.done || r.ctx.Err() != nil,
-		Speed: r.clock.getSpeed(), Entered: slices.Clone(r.enteredBase), Holder: r.holder}
+		Speed: r.clock.Rate(), Entered: slices.Clone(r.enteredBase), Holder: r.holder}
 	if r.lease != nil && r.lease.Spec.LeaseTransitions != nil {
 		st.Transitions = *r.lease.Spec.LeaseTransitions
 	}
