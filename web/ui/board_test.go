@@ -185,11 +185,8 @@ func TestHugeHolderIsShownShort(t *testing.T) {
 // handed to those caches as they arrive, and judging the lease reads nothing more from the
 // change log; its card and feed are what a board that reads the whole log tells.
 func TestBoardJudgesFromItsWatch(t *testing.T) {
-	var clock atomic.Int64
+	tu, clock := mustNewClockedUI(t)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	clock.Store(at(0).UnixNano())
-	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
-	tu := mustNewUI(t, t0, func(o *Options) { o.Now = now })
 	ctx := context.Background()
 	tu.putLease(t, lease("default", "x", "alice", at(0), 10, 0), at(0))
 	tu.recordView("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", 0.5)
@@ -217,7 +214,7 @@ func TestBoardJudgesFromItsWatch(t *testing.T) {
 	}
 
 	// A board over the same store that reads everything from the log tells the same.
-	fresh := mustNewUIOn(t, tu.st, t0, func(o *Options) { o.Now = now })
+	fresh := mustNewUIOn(t, tu.st, t0, func(o *Options) { o.Now = tu.opts.Now }) // the same clock
 	fsub, err := fresh.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)

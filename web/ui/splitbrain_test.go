@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,11 +131,8 @@ func TestMomentBeyondTheCache(t *testing.T) {
 // still believes she leads; nothing else changes. Once the disagreement has lasted the grace,
 // the board counts it on the card and tells it, without waiting for another write.
 func TestBoardTellsSplitBrainWithoutAnotherChange(t *testing.T) {
-	var clock atomic.Int64
+	tu, clock := mustNewClockedUI(t)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	clock.Store(at(0).UnixNano())
-	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
-	tu := mustNewUI(t, t0, func(o *Options) { o.Now = now })
 	ctx := context.Background()
 	tu.putLease(t, lease("default", "x", "alice", at(0), 10, 0), at(0))
 	tu.recordView("alice", tabproto.StatePaused, tabproto.RoleLeader, "alice", 1)
