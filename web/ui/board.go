@@ -141,12 +141,6 @@ func (msg boardMessage) inNamespace(ns string) boardMessage {
 	out.Candidates = keepNamespace(msg.Candidates, ns, func(c boardCandidate) string { return c.Namespace })
 	out.CandidatesGone = keepNamespace(msg.CandidatesGone, ns, func(c boardCandidate) string { return c.Namespace })
 	out.Feed = keepNamespace(msg.Feed, ns, func(f boardFeedItem) string { return f.Namespace })
-	if msg.Gone == nil {
-		out.Gone = nil
-	}
-	if msg.CandidatesGone == nil {
-		out.CandidatesGone = nil
-	}
 	return out
 }
 
