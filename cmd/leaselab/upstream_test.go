@@ -524,26 +524,12 @@ func TestUpstreamRestartAndExpired(t *testing.T) {
 		}
 		return ptr.Deref(l.Spec.HolderIdentity, "")
 	}
-	write := func(c kubernetes.Interface, name, h string) {
-		t.Helper()
-		leases := c.CoordinationV1().Leases("default")
-		l, err := leases.Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			_, err = leases.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: coordinationv1.LeaseSpec{HolderIdentity: &h}}, metav1.CreateOptions{})
-		} else if err == nil {
-			l.Spec.HolderIdentity = &h
-			_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	ready := func() (bool, string) {
 		code, body := httpGetCode(t, front.URL+"/readyz?verbose")
 		return code == http.StatusOK, body
 	}
-	write(up.client(t, "admin"), "a", "before")
-	write(up.client(t, "admin"), "b", "before")
+	putHolder(t, ctx, up.client(t, "admin"), "a", "before")
+	putHolder(t, ctx, up.client(t, "admin"), "b", "before")
 	poll.Until(t, 30*time.Second, "the mirror records a and b", func() (bool, string) {
 		return holder("a") == "before" && holder("b") == "before", holder("a") + " " + holder("b")
 	})
@@ -558,7 +544,7 @@ func TestUpstreamRestartAndExpired(t *testing.T) {
 	})
 	up = mustStartCluster(t, up.DB, func(c *serveConfig) { compaction(c); c.addr = addr })
 	admin := up.client(t, "admin")
-	write(admin, "a", "after-restart")
+	putHolder(t, ctx, admin, "a", "after-restart")
 	poll.Until(t, 60*time.Second, "the mirror records a change after the restart", func() (bool, string) {
 		ok, body := ready()
 		return ok && holder("a") == "after-restart", holder("a") + " " + body
@@ -576,9 +562,9 @@ func TestUpstreamRestartAndExpired(t *testing.T) {
 		return !ok, body
 	})
 	for i := range 5 {
-		write(admin, "a", fmt.Sprintf("during-%d", i))
+		putHolder(t, ctx, admin, "a", fmt.Sprintf("during-%d", i))
 	}
-	write(admin, "c", "new")
+	putHolder(t, ctx, admin, "c", "new")
 	if err := admin.CoordinationV1().Leases("default").Delete(ctx, "b", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
