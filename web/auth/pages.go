@@ -231,7 +231,7 @@ var joinTmpl = template.Must(template.New("join").Parse(`<!doctype html>
 <link rel="stylesheet" href="/join/pages.css">
 <title>Join — leaselab</title></head>
 <body><main><h1>leaselab</h1>
-<p data-testid="join-message">Join the workshop as <strong data-testid="join-identity">{{.Name}}</strong>{{if .Instructor}}, the instructor: you may write in every namespace{{else if .Namespace}}, writing in the namespace <code data-testid="join-namespace">{{.Namespace}}</code> (and in <code>{{.Arena}}</code>){{end}}.</p>
+<p data-testid="join-message">Join the workshop as {{if and .Instructor (eq .Name "instructor")}}the <strong data-testid="join-identity">{{.Name}}</strong>: you may write in every namespace{{else}}<strong data-testid="join-identity">{{.Name}}</strong>{{end}}{{if and .Instructor (ne .Name "instructor")}}, the instructor: you may write in every namespace{{else if .Instructor}}{{else if .Namespace}}, writing in the namespace <code data-testid="join-namespace">{{.Namespace}}</code> (and in <code>{{.Arena}}</code>){{end}}.</p>
 <form method="post" action="/join">
 <input type="hidden" name="token" value="{{.Token}}">
 <p><button type="submit" data-testid="join-button" autofocus>Join</button></p>
@@ -251,12 +251,13 @@ Participants read everything and write in their own namespace and in <code>arena
 {{if .Loopback}}<p class="warning" data-testid="loopback-warning"><strong>These links use a loopback address: participants cannot reach it. Open this page through the address they use (or start with --public-url).</strong></p>{{end}}
 <p class="toolbar no-print"><a class="button" href="/">Dashboard</a> <span>Print this page for a card per participant to hand round.</span></p>
 <ul class="cards">
-{{range .Identities}}<li class="card" data-testid="identity" data-name="{{.Name}}" data-role="{{.Role}}">
+{{range .Identities}}<li class="card{{if eq .Role "instructor"}} instructor no-print{{end}}" data-testid="identity" data-name="{{.Name}}" data-role="{{.Role}}">
 <h2>{{.Name}}</h2>
 <div class="role">{{.Role}} · {{if .Namespace}}writes in <code>{{.Namespace}}</code> and <code>arena</code>{{else}}writes everywhere{{end}}</div>
 <img src="{{.QRURL}}" alt="QR code of the join link of {{.Name}}" width="200" height="200" data-testid="qr">
 <a class="link" href="{{.JoinURL}}" data-testid="join-link">{{.JoinURL}}</a>
 <div class="actions"><a href="{{.KubeconfigURL}}" download data-testid="kubeconfig-link">kubeconfig</a></div>
+{{if eq .Role "instructor"}}<p class="keep" data-testid="instructor-note">Yours alone: it signs in with every right, so it is left out when the page is printed.</p>{{end}}
 </li>
 {{end}}</ul>
 </main></body></html>

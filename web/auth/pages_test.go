@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -60,7 +61,7 @@ func TestJoin(t *testing.T) {
 		t.Errorf("GET /join has a script: %s", body)
 	}
 	rec = do(httptest.NewRequest(http.MethodGet, "http://lab.example/join?token=ti", nil))
-	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `as <strong data-testid="join-identity">instructor</strong>, the instructor`) {
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `as the <strong data-testid="join-identity">instructor</strong>: you may write in every namespace.`) {
 		t.Errorf("GET /join as the instructor: %d %s", rec.Code, rec.Body)
 	}
 	rec = do(httptest.NewRequest(http.MethodGet, "http://lab.example/join?token=nope", nil))
@@ -139,8 +140,20 @@ func TestPagesStyle(t *testing.T) {
 	rec = httptest.NewRecorder()
 	e.ServeHTTP(rec, req)
 	body := rec.Body.String()
-	if rec.Code != http.StatusOK || !strings.Contains(body, `href="/join/pages.css"`) || strings.Count(body, `class="card"`) != 2 {
+	if rec.Code != http.StatusOK || !strings.Contains(body, `href="/join/pages.css"`) || strings.Count(body, `data-testid="identity"`) != 2 {
 		t.Errorf("workshop page: %d\n%s", rec.Code, body)
+	}
+	// The page is printed to hand the cards round: the instructor's card, whose link signs in
+	// with every right, is left out of the print; the participants' are not.
+	if !strings.Contains(body, `<li class="card" data-testid="identity" data-name="p1"`) ||
+		!strings.Contains(body, `<li class="card instructor no-print" data-testid="identity" data-name="instructor"`) ||
+		!strings.Contains(body, `data-testid="instructor-note"`) {
+		t.Errorf("workshop page: the instructor's card is not kept off the print:\n%s", body)
+	}
+	css := httptest.NewRecorder()
+	e.ServeHTTP(css, httptest.NewRequest(http.MethodGet, "http://lab.example/join/pages.css", nil))
+	if !regexp.MustCompile(`@media print \{[^@]*\.no-print \{ display: none; \}`).MatchString(css.Body.String()) {
+		t.Errorf("pages.css does not hide .no-print in print")
 	}
 }
 
