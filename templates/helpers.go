@@ -268,3 +268,24 @@ func apiBase(p Page) string {
 	}
 	return p.Upstream.APIBase
 }
+
+// SignedIn is who a workshop page is rendered for; the zero value on a server without tokens.
+type SignedIn struct {
+	// Name is the identity the browser signed in as; Instructor is true for the instructor,
+	// whose header links the workshop page.
+	Name       string
+	Instructor bool
+}
+
+type signedInKey struct{}
+
+// WithSignedIn returns ctx carrying who the page is rendered for.
+func WithSignedIn(ctx context.Context, s SignedIn) context.Context {
+	return context.WithValue(ctx, signedInKey{}, s)
+}
+
+// signedIn is who the page is rendered for, the zero value when nobody signed in.
+func signedIn(ctx context.Context) SignedIn {
+	s, _ := ctx.Value(signedInKey{}).(SignedIn)
+	return s
+}

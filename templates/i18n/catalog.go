@@ -25,6 +25,8 @@ var pages = map[string]Text{
 	"lang.switch":                   {En: "中文", Zh: "English"},
 	"lang.switchTitle":              {En: "阅读中文版", Zh: "Read this page in English"},
 	"nav.dashboard":                 {En: "Dashboard", Zh: "仪表盘"},
+	"nav.workshop":                  {En: "Workshop", Zh: "工作坊"},
+	"layout.signedIn":               {En: "signed in as %s", Zh: "已登录为 %s"},
 	"conn.live":                     {En: "live", Zh: "实时"},
 	"layout.offline":                {En: "Connection to the server lost — reconnecting…", Zh: "与服务器的连接已断开，正在重连…"},
 	"layout.offlineHint":            {En: "What happens on the server meanwhile shows up here once it is back.", Zh: "连接恢复后，服务器上在此期间发生的事会显示在这里。"},

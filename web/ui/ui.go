@@ -292,7 +292,7 @@ func (u *UI) render(c echo.Context, status int, comp templ.Component) error {
 	buf.Reset()
 	defer bufPool.Put(buf)
 	r := c.Request()
-	if err := comp.Render(r.Context(), buf); err != nil {
+	if err := comp.Render(u.withSignedIn(r), buf); err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
 	h := c.Response().Header()
@@ -317,6 +317,19 @@ func (u *UI) render(c echo.Context, status int, comp templ.Component) error {
 		h.Set("Content-Encoding", "gzip")
 	}
 	return c.Blob(status, "text/html; charset=utf-8", body)
+}
+
+// withSignedIn is the request's context with who the page is rendered for, on a server with
+// tokens: the header names the identity, and links the workshop page for the instructor.
+func (u *UI) withSignedIn(r *http.Request) context.Context {
+	if u.opts.TabUser == nil {
+		return r.Context()
+	}
+	tu, ok := u.opts.TabUser(r)
+	if !ok {
+		return r.Context()
+	}
+	return templates.WithSignedIn(r.Context(), templates.SignedIn{Name: tu.Name, Instructor: u.mayRunScenarios(r)})
 }
 
 var gzipPool = sync.Pool{New: func() any {
