@@ -32,6 +32,9 @@ type Options struct {
 	Rand func() float64
 	// LogLimit bounds the decision log; 0 means DefaultLogLimit.
 	LogLimit int
+	// Annotations, when set, returns annotations that every write of the lease carries, as
+	// they stand at the write (a guided scenario's time scale); nil writes none.
+	Annotations func() map[string]string
 }
 
 // Candidate is one leader-election candidate: client-go's loops around an
@@ -115,7 +118,7 @@ func New(cfg Config, opts Options) (*Candidate, error) {
 		cfg:    cfg,
 		clock:  c.clock,
 		ownNow: c.ownNow,
-		lock:   &leaseLock{client: client, namespace: cfg.Namespace, name: cfg.LeaseName, freezer: c.freezer},
+		lock:   &leaseLock{client: client, namespace: cfg.Namespace, name: cfg.LeaseName, freezer: c.freezer, annotate: opts.Annotations},
 		tell:   c.tell,
 	}
 	c.keeper = &candidateKeeper{cfg: cfg, clock: c.clock, ownNow: c.ownNow, client: client, freezer: c.freezer}

@@ -60,8 +60,11 @@ func (d *RateClock) AfterFunc(dur time.Duration, f func()) Timer {
 	d.mu.Lock()
 	rate := d.rate
 	d.mu.Unlock()
-	if rate != 1 {
-		dur = time.Duration(float64(dur) / rate)
+	if rate != 1 && dur > 0 {
+		// One nanosecond more than the quotient, which truncates: a wait cut to less than
+		// its length on this clock would have a caller that waits for a reading wait again
+		// for the rest, forever once the rest is shorter than a base nanosecond.
+		dur = time.Duration(float64(dur)/rate) + 1
 	}
 	return d.base.AfterFunc(dur, f)
 }

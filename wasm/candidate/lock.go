@@ -3,6 +3,7 @@ package candidate
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 )
 
@@ -17,6 +18,8 @@ type leaseLock struct {
 	client          *Client
 	namespace, name string
 	freezer         *freezer
+	// annotate, when set, returns annotations every create and update writes.
+	annotate func() map[string]string
 
 	mu     sync.Mutex
 	cached *Lease // last object read or written; never changed in place
@@ -44,6 +47,7 @@ func (l *leaseLock) create(ctx context.Context, r record) error {
 		Metadata:   ObjectMeta{Name: l.name, Namespace: l.namespace},
 		Spec:       specFromRecord(r, nil),
 	}
+	l.annotateLease(lease)
 	out, err := frozenCall(l.freezer, ctx, func(ctx context.Context) (*Lease, error) {
 		return l.client.CreateLease(ctx, lease)
 	})
@@ -66,6 +70,7 @@ func (l *leaseLock) update(ctx context.Context, r record) error {
 	}
 	lease.Kind, lease.APIVersion = LeaseKind, LeaseAPIVersion
 	lease.Spec = specFromRecord(r, lease.Spec.Unknown)
+	l.annotateLease(lease)
 	out, err := frozenCall(l.freezer, ctx, func(ctx context.Context) (*Lease, error) {
 		return l.client.UpdateLease(ctx, lease)
 	})
@@ -74,6 +79,21 @@ func (l *leaseLock) update(ctx context.Context, r record) error {
 	}
 	l.keep(out)
 	return nil
+}
+
+// annotateLease sets the annotations annotate returns on lease, a copy of its own.
+func (l *leaseLock) annotateLease(lease *Lease) {
+	if l.annotate == nil {
+		return
+	}
+	extra := l.annotate()
+	if len(extra) == 0 {
+		return
+	}
+	m := make(map[string]string, len(lease.Metadata.Annotations)+len(extra))
+	maps.Copy(m, lease.Metadata.Annotations)
+	maps.Copy(m, extra)
+	lease.Metadata.Annotations = m
 }
 
 // lease returns the last Lease read or written, nil when none; the caller

@@ -11,6 +11,7 @@
 package judge
 
 import (
+	"strconv"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -60,6 +61,12 @@ func ChangeOf(l *coordinationv1.Lease, rev int64, at time.Time, prev *Change) Ch
 	if s.LeaseDurationSeconds != nil {
 		c.Duration = time.Duration(*s.LeaseDurationSeconds) * time.Second
 	}
+	written := c.Duration
+	if scale := timeScale(l.Annotations[TimeScaleAnnotation]); scale != 1 {
+		// The writer's clocks run scale times as fast as the server's: its hold lasts
+		// leaseDurationSeconds of theirs.
+		c.Duration = time.Duration(float64(c.Duration) / scale)
+	}
 	if s.LeaseTransitions != nil {
 		c.Transitions = *s.LeaseTransitions
 	}
@@ -72,7 +79,7 @@ func ChangeOf(l *coordinationv1.Lease, rev int64, at time.Time, prev *Change) Ch
 	if s.RenewTime != nil && !s.RenewTime.IsZero() {
 		c.RenewTime = s.RenewTime.Time
 	}
-	c.record = record{holder: c.Holder, strategy: c.Strategy, preferred: c.PreferredHolder, duration: c.Duration, transitions: c.Transitions}
+	c.record = record{holder: c.Holder, strategy: c.Strategy, preferred: c.PreferredHolder, duration: written, transitions: c.Transitions}
 	if !c.RenewTime.IsZero() {
 		c.record.renew = c.RenewTime.UnixNano()
 	}
@@ -84,6 +91,23 @@ func ChangeOf(l *coordinationv1.Lease, rev int64, at time.Time, prev *Change) Ch
 		c.Observed = prev.Observed
 	}
 	return c
+}
+
+// TimeScaleAnnotation, on a lease, says how many of its writers' seconds pass in one of the
+// server's: a guided scenario run at 2x writes "2", and its holds last leaseDurationSeconds of
+// the scenario's clock, half as many of the server's. The judge counts holds so.
+const TimeScaleAnnotation = "leaselab.dev/time-scale"
+
+// timeScale parses a TimeScaleAnnotation; 1 when it is missing or not a sensible scale.
+func timeScale(v string) float64 {
+	if v == "" {
+		return 1
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f >= 0.01 && f <= 100) {
+		return 1
+	}
+	return f
 }
 
 // Deletion is the change that deleted a lease.
@@ -110,10 +134,10 @@ func (c Change) Expiry() time.Time {
 // leaseDurationSeconds on the holder's clock (the Coordinated Leader Election controller's
 // reading); zero without a renewTime or a duration.
 func (c Change) RecordExpiry() time.Time {
-	if c.RenewTime.IsZero() || c.Duration <= 0 {
+	if c.RenewTime.IsZero() || c.record.duration <= 0 {
 		return time.Time{}
 	}
-	return c.RenewTime.Add(c.Duration)
+	return c.RenewTime.Add(c.record.duration) // as written: on the holder's clock
 }
 
 // Status of a lease.

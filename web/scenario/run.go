@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -171,6 +172,8 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 			Clock:     r.clock,
 			Transport: candidate.HTTPTransport{Client: &http.Client{Transport: opts.Transport}},
 			Rand:      rnd.Float64,
+			// The judge counts the holds of a run at another speed on the run's clock.
+			Annotations: r.timeScale,
 		})
 		if err != nil {
 			r.cancel()
@@ -589,6 +592,11 @@ func (r *Run) SetAuto(on bool) {
 	r.changedLocked()
 	r.mu.Unlock()
 	r.poke()
+}
+
+// timeScale is the annotation every member's write carries: the run's speed at the write.
+func (r *Run) timeScale() map[string]string {
+	return map[string]string{judge.TimeScaleAnnotation: strconv.FormatFloat(r.clock.Rate(), 'g', -1, 64)}
 }
 
 // SetSpeed changes the pace of every clock of the run.

@@ -3,10 +3,14 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/leasetest"
@@ -19,6 +23,13 @@ const readerPause = 250 * time.Millisecond
 // and returns the run (stopped) and its events.
 func play(t *testing.T, sc *Scenario, seed uint64) (*Run, []Event) {
 	t.Helper()
+	run, evs, _ := playAt(t, sc, seed, 1)
+	return run, evs
+}
+
+// playAt is play at a speed, with the server the run wrote to.
+func playAt(t *testing.T, sc *Scenario, seed uint64, speed float64) (*Run, []Event, *leasetest.Server) {
+	t.Helper()
 	srv := leasetest.Start(t)
 	cfg := srv.Config()
 	var run *Run
@@ -27,6 +38,7 @@ func play(t *testing.T, sc *Scenario, seed uint64) (*Run, []Event) {
 		BaseURL:   cfg.Host,
 		Namespace: "scenario-" + sc.Name,
 		Seed:      seed,
+		Speed:     speed,
 		Overlaps: func(_ context.Context, ns, lease string, views []judge.View) ([]judge.Overlap, error) {
 			return srv.Overlaps(ns, lease, views...), nil
 		},
@@ -67,7 +79,39 @@ func play(t *testing.T, sc *Scenario, seed uint64) (*Run, []Event) {
 	if err := run.Outcome(); err != nil {
 		t.Errorf("%s did not end as the lesson says: %v\nevents:\n%s", sc.Name, err, eventList(run.Events()))
 	}
-	return run, run.Events()
+	return run, run.Events(), srv
+}
+
+// TestSpeedKeepsTheStory: a lesson run faster or slower than real time is judged on its own
+// clock, so that the server's screens tell the story the narration tells: at every speed the
+// crashed leader's term ends by expiry, after leaseDurationSeconds of the run's clock, and
+// not by a takeover (the server's clock alone would count 10 s where the run's members count
+// 10 of theirs).
+func TestSpeedKeepsTheStory(t *testing.T) {
+	sc := Find("leader-crash")
+	for _, speed := range []float64{0.5, 1, 2, 4} {
+		t.Run(strconv.FormatFloat(speed, 'g', -1, 64), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				run, _, srv := playAt(t, sc, 42, speed)
+				terms := srv.History(run.opts.Namespace, sc.Lease)
+				if len(terms) < 2 || terms[0].Holder != "alice" {
+					t.Fatalf("terms %+v, want alice's and her successor's", terms)
+				}
+				cs := kubernetes.NewForConfigOrDie(srv.Config())
+				l, err := cs.CoordinationV1().Leases(run.opts.Namespace).Get(t.Context(), sc.Lease, metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := l.Annotations[judge.TimeScaleAnnotation], strconv.FormatFloat(speed, 'g', -1, 64); got != want {
+					t.Errorf("the lease's %s is %q, want %q", judge.TimeScaleAnnotation, got, want)
+				}
+				first := terms[0]
+				if first.Ended != judge.EndExpired {
+					t.Errorf("at %gx alice's term ended %q, want %q: %+v", speed, first.Ended, judge.EndExpired, terms)
+				}
+			})
+		})
+	}
 }
 
 func eventList(evs []Event) string {
