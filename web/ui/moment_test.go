@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
@@ -285,5 +286,77 @@ func TestMomentsAreTold(t *testing.T) {
 		if !kinds[k] {
 			t.Errorf("no %s among the moments: %+v", k, r.Moments)
 		}
+	}
+}
+
+// renewedEvery2s writes the lease default/demo held by b from 1 s, renewed every 2 s (its
+// acquireTime kept, its renewTime moving, as client-go writes it) through last seconds, with a
+// lease duration of 10 s; the clocks then stand at now seconds.
+func (h *history) renewedEvery2s(t *testing.T, last, now float64) {
+	t.Helper()
+	s := func(v float64) time.Time { return t0.Add(time.Duration(v * float64(time.Second))) }
+	for v := 1.0; v <= last; v += 2 {
+		l := lease("default", "demo", "b", s(v), 10, 0)
+		acquired := metav1.NewMicroTime(s(1))
+		l.Spec.AcquireTime = &acquired
+		h.set(s(v))
+		h.putLease(t, l, s(v))
+	}
+	h.set(s(now))
+}
+
+// TestMomentCountsRenewals: a past moment inside a term that was renewed every 2 s for longer
+// than its lease duration is judged as live judged it then: the term is held, its renewals up
+// to then are counted, and no page of that moment tells an expiry that did not happen.
+func TestMomentCountsRenewals(t *testing.T) {
+	h := newHistory(t, t0)
+	h.renewedEvery2s(t, 61, 62)
+	// The live page reads the history first, as a server that has been running has.
+	h.mustGetDoc(t, "/leases/default/demo", http.StatusOK)
+	for _, path := range []string{"/leases/default/demo", "/leases/default/demo/live"} {
+		doc := h.mustGetDoc(t, atPath(path, 21.5), http.StatusOK)
+		rows := doc.Find(`[data-testid=term]`)
+		if rows.Length() != 1 {
+			t.Fatalf("%s at 21.5 s: %d terms, want 1: %s", path, rows.Length(), text(rows))
+		}
+		if ended := rows.AttrOr("data-ended", "?"); ended != "" {
+			t.Errorf("%s at 21.5 s: b's term ended %q, want held", path, ended)
+		}
+		// Written at 1 s, renewed at 3, 5, ..., 21 s.
+		if got := text(rows.Find(`td`).Last()); got != "10" {
+			t.Errorf("%s at 21.5 s: %s renewals, want 10", path, got)
+		}
+		if n := doc.Find(`[data-testid=timeline-mark][data-kind=expired]`).Length(); n != 0 {
+			t.Errorf("%s at 21.5 s: %d expiry marks", path, n)
+		}
+		if got := text(doc.Find(`[data-testid=lease-status]`)); !strings.Contains(strings.ToLower(got), "held") {
+			t.Errorf("%s at 21.5 s: status %q", path, got)
+		}
+	}
+	for _, path := range []string{"/", "/ui/dashboard/live"} {
+		feed := text(h.mustGetDoc(t, atPath(path, 21.5), http.StatusOK).Find(`#feed`))
+		if strings.Contains(feed, "expired") {
+			t.Errorf("%s at 21.5 s tells an expiry: %s", path, feed)
+		}
+	}
+}
+
+// TestMomentCountsRenewalsOfALongTerm: a past moment inside a term that began longer ago than
+// a past moment reads back (momentLookback) is still the same term, held since it began.
+func TestMomentCountsRenewalsOfALongTerm(t *testing.T) {
+	h := newHistory(t, t0)
+	end := (momentLookback + 2*time.Minute).Seconds()
+	h.renewedEvery2s(t, end-1, end)
+	h.mustGetDoc(t, "/leases/default/demo", http.StatusOK)
+	doc := h.mustGetDoc(t, atPath("/leases/default/demo", end-60.5), http.StatusOK)
+	rows := doc.Find(`[data-testid=term]`)
+	if rows.Length() != 1 || rows.AttrOr("data-ended", "?") != "" {
+		t.Fatalf("%d terms (%s), want b's one, held", rows.Length(), text(rows))
+	}
+	if got := text(rows.Find(`td`).Eq(1)); got != clockTime(at(1)) {
+		t.Errorf("b's term began at %s, want %s", got, clockTime(at(1)))
+	}
+	if n := doc.Find(`[data-testid=timeline-mark]`).Length(); n != 0 {
+		t.Errorf("%d marks of an ended term", n)
 	}
 }

@@ -343,7 +343,7 @@ func (h *historyCache) changesAt(ctx context.Context, ns, name string, at time.T
 		start := lh.start
 		lh.mu.Unlock()
 		if start <= from {
-			return changesUntil(all, at), nil
+			return h.cutAt(ctx, key, all, from, at)
 		}
 	}
 	through, err := h.st.RevisionAt(ctx, at)
@@ -355,4 +355,41 @@ func (h *historyCache) changesAt(ctx context.Context, ns, name string, at time.T
 		return nil, fmt.Errorf("lease history: %w", err)
 	}
 	return h.compact(nil, evs)
+}
+
+// cutAt is the compacted changes all of the lease key cut at the moment at, as they were
+// compacted then. A run of renewals keeps only its first and its last write, so when the run
+// goes on past at, the writes of it up to at are read again from the change log (from the
+// run's first write, or from the revision from when the run began before it): cut at its
+// first write, the term would look unrenewed since then, and expired.
+func (h *historyCache) cutAt(ctx context.Context, key store.Key, all []judge.Change, from int64, at time.Time) ([]judge.Change, error) {
+	cut := changesUntil(all, at)
+	n := len(cut)
+	if n == 0 || n == len(all) || all[n].Folded == 0 {
+		return cut, nil // at falls between two writes the cache holds as they were
+	}
+	through, err := h.st.RevisionAt(ctx, at)
+	if err != nil {
+		return nil, fmt.Errorf("lease history: %w", err)
+	}
+	first := cut[n-1] // the run's first write
+	after := max(first.Revision, from)
+	evs, err := h.st.HistoryBetween(ctx, key, after, through)
+	if err != nil {
+		return nil, fmt.Errorf("lease history: %w", err)
+	}
+	changes := append([]judge.Change(nil), cut...)
+	if after > first.Revision && len(evs) > 0 && evs[0].Type != store.Deleted {
+		// The run began before from: its first write read stands for the renewals before
+		// it, so that it continues the run rather than starting a term of its own.
+		l, err := h.decode(evs[0].Object)
+		if err != nil {
+			return nil, err
+		}
+		c := judge.ChangeOf(l, evs[0].Object.Revision, evs[0].Time, &first)
+		c.Folded = 1
+		changes = append(changes, c)
+		evs = evs[1:]
+	}
+	return h.compact(changes, evs)
 }
