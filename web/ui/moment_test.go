@@ -360,3 +360,70 @@ func TestMomentCountsRenewalsOfALongTerm(t *testing.T) {
 		t.Errorf("%d marks of an ended term", n)
 	}
 }
+
+// TestMomentOfARoleChangeShowsIt: the moment of a candidate's role change, as the time
+// control steps to it, shows the candidate in its new role, on the lease page and on the
+// dashboard: a role change is dated back to when the candidate says it happened, before its
+// report was recorded, and a report received within a millisecond is recorded after the
+// millisecond its moment is written in.
+func TestMomentOfARoleChangeShowsIt(t *testing.T) {
+	h := newHistory(t, t0)
+	s := func(v float64) time.Time { return t0.Add(time.Duration(v * float64(time.Second))) }
+	alice, bob := h.tab(t), h.tab(t)
+	report := func(tab *hubTab, received time.Time, identity string, state tabproto.State, holder string, roleChangedAgo time.Duration) {
+		t.Helper()
+		h.set(received)
+		role := tabproto.RoleFollower
+		if state == tabproto.StateLeader {
+			role = tabproto.RoleLeader
+		}
+		clock := received.UnixMilli() + 5000 // the candidate's own clock, ahead of the server's
+		r := tabproto.Report{Identity: identity, Namespace: "default", Lease: "x", State: state, Role: role, Holder: holder,
+			Clock: clock, RoleSince: clock - roleChangedAgo.Milliseconds()}
+		if err := h.hub.report(tab, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.set(s(1))
+	h.putLease(t, lease("default", "x", "alice", s(1), 10, 0), s(1))
+	report(alice, s(1.2), "alice", tabproto.StateLeader, "alice", 200*time.Millisecond)
+	report(bob, s(1.5), "bob", tabproto.StateFollower, "alice", 0)
+	h.set(s(20))
+	h.putLease(t, lease("default", "x", "bob", s(20), 10, 1), s(20))
+	// bob reports 400 ms after it became leader; alice, 0.4 ms into the millisecond it
+	// learnt it follows.
+	report(bob, s(20.4), "bob", tabproto.StateLeader, "bob", 400*time.Millisecond)
+	report(alice, s(21.0004), "alice", tabproto.StateFollower, "bob", 0)
+	h.set(s(30))
+
+	w := h.do(t, httptest.NewRequest(http.MethodGet, "/ui/moments?namespace=default&lease=x", nil))
+	var r momentsReply
+	if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"alice leads default/x, as it sees it": "alice=leader",
+		"bob follows on default/x":             "alice=leader bob=follower",
+		"bob leads default/x, as it sees it":   "alice=leader bob=leader",
+		"alice follows on default/x":           "alice=follower bob=leader",
+	}
+	seen := 0
+	for _, m := range r.Moments {
+		tabsThen, ok := want[m.Text]
+		if m.Kind != "role" || !ok {
+			continue
+		}
+		seen++
+		lease := h.mustGetDoc(t, "/leases/default/x?at="+url.QueryEscape(m.At), http.StatusOK)
+		if got := tabs(lease.Find(`[data-testid=lease-tab]`)); got != tabsThen {
+			t.Errorf("the lease page at %s (%s) shows the tabs %q, want %q", m.At, m.Text, got, tabsThen)
+		}
+		dash := h.mustGetDoc(t, "/?at="+url.QueryEscape(m.At), http.StatusOK)
+		if got := tabs(dash.Find(`#tabs [data-testid=tab-row]`)); got != tabsThen {
+			t.Errorf("the dashboard at %s (%s) shows the tabs %q, want %q", m.At, m.Text, got, tabsThen)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d role changes among the moments: %+v", seen, len(want), r.Moments)
+	}
+}
