@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
@@ -267,4 +269,13 @@ func apiBase(p Page) string {
 		return ""
 	}
 	return p.Upstream.APIBase
+}
+
+// legendTitle is the title attribute of a legend line: the catalog's text of key, none when
+// key is empty.
+func legendTitle(ctx context.Context, key string) templ.Attributes {
+	if key == "" {
+		return nil
+	}
+	return templ.Attributes{"title": tr(ctx, key)}
 }

@@ -370,6 +370,8 @@ var pages = map[string]Text{
 	"age.d":                         {En: "%d d ago", Zh: "%d 天前"},
 	"span.min":                      {En: "%s min", Zh: "%s 分钟"},
 	"timeline.endedAt":              {En: "%s at %s", Zh: "%s，于 %s"},
+	"timeline.expiredThenTook":      {En: "expired at %s, then %s took it at %s", Zh: "于 %s 过期，之后 %s 于 %s 获得"},
+	"timeline.expiredThenLate":      {En: "expired at %s, then %s wrote it again late, at %s", Zh: "于 %s 过期，之后 %s 于 %s 迟迟再次写入"},
 	"timeline.holds":                {En: "%s holds it since %s (transitions %d); %s", Zh: "%s 自 %s 起持有（transitions %d）；%s"},
 	"timeline.held":                 {En: "%s held it from %s to %s (%s, transitions %d); %s", Zh: "%s 从 %s 持有到 %s（%s，transitions %d）；%s"},
 	"status.400":                    {En: "Bad Request", Zh: "请求错误"},

@@ -23,8 +23,10 @@ const (
 	tlTop        = 8.0
 	tlAxis       = 28.0
 	tlRightPad   = 12.0
-	tlMinSpan    = 30 * time.Second
-	tlMaxSpan    = 5 * time.Minute
+	// tlCharWidth is about how wide a character of an axis label is (app.css: 14px).
+	tlCharWidth = 9.0
+	tlMinSpan   = 30 * time.Second
+	tlMaxSpan   = 5 * time.Minute
 )
 
 // timelineSpan is the window the drawing shows: from the first term (with a little room), at
@@ -98,9 +100,9 @@ func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time)
 			Open: open, Ended: t.Ended, Title: termTitle(t), TitleSays: termTitleSays(t),
 		})
 		if !open && !t.End.Before(from) {
+			title := markTitleSays(t)
 			tl.Marks = append(tl.Marks, templates.TimelineMark{
-				X: x2, Y: lane.Y + tlLaneHeight/2, Kind: t.Ended, Title: judge.EndedText(t) + " at " + clockTime(t.End),
-				TitleSays: i18n.Say("timeline.endedAt", says(judge.EndedSays(t)), clockTime(t.End)),
+				X: x2, Y: lane.Y + tlLaneHeight/2, Kind: t.Ended, Title: title.En, TitleSays: title,
 			})
 		}
 	}
@@ -158,9 +160,27 @@ func timelineTicks(from, to time.Time, x func(time.Time) float64) []templates.Ti
 	}
 	var ticks []templates.TimelineTick
 	for t := from.Truncate(step).Add(step); !t.After(to); t = t.Add(step) {
-		ticks = append(ticks, templates.TimelineTick{X: x(t), Label: clockTime(t)})
+		k := templates.TimelineTick{X: x(t), Label: clockTime(t)}
+		// A label centred on a tick near the right edge would be cut off: it ends there.
+		if k.X+tlCharWidth*float64(len(k.Label))/2 > tlWidth {
+			k.Anchor = "end"
+		}
+		ticks = append(ticks, k)
 	}
 	return ticks
+}
+
+// markTitleSays is the hover text of the mark where the term t ended: how and when; when the
+// lease ran out before the next holder wrote itself, both when it expired and when that was.
+func markTitleSays(t judge.Term) i18n.Text {
+	if t.Ended == judge.EndExpired && t.Next != "" && !t.NextAt.IsZero() {
+		key := "timeline.expiredThenTook"
+		if t.Next == t.Holder {
+			key = "timeline.expiredThenLate"
+		}
+		return i18n.Say(key, clockTime(t.End), judge.Shown(t.Next), clockTime(t.NextAt))
+	}
+	return i18n.Say("timeline.endedAt", says(judge.EndedSays(t)), clockTime(t.End))
 }
 
 // termTitle is a bar's hover text.
