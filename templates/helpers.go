@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
@@ -288,4 +290,13 @@ func WithSignedIn(ctx context.Context, s SignedIn) context.Context {
 func signedIn(ctx context.Context) SignedIn {
 	s, _ := ctx.Value(signedInKey{}).(SignedIn)
 	return s
+}
+
+// legendTitle is the title attribute of a legend line: the catalog's text of key, none when
+// key is empty.
+func legendTitle(ctx context.Context, key string) templ.Attributes {
+	if key == "" {
+		return nil
+	}
+	return templ.Attributes{"title": tr(ctx, key)}
 }

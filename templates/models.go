@@ -430,6 +430,8 @@ type TimelineMark struct {
 type TimelineTick struct {
 	X     float64
 	Label string
+	// Anchor is where the label sits on X: "end" when it ends there; centred when empty.
+	Anchor string
 }
 
 // TimelineTerm is one term as a table row.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -140,4 +141,47 @@ func browserPhoneScreenshot(tb testing.TB, tab context.Context, dir, name string
 	if err := chromedp.Do(tab, chromedp.EmulateViewport(1280, 720)); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// TestBrowserScrubFollowsLive: while live, the time bar follows now: on a dashboard opened on
+// an empty server the window's end moves on with the thumb at it, and a lease acquired after
+// the page loaded gets its tick; on the lease page, a takeover after the page loaded gets
+// its tick too.
+func TestBrowserScrubFollowsLive(t *testing.T) {
+	ts := mustStartServer(t, "")
+	out := browserOutputDir(t)
+	browser := mustStartBrowser(t)
+
+	dash, _ := openBrowserTab(t, browser, ts.URL+"/")
+	mustSee(t, dash, `String(!document.getElementById('timebar').hidden)`, "true")
+	slider := `document.querySelector('[data-testid=scrub-slider]')`
+	ticks := `String(document.querySelectorAll('#timebar [data-scrub=ticks] .tick').length)`
+	max0, err := browserEval(dash, slider+`.max`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 10*time.Second, "the window's end moves on while live", func() (bool, string) {
+		s, err := browserEval(dash, `[`+slider+`.max, `+slider+`.value, `+slider+`.min].join(' ')`)
+		var max, value, min int64
+		if _, e := fmt.Sscan(s, &max, &value, &min); err != nil || e != nil {
+			return false, fmt.Sprintf("%q (%v %v)", s, err, e)
+		}
+		m0, _ := strconv.ParseInt(max0, 10, 64)
+		return max > m0 && max > min && max-value < 100, s // the thumb at the end, where now is
+	})
+	mustSee(t, dash, ticks, "0")
+	mustRenewLease(t, ts, "default", "follow", "alice", 60)
+	mustSee(t, dash, ticks, "1")
+	mustSee(t, dash, `document.querySelector('#timebar .tick').className`, "tick tick-acquired")
+	browserScreenshot(t, dash, out, "dashboard-live-ticks.png")
+	browserPhoneScreenshot(t, dash, out, "dashboard-live-ticks-phone.png")
+
+	page, _ := openBrowserTab(t, browser, ts.URL+"/leases/default/follow")
+	mustSee(t, page, `String(!document.getElementById('timebar').hidden)`, "true")
+	mustSee(t, page, ticks, "1")
+	mustRenewLease(t, ts, "default", "follow", "bob", 60)
+	mustSee(t, page, `document.querySelector('#lease-live [data-testid=holder]').textContent`, "bob")
+	mustSee(t, page, `Array.from(document.querySelectorAll('#timebar .tick'), (e) => e.className).join(',')`, "tick tick-acquired,tick tick-takeover")
+	mustSee(t, dash, ticks, "2")
+	browserScreenshot(t, page, out, "lease-live-ticks.png")
 }

@@ -297,10 +297,10 @@ func (s *span) emit(out []Overlap, lease string, changes []Change, views []View,
 	if !lasting {
 		o.End = s.end
 	}
-	stale := o.Stale[0]
-	c := s.cause(stale, changes, views, end)
+	stale, other := o.Stale[0], s.other(o.Stale[0])
+	c := s.cause(stale, other, changes, views, end)
 	o.Cause = c.cause
-	o.Says = overlapText(lease, o, stale, s.other(stale), c, now)
+	o.Says = overlapText(lease, o, stale, other, c, end, now)
 	o.AdviceSays = overlapAdviceSays(c.cause)
 	o.Text, o.Advice = o.Says.English(), o.AdviceSays.English()
 	return append(out, o)
@@ -322,6 +322,13 @@ type cause struct {
 	latency time.Duration // the largest added round trip, for CauseSlowNetwork
 	offset  time.Duration // the clock offset, for CauseClockOffset
 	rate    float64       // the clock's rate, for CauseClockDrift
+	// saw is, for CausePaused, when the believer, running again, had read that the other
+	// holder held the lease and still believed it led; zero when it never did.
+	saw time.Time
+	// otherWriter is, for CauseUnknown, whether the other holder is no candidate (it never
+	// reported a view) and wrote itself into the record before the believer's hold ran out:
+	// a writer that follows no election's rules, such as kubectl.
+	otherWriter bool
 }
 
 // SlowNetworkLatency is the added round trip from which a stale belief is put down to the
@@ -331,8 +338,8 @@ const SlowNetworkLatency = time.Second
 // cause finds why id believed it led during s (up to end) from what it recorded: its views
 // from one lease duration before the start to the end (and the one in effect then), and the
 // record's changes in that time. Its faults come first, in the order of the Cause constants;
-// then a release of its own term.
-func (s *span) cause(id string, changes []Change, views []View, end time.Time) cause {
+// then a release of its own term. other is the holder it missed ("" when none).
+func (s *span) cause(id, other string, changes []Change, views []View, end time.Time) cause {
 	from := s.start.Add(-s.duration)
 	var (
 		c                             cause
@@ -383,8 +390,39 @@ func (s *span) cause(id string, changes []Change, views []View, end time.Time) c
 		c.cause = CauseReleased
 	default:
 		c.cause = CauseUnknown
+		c.otherWriter = other != "" && !reported(other, views) && tookOver(id, other, changes, from, end)
+	}
+	if c.cause == CausePaused && other != "" {
+		// Running again, it read the record and went on believing: the pause alone does not
+		// explain the rest.
+		for i := first; i < len(views) && !views[i].At.After(end); i++ {
+			if v := &views[i]; v.Identity == id && v.At.After(s.start) && !v.Paused && believes(v) && v.Holder == other {
+				if end.Sub(v.At) >= OverlapGrace {
+					c.saw = v.At
+				}
+				break
+			}
+		}
 	}
 	return c
+}
+
+// reported reports whether id ever reported a view of itself: whether it is a candidate.
+func reported(id string, views []View) bool {
+	return slices.ContainsFunc(views, func(v View) bool { return v.Identity == id })
+}
+
+// tookOver reports whether the record went from naming id to naming other before id's hold ran
+// out, after from and by end.
+func tookOver(id, other string, changes []Change, from, end time.Time) bool {
+	first := sort.Search(len(changes), func(i int) bool { return changes[i].At.After(from) })
+	for i := max(first, 1); i < len(changes) && !changes[i].At.After(end); i++ {
+		c, prev := &changes[i], &changes[i-1]
+		if !c.Deleted && c.Holder == other && !prev.Deleted && prev.Holder == id && continuous(*prev, *c) {
+			return true
+		}
+	}
+	return false
 }
 
 // releasedBy reports whether the record went from naming id to naming nobody (a release, not
@@ -401,8 +439,9 @@ func releasedBy(id string, changes []Change, from, end time.Time) bool {
 }
 
 // overlapText says o in a sentence: who believed they led, for how long, what the record said
-// and why stale (the first stale believer) believed, other being the holder it missed.
-func overlapText(lease string, o Overlap, stale, other string, c cause, now time.Time) Said {
+// and why stale (the first stale believer) believed, other being the holder it missed; end is
+// when o ended, or now.
+func overlapText(lease string, o Overlap, stale, other string, c cause, end, now time.Time) Said {
 	var parts []Said
 	switch len(o.Believers) {
 	case 1:
@@ -434,6 +473,9 @@ func overlapText(lease string, o Overlap, stale, other string, c cause, now time
 	switch c.cause {
 	case CausePaused:
 		why = say("judge.whyPaused", Shown(stale), missed)
+		if !c.saw.IsZero() {
+			why = concat(why, say("judge.thenSaw", clock(c.saw), Shown(other), seconds(end.Sub(c.saw))))
+		}
 	case CausePartitioned:
 		why = say("judge.whyPartitioned", Shown(stale), missed)
 	case CauseSlowNetwork:
@@ -458,6 +500,9 @@ func overlapText(lease string, o Overlap, stale, other string, c cause, now time
 		}
 	default:
 		why = say("judge.whyUnknown", Shown(stale))
+		if c.otherWriter {
+			why = say("judge.whyOtherWriter", Shown(stale), Shown(other))
+		}
 	}
 	parts = append(parts, say("judge.because", why))
 	return concat(parts...)

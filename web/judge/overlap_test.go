@@ -59,6 +59,7 @@ func slow(d time.Duration) func(*View)   { return func(v *View) { v.Latency = d 
 func offset(d time.Duration) func(*View) { return func(v *View) { v.ClockOffset = d } }
 func rate(r float64) func(*View)         { return func(v *View) { v.ClockRate = r } }
 func decided(kind string) func(*View)    { return func(v *View) { v.Decision = kind } }
+func holding(id string) func(*View)      { return func(v *View) { v.Holder = id } }
 
 // sortedViews orders views by At, as the server hands them over.
 func sortedViews(views []View) []View {
@@ -121,6 +122,35 @@ func TestOverlaps(t *testing.T) {
 			now:  30,
 			want: []string{"17-25.4 alice,bob stale alice paused"},
 			text: []string{"alice and bob both believed they led ns/x for 8.4 s (14:00:17.0 to 14:00:25.4): alice was paused and did not see bob take over."},
+		},
+		{
+			// As above, but alice, running again at 25, reads that bob holds the lease and
+			// still believes she leads until her renew deadline ends it at 32.
+			name: "GC pause, then a stale leader that had seen the holder",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 17, 33, 10, 1, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), lead(6.5, "alice", paused),
+					lead(17.05, "bob"), lead(25, "alice", holding("bob")), follow(32, "alice", decided("lost")))
+			},
+			now:  34,
+			want: []string{"17-32 alice,bob stale alice paused"},
+			text: []string{"alice and bob both believed they led ns/x for 15.0 s (14:00:17.0 to 14:00:32.0): alice was paused and did not see bob take over; " +
+				"it ran again by 14:00:25.0 and read that bob held the lease, yet went on believing it led for 7.0 s more."},
+		},
+		{
+			// Someone with kubectl writes mallory, who is no candidate, into the record at 5,
+			// while alice's hold runs to 14; alice learns of it when she renews at 6.
+			name: "a writer that is not a candidate takes the lease over",
+			story: func(s *story) {
+				s.hold("alice", 0, 4, 10, 0, 0)
+				s.h.put(at(5), spec("mallory", at(5), 10, 1))
+				s.see(lead(0.05, "alice"), follow(6, "alice", decided("lost")))
+			},
+			now:  7,
+			want: []string{"5-6 alice,mallory stale alice unknown"},
+			text: []string{"alice believed it led ns/x for 1.0 s (14:00:05.0 to 14:00:06.0) while the record named mallory: " +
+				"another writer, not a candidate (kubectl, say, or a program of its own), wrote mallory into the record before alice's hold ran out; alice only learns of it when it next reads the record."},
 		},
 		{
 			name: "GC pause, still lasting at now",

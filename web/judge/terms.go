@@ -21,7 +21,10 @@ type Term struct {
 	Ended string
 	// Next is the holder after this term, when one took the lease; for a step-down, the
 	// preferred holder the election controller named.
-	Next        string
+	Next string
+	// NextAt is when Next wrote itself as the holder (after End, when the lease ran out
+	// first); zero when no one did.
+	NextAt      time.Time
 	Transitions int32 // leaseTransitions when the term began
 	Renewals    int
 }
@@ -99,7 +102,7 @@ func endTerm(t *Term, last Change, at time.Time, next string, deleted bool) {
 		// Asked to give way: released, let run out, or handed over by the controller.
 		t.End, t.Ended, t.Next = at, EndSteppedDown, preferred
 		if next != "" {
-			t.Next = next
+			t.Next, t.NextAt = next, at
 			if ranOut {
 				t.End = exp
 			}
@@ -108,8 +111,8 @@ func endTerm(t *Term, last Change, at time.Time, next string, deleted bool) {
 		// The holder itself cleared holderIdentity: a release, even if late.
 		t.End, t.Ended = at, EndReleased
 	case ranOut:
-		t.End, t.Ended, t.Next = exp, EndExpired, next
+		t.End, t.Ended, t.Next, t.NextAt = exp, EndExpired, next, at
 	default:
-		t.End, t.Ended, t.Next = at, EndTakeover, next
+		t.End, t.Ended, t.Next, t.NextAt = at, EndTakeover, next, at
 	}
 }

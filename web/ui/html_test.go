@@ -194,6 +194,23 @@ func TestLeasePageTimeline(t *testing.T) {
 	if got := strings.Join(marks, ","); got != "takeover,expired,released" {
 		t.Errorf("markers %q, want takeover,expired,released", got)
 	}
+	// The legend shows each mark as the timeline draws it, on a bar of its term's colour.
+	for _, m := range doc.Find(`[data-testid=timeline-mark]`).EachIter() {
+		kind := m.AttrOr("data-kind", "")
+		untitled := m.Clone()
+		untitled.Find(`title`).Remove()
+		shape, _ := untitled.Html()
+		shape = strings.TrimSpace(shape)
+		item := doc.Find(`[data-testid=timeline-legend] [data-kind="` + kind + `"]`)
+		legendShape, _ := item.Find(`.mark-` + kind).Html()
+		if item.Length() != 1 || strings.TrimSpace(legendShape) != shape {
+			t.Errorf("the legend of %s: %d items, shape %q, want the timeline's %q", kind, item.Length(), legendShape, shape)
+		}
+		bar := doc.Find(`[data-testid=timeline-bar][data-ended="`+kind+`"]`).AttrOr("class", "")
+		if swatch := item.Find(`rect.term`).AttrOr("class", ""); swatch == "" || swatch != strings.ReplaceAll(bar, " term-open", "") {
+			t.Errorf("the legend of %s: its bar %q, the timeline's %q", kind, swatch, bar)
+		}
+	}
 	var terms []string
 	doc.Find(`[data-testid=terms] [data-testid=term]`).Each(func(_ int, r *goquery.Selection) {
 		terms = append(terms, text(r.Find(`[data-testid=term-holder]`))+": "+text(r.Find(`[data-testid=term-ended]`)))

@@ -1,11 +1,14 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -131,15 +134,11 @@ func (u *UI) tabRows(ctx context.Context, m moment, ns, lease string) ([]templat
 		}
 		return out, nil
 	}
-	res, err := u.list(ctx, m, store.ListOptions{Resource: views.Resource, Namespace: ns})
+	recs, err := u.viewsAt(ctx, m, ns)
 	if err != nil {
-		return nil, fmt.Errorf("list candidate views: %w", err)
+		return nil, err
 	}
-	for _, o := range res.Objects {
-		rec, err := views.RecordOf(o)
-		if err != nil {
-			return nil, err
-		}
+	for _, rec := range recs {
 		if rec.State == string(tabproto.StateStopped) || (lease != "" && rec.Lease != lease) {
 			continue
 		}
@@ -148,6 +147,68 @@ func (u *UI) tabRows(ctx context.Context, m moment, ns, lease string) ([]templat
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// viewsAt is each candidate's latest view of the namespace ns (every namespace when empty) that
+// began by the moment m, ordered by namespace and name as the store lists them. A view is recorded when its report
+// arrives, a little after it began (a role change is dated back to when the candidate says it
+// happened, and a report arrives within the millisecond its moment is written in), so the views
+// recorded up to views.MaxReportDelay after m are read too, and each candidate's latest that
+// began by then is taken, as the split-brain checker takes them.
+func (u *UI) viewsAt(ctx context.Context, m moment, ns string) ([]views.Record, error) {
+	res, err := u.list(ctx, m, store.ListOptions{Resource: views.Resource, Namespace: ns})
+	if err != nil {
+		return nil, fmt.Errorf("list candidate views: %w", err)
+	}
+	later, err := u.store.RevisionAt(ctx, m.at.Add(views.MaxReportDelay))
+	if err != nil {
+		return nil, fmt.Errorf("list candidate views: %w", err)
+	}
+	var after store.ListResult
+	if later > m.rev {
+		if after, err = u.list(ctx, moment{at: m.at, rev: later}, store.ListOptions{Resource: views.Resource, Namespace: ns}); err != nil {
+			return nil, fmt.Errorf("list candidate views: %w", err)
+		}
+	}
+	began := m.at.UnixMilli()
+	byKey := map[store.Key]views.Record{}
+	for _, o := range res.Objects {
+		rec, err := views.RecordOf(o)
+		if err != nil {
+			return nil, err
+		}
+		byKey[o.Key] = rec
+	}
+	for _, o := range after.Objects {
+		if o.Revision <= m.rev {
+			continue // the same view
+		}
+		// Changed since m: its views recorded after m, the latest that began by m wins.
+		evs, err := u.store.HistoryBetween(ctx, o.Key, m.rev, later)
+		if err != nil {
+			return nil, fmt.Errorf("candidate views: %w", err)
+		}
+		for _, ev := range evs {
+			if ev.Type == store.Deleted {
+				continue // a deletion is dated by its commit, after m
+			}
+			rec, err := views.RecordOf(ev.Object)
+			if err != nil {
+				return nil, err
+			}
+			if rec.AtMs <= began {
+				byKey[o.Key] = rec
+			}
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(byKey), func(a, b store.Key) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	recs := make([]views.Record, 0, len(keys))
+	for _, k := range keys {
+		recs = append(recs, byKey[k])
+	}
+	return recs, nil
 }
 
 // timeControl is the time bar of a page showing m, which swaps the element target for the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
@@ -285,5 +286,144 @@ func TestMomentsAreTold(t *testing.T) {
 		if !kinds[k] {
 			t.Errorf("no %s among the moments: %+v", k, r.Moments)
 		}
+	}
+}
+
+// renewedEvery2s writes the lease default/demo held by b from 1 s, renewed every 2 s (its
+// acquireTime kept, its renewTime moving, as client-go writes it) through last seconds, with a
+// lease duration of 10 s; the clocks then stand at now seconds.
+func (h *history) renewedEvery2s(t *testing.T, last, now float64) {
+	t.Helper()
+	s := func(v float64) time.Time { return t0.Add(time.Duration(v * float64(time.Second))) }
+	for v := 1.0; v <= last; v += 2 {
+		l := lease("default", "demo", "b", s(v), 10, 0)
+		acquired := metav1.NewMicroTime(s(1))
+		l.Spec.AcquireTime = &acquired
+		h.set(s(v))
+		h.putLease(t, l, s(v))
+	}
+	h.set(s(now))
+}
+
+// TestMomentCountsRenewals: a past moment inside a term that was renewed every 2 s for longer
+// than its lease duration is judged as live judged it then: the term is held, its renewals up
+// to then are counted, and no page of that moment tells an expiry that did not happen.
+func TestMomentCountsRenewals(t *testing.T) {
+	h := newHistory(t, t0)
+	h.renewedEvery2s(t, 61, 62)
+	// The live page reads the history first, as a server that has been running has.
+	h.mustGetDoc(t, "/leases/default/demo", http.StatusOK)
+	for _, path := range []string{"/leases/default/demo", "/leases/default/demo/live"} {
+		doc := h.mustGetDoc(t, atPath(path, 21.5), http.StatusOK)
+		rows := doc.Find(`[data-testid=term]`)
+		if rows.Length() != 1 {
+			t.Fatalf("%s at 21.5 s: %d terms, want 1: %s", path, rows.Length(), text(rows))
+		}
+		if ended := rows.AttrOr("data-ended", "?"); ended != "" {
+			t.Errorf("%s at 21.5 s: b's term ended %q, want held", path, ended)
+		}
+		// Written at 1 s, renewed at 3, 5, ..., 21 s.
+		if got := text(rows.Find(`td`).Last()); got != "10" {
+			t.Errorf("%s at 21.5 s: %s renewals, want 10", path, got)
+		}
+		if n := doc.Find(`[data-testid=timeline-mark][data-kind=expired]`).Length(); n != 0 {
+			t.Errorf("%s at 21.5 s: %d expiry marks", path, n)
+		}
+		if got := text(doc.Find(`[data-testid=lease-status]`)); !strings.Contains(strings.ToLower(got), "held") {
+			t.Errorf("%s at 21.5 s: status %q", path, got)
+		}
+	}
+	for _, path := range []string{"/", "/ui/dashboard/live"} {
+		feed := text(h.mustGetDoc(t, atPath(path, 21.5), http.StatusOK).Find(`#feed`))
+		if strings.Contains(feed, "expired") {
+			t.Errorf("%s at 21.5 s tells an expiry: %s", path, feed)
+		}
+	}
+}
+
+// TestMomentCountsRenewalsOfALongTerm: a past moment inside a term that began longer ago than
+// a past moment reads back (momentLookback) is still the same term, held since it began.
+func TestMomentCountsRenewalsOfALongTerm(t *testing.T) {
+	h := newHistory(t, t0)
+	end := (momentLookback + 2*time.Minute).Seconds()
+	h.renewedEvery2s(t, end-1, end)
+	h.mustGetDoc(t, "/leases/default/demo", http.StatusOK)
+	doc := h.mustGetDoc(t, atPath("/leases/default/demo", end-60.5), http.StatusOK)
+	rows := doc.Find(`[data-testid=term]`)
+	if rows.Length() != 1 || rows.AttrOr("data-ended", "?") != "" {
+		t.Fatalf("%d terms (%s), want b's one, held", rows.Length(), text(rows))
+	}
+	if got := text(rows.Find(`td`).Eq(1)); got != clockTime(at(1)) {
+		t.Errorf("b's term began at %s, want %s", got, clockTime(at(1)))
+	}
+	if n := doc.Find(`[data-testid=timeline-mark]`).Length(); n != 0 {
+		t.Errorf("%d marks of an ended term", n)
+	}
+}
+
+// TestMomentOfARoleChangeShowsIt: the moment of a candidate's role change, as the time
+// control steps to it, shows the candidate in its new role, on the lease page and on the
+// dashboard: a role change is dated back to when the candidate says it happened, before its
+// report was recorded, and a report received within a millisecond is recorded after the
+// millisecond its moment is written in.
+func TestMomentOfARoleChangeShowsIt(t *testing.T) {
+	h := newHistory(t, t0)
+	s := func(v float64) time.Time { return t0.Add(time.Duration(v * float64(time.Second))) }
+	alice, bob := h.tab(t), h.tab(t)
+	report := func(tab *hubTab, received time.Time, identity string, state tabproto.State, holder string, roleChangedAgo time.Duration) {
+		t.Helper()
+		h.set(received)
+		role := tabproto.RoleFollower
+		if state == tabproto.StateLeader {
+			role = tabproto.RoleLeader
+		}
+		clock := received.UnixMilli() + 5000 // the candidate's own clock, ahead of the server's
+		r := tabproto.Report{Identity: identity, Namespace: "default", Lease: "x", State: state, Role: role, Holder: holder,
+			Clock: clock, RoleSince: clock - roleChangedAgo.Milliseconds()}
+		if err := h.hub.report(tab, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.set(s(1))
+	h.putLease(t, lease("default", "x", "alice", s(1), 10, 0), s(1))
+	report(alice, s(1.2), "alice", tabproto.StateLeader, "alice", 200*time.Millisecond)
+	report(bob, s(1.5), "bob", tabproto.StateFollower, "alice", 0)
+	h.set(s(20))
+	h.putLease(t, lease("default", "x", "bob", s(20), 10, 1), s(20))
+	// bob reports 400 ms after it became leader; alice, 0.4 ms into the millisecond it
+	// learnt it follows.
+	report(bob, s(20.4), "bob", tabproto.StateLeader, "bob", 400*time.Millisecond)
+	report(alice, s(21.0004), "alice", tabproto.StateFollower, "bob", 0)
+	h.set(s(30))
+
+	w := h.do(t, httptest.NewRequest(http.MethodGet, "/ui/moments?namespace=default&lease=x", nil))
+	var r momentsReply
+	if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"alice leads default/x, as it sees it": "alice=leader",
+		"bob follows on default/x":             "alice=leader bob=follower",
+		"bob leads default/x, as it sees it":   "alice=leader bob=leader",
+		"alice follows on default/x":           "alice=follower bob=leader",
+	}
+	seen := 0
+	for _, m := range r.Moments {
+		tabsThen, ok := want[m.Text]
+		if m.Kind != "role" || !ok {
+			continue
+		}
+		seen++
+		lease := h.mustGetDoc(t, "/leases/default/x?at="+url.QueryEscape(m.At), http.StatusOK)
+		if got := tabs(lease.Find(`[data-testid=lease-tab]`)); got != tabsThen {
+			t.Errorf("the lease page at %s (%s) shows the tabs %q, want %q", m.At, m.Text, got, tabsThen)
+		}
+		dash := h.mustGetDoc(t, "/?at="+url.QueryEscape(m.At), http.StatusOK)
+		if got := tabs(dash.Find(`#tabs [data-testid=tab-row]`)); got != tabsThen {
+			t.Errorf("the dashboard at %s (%s) shows the tabs %q, want %q", m.At, m.Text, got, tabsThen)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d role changes among the moments: %+v", seen, len(want), r.Moments)
 	}
 }

@@ -23,8 +23,10 @@ const (
 	tlTop        = 8.0
 	tlAxis       = 28.0
 	tlRightPad   = 12.0
-	tlMinSpan    = 30 * time.Second
-	tlMaxSpan    = 5 * time.Minute
+	// tlCharWidth is about how wide a character of an axis label is (app.css: 14px).
+	tlCharWidth = 9.0
+	tlMinSpan   = 30 * time.Second
+	tlMaxSpan   = 5 * time.Minute
 )
 
 // timelineSpan is the window the drawing shows: from the first term (with a little room), at
@@ -98,9 +100,9 @@ func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time)
 			Open: open, Ended: t.Ended, Title: termTitle(t), TitleSays: termTitleSays(t),
 		})
 		if !open && !t.End.Before(from) {
+			title := markTitleSays(t)
 			tl.Marks = append(tl.Marks, templates.TimelineMark{
-				X: x2, Y: lane.Y + tlLaneHeight/2, Kind: t.Ended, Title: judge.EndedText(t) + " at " + clockTime(t.End),
-				TitleSays: i18n.Say("timeline.endedAt", says(judge.EndedSays(t)), clockTime(t.End)),
+				X: x2, Y: lane.Y + tlLaneHeight/2, Kind: t.Ended, Title: title.En, TitleSays: title,
 			})
 		}
 	}
@@ -158,9 +160,27 @@ func timelineTicks(from, to time.Time, x func(time.Time) float64) []templates.Ti
 	}
 	var ticks []templates.TimelineTick
 	for t := from.Truncate(step).Add(step); !t.After(to); t = t.Add(step) {
-		ticks = append(ticks, templates.TimelineTick{X: x(t), Label: clockTime(t)})
+		k := templates.TimelineTick{X: x(t), Label: clockTime(t)}
+		// A label centred on a tick near the right edge would be cut off: it ends there.
+		if k.X+tlCharWidth*float64(len(k.Label))/2 > tlWidth {
+			k.Anchor = "end"
+		}
+		ticks = append(ticks, k)
 	}
 	return ticks
+}
+
+// markTitleSays is the hover text of the mark where the term t ended: how and when; when the
+// lease ran out before the next holder wrote itself, both when it expired and when that was.
+func markTitleSays(t judge.Term) i18n.Text {
+	if t.Ended == judge.EndExpired && t.Next != "" && !t.NextAt.IsZero() {
+		key := "timeline.expiredThenTook"
+		if t.Next == t.Holder {
+			key = "timeline.expiredThenLate"
+		}
+		return i18n.Say(key, clockTime(t.End), judge.Shown(t.Next), clockTime(t.NextAt))
+	}
+	return i18n.Say("timeline.endedAt", says(judge.EndedSays(t)), clockTime(t.End))
 }
 
 // termTitle is a bar's hover text.
@@ -343,7 +363,7 @@ func (h *historyCache) changesAt(ctx context.Context, ns, name string, at time.T
 		start := lh.start
 		lh.mu.Unlock()
 		if start <= from {
-			return changesUntil(all, at), nil
+			return h.cutAt(ctx, key, all, from, at)
 		}
 	}
 	through, err := h.st.RevisionAt(ctx, at)
@@ -355,4 +375,41 @@ func (h *historyCache) changesAt(ctx context.Context, ns, name string, at time.T
 		return nil, fmt.Errorf("lease history: %w", err)
 	}
 	return h.compact(nil, evs)
+}
+
+// cutAt is the compacted changes all of the lease key cut at the moment at, as they were
+// compacted then. A run of renewals keeps only its first and its last write, so when the run
+// goes on past at, the writes of it up to at are read again from the change log (from the
+// run's first write, or from the revision from when the run began before it): cut at its
+// first write, the term would look unrenewed since then, and expired.
+func (h *historyCache) cutAt(ctx context.Context, key store.Key, all []judge.Change, from int64, at time.Time) ([]judge.Change, error) {
+	cut := changesUntil(all, at)
+	n := len(cut)
+	if n == 0 || n == len(all) || all[n].Folded == 0 {
+		return cut, nil // at falls between two writes the cache holds as they were
+	}
+	through, err := h.st.RevisionAt(ctx, at)
+	if err != nil {
+		return nil, fmt.Errorf("lease history: %w", err)
+	}
+	first := cut[n-1] // the run's first write
+	after := max(first.Revision, from)
+	evs, err := h.st.HistoryBetween(ctx, key, after, through)
+	if err != nil {
+		return nil, fmt.Errorf("lease history: %w", err)
+	}
+	changes := append([]judge.Change(nil), cut...)
+	if after > first.Revision && len(evs) > 0 && evs[0].Type != store.Deleted {
+		// The run began before from: its first write read stands for the renewals before
+		// it, so that it continues the run rather than starting a term of its own.
+		l, err := h.decode(evs[0].Object)
+		if err != nil {
+			return nil, err
+		}
+		c := judge.ChangeOf(l, evs[0].Object.Revision, evs[0].Time, &first)
+		c.Folded = 1
+		changes = append(changes, c)
+		evs = evs[1:]
+	}
+	return h.compact(changes, evs)
 }

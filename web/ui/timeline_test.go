@@ -61,3 +61,49 @@ func TestLayoutTimeline(t *testing.T) {
 		t.Errorf("an hour later: %d lanes, %d terms, span %s", len(tl.Lanes), len(tl.Terms), tl.Span)
 	}
 }
+
+// TestTimelineMarkTitles: a mark's hover text says when the term ended, and, when the lease
+// ran out before another took it, both when it expired and when the other took it.
+func TestTimelineMarkTitles(t *testing.T) {
+	terms := judge.Terms([]judge.Change{
+		write(0, "tab-1", 10, 0), write(2, "tab-1", 10, 0),
+		write(5, "tab-2", 3, 1),
+		write(12, "tab-1", 10, 2),
+		{At: at(20), Duration: time.Second},
+	}, at(60))
+	tl := layoutTimeline(terms, nil, at(60))
+	var titles []string
+	for _, m := range tl.Marks {
+		titles = append(titles, m.Kind+": "+m.Title+" | "+m.TitleSays.Zh)
+	}
+	want := []string{
+		"takeover: taken over by tab-2 at " + clockTime(at(5)) + " | 被 tab-2 接管，于 " + clockTime(at(5)),
+		"expired: expired at " + clockTime(at(8)) + ", then tab-1 took it at " + clockTime(at(12)) +
+			" | 于 " + clockTime(at(8)) + " 过期，之后 tab-1 于 " + clockTime(at(12)) + " 获得",
+		"released: released at " + clockTime(at(20)) + " | 已释放，于 " + clockTime(at(20)),
+	}
+	if got := strings.Join(titles, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("mark titles:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// TestTimelineTicksFit: no axis label reaches past the drawing's edges, whatever the window
+// (a label is about tlCharWidth a character wide, centred on its tick unless it says otherwise).
+func TestTimelineTicksFit(t *testing.T) {
+	for s := 0.0; s < 120; s += 0.25 {
+		now := at(600 + s)
+		for _, terms := range [][]judge.Term{nil, judge.Terms([]judge.Change{write(600+s-40, "a", 10, 0)}, now)} {
+			tl := layoutTimeline(terms, nil, now)
+			for _, k := range tl.Ticks {
+				w := tlCharWidth * float64(len(k.Label))
+				left, right := k.X-w/2, k.X+w/2
+				if k.Anchor == "end" {
+					left, right = k.X-w, k.X
+				}
+				if left < tlLabelWidth-w/2 || right > tl.Width {
+					t.Fatalf("now %s: the label %q at %.1f spans [%.1f, %.1f], outside [%v, %v]", now, k.Label, k.X, left, right, tlLabelWidth-w/2, tl.Width)
+				}
+			}
+		}
+	}
+}

@@ -118,7 +118,11 @@
     if (msg.renewals) renewals(msg.renewals);
     updateCounts();
     emptyStates();
+    if ((msg.feed || []).length || (msg.gone || []).length) historyChanged();
   }
+
+  /** Tells the time control (scrub.js) that the history may have a new event. */
+  function historyChanged() { document.dispatchEvent(new CustomEvent('ll:history')); }
 
   // --- the feed -----------------------------------------------------------------------------
   let renewalCount = 0;
@@ -342,9 +346,15 @@
   }
   function onTabs(msg) {
     if (msg.type === 'tabs') tabsById.clear();
-    for (const t of msg.tabs || []) tabsById.set(t.id, t);
+    let roles = (msg.gone || []).length > 0;
+    for (const t of msg.tabs || []) {
+      const was = tabsById.get(t.id);
+      if (!was || was.state !== t.state) roles = true; // a candidate's role changed: an event
+      tabsById.set(t.id, t);
+    }
     for (const id of msg.gone || []) tabsById.delete(id);
     renderTabs(Array.from(tabsById.values()).sort(tabOrder));
+    if (roles && msg.type !== 'tabs') historyChanged();
   }
 
   function renderTabs(list) {

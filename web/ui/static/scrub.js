@@ -36,11 +36,13 @@
   function load() {
     if (Date.now() - loaded < 2000) return Promise.resolve();
     loaded = Date.now();
+    clearTimeout(reloadTimer);
+    reloadTimer = 0;
     return fetch(bar.dataset.momentsUrl, { headers: { Accept: 'application/json' }, cache: 'no-store' })
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error('HTTP ' + r.status))))
       .then((m) => {
         from = Date.parse(m.from);
-        to = Math.max(Date.parse(m.to), at);
+        to = Math.max(Date.parse(m.to), at, at ? 0 : Math.round(LL.serverNow()));
         moments = (m.moments || []).map((e) => ({ ms: Date.parse(e.at), kind: e.kind, text: e.text }));
         drawTicks();
         draw();
@@ -48,20 +50,43 @@
       .catch((e) => say(LL.t('js.couldNotReadHistory', e.message)));
   }
 
+  /**
+   * Reads the window and its events again soon: something happened while live (a feed line,
+   * a candidate's role, the page's live part swapped in). At most every two seconds, and the
+   * last of a burst is not lost.
+   */
+  let reloadTimer = 0;
+  function reloadSoon() {
+    if (at || reloadTimer) return;
+    reloadTimer = setTimeout(() => { reloadTimer = 0; if (!at) load(); }, Math.max(50, 2000 - (Date.now() - loaded)));
+  }
+
   /** Marks each event on the track, where the slider reaches it. */
   function drawTicks() {
-    slider.min = String(from);
-    slider.max = String(to);
-    const span = Math.max(1, to - from);
     const ticks = moments.map((e) => {
       const t = document.createElement('span');
       t.className = 'tick tick-' + e.kind;
-      t.style.left = ((100 * (e.ms - from)) / span).toFixed(3) + '%';
       t.title = clockText(e.ms) + ' ' + e.text;
       t.dataset.ms = String(e.ms);
       return t;
     });
     $('ticks').replaceChildren(...ticks);
+    placeTicks();
+  }
+
+  /** Sets the slider's range to the window and puts each tick where the slider reaches it. */
+  function placeTicks() {
+    slider.min = String(from);
+    slider.max = String(to);
+    const span = Math.max(1, to - from);
+    for (const t of $('ticks').children) t.style.left = ((100 * (Number(t.dataset.ms) - from)) / span).toFixed(3) + '%';
+  }
+
+  /** While live, the window ends now: its end and the thumb move on with the clock. */
+  function followNow() {
+    if (at || !from) return;
+    to = Math.max(to, Math.round(LL.serverNow()));
+    placeTicks();
   }
 
   /** Shows the state of the control: live or the moment shown, playing or not. */
@@ -192,9 +217,21 @@
     e.preventDefault();
   });
 
+  // While live, what the page is told of (the dashboard's feed and tabs, the lease page's live
+  // part swapped in) may be a new event: read the events again.
+  document.addEventListener('ll:history', reloadSoon);
+  document.addEventListener('ll:swapped', reloadSoon);
+
   bar.hidden = false;
   load();
   draw();
-  // Ages move on.
-  setInterval(() => { if (!document.hidden && !playing) draw(); }, 1000);
+  // Ages move on, and so does the end of the window while live; the events are read again
+  // now and then in case one came that the page was not told of (a split brain known late).
+  let beats = 0;
+  setInterval(() => {
+    if (document.hidden || playing) return;
+    followNow();
+    draw();
+    if (!at && ++beats % 15 === 0) reloadSoon();
+  }, 1000);
 })();
