@@ -11,6 +11,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"rsc.io/qr"
+
+	"github.com/leaselab/leaselab/templates/i18n"
 )
 
 // pageCSP is the policy of the pages served here: no scripts at all, images from this server.
@@ -45,9 +47,19 @@ func pagesStyle(c echo.Context) error {
 }
 
 // invalidJoin is the message of a join link or form whose token is unknown.
-const invalidJoin = "This join link is not valid. Ask the instructor for yours."
+const invalidJoin = "auth.join.invalid"
+
+// page is what every page of this package shows besides its own content: the language it
+// speaks and the link to the same page in the other.
+type page struct {
+	L      i18n.Lang
+	Switch string
+}
+
+func (p *page) setPage(l i18n.Lang, sw string) { p.L, p.Switch = l, sw }
 
 type joinView struct {
+	page
 	Name, Namespace, Arena string
 	Instructor             bool
 	Token                  string
@@ -64,14 +76,14 @@ func (a *Auth) joinPage(c echo.Context) error {
 	token := r.URL.Query().Get("token")
 	u, ok := a.authn.Lookup(token)
 	if !ok {
-		return a.renderPage(c, http.StatusUnauthorized, signInTmpl, signInView{Message: invalidJoin})
+		return a.renderPage(c, http.StatusUnauthorized, signInTmpl, &signInView{Message: invalidJoin})
 	}
 	if ck, err := r.Cookie(SessionCookie); err == nil {
 		if cur, ok := a.authn.Lookup(ck.Value); ok && cur.Name == u.Name {
 			return c.Redirect(http.StatusSeeOther, dashboardOf(u))
 		}
 	}
-	return a.renderPage(c, http.StatusOK, joinTmpl, joinView{
+	return a.renderPage(c, http.StatusOK, joinTmpl, &joinView{
 		Name: u.Name, Namespace: u.Namespace, Arena: ArenaNamespace, Instructor: u.Role == RoleInstructor, Token: token,
 	})
 }
@@ -90,7 +102,7 @@ func (a *Auth) join(c echo.Context) error {
 	token := r.PostFormValue("token")
 	u, ok := a.authn.Lookup(token)
 	if !ok {
-		return a.renderPage(c, http.StatusUnauthorized, signInTmpl, signInView{Message: invalidJoin})
+		return a.renderPage(c, http.StatusUnauthorized, signInTmpl, &signInView{Message: invalidJoin})
 	}
 	c.SetCookie(&http.Cookie{
 		Name:     SessionCookie,
@@ -120,9 +132,7 @@ func dashboardOf(u User) string {
 }
 
 func (a *Auth) signInPage(c echo.Context) error {
-	return a.renderPage(c, http.StatusUnauthorized, signInTmpl, signInView{
-		Message: "This leaselab needs a sign-in: open the join link the instructor gave you.",
-	})
+	return a.renderPage(c, http.StatusUnauthorized, signInTmpl, &signInView{Message: "auth.signin.needed"})
 }
 
 // baseURL is the URL participants reach this server at.
@@ -144,6 +154,7 @@ type identityView struct {
 }
 
 type workshopView struct {
+	page
 	BaseURL    string
 	Loopback   bool
 	Identities []identityView
@@ -169,7 +180,7 @@ func (a *Auth) workshopPage(c echo.Context) error {
 		})
 	}
 	c.Response().Header().Set("Referrer-Policy", "no-referrer")
-	return a.renderPage(c, http.StatusOK, workshopTmpl, v)
+	return a.renderPage(c, http.StatusOK, workshopTmpl, &v)
 }
 
 func (a *Auth) qrCode(c echo.Context) error {
@@ -205,7 +216,14 @@ func (a *Auth) kubeconfig(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/yaml", b)
 }
 
-func (a *Auth) renderPage(c echo.Context, code int, t *template.Template, v any) error {
+// renderPage writes a page in the request's language (as the screens choose it: ?lang=, the
+// switch's cookie, Accept-Language), with a link to it in the other.
+func (a *Auth) renderPage(c echo.Context, code int, t *template.Template, v interface{ setPage(i18n.Lang, string) }) error {
+	r := c.Request()
+	lang, keep := i18n.FromRequest(r)
+	q := r.URL.Query()
+	q.Set("lang", string(lang.Other()))
+	v.setPage(lang, r.URL.Path+"?"+q.Encode())
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, v); err != nil {
 		return err
@@ -214,50 +232,58 @@ func (a *Auth) renderPage(c echo.Context, code int, t *template.Template, v any)
 	h.Set("Content-Security-Policy", pageCSP)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Language", string(lang))
+	h.Add("Vary", "Accept-Language")
+	if keep != nil {
+		c.SetCookie(keep)
+	}
 	return c.HTMLBlob(code, buf.Bytes())
 }
 
-type signInView struct{ Message string }
+// signInView is a page that only says something: Message is a catalog key.
+type signInView struct {
+	page
+	Message string
+}
 
 var signInTmpl = template.Must(template.New("signin").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{{.L.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/join/pages.css">
-<title>Sign in — leaselab</title></head>
-<body><main><h1>leaselab</h1><p data-testid="signin-message">{{.Message}}</p></main></body></html>
+<title>{{.L.T "auth.signin.title"}} — leaselab</title></head>
+<body><main><p class="lang no-print"><a href="{{.Switch}}" data-testid="lang-switch" title="{{.L.T "auth.langTitle"}}">{{.L.T "auth.lang"}}</a></p><h1>leaselab</h1><p data-testid="signin-message">{{.L.T .Message}}</p></main></body></html>
 `))
 
 var joinTmpl = template.Must(template.New("join").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{{.L.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/join/pages.css">
-<title>Join — leaselab</title></head>
-<body><main><h1>leaselab</h1>
-<p data-testid="join-message">Join the workshop as {{if and .Instructor (eq .Name "instructor")}}the <strong data-testid="join-identity">{{.Name}}</strong>: you may write in every namespace{{else}}<strong data-testid="join-identity">{{.Name}}</strong>{{end}}{{if and .Instructor (ne .Name "instructor")}}, the instructor: you may write in every namespace{{else if .Instructor}}{{else if .Namespace}}, writing in the namespace <code data-testid="join-namespace">{{.Namespace}}</code> (and in <code>{{.Arena}}</code>){{end}}.</p>
+<title>{{.L.T "auth.join.title"}} — leaselab</title></head>
+<body><main><p class="lang no-print"><a href="{{.Switch}}" data-testid="lang-switch" title="{{.L.T "auth.langTitle"}}">{{.L.T "auth.lang"}}</a></p><h1>leaselab</h1>
+<p data-testid="join-message">{{if and .Instructor (eq .Name "instructor")}}{{.L.T "auth.join.asTheInstructor"}}<strong data-testid="join-identity">{{.Name}}</strong>{{.L.T "auth.join.asTheInstructorEnd"}}{{else}}{{.L.T "auth.join.asPre"}}<strong data-testid="join-identity">{{.Name}}</strong>{{end}}{{if and .Instructor (eq .Name "instructor")}}{{else if .Instructor}}{{.L.T "auth.join.instructor"}}{{else if .Namespace}}{{.L.T "auth.join.nsPre"}}<code data-testid="join-namespace">{{.Namespace}}</code>{{.L.T "auth.join.nsMid"}}<code>{{.Arena}}</code>{{.L.T "auth.join.nsPost"}}{{else}}{{.L.T "auth.join.end"}}{{end}}</p>
 <form method="post" action="/join">
 <input type="hidden" name="token" value="{{.Token}}">
-<p><button type="submit" data-testid="join-button" autofocus>Join</button></p>
+<p><button type="submit" data-testid="join-button" autofocus>{{.L.T "auth.join.button"}}</button></p>
 </form>
-<p><small>This browser will stay signed in as {{.Name}} for a week, in place of any earlier sign-in. Not you? Close this page.</small></p>
+<p><small>{{.L.T "auth.join.stay" .Name}}</small></p>
 </main></body></html>
 `))
 
 var workshopTmpl = template.Must(template.New("workshop").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{{.L.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/join/pages.css">
-<title>Workshop — leaselab</title></head>
-<body><main>
-<h1>Workshop</h1>
-<p class="lead">Participants join at <code data-testid="base-url">{{.BaseURL}}</code>: each scans their QR code or opens their join link; kubectl users download their kubeconfig.
-Participants read everything and write in their own namespace and in <code>arena</code>.</p>
-{{if .Loopback}}<p class="warning" data-testid="loopback-warning"><strong>These links use a loopback address: participants cannot reach it. Open this page through the address they use (or start with --public-url).</strong></p>{{end}}
-<p class="toolbar no-print"><a class="button" href="/">Dashboard</a> <span>Print this page for a card per participant to hand round.</span></p>
+<title>{{.L.T "auth.ws.title"}} — leaselab</title></head>
+<body><main><p class="lang no-print"><a href="{{.Switch}}" data-testid="lang-switch" title="{{.L.T "auth.langTitle"}}">{{.L.T "auth.lang"}}</a></p>
+<h1>{{.L.T "auth.ws.title"}}</h1>
+<p class="lead">{{.L.T "auth.ws.joinAt"}}<code data-testid="base-url">{{.BaseURL}}</code>{{.L.T "auth.ws.lead"}}<code>arena</code>{{.L.T "auth.ws.leadEnd"}}</p>
+{{if .Loopback}}<p class="warning" data-testid="loopback-warning"><strong>{{.L.T "auth.ws.loopback"}}</strong></p>{{end}}
+<p class="toolbar no-print"><a class="button" href="/">{{.L.T "auth.ws.dashboard"}}</a> <span>{{.L.T "auth.ws.print"}}</span></p>
 <ul class="cards">
 {{range .Identities}}<li class="card{{if eq .Role "instructor"}} instructor no-print{{end}}" data-testid="identity" data-name="{{.Name}}" data-role="{{.Role}}">
 <h2>{{.Name}}</h2>
-<div class="role">{{.Role}} · {{if .Namespace}}writes in <code>{{.Namespace}}</code> and <code>arena</code>{{else}}writes everywhere{{end}}</div>
-<img src="{{.QRURL}}" alt="QR code of the join link of {{.Name}}" width="200" height="200" data-testid="qr">
+<div class="role">{{$.L.T (print "auth.role." .Role)}} · {{if .Namespace}}{{$.L.T "auth.ws.writesIn"}}<code>{{.Namespace}}</code>{{$.L.T "auth.ws.and"}}<code>arena</code>{{else}}{{$.L.T "auth.ws.everywhere"}}{{end}}</div>
+<img src="{{.QRURL}}" alt="{{$.L.T "auth.ws.qrAlt" .Name}}" width="200" height="200" data-testid="qr">
 <a class="link" href="{{.JoinURL}}" data-testid="join-link">{{.JoinURL}}</a>
 <div class="actions"><a href="{{.KubeconfigURL}}" download data-testid="kubeconfig-link">kubeconfig</a></div>
-{{if eq .Role "instructor"}}<p class="keep" data-testid="instructor-note">Yours alone: it signs in with every right, so it is left out when the page is printed.</p>{{end}}
+{{if eq .Role "instructor"}}<p class="keep" data-testid="instructor-note">{{$.L.T "auth.ws.instructor"}}</p>{{end}}
 </li>
 {{end}}</ul>
 </main></body></html>

@@ -169,3 +169,48 @@ func pagesServer(participantToken string) *echo.Echo {
 	a.Register(e)
 	return e
 }
+
+// TestPagesSpeakChinese: the join, sign-in and workshop pages speak the language the screens
+// pick (?lang=, the switch's cookie, Accept-Language), link the same page in the other, and
+// ?lang= keeps the choice for the screens that follow.
+func TestPagesSpeakChinese(t *testing.T) {
+	e := pagesServer("tp")
+	get := func(target string, header map[string]string) *httptest.ResponseRecorder {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, req)
+		return rec
+	}
+	rec := get("http://lab.example/join?token=tp&lang=zh", nil)
+	body := rec.Body.String()
+	if !strings.Contains(body, `<html lang="zh-CN">`) ||
+		!strings.Contains(body, `以 <strong data-testid="join-identity">p1</strong> 的身份加入工作坊，在命名空间 <code data-testid="join-namespace">p1</code>`) ||
+		!strings.Contains(body, `>加入</button>`) || rec.Header().Get("Content-Language") != "zh" {
+		t.Errorf("GET /join?lang=zh is not in Chinese:\n%s", body)
+	}
+	if !strings.Contains(body, `href="/join?lang=en&amp;token=tp" data-testid="lang-switch"`) {
+		t.Errorf("GET /join?lang=zh has no switch to English:\n%s", body)
+	}
+	if ck := rec.Result().Cookies(); len(ck) != 1 || ck[0].Value != "zh" {
+		t.Errorf("GET /join?lang=zh keeps no choice: %v", ck)
+	}
+	if body := get("http://lab.example/join?token=nope", map[string]string{"Accept-Language": "zh-CN,zh;q=0.9"}).Body.String(); !strings.Contains(body, "这个加入链接无效") {
+		t.Errorf("the invalid-link page ignores Accept-Language:\n%s", body)
+	}
+	if body := get("http://lab.example/join?token=ti", map[string]string{"Cookie": "leaselab-lang=zh"}).Body.String(); !strings.Contains(body, `以<strong data-testid="join-identity">instructor</strong>的身份加入工作坊：你可以在每个命名空间中写入。`) {
+		t.Errorf("the instructor's join page ignores the language cookie:\n%s", body)
+	}
+	body = get("http://lab.example/workshop", map[string]string{"Authorization": "Bearer ti", "Accept-Language": "zh"}).Body.String()
+	for _, want := range []string{`<h1>工作坊</h1>`, `参与者 · 写入 <code>p1</code> 和 <code>arena</code>`, `仅供你自己使用`, `alt="p1 的加入链接二维码"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the workshop page in Chinese lacks %q:\n%s", want, body)
+		}
+	}
+	if body := get("http://lab.example/workshop", map[string]string{"Authorization": "Bearer ti"}).Body.String(); !strings.Contains(body, `<h1>Workshop</h1>`) || !strings.Contains(body, `participant · writes in <code>p1</code> and <code>arena</code>`) {
+		t.Errorf("the workshop page is not in English by default:\n%s", body)
+	}
+}

@@ -1,0 +1,35 @@
+package i18n
+
+import (
+	"net/http"
+	"time"
+)
+
+// cookieAge is how long the language switch's choice is kept.
+const cookieAge = 365 * 24 * time.Hour
+
+// FromRequest picks a request's language (Negotiate over its lang query parameter, the
+// switch's cookie and Accept-Language) and, when the request names a language with ?lang=,
+// returns the cookie that keeps the choice; nil otherwise.
+func FromRequest(r *http.Request) (Lang, *http.Cookie) {
+	q := r.URL.Query().Get("lang")
+	var cookie string
+	if ck, err := r.Cookie(CookieName); err == nil {
+		cookie = ck.Value
+	}
+	lang := Negotiate(q, cookie, r.Header.Get("Accept-Language"))
+	l, ok := Parse(q)
+	if !ok {
+		return lang, nil
+	}
+	return lang, &http.Cookie{Name: CookieName, Value: string(l), Path: "/",
+		MaxAge: int(cookieAge / time.Second), SameSite: http.SameSiteLaxMode}
+}
+
+// Other is the language the switch offers from l.
+func (l Lang) Other() Lang {
+	if l == ZH {
+		return EN
+	}
+	return ZH
+}
