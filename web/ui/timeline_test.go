@@ -17,13 +17,19 @@ func write(s float64, holder string, d int, transitions int32) judge.Change {
 	return judge.Change{At: at(s), Holder: holder, Duration: time.Duration(d) * time.Second, Transitions: transitions}
 }
 
-func TestLayoutTimeline(t *testing.T) {
-	terms := judge.Terms([]judge.Change{
+// sampleTerms are tab-1's term taken over by tab-2, tab-2's that ran out before tab-1 took the
+// lease again, and tab-1's released at 20 s; judged at 60 s.
+func sampleTerms() []judge.Term {
+	return judge.Terms([]judge.Change{
 		write(0, "tab-1", 10, 0), write(2, "tab-1", 10, 0),
 		write(5, "tab-2", 3, 1),
 		write(12, "tab-1", 10, 2),
 		{At: at(20), Duration: time.Second},
 	}, at(60))
+}
+
+func TestLayoutTimeline(t *testing.T) {
+	terms := sampleTerms()
 	tl := layoutTimeline(terms, nil, at(60))
 	if len(tl.Lanes) != 2 || tl.Lanes[0].Identity != "tab-1" || tl.Lanes[1].Identity != "tab-2" {
 		t.Fatalf("lanes %+v", tl.Lanes)
@@ -65,12 +71,7 @@ func TestLayoutTimeline(t *testing.T) {
 // TestTimelineMarkTitles: a mark's hover text says when the term ended, and, when the lease
 // ran out before another took it, both when it expired and when the other took it.
 func TestTimelineMarkTitles(t *testing.T) {
-	terms := judge.Terms([]judge.Change{
-		write(0, "tab-1", 10, 0), write(2, "tab-1", 10, 0),
-		write(5, "tab-2", 3, 1),
-		write(12, "tab-1", 10, 2),
-		{At: at(20), Duration: time.Second},
-	}, at(60))
+	terms := sampleTerms()
 	tl := layoutTimeline(terms, nil, at(60))
 	var titles []string
 	for _, m := range tl.Marks {
