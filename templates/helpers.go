@@ -255,6 +255,15 @@ func browserMessages(ctx context.Context) map[string]string {
 	return i18n.Browser(lang(ctx), browserPrefixes...)
 }
 
+// shownMs is a countdown as it is shown: at most total, when total is known. A leader's renew
+// deadline between rounds lies up to a retry period beyond the setting; it shows full.
+func shownMs(left, total int64) int64 {
+	if total > 0 && left > total {
+		return total
+	}
+	return left
+}
+
 // secsText is a countdown in seconds with one decimal.
 func secsText(ms int64) string {
 	return strconv.FormatFloat(float64(max(ms, 0))/1000, 'f', 1, 64) + " s"

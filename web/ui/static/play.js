@@ -222,9 +222,16 @@
     bar('observed', s.observedExpiry ? s.observedExpiry - now : null, L, retryIn, true);
     bar('record', s.recordExpiry ? s.recordExpiry - now : null, L, retryIn, true);
     const leading = s.role === 'leader' && s.renewDeadline > 0;
-    // Counted from the last successful renewal: it drains between renewals. Once it has run
-    // out the leader still finishes its current round of tries, as client-go's does.
-    bar('deadline', leading ? Math.min(s.renewDeadline - now, s.timings.renewDeadlineMs) : null, s.timings.renewDeadlineMs, retryIn, leading, t('js.lastTries'));
+    // The deadline the elector acts on: the running renew round's, fixed, draining while the
+    // round tries; between rounds the next round's, shown full at the setting until the round
+    // begins at the next-try notch. A leader paused between rounds begins its round when it
+    // resumes; one paused in a round gives up as soon as it resumes once the deadline passed.
+    const RD = s.timings.renewDeadlineMs;
+    let left = leading ? Math.min(s.renewDeadline - now, RD) : null;
+    if (leading && s.state === 'paused' && !s.renewRound) left = RD;
+    const over = s.state === 'paused' ? t('js.deadlinePassedPaused') : t('js.lastTries');
+    bar('deadline', left, RD, retryIn, leading, over);
+    if (leading && s.state === 'paused' && !s.renewRound) LL.field($('bar-deadline'), 'value').textContent = t('js.deadlineOnResume', LL.secs(RD));
     const nr = $('next-retry');
     let text = '—';
     if (s.state === 'stopped') text = t('js.noneStopped');
