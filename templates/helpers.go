@@ -56,16 +56,25 @@ func f2(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f
 // stateWord is the word shown for a tab's or a lease card's state ("LEADER", "HELD"), in the
 // page's language: the catalog's "state.<state>".
 func stateWord(ctx context.Context, state string) string {
-	if s := tabproto.State(state); s.Valid() || state == "held" || state == "free" || state == "expired" {
+	if s := tabproto.State(state); s.Valid() || state == "held" || state == "free" || state == "expired" || state == "stale" {
 		return tr(ctx, "state."+state)
 	}
 	return tr(ctx, "state.unknown")
 }
 
+// tabBadge is the state a tab's badge shows: "stale" for a stale leader (the word STALE LEADER
+// and the conflict icon, as on the tab itself), else the state it reported.
+func tabBadge(t Tab) string {
+	if t.Stale {
+		return "stale"
+	}
+	return t.State
+}
+
 // iconNames maps states and feed kinds to sprite symbols (IconName).
 var iconNames = map[string]string{
 	"leader": "leader", "follower": "follower", "paused": "paused", "partitioned": "partitioned",
-	"stopped": "stopped", "held": "leader", "free": "free", "expired": "expired",
+	"stopped": "stopped", "stale": "conflict", "held": "leader", "free": "free", "expired": "expired",
 	"acquired": "acquired", "released": "released", "stepped-down": "released", "takeover": "takeover", "deleted": "deleted",
 	"created": "created", "conflict": "conflict", "renewed": "renewed", "split-brain": "split",
 }

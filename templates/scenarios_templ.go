@@ -1139,7 +1139,7 @@ func ScenarioLiveView(l ScenarioLive, v Scenario) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = stateBadge(m.State).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = stateBadge(pick(m.Stale, "stale", m.State)).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

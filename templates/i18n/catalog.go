@@ -54,6 +54,7 @@ var pages = map[string]Text{
 	"time.copy":                     {En: "Copy link", Zh: "复制链接"},
 	"time.copyTitle":                {En: "Copy the link to the moment shown", Zh: "复制指向所显示时刻的链接"},
 	"state.leader":                  {En: "LEADER", Zh: "领导者"},
+	"state.stale":                   {En: "STALE LEADER", Zh: "过期的领导者"},
 	"state.follower":                {En: "FOLLOWER", Zh: "跟随者"},
 	"state.paused":                  {En: "PAUSED", Zh: "已暂停"},
 	"state.partitioned":             {En: "PARTITIONED", Zh: "网络分区"},

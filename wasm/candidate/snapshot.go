@@ -229,7 +229,7 @@ func (c *Candidate) Snapshot() Snapshot {
 			s.RenewDeadline = own(start.Add(c.cfg.RenewDeadline))
 		}
 	}
-	s.Stale = s.Role == RoleLeader && s.Holder != "" && s.Holder != s.Identity
+	s.Stale = tabproto.StaleLeader(s.Role, s.Holder, s.Identity)
 	return s
 }
 

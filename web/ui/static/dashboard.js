@@ -368,8 +368,10 @@
       row.dataset.identity = t.identity;
       row.dataset.owner = t.owner || '';
       row.dataset.state = t.state;
-      row.className = 'tabrow tab-' + t.state;
-      LL.showState(row.querySelector('.state'), t.state);
+      // A stale leader (the hub decides it from the report) is told as the tab tells it.
+      row.dataset.stale = t.stale ? 'true' : 'false';
+      row.className = 'tabrow tab-' + t.state + (t.stale ? ' stale' : '');
+      LL.showState(row.querySelector('.state'), t.stale ? 'stale' : t.state);
       LL.setText(row, 'identity', t.identity);
       LL.setText(row, 'lease', t.namespace + '/' + t.lease + (t.owner ? LL.t('dash.openedBy', t.owner) : ''));
       LL.setText(row, 'faults', faultsText(t));

@@ -425,8 +425,8 @@
   }
 
   const words = {};
-  for (const st of ['leader', 'follower', 'paused', 'partitioned', 'stopped', 'held', 'free', 'expired']) words[st] = t('state.' + st);
-  const icons = { held: 'leader' };
+  for (const st of ['leader', 'follower', 'paused', 'partitioned', 'stopped', 'stale', 'held', 'free', 'expired']) words[st] = t('state.' + st);
+  const icons = { held: 'leader', stale: 'conflict' };
   /** Shows a state on a badge made by the stateBadge template: class, icon and word. */
   function showState(badge, state) {
     if (!badge) return;
