@@ -237,14 +237,16 @@
    * A JSON WebSocket to the UI's own endpoints that reconnects. path is a string, or a
    * function asked for it at each (re)connect. onMessage(msg) gets every message; onOpen()
    * runs after each (re)connect. Returns send(obj), which drops messages while disconnected;
-   * send.reopen() connects again at once (to a path that changed).
+   * send.reopen() connects again at once (to a path that changed); send.close() closes it for
+   * good (a page that is left).
    */
   function socket(name, path, onMessage, onOpen) {
     let ws = null;
     let delay = 500;
+    let closed = false;
     const pathNow = typeof path === 'function' ? path : () => path;
     function open() {
-      if (ws || moment()) return;
+      if (ws || closed || moment()) return;
       ws = new WebSocket(wsURL(pathNow()).href);
       ws.onopen = () => { delay = 500; setStream(name, true); if (onOpen) onOpen(); };
       ws.onmessage = (m) => {
@@ -255,7 +257,7 @@
       ws.onclose = () => {
         setStream(name, false);
         ws = null;
-        if (moment()) return;
+        if (closed || moment()) return;
         setTimeout(open, delay);
         delay = Math.min(delay * 2, 10000);
       };
@@ -271,6 +273,11 @@
       if (ws) { ws.onclose = null; ws.close(); ws = null; }
       delay = 500;
       open();
+    };
+    send.close = () => {
+      closed = true;
+      if (ws) { ws.onclose = null; ws.close(); ws = null; }
+      streams.delete(name);
     };
     return send;
   }

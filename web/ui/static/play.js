@@ -298,6 +298,19 @@
     }
   }, () => { lastSent = 0; report(); });
 
+  // --- leaving the page ---------------------------------------------------------------------
+  // A page left for another (also one the browser keeps in its back-forward cache, where its
+  // worker and sockets would live on, frozen) stops its candidate and leaves the hub at once,
+  // as a closed tab does. Coming back to it from that cache starts afresh, as a restarted
+  // process would.
+  window.addEventListener('pagehide', () => {
+    worker.terminate();
+    hubSend.close();
+  });
+  window.addEventListener('pageshow', (e) => {
+    if (e.persisted) location.reload();
+  });
+
   let lastSent = 0;
   let pending = 0;
   /** Reports the tab to the hub: at most four times a second, always the latest state. */
