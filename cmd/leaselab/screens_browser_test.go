@@ -217,6 +217,25 @@ func TestBrowserPlayScreen(t *testing.T) {
 	if err != nil || struck != "" {
 		t.Errorf("struck-through text in the stopped tab's header: %q (%v)", struck, err)
 	}
+	// The controls that cannot act on a stopped tab are disabled, and say so to assistive
+	// technology; Rejoin is not. Their key still tells, in the log, why nothing happened.
+	controls, err := browserEval(tab, `['pause', 'release', 'crash', 'rejoin', 'partition'].map((c) => {
+		const b = document.querySelector('[data-testid=faultbar] [data-cmd="' + c + '"]');
+		return c + '=' + b.disabled + '/' + b.getAttribute('aria-disabled');
+	}).join(' ')`)
+	if want := "pause=true/true release=true/true crash=true/true rejoin=false/null partition=false/null"; err != nil || controls != want {
+		t.Errorf("stopped tab's controls: %q (%v), want %q", controls, err, want)
+	}
+	if err := chromedp.Do(tab, chromedp.KeyEvent("p")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := browserWait(3*time.Second, func() (bool, string) {
+		l, _ := browserEval(tab, `document.querySelector('#log li .log-text').textContent`)
+		s, _ := browserCandidateState(tab)
+		return s == "stopped" && strings.HasPrefix(l, "pause: nothing happened, I am stopped"), "state " + s + ", log " + l
+	}); err != nil {
+		t.Errorf("P on a stopped tab: %v", err)
+	}
 	browserScreenshot(t, tab, out, "play-stopped.png")
 }
 

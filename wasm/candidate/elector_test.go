@@ -631,3 +631,39 @@ func TestRenewDeadlineIsTheRoundsDeadline(t *testing.T) {
 			snap.RenewRound, snap.RenewDeadline.Sub(snap.Now), rd)
 	}
 }
+
+// TestCommandsThatCannotActSaySo: a stopped candidate cannot pause, release or crash, and a
+// running one cannot rejoin; each such command changes nothing and says why in the log.
+func TestCommandsThatCannotActSaySo(t *testing.T) {
+	s := newSim(t)
+	a := s.add(testConfig("tab-a"))
+	s.runUntilTrue(5*time.Second, "leading", func() bool { return a.Snapshot().Role == candidate.RoleLeader })
+	a.Rejoin()
+	if snap := a.Snapshot(); snap.State != candidate.StateLeader || snap.Log[0].Text != "rejoin: nothing happened, I am running already; rejoin starts a stopped candidate again" {
+		t.Errorf("rejoin while leading: %v, log %q", snap, snap.Log[0].Text)
+	}
+	a.Crash()
+	s.poke(a)
+	s.runUntilTrue(time.Second, "stopped", func() bool { return a.Snapshot().State == candidate.StateStopped })
+	for _, cmd := range []struct {
+		do   func()
+		want string
+	}{
+		{a.Pause, "pause: nothing happened, I am stopped and have nothing to pause; rejoin (J) first"},
+		{a.Release, "release: nothing happened, I am stopped and hold nothing to release; rejoin (J) first"},
+		{a.Crash, "crash: nothing happened, I am stopped already; rejoin (J) first"},
+	} {
+		cmd.do()
+		s.runFor(100 * time.Millisecond)
+		snap := a.Snapshot()
+		if snap.State != candidate.StateStopped || snap.Faults.Paused {
+			t.Errorf("after %q: %v, paused %v", cmd.want, snap, snap.Faults.Paused)
+		}
+		if e := snap.Log[0]; e.Kind != candidate.LogStopped || e.Text != cmd.want || e.Msg.In("zh") == e.Text {
+			t.Errorf("log %s %q (zh %q), want %q", e.Kind, e.Text, e.Msg.In("zh"), cmd.want)
+		}
+	}
+	a.Rejoin()
+	s.poke(a)
+	s.runUntilTrue(5*time.Second, "running again", func() bool { return a.Snapshot().State != candidate.StateStopped })
+}

@@ -378,6 +378,7 @@
       LL.setText(row, 'log', logText(t.lastLog));
       showMode(row, t);
       LL.showFaults(row, t.faults, row);
+      LL.showActionable(row, t.state);
       const delay = LL.field(row, 'delay');
       if (delay && t.faults && t.faults.latencyMs > 0 && document.activeElement !== delay &&
           Array.from(delay.options).some((o) => o.value === String(t.faults.latencyMs))) delay.value = String(t.faults.latencyMs);

@@ -431,6 +431,24 @@
     }
   }
 
+  /**
+   * Disables, and marks aria-disabled, the fault buttons under root that cannot act on a tab
+   * in state: a stopped tab cannot pause, release or crash (Rejoin starts it again); a running
+   * one cannot rejoin. The other faults can: a stopped tab keeps them when it rejoins. A key
+   * for a disabled control still reaches the candidate, which logs why nothing happened.
+   */
+  function showActionable(root, state) {
+    const stopped = state === 'stopped';
+    for (const b of root.querySelectorAll('[data-cmd]')) {
+      const cmd = b.dataset.cmd;
+      if (!['pause', 'release', 'crash', 'rejoin'].includes(cmd)) continue;
+      const dead = stopped ? cmd !== 'rejoin' : cmd === 'rejoin';
+      b.disabled = dead;
+      if (dead) b.setAttribute('aria-disabled', 'true');
+      else b.removeAttribute('aria-disabled');
+    }
+  }
+
   const words = {};
   for (const st of ['leader', 'follower', 'paused', 'partitioned', 'stopped', 'stale', 'held', 'free', 'expired']) words[st] = t('state.' + st);
   const icons = { held: 'leader', stale: 'conflict' };
@@ -451,7 +469,7 @@
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
   });
 
-  window.LL = { serverNow, secs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showState, words, t, has, msg, describeFaults, list };
+  window.LL = { serverNow, secs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showActionable, showState, words, t, has, msg, describeFaults, list };
   showConnection();
   updateRings();
   loop();

@@ -137,6 +137,7 @@
     const pref = $('preferred-holder');
     if (pref) pref.textContent = s.preferredHolder || t('js.nobody');
     LL.showFaults(faultbar.parentElement, s.faults, cand);
+    LL.showActionable(faultbar, s.state);
     slider.value = String(Math.round((s.faults.clockOffsetMs || 0) / 1000));
     // A delay set from the dashboard shows here too.
     const i = delays.findIndex((d) => d.ms === s.faults.latencyMs);
