@@ -256,7 +256,7 @@ func problem(ctx context.Context, v Play, i int, p string) string {
 var browserPrefixes = []string{"js.", "log.", "fault.", "faults.", "state.", "decision.", "age.", "conn.live",
 	"time.live", "time.pause", "time.play", "time.stop",
 	"dash.cleTitle", "dash.controllerOff", "dash.decisionNone", "dash.noDecision", "dash.noFaults", "dash.noHolder",
-	"dash.openedBy", "dash.splitBrain1", "dash.splitBrains"}
+	"dash.openedBy", "dash.splitBrain1", "dash.splitBrains", "dash.renewals", "dash.renewal1"}
 
 // browserMessages are the messages the page's scripts use, in the page's language: the page
 // embeds them (the i18n script element) and live.js's LL.t reads them.

@@ -15,6 +15,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // TestBrowserHoldWithoutRenewTime: a lease written with a holder and no renewTime drains on
@@ -378,4 +380,114 @@ func mustRenewLease(tb testing.TB, ts *testServer, namespace, name, holder strin
 		tb.Fatal(err)
 	}
 	return now.Time
+}
+
+// TestBrowserPlayPhone: a candidate tab at 390x844 keeps its words whole (the role word within
+// its card, the language switch on one line, timer values with their unit, the decision log
+// with its kind and count beside its time), and says what it is doing in plain words: a
+// request in flight while it hangs, nothing observed yet when it has started afresh, what a
+// command from the dashboard did (for a while), and one renewal, not "1 renewals".
+func TestBrowserPlayPhone(t *testing.T) {
+	ts := mustStartServer(t, "")
+	mustHaveWasm(t, ts.URL)
+	out := browserOutputDir(t)
+	browser := mustStartBrowser(t)
+	q := url.Values{"namespace": {"default"}, "lease": {"phone"}, "identity": {"tab-p"},
+		"leaseDuration": {browserSeconds(browserLeaseDuration)}, "renewDeadline": {browserSeconds(browserRenewDeadline)}, "retryPeriod": {browserSeconds(browserRetryPeriod)}}
+	tab, _ := openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 30*time.Second, "leading", func() (bool, string) {
+		s, _ := browserCandidateState(tab)
+		return s == "leader", "state " + s
+	})
+	// The dashboard counts renewals in words that agree with the number.
+	dash, _ := openBrowserTab(t, browser, ts.URL+"/")
+	if _, err := browserEval(dash, `(() => {
+		const p = document.getElementById('renewal-count').parentElement;
+		window.renewalWords = [];
+		new MutationObserver(() => window.renewalWords.push(p.textContent.trim())).observe(p, { childList: true, subtree: true, characterData: true });
+		return 'ok';
+	})()`); err != nil {
+		t.Fatal(err)
+	}
+	var said string
+	poll.Until(t, 10*time.Second, "the dashboard counts two renewals", func() (bool, string) {
+		said, _ = browserEval(dash, `window.renewalWords.join(' | ')`)
+		return strings.Contains(said, "2 renewals since"), said
+	})
+	if !strings.Contains(said, "1 renewal since this page opened") || strings.Contains(said, "1 renewals") {
+		t.Errorf("the dashboard counted: %s", said)
+	}
+
+	// Partitioned, its requests hang: the role word fits, and the next try says a request is
+	// in flight.
+	if err := chromedp.Do(tab, chromedp.KeyEvent("n")); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 10*time.Second, "a request in flight", func() (bool, string) {
+		s, _ := browserCandidateState(tab)
+		n, _ := browserEval(tab, `document.getElementById('next-retry').textContent`)
+		return s == "partitioned" && strings.HasPrefix(n, "a request in flight for "), "state " + s + ", next try " + n
+	})
+	fits, err := browserEval(tab, `(() => {
+		const bad = [];
+		const card = document.getElementById('candidate').getBoundingClientRect();
+		const word = document.getElementById('role-word').getBoundingClientRect();
+		if (word.right > card.right - 8) bad.push('role word ends at ' + word.right + ', card at ' + card.right);
+		const lang = document.querySelector('[data-testid=lang-switch]');
+		if (lang.getClientRects().length !== 1 || lang.getBoundingClientRect().height > 1.6 * parseFloat(getComputedStyle(lang).fontSize)) bad.push('the language switch wraps');
+		for (const v of document.querySelectorAll('.bar:not([hidden]) .bar-value, #next-retry')) {
+			const r = document.createRange();
+			r.selectNodeContents(v);
+			const tops = new Set(Array.from(r.getClientRects(), (x) => Math.round(x.top)));
+			if (tops.size > 1) bad.push('"' + v.textContent + '" wraps');
+		}
+		for (const li of document.querySelectorAll('#log li')) {
+			const [tm, kind, , count] = li.children;
+			if (getComputedStyle(kind).display === 'none' || !kind.getClientRects().length) bad.push('log kind hidden');
+			if (count.textContent && Math.abs(count.getBoundingClientRect().top - tm.getBoundingClientRect().top) > 4) bad.push(count.textContent + ' off its line');
+		}
+		return bad.join('; ');
+	})()`)
+	if err != nil || fits != "" {
+		t.Errorf("at 390x844: %s (%v)", fits, err)
+	}
+	browserScreenshot(t, tab, out, "play-partitioned-phone.png")
+	if _, err := browserEval(tab, `(document.getElementById('log').scrollIntoView(), 'ok')`); err != nil {
+		t.Fatal(err)
+	}
+	browserScreenshot(t, tab, out, "play-log-phone.png")
+
+	// Crashed and rejoined behind the partition: it has read nothing yet, and says so.
+	for _, k := range []string{"c", "j"} {
+		if err := chromedp.Do(tab, chromedp.KeyEvent(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	poll.Until(t, 10*time.Second, "nothing observed yet", func() (bool, string) {
+		h, _ := browserEval(tab, `document.getElementById('holder').textContent + ' · ' + document.getElementById('transitions').textContent`)
+		return h == "nothing observed yet · —", h
+	})
+
+	// A command from the dashboard is told by what it does, and only for a while.
+	slow := `#tabs [data-tab-row][data-identity="tab-p"] [data-cmd=slow]`
+	for _, pressed := range []string{"true", "false"} {
+		if err := chromedp.Do(dash, chromedp.Click(chromedp.CSS(slow))); err != nil {
+			t.Fatal(err)
+		}
+		poll.Until(t, 10*time.Second, "slow network "+pressed, func() (bool, string) {
+			s, _ := browserEval(dash, `document.querySelector('`+slow+`').getAttribute('aria-pressed')`)
+			return s == pressed, "pressed " + s
+		})
+	}
+	poll.Until(t, 5*time.Second, "the tab says what the dashboard did", func() (bool, string) {
+		n, _ := browserEval(tab, `document.getElementById('remote-note').textContent`)
+		return strings.HasSuffix(n, "the dashboard sent: network back to normal speed"), n
+	})
+	poll.Until(t, 15*time.Second, "the note goes", func() (bool, string) {
+		h, _ := browserEval(tab, `String(document.getElementById('remote-note').hidden)`)
+		return h == "true", "hidden " + h
+	})
 }

@@ -6,11 +6,11 @@ package tabproto
 // Arguments are strings (%s, or %[n]s where the languages order them differently).
 var narration = map[string][2]string{
 	// The decision log.
-	"log.created":             {"the lease did not exist: created it and acquired it (transitions 0)", "租约不存在：已创建并获得它（transitions 0）"},
-	"log.acquired":            {"acquired (transitions %s)", "已获得租约（transitions %s）"},
+	"log.created":             {"the lease did not exist: created it and acquired it (transitions 0)", "租约不存在：已创建并获得它（转换次数 0）"},
+	"log.acquired":            {"acquired (transitions %s)", "已获得租约（转换次数 %s）"},
 	"log.renewed":             {"renewed", "已续约"},
 	"log.pickedMe":            {"the server picked me: renewed the lease and lead", "服务器选中了我：已续约，我是领导者"},
-	"log.stillMine":           {"the lease still names me: renewed it and lead again (transitions %s)", "租约仍写着我：已续约，再次成为领导者（transitions %s）"},
+	"log.stillMine":           {"the lease still names me: renewed it and lead again (transitions %s)", "租约仍写着我：已续约，再次成为领导者（转换次数 %s）"},
 	"log.expiredWaitServer":   {"the lease has expired by my clock: waiting for the server to pick a leader%s", "按我的时钟租约已过期：等待服务器选出领导者%s"},
 	"log.noLeaseWaitServer":   {"no lease yet: waiting for the server to pick a leader%s", "还没有租约：等待服务器选出领导者%s"},
 	"log.preferStepDown":      {"the server prefers %s: stepping down at my renew deadline%s", "服务器更倾向于 %s：我将在续约期限让位%s"},

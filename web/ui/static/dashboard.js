@@ -126,6 +126,7 @@
   function renewals(n) {
     renewalCount += n;
     renewalEl.textContent = String(renewalCount);
+    LL.setText(renewalEl.parentElement, 'renewal-words', LL.t(renewalCount === 1 ? 'dash.renewal1' : 'dash.renewals'));
   }
 
   /** Adds a feed line on top: f as the server told it ({atMs, at, kind, icon, text, namespace, lease}). */

@@ -132,8 +132,10 @@
     cand.dataset.stale = s.stale ? 'true' : 'false';
     cand.classList.toggle('stale', !!s.stale);
     document.title = (s.stale ? t('js.staleLeader') : LL.words[s.state] || s.state) + ' · ' + s.identity + ' · leaselab';
-    $('holder').textContent = s.holder || t('js.nobody');
-    $('transitions').textContent = String(s.transitions);
+    // A fresh candidate (just started, rejoined or starting over) has read no record yet.
+    const seen = s.observedAt > 0;
+    $('holder').textContent = seen ? s.holder || t('js.nobody') : t('js.nothingObserved');
+    $('transitions').textContent = seen ? String(s.transitions) : '—';
     const pref = $('preferred-holder');
     if (pref) pref.textContent = s.preferredHolder || t('js.nobody');
     LL.showFaults(faultbar.parentElement, s.faults, cand);
@@ -237,7 +239,8 @@
     let text = '—';
     if (s.state === 'stopped') text = t('js.noneStopped');
     else if (s.state === 'paused') text = t('js.nonePaused');
-    else if (retryIn !== null) text = retryIn > 0 ? t('js.in', LL.secs(retryIn)) : t('js.now');
+    // Past its time, the try is under way: its request is in flight until it is answered or cut off.
+    else if (retryIn !== null) text = retryIn > 0 ? t('js.in', LL.secs(retryIn)) : retryIn > -500 ? t('js.now') : t('js.inFlight', LL.secs(-retryIn));
     if (nr.textContent !== text) nr.textContent = text;
   }
 
@@ -293,9 +296,11 @@
       // The candidate obeys only fault commands (wasm/tabproto decides which).
       worker.postMessage({ type: 'remote', command: msg.command });
       const note = $('remote-note');
-      const cmd = LL.has('js.cmd.' + msg.command.type) ? t('js.cmd.' + msg.command.type) : msg.command.type;
-      note.textContent = t('js.remoteSent', LL.clock(Date.now()), cmd);
+      note.textContent = t('js.remoteSent', LL.clock(Date.now()), commandWords(msg.command));
       note.hidden = false;
+      // Said for a while, not for good: the faults panel says what is on now.
+      clearTimeout(noteTimer);
+      noteTimer = setTimeout(() => { note.hidden = true; }, 10000);
     }
   }, () => { lastSent = 0; report(); });
 
@@ -311,6 +316,20 @@
   window.addEventListener('pageshow', (e) => {
     if (e.persisted) location.reload();
   });
+
+  let noteTimer = 0;
+  /** What a command from the dashboard does, in the page's language: "network back to normal speed". */
+  function commandWords(c) {
+    switch (c.type) {
+      case 'slow':
+        if (c.latencyMs === 0) return t('js.cmd.slowOff');
+        return c.latencyMs > 0 ? t('js.cmd.slowOn', LL.secs(c.latencyMs)) : t('js.cmd.slowAuto');
+      case 'partition': return t(c.mode === 'fail' ? 'js.cmd.partitionFail' : 'js.cmd.partitionHang');
+      case 'clockOffset': return t('js.cmd.clockOffsetTo', (c.seconds > 0 ? '+' : '') + c.seconds + ' s');
+      case 'clockRate': return t('js.cmd.clockRateTo', c.rate + '×');
+    }
+    return LL.has('js.cmd.' + c.type) ? t('js.cmd.' + c.type) : c.type;
+  }
 
   let lastSent = 0;
   let pending = 0;
