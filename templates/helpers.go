@@ -58,16 +58,25 @@ func f2(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f
 // stateWord is the word shown for a tab's or a lease card's state ("LEADER", "HELD"), in the
 // page's language: the catalog's "state.<state>".
 func stateWord(ctx context.Context, state string) string {
-	if s := tabproto.State(state); s.Valid() || state == "held" || state == "free" || state == "expired" {
+	if s := tabproto.State(state); s.Valid() || state == "held" || state == "free" || state == "expired" || state == "stale" {
 		return tr(ctx, "state."+state)
 	}
 	return tr(ctx, "state.unknown")
 }
 
+// tabBadge is the state a tab's badge shows: "stale" for a stale leader (the word STALE LEADER
+// and the conflict icon, as on the tab itself), else the state it reported.
+func tabBadge(t Tab) string {
+	if t.Stale {
+		return "stale"
+	}
+	return t.State
+}
+
 // iconNames maps states and feed kinds to sprite symbols (IconName).
 var iconNames = map[string]string{
 	"leader": "leader", "follower": "follower", "paused": "paused", "partitioned": "partitioned",
-	"stopped": "stopped", "held": "leader", "free": "free", "expired": "expired",
+	"stopped": "stopped", "stale": "conflict", "held": "leader", "free": "free", "expired": "expired",
 	"acquired": "acquired", "released": "released", "stepped-down": "released", "takeover": "takeover", "deleted": "deleted",
 	"created": "created", "conflict": "conflict", "renewed": "renewed", "split-brain": "split",
 }
@@ -249,12 +258,21 @@ func problem(ctx context.Context, v Play, i int, p string) string {
 var browserPrefixes = []string{"js.", "log.", "fault.", "faults.", "state.", "decision.", "age.", "conn.live",
 	"time.live", "time.pause", "time.play", "time.stop",
 	"dash.cleTitle", "dash.controllerOff", "dash.decisionNone", "dash.noDecision", "dash.noFaults", "dash.noHolder",
-	"dash.openedBy", "dash.splitBrain1", "dash.splitBrains"}
+	"dash.openedBy", "dash.splitBrain1", "dash.splitBrains", "dash.renewals", "dash.renewal1"}
 
 // browserMessages are the messages the page's scripts use, in the page's language: the page
 // embeds them (the i18n script element) and live.js's LL.t reads them.
 func browserMessages(ctx context.Context) map[string]string {
 	return i18n.Browser(lang(ctx), browserPrefixes...)
+}
+
+// shownMs is a countdown as it is shown: at most total, when total is known. A leader's renew
+// deadline between rounds lies up to a retry period beyond the setting; it shows full.
+func shownMs(left, total int64) int64 {
+	if total > 0 && left > total {
+		return total
+	}
+	return left
 }
 
 // secsText is a countdown in seconds with one decimal.

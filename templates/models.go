@@ -228,6 +228,9 @@ type Tab struct {
 	// another candidate while this tab leads or holds the lease.
 	PreferredHolder string
 	SteppingDown    bool
+	// Stale is true while the tab believes it leads but the record it last read names another
+	// holder: its row says STALE LEADER, as the tab does, and State stays as it reported it.
+	Stale bool
 	// Native is true for leaselab candidate (client-go), which takes no fault commands.
 	Native bool
 	// Recorded is true for a candidate as its view was recorded at a past moment, rather than

@@ -98,7 +98,9 @@ type ScenarioMember struct {
 	Stale    bool
 	// Countdown says what runs out (in the page's language); LeftMs how much is left by the
 	// member's clock when rendered, which runs at Rate times the browser's (speed × the
-	// member's clock rate); Total is the full span, for the bar.
+	// member's clock rate); Total is the full span, for the bar. A countdown shows at most
+	// Total: a leader's renew deadline between rounds is the next round's, up to a retry
+	// period further, and shows full until that round begins.
 	Countdown string
 	LeftMs    int64
 	TotalMs   int64

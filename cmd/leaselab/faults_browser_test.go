@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // TestBrowserFaults sets a network delay, a fail-fast partition and a clock rate on a tab
@@ -167,4 +169,36 @@ func match(got, want string) bool {
 		}
 	}
 	return true
+}
+
+// TestBrowserNavigatedTabLeaves: a candidate tab navigated to another page in the same
+// browser tab leaves the dashboard at once, as a closed tab does, even when the browser keeps
+// the page in its back-forward cache; going back brings the candidate back as a fresh one.
+func TestBrowserNavigatedTabLeaves(t *testing.T) {
+	ts := mustStartServer(t, "")
+	mustHaveWasm(t, ts.URL)
+	browser := mustStartBrowser(t)
+	dash, _ := openBrowserTab(t, browser, ts.URL+"/")
+	q := url.Values{"namespace": {"default"}, "lease": {"away"}, "identity": {"tab-away"},
+		"leaseDuration": {browserSeconds(browserLeaseDuration)}, "renewDeadline": {browserSeconds(browserRenewDeadline)}, "retryPeriod": {browserSeconds(browserRetryPeriod)}}
+	play, _ := openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+	row := `(() => { const r = document.querySelector('#tabs [data-tab-row][data-identity="tab-away"]'); return r ? r.dataset.state : 'none'; })()`
+	poll.Until(t, 30*time.Second, "the dashboard lists the tab leading", func() (bool, string) {
+		s, _ := browserEval(dash, row)
+		return s == "leader", "row " + s
+	})
+	if err := chromedp.Do(play, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 5*time.Second, "the navigated tab's row leaves the dashboard", func() (bool, string) {
+		s, _ := browserEval(dash, row)
+		return s == "none", "row " + s
+	})
+	if _, err := browserEval(play, `(history.back(), 'back')`); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 30*time.Second, "back on the candidate page, the tab rejoins", func() (bool, string) {
+		s, _ := browserEval(dash, row)
+		return s == "leader" || s == "follower", "row " + s
+	})
 }

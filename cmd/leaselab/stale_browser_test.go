@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/leaselab/leaselab/web/webtest/poll"
 )
@@ -188,4 +190,43 @@ func sortedPair(a, b string) []string {
 		return []string{b, a}
 	}
 	return []string{a, b}
+}
+
+// TestBrowserDashboardStaleRow: a leader's lease is patched to name an intruder; until its
+// renew deadline the tab believes it leads while the record names another holder, and the
+// dashboard's row says so as the tab does (STALE LEADER, the conflict icon, data-stale="true",
+// data-state still "leader"), then shows the follower it becomes.
+func TestBrowserDashboardStaleRow(t *testing.T) {
+	ts := mustStartServer(t, "")
+	mustHaveWasm(t, ts.URL)
+	out := browserOutputDir(t)
+	browser := mustStartBrowser(t)
+	dash, _ := openBrowserTab(t, browser, ts.URL+"/")
+	q := url.Values{"namespace": {"default"}, "lease": {"intruded"}, "identity": {"tab-i"},
+		"leaseDuration": {"10"}, "renewDeadline": {"7"}, "retryPeriod": {"2"}}
+	play, _ := openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+	row := `document.querySelector('#tabs [data-tab-row][data-identity="tab-i"]')`
+	rowState := `(() => { const r = ` + row + `; if (!r) return 'none';
+		return [r.dataset.state, r.dataset.stale, r.querySelector('.state-word').textContent, r.querySelector('[data-testid=state] use').getAttribute('href')].join('|'); })()`
+	poll.Until(t, 30*time.Second, "the dashboard shows tab-i leading", func() (bool, string) {
+		s, _ := browserEval(dash, rowState)
+		return s == "leader|false|LEADER|#i-leader", s
+	})
+	patch := []byte(`{"spec":{"holderIdentity":"intruder"}}`)
+	if _, err := ts.Client.CoordinationV1().Leases("default").Patch(context.Background(), "intruded", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 15*time.Second, "the dashboard row says STALE LEADER while the tab does", func() (bool, string) {
+		s, _ := browserEval(dash, rowState)
+		c, _ := browserEval(play, `document.getElementById('candidate').dataset.stale`)
+		return s == "leader|true|STALE LEADER|#i-conflict" && c == "true", "row " + s + ", tab stale " + c
+	})
+	if _, err := browserEval(dash, `(`+row+`.scrollIntoView({ block: 'center' }), 'ok')`); err != nil {
+		t.Fatal(err)
+	}
+	browserScreenshot(t, dash, out, "dashboard-stale-row.png")
+	poll.Until(t, 15*time.Second, "the tab gives up and its row shows a follower", func() (bool, string) {
+		s, _ := browserEval(dash, rowState)
+		return s == "follower|false|FOLLOWER|#i-follower", s
+	})
 }

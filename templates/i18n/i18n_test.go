@@ -2,6 +2,7 @@ package i18n
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -52,6 +53,16 @@ func TestCatalogComplete(t *testing.T) {
 	for k, v := range Messages() {
 		if v.En == "" || v.Zh == "" {
 			t.Errorf("message %q lacks a language: %+v", k, v)
+		}
+	}
+}
+
+// TestChineseSaysTransitionsInChinese: the Chinese messages, the candidate's included, say
+// leaseTransitions as the pages' headers do (转换次数), not "transitions" in English.
+func TestChineseSaysTransitionsInChinese(t *testing.T) {
+	for key, m := range Messages() {
+		if strings.Contains(strings.ReplaceAll(m.Zh, "leaseTransitions", ""), "transitions") {
+			t.Errorf("%s: %q", key, m.Zh)
 		}
 	}
 }

@@ -63,7 +63,6 @@ type Candidate struct {
 	phase         phase
 	roleSince     time.Time // when the role (roleOf(phase)) last changed
 	roundDeadline time.Time // end of the current renew round; zero between rounds and while following
-	lastRenew     time.Time // when the last acquisition or renewal succeeded, while leading
 	next          time.Time // when the elector's next attempt is due; zero when stopped
 	candNext      time.Time // when the keeper's next look is due (coordinated mode)
 	lastErr       string
@@ -365,7 +364,6 @@ func (c *Candidate) schedule(leading, ok bool, start, deadline time.Time) time.T
 		// The renew loop starts with an immediate attempt.
 		c.setPhaseLocked(phaseLeading)
 		c.roundDeadline = time.Time{}
-		c.lastRenew = end
 		c.next = end
 	case !leading:
 		// JitterUntil, sliding: RetryPeriod plus up to 1.2 × RetryPeriod
@@ -375,7 +373,6 @@ func (c *Candidate) schedule(leading, ok bool, start, deadline time.Time) time.T
 		// UntilWithContext, sliding: the next round starts RetryPeriod
 		// after this one succeeded.
 		c.roundDeadline = time.Time{}
-		c.lastRenew = end
 		c.next = end.Add(c.cfg.RetryPeriod)
 	default:
 		// Within the round the poll ticks every RetryPeriod from the start of

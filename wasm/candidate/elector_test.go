@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -562,42 +563,107 @@ func TestDecisionLogFoldsAndIsBounded(t *testing.T) {
 	}
 }
 
-// TestRenewDeadlineDrainsBetweenRenewals checks the renew deadline a leader shows: counted
-// from its last successful renewal, it drains between renewals, is back at the setting right
-// after each one, and is never longer than the setting.
-func TestRenewDeadlineDrainsBetweenRenewals(t *testing.T) {
+// TestRenewDeadlineIsTheRoundsDeadline checks the renew deadline a leader shows against
+// what it does: between rounds it is the deadline the next round will have (a retry period
+// after the last renewal, plus the renew deadline), so a page showing at most the setting
+// shows it full; while a round runs it is that round's deadline, fixed, and the leader stops
+// leading exactly then, as the log's "in N s" says; a leader paused between rounds starts its
+// round when it resumes.
+func TestRenewDeadlineIsTheRoundsDeadline(t *testing.T) {
 	s := newSim(t)
 	a := s.add(testConfig("tab-a"))
 	s.runUntilTrue(5*time.Second, "leading", func() bool { return a.Snapshot().Role == candidate.RoleLeader })
-	rd := candidate.DefaultRenewDeadline
-	lowest, highest := rd, time.Duration(0)
-	for range 100 {
+	rd, rp := candidate.DefaultRenewDeadline, candidate.DefaultRetryPeriod
+	for range 50 {
 		s.runFor(100 * time.Millisecond)
 		snap := a.Snapshot()
-		if snap.RenewDeadline.IsZero() {
-			t.Fatalf("at %s: no renew deadline while leading", snap.Now)
+		if snap.RenewRound {
+			t.Fatalf("at %s: a renew round still runs on a healthy network", snap.Now.Sub(epoch))
 		}
-		left := snap.RenewDeadline.Sub(snap.Now)
-		if left > rd || left <= 0 {
-			t.Fatalf("at %s: renew deadline in %s, want within (0, %s]", snap.Now, left, rd)
+		if want := snap.NextRetry.Add(rd); !snap.RenewDeadline.Equal(want) {
+			t.Fatalf("at %s: between rounds the renew deadline is %s, want the next round's, %s",
+				snap.Now.Sub(epoch), snap.RenewDeadline.Sub(epoch), want.Sub(epoch))
 		}
-		lowest, highest = min(lowest, left), max(highest, left)
-	}
-	// Renewals come every retry period, so it drains by about that much before each.
-	if want := rd - candidate.DefaultRetryPeriod + 200*time.Millisecond; lowest > want {
-		t.Errorf("renew deadline never below %s: it does not drain (want at most %s)", lowest, want)
-	}
-	if highest < rd-200*time.Millisecond {
-		t.Errorf("renew deadline never above %s: it is not refilled by renewals", highest)
+		if left := snap.RenewDeadline.Sub(snap.Now); left < rd || left > rd+rp {
+			t.Fatalf("at %s: between rounds the renew deadline is in %s, want within [%s, %s]", snap.Now.Sub(epoch), left, rd, rd+rp)
+		}
 	}
 
-	// Cut off, it drains to the end; leadership ends within one retry period after.
+	// Cut off: the next round's deadline is the one it keeps, and leadership ends then.
+	ws := s.srv.allWrites()
+	lastRenew := ws[len(ws)-1].At
 	a.Partition(candidate.PartitionFail)
-	s.runUntilTrue(rd+candidate.DefaultRetryPeriod+time.Second, "stepped down", func() bool {
+	want := a.Snapshot().RenewDeadline
+	if d := want.Sub(lastRenew); d != rp+rd {
+		t.Errorf("partitioned: renew deadline %s after the last renewal, want retryPeriod + renewDeadline = %s", d, rp+rd)
+	}
+	s.runUntilTrue(rp+time.Second, "in a renew round", func() bool { return a.Snapshot().RenewRound })
+	for a.Snapshot().Role == candidate.RoleLeader {
 		snap := a.Snapshot()
-		if snap.Role == candidate.RoleLeader && snap.RenewDeadline.Sub(snap.Now) > rd {
-			t.Fatalf("partitioned: renew deadline in %s", snap.RenewDeadline.Sub(snap.Now))
+		if !snap.RenewRound || !snap.RenewDeadline.Equal(want) {
+			t.Fatalf("at %s: renew round %v, deadline %s, want %s", snap.Now.Sub(epoch), snap.RenewRound, snap.RenewDeadline.Sub(epoch), want.Sub(epoch))
 		}
-		return snap.Role != candidate.RoleLeader
-	})
+		if e := snap.Log[0]; e.Kind == candidate.LogError {
+			if in := "in " + strconv.FormatFloat(want.Sub(e.At).Seconds(), 'f', 1, 64) + " s"; !strings.Contains(e.Text, in) {
+				t.Errorf("at %s the log says %q, want the renew deadline %s", e.At.Sub(epoch), e.Text, in)
+			}
+		}
+		if snap.Now.After(want) {
+			t.Fatalf("still leading at %s, after the renew deadline %s", snap.Now.Sub(epoch), want.Sub(epoch))
+		}
+		s.runFor(50 * time.Millisecond)
+	}
+	lost, ok := firstLog(a, candidate.LogLost, "")
+	if !ok || !lost.At.Equal(want) {
+		dumpLog(t, a)
+		t.Errorf("lost leadership at %s, want at the renew deadline shown, %s", lost.At.Sub(epoch), want.Sub(epoch))
+	}
+
+	// Paused between rounds: the round begins when it resumes, with the whole deadline.
+	a.Heal()
+	s.runUntilTrue(20*time.Second, "leading again", func() bool { return a.Snapshot().Role == candidate.RoleLeader })
+	s.runFor(rp / 2)
+	a.Pause()
+	s.runFor(20 * time.Second)
+	snap := a.Snapshot()
+	if snap.RenewRound || snap.RenewDeadline.Sub(snap.Now) != rd {
+		t.Errorf("paused between rounds for 20 s: renew round %v, renew deadline in %s, want %s from when it resumes",
+			snap.RenewRound, snap.RenewDeadline.Sub(snap.Now), rd)
+	}
+}
+
+// TestCommandsThatCannotActSaySo: a stopped candidate cannot pause, release or crash, and a
+// running one cannot rejoin; each such command changes nothing and says why in the log.
+func TestCommandsThatCannotActSaySo(t *testing.T) {
+	s := newSim(t)
+	a := s.add(testConfig("tab-a"))
+	s.runUntilTrue(5*time.Second, "leading", func() bool { return a.Snapshot().Role == candidate.RoleLeader })
+	a.Rejoin()
+	if snap := a.Snapshot(); snap.State != candidate.StateLeader || snap.Log[0].Text != "rejoin: nothing happened, I am running already; rejoin starts a stopped candidate again" {
+		t.Errorf("rejoin while leading: %v, log %q", snap, snap.Log[0].Text)
+	}
+	a.Crash()
+	s.poke(a)
+	s.runUntilTrue(time.Second, "stopped", func() bool { return a.Snapshot().State == candidate.StateStopped })
+	for _, cmd := range []struct {
+		do   func()
+		want string
+	}{
+		{a.Pause, "pause: nothing happened, I am stopped and have nothing to pause; rejoin (J) first"},
+		{a.Release, "release: nothing happened, I am stopped and hold nothing to release; rejoin (J) first"},
+		{a.Crash, "crash: nothing happened, I am stopped already; rejoin (J) first"},
+	} {
+		cmd.do()
+		s.runFor(100 * time.Millisecond)
+		snap := a.Snapshot()
+		if snap.State != candidate.StateStopped || snap.Faults.Paused {
+			t.Errorf("after %q: %v, paused %v", cmd.want, snap, snap.Faults.Paused)
+		}
+		if e := snap.Log[0]; e.Kind != candidate.LogStopped || e.Text != cmd.want || e.Msg.In("zh") == e.Text {
+			t.Errorf("log %s %q (zh %q), want %q", e.Kind, e.Text, e.Msg.In("zh"), cmd.want)
+		}
+	}
+	a.Rejoin()
+	s.poke(a)
+	s.runUntilTrue(5*time.Second, "running again", func() bool { return a.Snapshot().State != candidate.StateStopped })
 }

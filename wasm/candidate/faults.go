@@ -1,13 +1,17 @@
 package candidate
 
-import "time"
+import (
+	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
+)
 
 // Pause freezes the candidate as a GC pause or SIGSTOP would: no attempts, and
 // a request in flight is not looked at until Resume. The clocks keep going.
 func (c *Candidate) Pause() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.phase == phaseStopped || !c.freezer.freeze(c.clock.Now()) {
+	if c.ignoredLocked(tabproto.CommandPause, c.phase == phaseStopped) || !c.freezer.freeze(c.clock.Now()) {
 		return
 	}
 	c.tellLocked(outcome{kind: outPaused})
@@ -79,7 +83,7 @@ func (c *Candidate) ClockOffset() time.Duration { return time.Duration(c.offset.
 func (c *Candidate) Release() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.phase == phaseStopped {
+	if c.ignoredLocked(tabproto.CommandRelease, c.phase == phaseStopped) {
 		return
 	}
 	c.releaseReq = true
@@ -92,7 +96,7 @@ func (c *Candidate) Release() {
 func (c *Candidate) Crash() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.phase == phaseStopped {
+	if c.ignoredLocked(tabproto.CommandCrash, c.phase == phaseStopped) {
 		return
 	}
 	c.crashReq = true
@@ -104,11 +108,22 @@ func (c *Candidate) Crash() {
 func (c *Candidate) Rejoin() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.phase != phaseStopped {
+	if c.ignoredLocked(tabproto.CommandRejoin, c.phase != phaseStopped && !c.rejoinReq) {
 		return
 	}
 	c.rejoinReq = true
 	c.signalLocked()
+}
+
+// ignoredLocked reports ignore, and when it is true tells the decision log why the command
+// cmd does nothing now: a stopped candidate cannot pause, release or crash, a running one
+// cannot rejoin. A page disables those controls; a key or a dashboard command may still come.
+func (c *Candidate) ignoredLocked(cmd string, ignore bool) bool {
+	if ignore {
+		c.tellLocked(outcome{kind: outIgnored, cmd: cmd})
+		c.changedLocked()
+	}
+	return ignore
 }
 
 // interruptLocked cancels the step in flight, if any, and wakes Run.

@@ -215,6 +215,12 @@ func narrateLifecycle(o outcome, s scene) (said, bool) {
 		return line(LogStopped, "", say("log.stopping")), true
 	case outNothingToRelease:
 		return line(LogStopped, "", say("log.nothingToRelease")), true
+	case outIgnored:
+		switch o.cmd {
+		case tabproto.CommandPause, tabproto.CommandRelease, tabproto.CommandCrash, tabproto.CommandRejoin:
+			key := "log.ignored." + o.cmd
+			return line(LogStopped, key, say(key)), true
+		}
 	}
 	return narrateFault(o)
 }

@@ -54,6 +54,7 @@ const (
 	outCrashedLeading   // crashed while leading: nothing released
 	outStopping         // a release command: stopping cleanly
 	outNothingToRelease // a release command while not leading
+	outIgnored          // a command that cannot act now (cmd): pause, release or crash while stopped, rejoin while running
 
 	// Faults switched on or off.
 	outPaused      // frozen
@@ -112,6 +113,8 @@ type outcome struct {
 	mode PartitionMode
 	// rate is the clock's new rate (outClockRate).
 	rate float64
+	// cmd is the command that could not act (outIgnored: tabproto's command type).
+	cmd string
 }
 
 // holds reports whether the candidate holds the lease after the attempt.

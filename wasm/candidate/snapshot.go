@@ -133,11 +133,19 @@ type Snapshot struct {
 	RecordRenewTime time.Time
 	RecordExpiry    time.Time
 	ResourceVersion string
-	// RenewDeadline is, while leading, the last successful renewal plus the
-	// renew deadline: it drains between renewals and never lies further ahead
-	// than the setting. A renew round that starts a retry period later keeps
-	// trying until its own deadline, as client-go's does.
+	// RenewDeadline is, while leading, when leadership ends unless a renewal
+	// succeeds first, as client-go acts on it: while a renew round runs
+	// (RenewRound), the round's own deadline, its start plus the renew
+	// deadline; between rounds, the deadline the next round will have when it
+	// starts on time (NextRetry plus the renew deadline), up to retryPeriod +
+	// renewDeadline after the last renewal. A page shows at most the setting
+	// of it, so that the bar stays full between rounds and drains while a
+	// round tries. A paused leader between rounds starts its round when it
+	// resumes.
 	RenewDeadline time.Time
+	// RenewRound is true while a renew round runs: from the first try after a
+	// retry period until a renewal succeeds or the round's deadline passes.
+	RenewRound bool
 	// NextRetry is when the candidate next acts (it may be in the past while
 	// paused); zero when stopped.
 	NextRetry  time.Time
@@ -207,14 +215,21 @@ func (c *Candidate) Snapshot() Snapshot {
 		s.ObservedExpiry = own(observedAt.Add(observed.duration()))
 	}
 	s.setRecord(c.elector.lock.lease())
-	// The renew deadline as a reader counts it: from the last successful renewal, so
-	// that it drains between renewals and is never longer than the setting. (A round
-	// that starts a retry period later has its own deadline, as in client-go, so
-	// leadership may end up to one retry period after this.)
-	if c.phase == phaseLeading && !c.lastRenew.IsZero() {
-		s.RenewDeadline = own(c.lastRenew.Add(c.cfg.RenewDeadline))
+	// The renew deadline the elector acts on: the running round's, or between rounds the
+	// one the next round will have (a paused leader's round starts when it resumes).
+	if c.phase == phaseLeading {
+		switch {
+		case !c.roundDeadline.IsZero():
+			s.RenewDeadline, s.RenewRound = own(c.roundDeadline), true
+		case !c.next.IsZero():
+			start := c.next
+			if now := c.clock.Now(); paused && start.Before(now) {
+				start = now
+			}
+			s.RenewDeadline = own(start.Add(c.cfg.RenewDeadline))
+		}
 	}
-	s.Stale = s.Role == RoleLeader && s.Holder != "" && s.Holder != s.Identity
+	s.Stale = tabproto.StaleLeader(s.Role, s.Holder, s.Identity)
 	return s
 }
 
@@ -287,6 +302,7 @@ type snapshotJSON struct {
 	RecordExpiry         int64          `json:"recordExpiry"`
 	ResourceVersion      string         `json:"resourceVersion"`
 	RenewDeadline        int64          `json:"renewDeadline"`
+	RenewRound           bool           `json:"renewRound"`
 	NextRetry            int64          `json:"nextRetry"`
 	LastError            string         `json:"lastError"`
 	StopReason           string         `json:"stopReason"`
@@ -356,6 +372,7 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 		RecordExpiry:         unixMs(s.RecordExpiry),
 		ResourceVersion:      s.ResourceVersion,
 		RenewDeadline:        unixMs(s.RenewDeadline),
+		RenewRound:           s.RenewRound,
 		NextRetry:            unixMs(s.NextRetry),
 		LastError:            s.LastError,
 		StopReason:           s.StopReason,

@@ -6,11 +6,11 @@ package tabproto
 // Arguments are strings (%s, or %[n]s where the languages order them differently).
 var narration = map[string][2]string{
 	// The decision log.
-	"log.created":             {"the lease did not exist: created it and acquired it (transitions 0)", "租约不存在：已创建并获得它（transitions 0）"},
-	"log.acquired":            {"acquired (transitions %s)", "已获得租约（transitions %s）"},
+	"log.created":             {"the lease did not exist: created it and acquired it (transitions 0)", "租约不存在：已创建并获得它（转换次数 0）"},
+	"log.acquired":            {"acquired (transitions %s)", "已获得租约（转换次数 %s）"},
 	"log.renewed":             {"renewed", "已续约"},
 	"log.pickedMe":            {"the server picked me: renewed the lease and lead", "服务器选中了我：已续约，我是领导者"},
-	"log.stillMine":           {"the lease still names me: renewed it and lead again (transitions %s)", "租约仍写着我：已续约，再次成为领导者（transitions %s）"},
+	"log.stillMine":           {"the lease still names me: renewed it and lead again (transitions %s)", "租约仍写着我：已续约，再次成为领导者（转换次数 %s）"},
 	"log.expiredWaitServer":   {"the lease has expired by my clock: waiting for the server to pick a leader%s", "按我的时钟租约已过期：等待服务器选出领导者%s"},
 	"log.noLeaseWaitServer":   {"no lease yet: waiting for the server to pick a leader%s", "还没有租约：等待服务器选出领导者%s"},
 	"log.preferStepDown":      {"the server prefers %s: stepping down at my renew deadline%s", "服务器更倾向于 %s：我将在续约期限让位%s"},
@@ -52,6 +52,10 @@ var narration = map[string][2]string{
 	"log.crashedLeading":      {"crashed while leading: stopped without releasing, so the others must wait for the lease to expire", "作为领导者时崩溃：未释放就停止了，其他候选者只能等租约过期"},
 	"log.stopping":            {"stopping cleanly", "正常停止"},
 	"log.nothingToRelease":    {"I was not leading, so there is nothing to release", "我不是领导者，无可释放"},
+	"log.ignored.pause":       {"pause: nothing happened, I am stopped and have nothing to pause; rejoin (J) first", "暂停：什么也没发生，我已停止，无可暂停；请先重新加入（J）"},
+	"log.ignored.release":     {"release: nothing happened, I am stopped and hold nothing to release; rejoin (J) first", "释放：什么也没发生，我已停止，没有可释放的；请先重新加入（J）"},
+	"log.ignored.crash":       {"crash: nothing happened, I am stopped already; rejoin (J) first", "崩溃：什么也没发生，我已经停止了；请先重新加入（J）"},
+	"log.ignored.rejoin":      {"rejoin: nothing happened, I am running already; rejoin starts a stopped candidate again", "重新加入：什么也没发生，我正在运行；重新加入只会重启已停止的候选者"},
 	"log.paused":              {"paused: frozen as in a long GC pause; the world goes on without me", "已暂停：如同漫长的 GC 停顿般冻结；外界照常运转"},
 	"log.resumed":             {"resumed after %s: acting on what I knew before the pause", "%s 后恢复：按暂停前所知的情况行事"},
 	"log.partitionHang":       {"network partitioned: my requests hang until it heals", "网络分区：我的请求一直挂起，直到恢复"},

@@ -67,6 +67,17 @@ func (r Report) SteppingDown() bool {
 		(r.Role == RoleLeader || r.Holder == r.Identity)
 }
 
+// Stale reports whether the tab believes it leads while the lease record it last read names
+// another holder: a stale leader (StaleLeader). The hub decides it from the report.
+func (r Report) Stale() bool { return StaleLeader(r.Role, r.Holder, r.Identity) }
+
+// StaleLeader is the one rule for a stale leader: a candidate identity whose role is leader
+// while the record it last read names another holder. client-go has no fencing, so such a
+// leader acts on its belief until its renew deadline.
+func StaleLeader(role Role, holder, identity string) bool {
+	return role == RoleLeader && holder != "" && holder != identity
+}
+
 // Limits on what a tab may report; Clean cuts longer strings.
 const (
 	MaxIdentityLen = 253 // identities and holders

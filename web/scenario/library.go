@@ -262,8 +262,8 @@ var networkPartition = plain(Scenario{
 		watchRenewals(),
 		{
 			Say: i18n.Text{
-				En: "alice's network is cut: her requests hang until they time out. She keeps trying every retry period, and counts renewDeadline (7 s) from her last successful renewal.",
-				Zh: "alice 的网络被切断：她的请求一直挂起，直到超时。她每个重试周期都会再试一次，并从最后一次成功续约开始计算 renewDeadline（7 秒）。",
+				En: "alice's network is cut: her requests hang until they time out. Her next round of renewals begins a retry period (2 s) after her last success; she keeps trying until that round's renewDeadline (7 s) passes.",
+				Zh: "alice 的网络被切断：她的请求一直挂起，直到超时。她的下一轮续约在最后一次成功续约一个重试周期（2 秒）之后开始；她会一直尝试，直到这一轮的 renewDeadline（7 秒）过去。",
 			},
 			Do:      func(a *Actions) { a.Member("alice").Partition(candidate.PartitionHang) },
 			Until:   func(w *World) bool { return !w.Leads("alice") },
@@ -271,8 +271,8 @@ var networkPartition = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "alice gave up leading 7 s after her last renewal. bob and carol wait 10 s from when they last saw the record change, which was no earlier: renewDeadline < leaseDuration is what makes the old leader stop before a new one starts.",
-				Zh: "alice 在最后一次续约 7 秒后放弃了领导。bob 和 carol 从最后一次看到记录变化的时刻起等待 10 秒，而那个时刻不会更早：正是 renewDeadline < leaseDuration 让旧领导者在新领导者开始之前停下来。",
+				En: "alice gave up leading 9 s after her last renewal: a retry period (2 s) until her round began, then its renewDeadline (7 s). bob and carol wait 10 s from when they last saw the record change, which was no earlier: retryPeriod + renewDeadline < leaseDuration is what makes the old leader stop before a new one starts.",
+				Zh: "alice 在最后一次续约 9 秒后放弃了领导：先是一个重试周期（2 秒），直到她这一轮续约开始，然后是这一轮的 renewDeadline（7 秒）。bob 和 carol 从最后一次看到记录变化的时刻起等待 10 秒，而那个时刻不会更早：正是 retryPeriod + renewDeadline < leaseDuration 让旧领导者在新领导者开始之前停下来。",
 			},
 			Until:   func(w *World) bool { return someoneElseHolds(w, "alice") },
 			Waiting: i18n.Text{En: "until bob or carol holds the lease", Zh: "等待 bob 或 carol 持有租约"},

@@ -319,6 +319,7 @@ func tabView(t TabInfo) templates.Tab {
 		Strategy:         t.Strategy,
 		PreferredHolder:  t.PreferredHolder,
 		SteppingDown:     t.SteppingDown,
+		Stale:            t.Report.Stale(),
 		Native:           t.Native,
 	}
 }

@@ -695,3 +695,60 @@ func TestLeasePageAtMoment(t *testing.T) {
 	}
 	tu.mustGetDoc(t, "/leases/default/demo?at=yesterday", http.StatusBadRequest)
 }
+
+// TestDashboardTabStale: a tab that believes it leads while the record it last read names
+// another holder is a stale leader on the dashboard and the lease page, as on the tab itself:
+// the word STALE LEADER, the conflict icon and data-stale="true", its data-state still the
+// tab's own (leader). The hub decides it from the report and sends it to dashboards.
+func TestDashboardTabStale(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	report := func(info tabproto.Report) {
+		t.Helper()
+		if err := tu.hub.report(tu.hub.addTab(TabUser{}, func() {}), info); err != nil {
+			t.Fatal(err)
+		}
+	}
+	report(tabproto.Report{Identity: "tab-a", Namespace: "default", Lease: "demo", State: "leader", Role: "leader", Holder: "intruder"})
+	report(tabproto.Report{Identity: "tab-b", Namespace: "default", Lease: "demo", State: "paused", Role: "leader", Holder: "tab-c"})
+	report(tabproto.Report{Identity: "tab-c", Namespace: "default", Lease: "demo", State: "leader", Role: "leader", Holder: "tab-c"})
+	report(tabproto.Report{Identity: "tab-d", Namespace: "default", Lease: "demo", State: "follower", Role: "follower", Holder: "tab-c"})
+
+	want := map[string]struct {
+		state, word, icon string
+		stale             bool
+	}{
+		"tab-a": {"leader", "STALE LEADER", "#i-conflict", true},
+		"tab-b": {"paused", "STALE LEADER", "#i-conflict", true},
+		"tab-c": {"leader", "LEADER", "#i-leader", false},
+		"tab-d": {"follower", "FOLLOWER", "#i-follower", false},
+	}
+	for _, info := range tu.hub.Tabs() {
+		if w := want[info.Identity]; info.Stale != w.stale {
+			t.Errorf("hub: %s stale %v, want %v", info.Identity, info.Stale, w.stale)
+		}
+	}
+	tu.putLease(t, lease("default", "demo", "tab-c", t0.Add(-time.Second), 10, 0), t0.Add(-time.Second))
+	for _, page := range []struct{ path, rows string }{
+		{"/", `#tabs [data-testid=tab-row]`},
+		{"/leases/default/demo", `[data-testid=lease-tab]`},
+	} {
+		doc := tu.mustGetDoc(t, page.path, http.StatusOK)
+		for id, w := range want {
+			r := doc.Find(page.rows + `[data-identity="` + id + `"]`)
+			if r.Length() != 1 {
+				t.Fatalf("%s: %d rows for %s", page.path, r.Length(), id)
+			}
+			badge := r.Find(`[data-testid=state]`)
+			got := struct {
+				state, word, icon string
+				stale             bool
+			}{r.AttrOr("data-state", ""), text(badge.Find(".state-word")), badge.Find("use").AttrOr("href", ""), r.AttrOr("data-stale", "") == "true"}
+			if got != w {
+				t.Errorf("%s: %s shows %+v, want %+v", page.path, id, got, w)
+			}
+			if r.HasClass("stale") != w.stale {
+				t.Errorf("%s: %s has class stale %v", page.path, id, r.HasClass("stale"))
+			}
+		}
+	}
+}

@@ -27,6 +27,10 @@ type TabInfo struct {
 	// SteppingDown is decided by the hub from the report (see tabproto.Report.SteppingDown),
 	// never taken from the tab.
 	SteppingDown bool `json:"steppingDown"`
+	// Stale is decided by the hub from the report (see tabproto.Report.Stale): the tab
+	// believes it leads while the record it last read names another holder. Omitted when
+	// false, so that the list is what it has always been for every other tab.
+	Stale bool `json:"stale,omitempty"`
 	// ConnectedAt is when the tab connected, Unix ms on the server's clock.
 	ConnectedAt int64 `json:"connectedAt"`
 	// Owner is the authenticated user who opened the tab, set by the hub (never by the tab);
@@ -192,7 +196,7 @@ func (h *Hub) report(t *hubTab, r tabproto.Report) error {
 		return errors.New("tab is gone")
 	}
 	prev := t.info.Report
-	t.info = TabInfo{ID: t.id, Report: r, SteppingDown: r.SteppingDown(), ConnectedAt: t.info.ConnectedAt, Owner: t.owner.Name}
+	t.info = TabInfo{ID: t.id, Report: r, SteppingDown: r.SteppingDown(), Stale: r.Stale(), ConnectedAt: t.info.ConnectedAt, Owner: t.owner.Name}
 	wasReported := t.reported
 	t.reported = true
 	if wasReported && prev.Namespace != r.Namespace {

@@ -130,6 +130,7 @@
   function renewals(n) {
     renewalCount += n;
     renewalEl.textContent = String(renewalCount);
+    LL.setText(renewalEl.parentElement, 'renewal-words', LL.t(renewalCount === 1 ? 'dash.renewal1' : 'dash.renewals'));
   }
 
   /** Adds a feed line on top: f as the server told it ({atMs, at, kind, icon, text, namespace, lease}). */
@@ -378,14 +379,17 @@
       row.dataset.identity = t.identity;
       row.dataset.owner = t.owner || '';
       row.dataset.state = t.state;
-      row.className = 'tabrow tab-' + t.state;
-      LL.showState(row.querySelector('.state'), t.state);
+      // A stale leader (the hub decides it from the report) is told as the tab tells it.
+      row.dataset.stale = t.stale ? 'true' : 'false';
+      row.className = 'tabrow tab-' + t.state + (t.stale ? ' stale' : '');
+      LL.showState(row.querySelector('.state'), t.stale ? 'stale' : t.state);
       LL.setText(row, 'identity', t.identity);
       LL.setText(row, 'lease', t.namespace + '/' + t.lease + (t.owner ? LL.t('dash.openedBy', t.owner) : ''));
       LL.setText(row, 'faults', faultsText(t));
       LL.setText(row, 'log', logText(t.lastLog));
       showMode(row, t);
       LL.showFaults(row, t.faults, row);
+      LL.showActionable(row, t.state);
       const delay = LL.field(row, 'delay');
       if (delay && t.faults && t.faults.latencyMs > 0 && document.activeElement !== delay &&
           Array.from(delay.options).some((o) => o.value === String(t.faults.latencyMs))) delay.value = String(t.faults.latencyMs);

@@ -237,14 +237,16 @@
    * A JSON WebSocket to the UI's own endpoints that reconnects. path is a string, or a
    * function asked for it at each (re)connect. onMessage(msg) gets every message; onOpen()
    * runs after each (re)connect. Returns send(obj), which drops messages while disconnected;
-   * send.reopen() connects again at once (to a path that changed).
+   * send.reopen() connects again at once (to a path that changed); send.close() closes it for
+   * good (a page that is left).
    */
   function socket(name, path, onMessage, onOpen) {
     let ws = null;
     let delay = 500;
+    let closed = false;
     const pathNow = typeof path === 'function' ? path : () => path;
     function open() {
-      if (ws || moment()) return;
+      if (ws || closed || moment()) return;
       ws = new WebSocket(wsURL(pathNow()).href);
       ws.onopen = () => { delay = 500; setStream(name, true); if (onOpen) onOpen(); };
       ws.onmessage = (m) => {
@@ -255,7 +257,7 @@
       ws.onclose = () => {
         setStream(name, false);
         ws = null;
-        if (moment()) return;
+        if (closed || moment()) return;
         setTimeout(open, delay);
         delay = Math.min(delay * 2, 10000);
       };
@@ -271,6 +273,11 @@
       if (ws) { ws.onclose = null; ws.close(); ws = null; }
       delay = 500;
       open();
+    };
+    send.close = () => {
+      closed = true;
+      if (ws) { ws.onclose = null; ws.close(); ws = null; }
+      streams.delete(name);
     };
     return send;
   }
@@ -424,9 +431,27 @@
     }
   }
 
+  /**
+   * Disables, and marks aria-disabled, the fault buttons under root that cannot act on a tab
+   * in state: a stopped tab cannot pause, release or crash (Rejoin starts it again); a running
+   * one cannot rejoin. The other faults can: a stopped tab keeps them when it rejoins. A key
+   * for a disabled control still reaches the candidate, which logs why nothing happened.
+   */
+  function showActionable(root, state) {
+    const stopped = state === 'stopped';
+    for (const b of root.querySelectorAll('[data-cmd]')) {
+      const cmd = b.dataset.cmd;
+      if (!['pause', 'release', 'crash', 'rejoin'].includes(cmd)) continue;
+      const dead = stopped ? cmd !== 'rejoin' : cmd === 'rejoin';
+      b.disabled = dead;
+      if (dead) b.setAttribute('aria-disabled', 'true');
+      else b.removeAttribute('aria-disabled');
+    }
+  }
+
   const words = {};
-  for (const st of ['leader', 'follower', 'paused', 'partitioned', 'stopped', 'held', 'free', 'expired']) words[st] = t('state.' + st);
-  const icons = { held: 'leader' };
+  for (const st of ['leader', 'follower', 'paused', 'partitioned', 'stopped', 'stale', 'held', 'free', 'expired']) words[st] = t('state.' + st);
+  const icons = { held: 'leader', stale: 'conflict' };
   /** Shows a state on a badge made by the stateBadge template: class, icon and word. */
   function showState(badge, state) {
     if (!badge) return;
@@ -444,7 +469,7 @@
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
   });
 
-  window.LL = { serverNow, secs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showState, words, t, has, msg, describeFaults, list };
+  window.LL = { serverNow, secs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showActionable, showState, words, t, has, msg, describeFaults, list };
   showConnection();
   updateRings();
   loop();

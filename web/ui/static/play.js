@@ -132,11 +132,14 @@
     cand.dataset.stale = s.stale ? 'true' : 'false';
     cand.classList.toggle('stale', !!s.stale);
     document.title = (s.stale ? t('js.staleLeader') : LL.words[s.state] || s.state) + ' · ' + s.identity + ' · leaselab';
-    $('holder').textContent = s.holder || t('js.nobody');
-    $('transitions').textContent = String(s.transitions);
+    // A fresh candidate (just started, rejoined or starting over) has read no record yet.
+    const seen = s.observedAt > 0;
+    $('holder').textContent = seen ? s.holder || t('js.nobody') : t('js.nothingObserved');
+    $('transitions').textContent = seen ? String(s.transitions) : '—';
     const pref = $('preferred-holder');
     if (pref) pref.textContent = s.preferredHolder || t('js.nobody');
     LL.showFaults(faultbar.parentElement, s.faults, cand);
+    LL.showActionable(faultbar, s.state);
     slider.value = String(Math.round((s.faults.clockOffsetMs || 0) / 1000));
     // A delay set from the dashboard shows here too.
     const i = delays.findIndex((d) => d.ms === s.faults.latencyMs);
@@ -222,14 +225,22 @@
     bar('observed', s.observedExpiry ? s.observedExpiry - now : null, L, retryIn, true);
     bar('record', s.recordExpiry ? s.recordExpiry - now : null, L, retryIn, true);
     const leading = s.role === 'leader' && s.renewDeadline > 0;
-    // Counted from the last successful renewal: it drains between renewals. Once it has run
-    // out the leader still finishes its current round of tries, as client-go's does.
-    bar('deadline', leading ? Math.min(s.renewDeadline - now, s.timings.renewDeadlineMs) : null, s.timings.renewDeadlineMs, retryIn, leading, t('js.lastTries'));
+    // The deadline the elector acts on: the running renew round's, fixed, draining while the
+    // round tries; between rounds the next round's, shown full at the setting until the round
+    // begins at the next-try notch. A leader paused between rounds begins its round when it
+    // resumes; one paused in a round gives up as soon as it resumes once the deadline passed.
+    const RD = s.timings.renewDeadlineMs;
+    let left = leading ? Math.min(s.renewDeadline - now, RD) : null;
+    if (leading && s.state === 'paused' && !s.renewRound) left = RD;
+    const over = s.state === 'paused' ? t('js.deadlinePassedPaused') : t('js.lastTries');
+    bar('deadline', left, RD, retryIn, leading, over);
+    if (leading && s.state === 'paused' && !s.renewRound) LL.field($('bar-deadline'), 'value').textContent = t('js.deadlineOnResume', LL.secs(RD));
     const nr = $('next-retry');
     let text = '—';
     if (s.state === 'stopped') text = t('js.noneStopped');
     else if (s.state === 'paused') text = t('js.nonePaused');
-    else if (retryIn !== null) text = retryIn > 0 ? t('js.in', LL.secs(retryIn)) : t('js.now');
+    // Past its time, the try is under way: its request is in flight until it is answered or cut off.
+    else if (retryIn !== null) text = retryIn > 0 ? t('js.in', LL.secs(retryIn)) : retryIn > -500 ? t('js.now') : t('js.inFlight', LL.secs(-retryIn));
     if (nr.textContent !== text) nr.textContent = text;
   }
 
@@ -285,11 +296,40 @@
       // The candidate obeys only fault commands (wasm/tabproto decides which).
       worker.postMessage({ type: 'remote', command: msg.command });
       const note = $('remote-note');
-      const cmd = LL.has('js.cmd.' + msg.command.type) ? t('js.cmd.' + msg.command.type) : msg.command.type;
-      note.textContent = t('js.remoteSent', LL.clock(Date.now()), cmd);
+      note.textContent = t('js.remoteSent', LL.clock(Date.now()), commandWords(msg.command));
       note.hidden = false;
+      // Said for a while, not for good: the faults panel says what is on now.
+      clearTimeout(noteTimer);
+      noteTimer = setTimeout(() => { note.hidden = true; }, 10000);
     }
   }, () => { lastSent = 0; report(); });
+
+  // --- leaving the page ---------------------------------------------------------------------
+  // A page left for another (also one the browser keeps in its back-forward cache, where its
+  // worker and sockets would live on, frozen) stops its candidate and leaves the hub at once,
+  // as a closed tab does. Coming back to it from that cache starts afresh, as a restarted
+  // process would.
+  window.addEventListener('pagehide', () => {
+    worker.terminate();
+    hubSend.close();
+  });
+  window.addEventListener('pageshow', (e) => {
+    if (e.persisted) location.reload();
+  });
+
+  let noteTimer = 0;
+  /** What a command from the dashboard does, in the page's language: "network back to normal speed". */
+  function commandWords(c) {
+    switch (c.type) {
+      case 'slow':
+        if (c.latencyMs === 0) return t('js.cmd.slowOff');
+        return c.latencyMs > 0 ? t('js.cmd.slowOn', LL.secs(c.latencyMs)) : t('js.cmd.slowAuto');
+      case 'partition': return t(c.mode === 'fail' ? 'js.cmd.partitionFail' : 'js.cmd.partitionHang');
+      case 'clockOffset': return t('js.cmd.clockOffsetTo', (c.seconds > 0 ? '+' : '') + c.seconds + ' s');
+      case 'clockRate': return t('js.cmd.clockRateTo', c.rate + '×');
+    }
+    return LL.has('js.cmd.' + c.type) ? t('js.cmd.' + c.type) : c.type;
+  }
 
   let lastSent = 0;
   let pending = 0;

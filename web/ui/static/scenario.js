@@ -138,7 +138,8 @@
         const left = Math.max(0, Number(c.dataset.leftMs) - gone * Number(c.dataset.rate || 1));
         const total = Number(c.dataset.totalMs) || 1;
         const v = c.querySelector('[data-field="left"]');
-        if (v) v.textContent = (left / 1000).toFixed(1) + ' s';
+        // A renew deadline between rounds lies beyond the setting: it shows full until the round.
+        if (v) v.textContent = (Math.min(left, total) / 1000).toFixed(1) + ' s';
         const bar = c.querySelector('[data-field="bar"]');
         if (bar) bar.style.width = Math.min(100, 100 * left / total).toFixed(1) + '%';
       }
