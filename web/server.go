@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/auth"
 	"github.com/leaselab/leaselab/web/front"
 	"github.com/leaselab/leaselab/web/request"
@@ -167,6 +168,13 @@ func New(a *API, screens Screens) (*Server, error) {
 // scenarioUser is who the scenarios' candidates write as: one of the server's own users (not
 // limited), allowed everything.
 var scenarioUser = auth.User{Name: "system:leaselab:scenarios", Role: auth.RoleInstructor, Groups: []string{"system:masters"}}
+
+// AuthWords is what the workshop's own pages (join, sign-in, the cards) say in a request's
+// language, chosen as the screens choose it (auth.Options.Words).
+func AuthWords(r *http.Request) auth.Words {
+	lang, keep := i18n.FromRequest(r)
+	return auth.Words{Lang: string(lang), HTMLLang: lang.HTMLLang(), Switch: i18n.SwitchHref(r.URL, lang), T: lang.T, Keep: keep}
+}
 
 // mayCommandTabs lets only the instructor inject faults into other people's candidate tabs.
 func mayCommandTabs(r *http.Request) bool {

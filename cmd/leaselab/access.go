@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web"
 	"github.com/leaselab/leaselab/web/auth"
 	"github.com/leaselab/leaselab/web/inprocess"
 )
@@ -179,6 +180,7 @@ func setupAccess(ctx context.Context, c accessConfig, addr, dbPath string, st st
 			MaxObjectBytes:         c.maxBytes,
 			PublicURL:              c.publicURL,
 			CAData:                 a.caData,
+			Words:                  web.AuthWords,
 		})
 	}
 	return a, nil

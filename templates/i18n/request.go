@@ -2,6 +2,7 @@ package i18n
 
 import (
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -32,4 +33,12 @@ func (l Lang) Other() Lang {
 		return EN
 	}
 	return ZH
+}
+
+// SwitchHref is the link of a language switch on the page at u, shown in l: the same page in
+// the other language, with its other query parameters kept.
+func SwitchHref(u *url.URL, l Lang) string {
+	q := u.Query()
+	q.Set("lang", string(l.Other()))
+	return u.Path + "?" + q.Encode()
 }

@@ -44,6 +44,20 @@ type Options struct {
 	CAData []byte
 	// Now is the clock of the rate limiter; default time.Now.
 	Now func() time.Time
+	// Words returns what the sign-in, join and workshop pages say in a request's language
+	// (the screens' catalog, which this package does not reach); nil: the catalog's keys.
+	Words func(r *http.Request) Words
+}
+
+// Words is what the pages of this package say in one request's language.
+type Words struct {
+	// Lang is the language's code for Content-Language ("en"), HTMLLang its tag for <html
+	// lang> ("zh-CN"), Switch the same page in the other language.
+	Lang, HTMLLang, Switch string
+	// T says the catalog's message key with args.
+	T func(key string, args ...any) string
+	// Keep is the cookie that keeps a language the request chose with ?lang=; nil otherwise.
+	Keep *http.Cookie
 }
 
 // Auth authenticates, authorizes and limits every request but the public ones, and serves the

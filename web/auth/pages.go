@@ -11,8 +11,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"rsc.io/qr"
-
-	"github.com/leaselab/leaselab/templates/i18n"
 )
 
 // pageCSP is the policy of the pages served here: no scripts at all, images from this server.
@@ -49,14 +47,17 @@ func pagesStyle(c echo.Context) error {
 // invalidJoin is the message of a join link or form whose token is unknown.
 const invalidJoin = "auth.join.invalid"
 
-// page is what every page of this package shows besides its own content: the language it
-// speaks and the link to the same page in the other.
-type page struct {
-	L      i18n.Lang
-	Switch string
-}
+// page is what every page of this package shows besides its own content: the words of its
+// language and the link to the same page in the other.
+type page struct{ W Words }
 
-func (p *page) setPage(l i18n.Lang, sw string) { p.L, p.Switch = l, sw }
+func (p *page) setWords(w Words) { p.W = w }
+
+// keysOnly is the words of a server that was given none: the keys themselves.
+func keysOnly(r *http.Request) Words {
+	return Words{Lang: "en", HTMLLang: "en", Switch: r.URL.RequestURI(),
+		T: func(key string, args ...any) string { return key }}
+}
 
 type joinView struct {
 	page
@@ -216,14 +217,14 @@ func (a *Auth) kubeconfig(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/yaml", b)
 }
 
-// renderPage writes a page in the request's language (as the screens choose it: ?lang=, the
-// switch's cookie, Accept-Language), with a link to it in the other.
-func (a *Auth) renderPage(c echo.Context, code int, t *template.Template, v interface{ setPage(i18n.Lang, string) }) error {
-	r := c.Request()
-	lang, keep := i18n.FromRequest(r)
-	q := r.URL.Query()
-	q.Set("lang", string(lang.Other()))
-	v.setPage(lang, r.URL.Path+"?"+q.Encode())
+// renderPage writes a page in the request's language, with a link to it in the other.
+func (a *Auth) renderPage(c echo.Context, code int, t *template.Template, v interface{ setWords(Words) }) error {
+	words := keysOnly
+	if a.opts.Words != nil {
+		words = a.opts.Words
+	}
+	w := words(c.Request())
+	v.setWords(w)
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, v); err != nil {
 		return err
@@ -232,10 +233,10 @@ func (a *Auth) renderPage(c echo.Context, code int, t *template.Template, v inte
 	h.Set("Content-Security-Policy", pageCSP)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Language", string(lang))
+	h.Set("Content-Language", w.Lang)
 	h.Add("Vary", "Accept-Language")
-	if keep != nil {
-		c.SetCookie(keep)
+	if w.Keep != nil {
+		c.SetCookie(w.Keep)
 	}
 	return c.HTMLBlob(code, buf.Bytes())
 }
@@ -247,43 +248,43 @@ type signInView struct {
 }
 
 var signInTmpl = template.Must(template.New("signin").Parse(`<!doctype html>
-<html lang="{{.L.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{{.W.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/join/pages.css">
-<title>{{.L.T "auth.signin.title"}} — leaselab</title></head>
-<body><main><p class="lang no-print"><a href="{{.Switch}}" data-testid="lang-switch" title="{{.L.T "auth.langTitle"}}">{{.L.T "auth.lang"}}</a></p><h1>leaselab</h1><p data-testid="signin-message">{{.L.T .Message}}</p></main></body></html>
+<title>{{call .W.T "auth.signin.title"}} — leaselab</title></head>
+<body><main><p class="lang no-print"><a href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></p><h1>leaselab</h1><p data-testid="signin-message">{{call .W.T .Message}}</p></main></body></html>
 `))
 
 var joinTmpl = template.Must(template.New("join").Parse(`<!doctype html>
-<html lang="{{.L.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{{.W.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/join/pages.css">
-<title>{{.L.T "auth.join.title"}} — leaselab</title></head>
-<body><main><p class="lang no-print"><a href="{{.Switch}}" data-testid="lang-switch" title="{{.L.T "auth.langTitle"}}">{{.L.T "auth.lang"}}</a></p><h1>leaselab</h1>
-<p data-testid="join-message">{{if and .Instructor (eq .Name "instructor")}}{{.L.T "auth.join.asTheInstructor"}}<strong data-testid="join-identity">{{.Name}}</strong>{{.L.T "auth.join.asTheInstructorEnd"}}{{else}}{{.L.T "auth.join.asPre"}}<strong data-testid="join-identity">{{.Name}}</strong>{{end}}{{if and .Instructor (eq .Name "instructor")}}{{else if .Instructor}}{{.L.T "auth.join.instructor"}}{{else if .Namespace}}{{.L.T "auth.join.nsPre"}}<code data-testid="join-namespace">{{.Namespace}}</code>{{.L.T "auth.join.nsMid"}}<code>{{.Arena}}</code>{{.L.T "auth.join.nsPost"}}{{else}}{{.L.T "auth.join.end"}}{{end}}</p>
+<title>{{call .W.T "auth.join.title"}} — leaselab</title></head>
+<body><main><p class="lang no-print"><a href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></p><h1>leaselab</h1>
+<p data-testid="join-message">{{if and .Instructor (eq .Name "instructor")}}{{call .W.T "auth.join.asTheInstructor"}}<strong data-testid="join-identity">{{.Name}}</strong>{{call .W.T "auth.join.asTheInstructorEnd"}}{{else}}{{call .W.T "auth.join.asPre"}}<strong data-testid="join-identity">{{.Name}}</strong>{{end}}{{if and .Instructor (eq .Name "instructor")}}{{else if .Instructor}}{{call .W.T "auth.join.instructor"}}{{else if .Namespace}}{{call .W.T "auth.join.nsPre"}}<code data-testid="join-namespace">{{.Namespace}}</code>{{call .W.T "auth.join.nsMid"}}<code>{{.Arena}}</code>{{call .W.T "auth.join.nsPost"}}{{else}}{{call .W.T "auth.join.end"}}{{end}}</p>
 <form method="post" action="/join">
 <input type="hidden" name="token" value="{{.Token}}">
-<p><button type="submit" data-testid="join-button" autofocus>{{.L.T "auth.join.button"}}</button></p>
+<p><button type="submit" data-testid="join-button" autofocus>{{call .W.T "auth.join.button"}}</button></p>
 </form>
-<p><small>{{.L.T "auth.join.stay" .Name}}</small></p>
+<p><small>{{call .W.T "auth.join.stay" .Name}}</small></p>
 </main></body></html>
 `))
 
 var workshopTmpl = template.Must(template.New("workshop").Parse(`<!doctype html>
-<html lang="{{.L.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{{.W.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/join/pages.css">
-<title>{{.L.T "auth.ws.title"}} — leaselab</title></head>
-<body><main><p class="lang no-print"><a href="{{.Switch}}" data-testid="lang-switch" title="{{.L.T "auth.langTitle"}}">{{.L.T "auth.lang"}}</a></p>
-<h1>{{.L.T "auth.ws.title"}}</h1>
-<p class="lead">{{.L.T "auth.ws.joinAt"}}<code data-testid="base-url">{{.BaseURL}}</code>{{.L.T "auth.ws.lead"}}<code>arena</code>{{.L.T "auth.ws.leadEnd"}}</p>
-{{if .Loopback}}<p class="warning" data-testid="loopback-warning"><strong>{{.L.T "auth.ws.loopback"}}</strong></p>{{end}}
-<p class="toolbar no-print"><a class="button" href="/">{{.L.T "auth.ws.dashboard"}}</a> <span>{{.L.T "auth.ws.print"}}</span></p>
+<title>{{call .W.T "auth.ws.title"}} — leaselab</title></head>
+<body><main><p class="lang no-print"><a href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></p>
+<h1>{{call .W.T "auth.ws.title"}}</h1>
+<p class="lead">{{call .W.T "auth.ws.joinAt"}}<code data-testid="base-url">{{.BaseURL}}</code>{{call .W.T "auth.ws.lead"}}<code>arena</code>{{call .W.T "auth.ws.leadEnd"}}</p>
+{{if .Loopback}}<p class="warning" data-testid="loopback-warning"><strong>{{call .W.T "auth.ws.loopback"}}</strong></p>{{end}}
+<p class="toolbar no-print"><a class="button" href="/">{{call .W.T "auth.ws.dashboard"}}</a> <span>{{call .W.T "auth.ws.print"}}</span></p>
 <ul class="cards">
 {{range .Identities}}<li class="card{{if eq .Role "instructor"}} instructor no-print{{end}}" data-testid="identity" data-name="{{.Name}}" data-role="{{.Role}}">
 <h2>{{.Name}}</h2>
-<div class="role">{{$.L.T (print "auth.role." .Role)}} · {{if .Namespace}}{{$.L.T "auth.ws.writesIn"}}<code>{{.Namespace}}</code>{{$.L.T "auth.ws.and"}}<code>arena</code>{{else}}{{$.L.T "auth.ws.everywhere"}}{{end}}</div>
-<img src="{{.QRURL}}" alt="{{$.L.T "auth.ws.qrAlt" .Name}}" width="200" height="200" data-testid="qr">
+<div class="role">{{call $.W.T (print "auth.role." .Role)}} · {{if .Namespace}}{{call $.W.T "auth.ws.writesIn"}}<code>{{.Namespace}}</code>{{call $.W.T "auth.ws.and"}}<code>arena</code>{{else}}{{call $.W.T "auth.ws.everywhere"}}{{end}}</div>
+<img src="{{.QRURL}}" alt="{{call $.W.T "auth.ws.qrAlt" .Name}}" width="200" height="200" data-testid="qr">
 <a class="link" href="{{.JoinURL}}" data-testid="join-link">{{.JoinURL}}</a>
 <div class="actions"><a href="{{.KubeconfigURL}}" download data-testid="kubeconfig-link">kubeconfig</a></div>
-{{if eq .Role "instructor"}}<p class="keep" data-testid="instructor-note">{{$.L.T "auth.ws.instructor"}}</p>{{end}}
+{{if eq .Role "instructor"}}<p class="keep" data-testid="instructor-note">{{call $.W.T "auth.ws.instructor"}}</p>{{end}}
 </li>
 {{end}}</ul>
 </main></body></html>

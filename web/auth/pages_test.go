@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/leaselab/leaselab/templates/i18n"
 )
 
 // TestJoin: GET /join only asks (no cookie), so that loading a URL cannot sign a browser in;
@@ -157,13 +159,20 @@ func TestPagesStyle(t *testing.T) {
 	}
 }
 
+// catalogWords are the screens' words, as the server gives them (web.AuthWords, which this
+// package's tests cannot import).
+func catalogWords(r *http.Request) Words {
+	lang, keep := i18n.FromRequest(r)
+	return Words{Lang: string(lang), HTMLLang: lang.HTMLLang(), Switch: i18n.SwitchHref(r.URL, lang), T: lang.T, Keep: keep}
+}
+
 // pagesServer serves the pages of an Auth with a participant p1 (token participantToken) and
 // the instructor (token "ti").
 func pagesServer(participantToken string) *echo.Echo {
 	a := New(nil, countingStore{}, Options{Tokens: []Token{
 		{participantToken, User{Name: "p1", Role: RoleParticipant, Namespace: "p1"}},
 		{"ti", User{Name: "instructor", Role: RoleInstructor}},
-	}})
+	}, Words: catalogWords})
 	e := echo.New()
 	e.Use(a.Middleware)
 	a.Register(e)

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"net/http"
-	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -24,16 +23,8 @@ func Language(next echo.HandlerFunc) echo.HandlerFunc {
 		h := c.Response().Header()
 		h.Add("Vary", "Accept-Language")
 		h.Add("Vary", "Cookie")
-		ctx := i18n.WithSwitch(i18n.WithLang(r.Context(), lang), langSwitch(r.URL, lang))
+		ctx := i18n.WithSwitch(i18n.WithLang(r.Context(), lang), i18n.SwitchHref(r.URL, lang))
 		c.SetRequest(r.WithContext(ctx))
 		return next(c)
 	}
-}
-
-// langSwitch is the link of the header's language switch: the same page in the other
-// language, with its other query parameters kept.
-func langSwitch(u *url.URL, lang i18n.Lang) string {
-	q := u.Query()
-	q.Set("lang", string(lang.Other()))
-	return u.Path + "?" + q.Encode()
 }
