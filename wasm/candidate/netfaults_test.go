@@ -125,7 +125,11 @@ func TestRunSlowDefaultLosesTheLease(t *testing.T) {
 			a := r.start(testConfig("tab-a"))
 			time.Sleep(time.Second)
 			b := r.start(testConfig("tab-b"))
-			time.Sleep(5 * time.Second)
+			// Half-way between two of the leader's renewals (at 0, 2, 4, 6 s): a renewal in
+			// flight when the network slows comes back half a delay late and, a success,
+			// starts its next round only then, which would move the loss by up to 4 s
+			// depending on which of that instant's goroutines ran first.
+			time.Sleep(5*time.Second + 500*time.Millisecond)
 			a.SetLatency(tc.d)
 			slowed := time.Now()
 			var lostAfter time.Duration
