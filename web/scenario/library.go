@@ -445,7 +445,7 @@ const (
 var tightTimings = plain(Scenario{
 	Name:          "tight-timings",
 	Title:         i18n.Text{En: "Tight timings", Zh: "过紧的时间设置"},
-	Summary:       i18n.Text{En: "renewDeadline 9 s against leaseDuration 10 s: a clock 20% slow is enough for the leader to outlive its lease.", Zh: "renewDeadline 为 9 秒，leaseDuration 为 10 秒：时钟慢 20% 就足以让领导者活过它的租约。"},
+	Summary:       i18n.Text{En: "renewDeadline 9 s against leaseDuration 10 s: a leader cut off from the API server leads on past its lease, and a clock 20% slow makes it worse.", Zh: "renewDeadline 为 9 秒，leaseDuration 为 10 秒：与 API 服务器断开的领导者会在租约到期后继续领导，时钟慢 20% 更会雪上加霜。"},
 	LeaseDuration: leaseDuration,
 	RenewDeadline: tightRenewDeadline,
 	RetryPeriod:   retryPeriod,
@@ -453,14 +453,14 @@ var tightTimings = plain(Scenario{
 		aliceLeads(),
 		{
 			Say: i18n.Text{
-				En: "These candidates run with renewDeadline 9 s and leaseDuration 10 s: client-go accepts it, but only 1 s separates the moment a leader gives up from the moment the others may take over.",
-				Zh: "这些候选者使用 renewDeadline 9 秒、leaseDuration 10 秒：client-go 接受这样的设置，但领导者放弃的时刻与其他候选者可以接管的时刻之间只隔 1 秒。",
+				En: "These candidates run with renewDeadline 9 s and leaseDuration 10 s, and client-go accepts it. But a leader that cannot renew keeps trying for 9 s from its next renew round, which begins a retry period (2 s) after its last renewal: it gives up 11 s after that renewal, while the others may take the lease after 10.",
+				Zh: "这些候选者使用 renewDeadline 9 秒、leaseDuration 10 秒，client-go 接受这样的设置。但无法续约的领导者会从下一轮续约开始再尝试 9 秒，而下一轮在最后一次续约后一个重试周期（2 秒）才开始：它在那次续约后 11 秒才放弃，而其他候选者 10 秒后就可以接管。",
 			},
 		},
 		{
 			Say: i18n.Text{
-				En: "alice's network fails, and her clock runs 20% slow. She gives up after 9 s of her clock: 11.25 s of real time after her last renewal. Her lease runs out after 10.",
-				Zh: "alice 的网络断了，她的时钟慢了 20%。她在自己的时钟走过 9 秒后放弃：即最后一次续约后的真实时间 11.25 秒。而她的租约 10 秒后就到期了。",
+				En: "alice's network fails, and her clock runs 20% slow. She gives up 11 s of her clock after her last renewal (2 s before her round, then 9 s of trying): 13.75 s of real time. Her lease runs out after 10.",
+				Zh: "alice 的网络断了，她的时钟慢了 20%。她在最后一次续约后、按自己的时钟过了 11 秒才放弃（先等 2 秒开始新一轮，再尝试 9 秒）：即真实时间 13.75 秒。而她的租约 10 秒后就到期了。",
 			},
 			Do: func(a *Actions) {
 				alice := a.Member("alice")
@@ -472,8 +472,8 @@ var tightTimings = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "alice believed she led after her lease had expired. Whoever took it in that window shared it with her. With the default 7 s the same clock gives up after 8.75 s, in time: keep leaseDuration − renewDeadline wide (the calculator warns below 20%).",
-				Zh: "alice 在租约过期之后仍以为自己是领导者。在这段时间里接管租约的人就和她共享了租约。若使用默认的 7 秒，同样的时钟会在 8.75 秒后放弃，来得及：请让 leaseDuration − renewDeadline 保持足够宽（低于 20% 时计算器会发出警告）。",
+				En: "alice believed she led after her lease had expired. Whoever took it in that window shared it with her. With the default 7 s she gives up 9 s after her last renewal: on a true clock 1 s before her lease runs out, on this one, 20% slow, after 11.25 s, too late as well. Keep leaseDuration − (retryPeriod + renewDeadline) wide: the calculator below warns when it is thin.",
+				Zh: "alice 在租约过期之后仍以为自己是领导者。在这段时间里接管租约的人就和她共享了租约。若使用默认的 7 秒，她会在最后一次续约后 9 秒放弃：时钟准确时比租约到期早 1 秒；而在这个慢 20% 的时钟上要 11.25 秒，同样太迟。请让 leaseDuration − (retryPeriod + renewDeadline) 保持足够宽：余量太小时，下方的计算器会发出警告。",
 			},
 			Do:      func(a *Actions) { a.Member("alice").Heal() },
 			Until:   func(w *World) bool { return w.Holder() != "alice" || w.Leads("alice") },
