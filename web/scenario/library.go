@@ -361,8 +361,8 @@ var clockSkew = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "Now alice's clock runs at half speed and her network fails. She counts her 7 s renew deadline on that clock: 14 s of real time. bob and carol count their 10 s on good clocks.",
-				Zh: "现在 alice 的时钟以一半的速度运行，而且她的网络断了。她在这个时钟上计算 7 秒的续约期限：相当于真实时间 14 秒。bob 和 carol 则在正常的时钟上计算 10 秒。",
+				En: "Now alice's clock runs at half speed and her network fails. She counts on that clock the retry period (2 s) until her next round and its 7 s renew deadline: 18 s of real time after her last renewal. bob and carol count their 10 s on good clocks.",
+				Zh: "现在 alice 的时钟以一半的速度运行，而且她的网络断了。她在这个时钟上计算到下一轮之前的重试周期（2 秒）和这一轮 7 秒的续约期限：相当于最后一次续约后的真实时间 18 秒。bob 和 carol 则在正常的时钟上计算 10 秒。",
 			},
 			Do: func(a *Actions) {
 				alice := a.Member("alice")
@@ -374,8 +374,8 @@ var clockSkew = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "A new holder, and alice still believes she leads: her slow clock says her deadline has not come. Clock drift is the case client-go cannot absorb; the margin leaseDuration − renewDeadline is all that protects you.",
-				Zh: "有了新的持有者，而 alice 仍以为自己是领导者：她走慢的时钟说期限还没到。时钟漂移是 client-go 无法吸收的情况；能保护你的只有 leaseDuration − renewDeadline 这段余量。",
+				En: "A new holder, and alice still believes she leads: her slow clock says her deadline has not come. Clock drift is the case client-go cannot absorb; the margin leaseDuration − (retryPeriod + renewDeadline) is all that protects you.",
+				Zh: "有了新的持有者，而 alice 仍以为自己是领导者：她走慢的时钟说期限还没到。时钟漂移是 client-go 无法吸收的情况；能保护你的只有 leaseDuration − (retryPeriod + renewDeadline) 这段余量。",
 			},
 			Until:   func(w *World) bool { return !w.Leads("alice") && len(w.Overlaps()) > 0 },
 			Waiting: i18n.Text{En: "until alice's slow clock reaches her deadline", Zh: "等待 alice 走慢的时钟到达她的期限"},
