@@ -33,6 +33,7 @@ var scenarioMessages = map[string]Text{
 	"scn.waiting":      {En: "Waiting %s…", Zh: "%s……"},
 	"scn.done":         {En: "The end of the lesson. Restart it, or try another seed.", Zh: "课程结束。可以重新开始，或换一个种子再试。"},
 	"scn.ready":        {En: "Done: Next when you are ready.", Zh: "本步完成：准备好后点击下一步。"},
+	"scn.ready.watch":  {En: "Done: the instructor goes on when ready.", Zh: "本步完成：讲师准备好后会继续。"},
 	"scn.progress":     {En: "Step %d of %d", Zh: "第 %d 步，共 %d 步"},
 	"scn.expires":      {En: "lease expires, by its clock, in", Zh: "按它的时钟，租约到期还有"},
 	"scn.deadline":     {En: "must renew, by its clock, within", Zh: "按它的时钟，须在此时间内续约"},

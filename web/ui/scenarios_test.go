@@ -34,6 +34,10 @@ func TestScenarioPageIdle(t *testing.T) {
 			if n := doc.Find(`[data-testid="start"]`).Length(); n != c.control {
 				t.Errorf("%d start controls, want %d", n, c.control)
 			}
+			// A participant may not write in the run's namespace: no link to a tab that would.
+			if n := doc.Find(`[data-testid="scenario-join"]`).Length(); n != c.control {
+				t.Errorf("%d links to join the run with a tab, want %d", n, c.control)
+			}
 		})
 	}
 }
