@@ -383,6 +383,7 @@ var pages = map[string]Text{
 	"status.400":                    {En: "Bad Request", Zh: "请求错误"},
 	"status.403":                    {En: "Forbidden", Zh: "禁止访问"},
 	"status.404":                    {En: "Not Found", Zh: "未找到"},
+	"error.noPage":                  {En: "There is no page at %s.", Zh: "%s 处没有页面。"},
 	"status.410":                    {En: "Gone", Zh: "已不存在"},
 	"status.500":                    {En: "Internal Server Error", Zh: "服务器内部错误"},
 	"status.501":                    {En: "Not Implemented", Zh: "未实现"},

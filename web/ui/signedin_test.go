@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -50,5 +51,25 @@ func TestHeaderNamesWhoIsSignedIn(t *testing.T) {
 	w := tu.do(t, httptest.NewRequest(http.MethodGet, "/scenarios", nil))
 	if body := w.Body.String(); strings.Contains(body, "<b>x</b>") || !strings.Contains(body, "&lt;b&gt;x&lt;/b&gt;") {
 		t.Errorf("the signed-in name is not escaped")
+	}
+}
+
+// TestUnknownPathForBrowsers: a path nothing serves gets the screens' 404 page in a browser,
+// with the way back to the dashboard, and Echo's JSON 404 for any other client.
+func TestUnknownPathForBrowsers(t *testing.T) {
+	tu := mustNewUI(t, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	for _, path := range []string{"/leases", "/leases/default", "/nope/<b>"} {
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		r.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+		w := tu.do(t, r)
+		body := w.Body.String()
+		if w.Code != http.StatusNotFound || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") ||
+			!strings.Contains(body, "There is no page at "+html.EscapeString(path)+".") || !strings.Contains(body, `href="/"`) {
+			t.Errorf("GET %s from a browser: %d %s\n%s", path, w.Code, w.Header().Get("Content-Type"), body)
+		}
+		w = tu.do(t, httptest.NewRequest(http.MethodGet, path, nil))
+		if w.Code != http.StatusNotFound || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+			t.Errorf("GET %s from a program: %d %s", path, w.Code, w.Header().Get("Content-Type"))
+		}
 	}
 }

@@ -256,6 +256,17 @@ func (u *UI) Register(e *echo.Echo) {
 	e.GET("/ui/history", u.history, lang)
 	e.GET("/static/*", u.static)
 	e.HEAD("/static/*", u.static)
+	e.RouteNotFound("/*", u.notFound, lang)
+}
+
+// notFound answers a path nothing serves: a browser gets the screens' 404 page, with its way
+// back to the dashboard; any other client Echo's 404 as before. (The API's paths, /api and
+// /apis, have their own: a Kubernetes Status.)
+func (u *UI) notFound(c echo.Context) error {
+	if r := c.Request(); r.Method != http.MethodGet || !strings.Contains(r.Header.Get("Accept"), "text/html") {
+		return echo.ErrNotFound
+	}
+	return u.failSays(c, http.StatusNotFound, i18n.Say("error.noPage", c.Request().URL.Path))
 }
 
 // pageSays returns what every page shares, with a title in both languages.
