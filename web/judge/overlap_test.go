@@ -150,7 +150,7 @@ func TestOverlaps(t *testing.T) {
 			now:  7,
 			want: []string{"5-6 alice,mallory stale alice unknown"},
 			text: []string{"alice believed it led ns/x for 1.0 s (14:00:05.0 to 14:00:06.0) while the record named mallory: " +
-				"another writer, not a candidate (kubectl, say, or a program of its own), wrote mallory into the record before alice's hold ran out; alice only learns of it when it next reads the record."},
+				"another writer, not a candidate (kubectl, say, or a program of its own), wrote mallory into the record before alice's hold ran out; alice sees it at its next renewal, yet, as client-go does, goes on leading until its renew deadline passes."},
 		},
 		{
 			name: "GC pause, still lasting at now",
