@@ -77,8 +77,8 @@ var narration = map[string][2]string{
 	"log.errUnreachable":      {"the server could not be reached", "无法连接到服务器"},
 
 	// What a network delay does at a candidate's timings (the slow-network fault's choices).
-	"delay.cutOff": {"a renewal (one request) takes %s, not less than the %s renew deadline: it is cut off, the leader gives up leading and the others take the lease once it has run out; %s", "一次续约（一个请求）需要 %s，不短于 %s 的续约期限：续约被打断，领导者放弃领导，其他候选者在租约耗尽后获得它；%s"},
-	"delay.late":   {"a renewal (one request) takes %s, within the %s renew deadline: the leader keeps the lease, renewing it late; %s", "一次续约（一个请求）需要 %s，在 %s 的续约期限之内：领导者保住租约，只是续约迟了；%s"},
+	"delay.cutOff": {"with Slow on, a renewal (one request) takes %s, not less than the %s renew deadline: it is cut off, the leader gives up leading and the others take the lease once it has run out; %s", "开启慢速网络时，一次续约（一个请求）需要 %s，不短于 %s 的续约期限：续约被打断，领导者放弃领导，其他候选者在租约耗尽后获得它；%s"},
+	"delay.late":   {"with Slow on, a renewal (one request) takes %s, within the %s renew deadline: the leader keeps the lease, renewing it late; %s", "开启慢速网络时，一次续约（一个请求）需要 %s，在 %s 的续约期限之内：领导者保住租约，只是续约迟了；%s"},
 	"delay.take":   {"taking a free lease (a read and a write) takes %s", "获得空闲的租约（一次读取和一次写入）需要 %s"},
 
 	// Why a candidate's configuration is refused.
