@@ -106,6 +106,14 @@
     return t('js.agoDays', Math.floor(s / 86400));
   }
 
+  // A banner's "24 s ago" (data-ago: the moment, RFC 3339) keeps time with the time bar beside it.
+  setInterval(() => {
+    for (const el of document.querySelectorAll('[data-ago]')) {
+      const text = ago(Date.parse(el.dataset.ago));
+      if (text && el.textContent !== text) el.textContent = text;
+    }
+  }, 1000);
+
   /** The element of root marked data-field=name. */
   function field(root, name) { return root.querySelector('[data-field="' + name + '"]'); }
 
