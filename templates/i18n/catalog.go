@@ -204,6 +204,7 @@ var pages = map[string]Text{
 	"lease.legendSteppedDownTitle":  {En: "Coordinated Leader Election: the election controller named a preferredHolder, and the holder gave way", Zh: "协调式领导者选举：选举控制器指定了 preferredHolder，持有者随之让位"},
 	"lease.legendSteppedDown":       {En: "stepped down for the preferred holder", Zh: "为首选持有者让位"},
 	"lease.legendDeleted":           {En: "lease deleted", Zh: "租约被删除"},
+	"lease.legendSplit":             {En: "split brain: two believed they led", Zh: "脑裂：两个候选者都以为自己在领导"},
 	"lease.colHolder":               {En: "Holder", Zh: "持有者"},
 	"lease.colFrom":                 {En: "From", Zh: "开始"},
 	"lease.colTo":                   {En: "To", Zh: "结束"},

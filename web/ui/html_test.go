@@ -211,6 +211,10 @@ func TestLeasePageTimeline(t *testing.T) {
 			t.Errorf("the legend of %s: its bar %q, the timeline's %q", kind, swatch, bar)
 		}
 	}
+	// The split-brain band has its line too, drawn with the band's class.
+	if doc.Find(`[data-testid=timeline-legend] [data-kind="split-brain"] rect.split-band`).Length() != 1 {
+		t.Error("the legend has no split-brain band")
+	}
 	var terms []string
 	doc.Find(`[data-testid=terms] [data-testid=term]`).Each(func(_ int, r *goquery.Selection) {
 		terms = append(terms, text(r.Find(`[data-testid=term-holder]`))+": "+text(r.Find(`[data-testid=term-ended]`)))
