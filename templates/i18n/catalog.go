@@ -343,6 +343,7 @@ var pages = map[string]Text{
 	"judge.believedAll":             {En: "%s all believed they led %s", Zh: "%s 都认为自己是 %s 的领导者"},
 	"judge.forSoFar":                {En: " for %s so far (since %s)", Zh: "，至今已持续 %s（自 %s 起）"},
 	"judge.forSpan":                 {En: " for %s (%s to %s)", Zh: "，持续了 %s（%s 至 %s）"},
+	"judge.joinedAt":                {En: ", %s only from %s", Zh: "，其中 %s 从 %s 起才这样认为"},
 	"judge.afterReleasing":          {En: " after releasing it", Zh: "，而此前它已释放了租约"},
 	"judge.afterReleased":           {En: " after %s released it", Zh: "，而此前 %s 已释放了租约"},
 	"judge.whileRecordNamed":        {En: " while the record named %s", Zh: "，而记录中的持有者是 %s"},

@@ -159,7 +159,7 @@ func Overlaps(lease string, changes []Change, views []View, now time.Time) []Ove
 		}
 		open = true
 		if changed {
-			cur.add(believers, holder)
+			cur.add(t, believers, holder)
 		}
 	}
 	if started {
@@ -239,17 +239,23 @@ type span struct {
 	// identities, believers and stale gather those of each instant of disagreement; holders
 	// the record's holders, in order.
 	identities, believers, stale, holders []string
+	// joined is when each believer first believed during s.
+	joined map[string]time.Time
 }
 
 // reset starts s over as a disagreement from t.
 func (s *span) reset(t time.Time, holder string, duration time.Duration) {
 	s.start, s.end, s.holder, s.duration = t, time.Time{}, holder, duration
 	s.identities, s.believers, s.stale, s.holders = s.identities[:0], s.believers[:0], s.stale[:0], s.holders[:0]
+	s.joined = map[string]time.Time{}
 }
 
-// add counts the believers and the holder of an instant of disagreement.
-func (s *span) add(believers map[string]bool, holder string) {
+// add counts the believers and the holder of the instant t of disagreement.
+func (s *span) add(t time.Time, believers map[string]bool, holder string) {
 	for id := range believers {
+		if _, ok := s.joined[id]; !ok {
+			s.joined[id] = t
+		}
 		s.believers = with(s.believers, id)
 		s.identities = with(s.identities, id)
 		if id != holder {
@@ -300,10 +306,36 @@ func (s *span) emit(out []Overlap, lease string, changes []Change, views []View,
 	stale, other := o.Stale[0], s.other(o.Stale[0])
 	c := s.cause(stale, other, changes, views, end)
 	o.Cause = c.cause
-	o.Says = overlapText(lease, o, stale, other, c, end, now)
+	o.Says = overlapText(lease, o, stale, other, c, end, now, s.late())
 	o.AdviceSays = overlapAdviceSays(c.cause)
 	o.Text, o.Advice = o.Says.English(), o.AdviceSays.English()
 	return append(out, o)
+}
+
+// late says, for each believer who first believed more than OverlapGrace into s, from when:
+// the sentence names everyone who believed during the interval, not all from its start.
+func (s *span) late() []Said {
+	type join struct {
+		id string
+		at time.Time
+	}
+	var joins []join
+	for id, at := range s.joined {
+		if at.Sub(s.start) > OverlapGrace {
+			joins = append(joins, join{id, at})
+		}
+	}
+	slices.SortFunc(joins, func(a, b join) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	out := make([]Said, len(joins))
+	for i, j := range joins {
+		out[i] = say("judge.joinedAt", Shown(j.id), clock(j.at))
+	}
+	return out
 }
 
 // other is the first holder the record named during s that is not id; "" if none.
@@ -441,7 +473,7 @@ func releasedBy(id string, changes []Change, from, end time.Time) bool {
 // overlapText says o in a sentence: who believed they led, for how long, what the record said
 // and why stale (the first stale believer) believed, other being the holder it missed; end is
 // when o ended, or now.
-func overlapText(lease string, o Overlap, stale, other string, c cause, end, now time.Time) Said {
+func overlapText(lease string, o Overlap, stale, other string, c cause, end, now time.Time, late []Said) Said {
 	var parts []Said
 	switch len(o.Believers) {
 	case 1:
@@ -456,6 +488,7 @@ func overlapText(lease string, o Overlap, stale, other string, c cause, end, now
 	} else {
 		parts = append(parts, say("judge.forSpan", seconds(o.End.Sub(o.Start)), clock(o.Start), clock(o.End)))
 	}
+	parts = append(parts, late...)
 	released := c.cause == CauseReleased && o.Holder == ""
 	switch {
 	case released && len(o.Believers) == 1:

@@ -124,6 +124,21 @@ func TestOverlaps(t *testing.T) {
 			text: []string{"alice and bob both believed they led ns/x for 8.4 s (14:00:17.0 to 14:00:25.4): alice was paused and did not see bob take over."},
 		},
 		{
+			// As above, and carol, whose clock runs ahead, believes she leads too from 21 to
+			// 23: one interval of three believers, carol only for part of it.
+			name: "GC pause, and a third believer who joins late",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 17, 29, 10, 1, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), follow(0.1, "carol"), lead(6.5, "alice", paused),
+					lead(17.05, "bob"), lead(21, "carol", offset(30*time.Second)), follow(23, "carol", offset(30*time.Second)),
+					lead(25, "alice"), follow(25.4, "alice", decided("lost")))
+			},
+			now:  30,
+			want: []string{"17-25.4 alice,bob,carol stale alice,carol paused"},
+			text: []string{"alice, bob and carol all believed they led ns/x for 8.4 s (14:00:17.0 to 14:00:25.4), carol only from 14:00:21.0: alice was paused"},
+		},
+		{
 			// As above, but alice, running again at 25, reads that bob holds the lease and
 			// still believes she leads until her renew deadline ends it at 32.
 			name: "GC pause, then a stale leader that had seen the holder",

@@ -112,6 +112,7 @@ var english = map[string]string{
 	"judge.believedAll":         "%s all believed they led %s",
 	"judge.forSoFar":            " for %s so far (since %s)",
 	"judge.forSpan":             " for %s (%s to %s)",
+	"judge.joinedAt":            ", %s only from %s",
 	"judge.afterReleasing":      " after releasing it",
 	"judge.afterReleased":       " after %s released it",
 	"judge.whileRecordNamed":    " while the record named %s",
