@@ -2,7 +2,9 @@ package auth
 
 import (
 	"bytes"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"html/template"
 	"net"
 	"net/http"
@@ -36,6 +38,16 @@ func (a *Auth) Register(e *echo.Echo) {
 
 //go:embed pages.css
 var pagesCSS []byte
+
+// pagesCSSURL is the stylesheet's address with its content's hash, so that a browser that kept
+// an older one for its hour of caching fetches the new one after an upgrade.
+var pagesCSSURL = func() string {
+	sum := sha256.Sum256(pagesCSS)
+	return "/join/pages.css?v=" + hex.EncodeToString(sum[:8])
+}()
+
+// pageFuncs are the functions of the pages' templates.
+var pageFuncs = template.FuncMap{"css": func() string { return pagesCSSURL }}
 
 // pagesStyle serves the stylesheet of the sign-in, join and workshop pages. It sits under
 // /join, which anyone may open, so that the sign-in page is styled too.
@@ -247,16 +259,16 @@ type signInView struct {
 	Message string
 }
 
-var signInTmpl = template.Must(template.New("signin").Parse(`<!doctype html>
+var signInTmpl = template.Must(template.New("signin").Funcs(pageFuncs).Parse(`<!doctype html>
 <html lang="{{.W.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="/join/pages.css">
+<link rel="stylesheet" href="{{css}}">
 <title>{{call .W.T "auth.signin.title"}} — leaselab</title></head>
 <body><main><p class="lang no-print"><a href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></p><h1>leaselab</h1><p data-testid="signin-message">{{call .W.T .Message}}</p></main></body></html>
 `))
 
-var joinTmpl = template.Must(template.New("join").Parse(`<!doctype html>
+var joinTmpl = template.Must(template.New("join").Funcs(pageFuncs).Parse(`<!doctype html>
 <html lang="{{.W.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="/join/pages.css">
+<link rel="stylesheet" href="{{css}}">
 <title>{{call .W.T "auth.join.title"}} — leaselab</title></head>
 <body><main><p class="lang no-print"><a href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></p><h1>leaselab</h1>
 <p data-testid="join-message">{{if and .Instructor (eq .Name "instructor")}}{{call .W.T "auth.join.asTheInstructor"}}<strong data-testid="join-identity">{{.Name}}</strong>{{call .W.T "auth.join.asTheInstructorEnd"}}{{else}}{{call .W.T "auth.join.asPre"}}<strong data-testid="join-identity">{{.Name}}</strong>{{end}}{{if and .Instructor (eq .Name "instructor")}}{{else if .Instructor}}{{call .W.T "auth.join.instructor"}}{{else if .Namespace}}{{call .W.T "auth.join.nsPre"}}<code data-testid="join-namespace">{{.Namespace}}</code>{{call .W.T "auth.join.nsMid"}}<code>{{.Arena}}</code>{{call .W.T "auth.join.nsPost"}}{{else}}{{call .W.T "auth.join.end"}}{{end}}</p>
@@ -268,12 +280,14 @@ var joinTmpl = template.Must(template.New("join").Parse(`<!doctype html>
 </main></body></html>
 `))
 
-var workshopTmpl = template.Must(template.New("workshop").Parse(`<!doctype html>
+var workshopTmpl = template.Must(template.New("workshop").Funcs(pageFuncs).Parse(`<!doctype html>
 <html lang="{{.W.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="/join/pages.css">
+<link rel="stylesheet" href="{{css}}">
 <title>{{call .W.T "auth.ws.title"}} — leaselab</title></head>
-<body><main><p class="lang no-print"><a href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></p>
-<h1>{{call .W.T "auth.ws.title"}}</h1>
+<body><header class="top no-print"><a class="brand" href="/">lease<b>lab</b></a>
+<nav aria-label="main"><a href="/">{{call .W.T "auth.ws.dashboard"}}</a> <a href="/scenarios">{{call .W.T "auth.nav.scenarios"}}</a> <a href="/workshop" aria-current="page">{{call .W.T "auth.ws.title"}}</a></nav>
+<a class="lang" href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></header>
+<main><h1>{{call .W.T "auth.ws.title"}}</h1>
 <p class="lead">{{call .W.T "auth.ws.joinAt"}}<code data-testid="base-url">{{.BaseURL}}</code>{{call .W.T "auth.ws.lead"}}<code>arena</code>{{call .W.T "auth.ws.leadEnd"}}</p>
 {{if .Loopback}}<p class="warning" data-testid="loopback-warning"><strong>{{call .W.T "auth.ws.loopback"}}</strong></p>{{end}}
 <p class="toolbar no-print"><a class="button" href="/">{{call .W.T "auth.ws.dashboard"}}</a> <span>{{call .W.T "auth.ws.print"}}</span></p>

@@ -142,8 +142,13 @@ func TestPagesStyle(t *testing.T) {
 	rec = httptest.NewRecorder()
 	e.ServeHTTP(rec, req)
 	body := rec.Body.String()
-	if rec.Code != http.StatusOK || !strings.Contains(body, `href="/join/pages.css"`) || strings.Count(body, `data-testid="identity"`) != 2 {
+	if rec.Code != http.StatusOK || !strings.Contains(body, `href="`+pagesCSSURL+`"`) || !strings.HasPrefix(pagesCSSURL, "/join/pages.css?v=") || strings.Count(body, `data-testid="identity"`) != 2 {
 		t.Errorf("workshop page: %d\n%s", rec.Code, body)
+	}
+	// It has the screens' way around (not printed).
+	if !strings.Contains(body, `<header class="top no-print">`) || !strings.Contains(body, `<a href="/scenarios">Scenarios</a>`) ||
+		!strings.Contains(body, `<a href="/workshop" aria-current="page">Workshop</a>`) {
+		t.Errorf("workshop page: no header:\n%s", body)
 	}
 	// The page is printed to hand the cards round: the instructor's card, whose link signs in
 	// with every right, is left out of the print; the participants' are not.
