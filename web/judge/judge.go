@@ -130,6 +130,15 @@ func (c Change) Expiry() time.Time {
 	return c.Since().Add(c.Duration)
 }
 
+// Written is leaseDurationSeconds as the change wrote it, on its writers' clock; Duration is
+// the hold on the server's (they differ under a TimeScaleAnnotation).
+func (c Change) Written() time.Duration {
+	if c.record.duration > 0 {
+		return c.record.duration
+	}
+	return c.Duration
+}
+
 // RecordExpiry is when the record itself says the lease runs out, renewTime +
 // leaseDurationSeconds on the holder's clock (the Coordinated Leader Election controller's
 // reading); zero without a renewTime or a duration.

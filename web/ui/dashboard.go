@@ -239,7 +239,7 @@ func leaseCard(l *coordinationv1.Lease, cur judge.Change, now time.Time) templat
 		Remaining:       "—",
 		Holder:          judge.Shown(cur.Holder),
 		Transitions:     cur.Transitions,
-		DurationSeconds: int32(cur.Duration / time.Second),
+		DurationSeconds: int32(cur.Written() / time.Second),
 		Strategy:        cur.Strategy,
 		PreferredHolder: judge.Shown(cur.PreferredHolder),
 		Status:          judge.Status(cur, now),

@@ -4,9 +4,12 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leaselab/leaselab/web/judge"
 )
 
 // TestHeaderNamesWhoIsSignedIn: on a workshop server every page's header names the identity
@@ -71,5 +74,28 @@ func TestUnknownPathForBrowsers(t *testing.T) {
 		if w.Code != http.StatusNotFound || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
 			t.Errorf("GET %s from a program: %d %s", path, w.Code, w.Header().Get("Content-Type"))
 		}
+	}
+}
+
+// TestScaledLeaseCard: a lesson's lease written at 2x (judge.TimeScaleAnnotation) shows the
+// leaseDurationSeconds it wrote, and its ring drains over the hold the judge counts, half of
+// that on the server's clock.
+func TestScaledLeaseCard(t *testing.T) {
+	now := t0.Add(time.Hour)
+	tu := mustNewUI(t, now)
+	l := lease("default", "fast", "alice", now.Add(-time.Second), 10, 0)
+	l.Annotations = map[string]string{judge.TimeScaleAnnotation: "2"}
+	tu.putLease(t, l, now.Add(-time.Second))
+	doc := tu.mustGetDoc(t, "/", http.StatusOK)
+	card := doc.Find(`[data-lease-card][data-name=fast]`)
+	ring := card.Find(`[data-ring]`)
+	since, _ := strconv.ParseInt(ring.AttrOr("data-since", ""), 10, 64)
+	expires, _ := strconv.ParseInt(ring.AttrOr("data-expires", ""), 10, 64)
+	if card.AttrOr("data-duration", "") != "10" || ring.AttrOr("data-duration", "") != "10" || expires-since != 5000 {
+		t.Errorf("card duration %q, ring %q over %d ms, want 10 s written and a 5,000 ms hold",
+			card.AttrOr("data-duration", ""), ring.AttrOr("data-duration", ""), expires-since)
+	}
+	if got := strings.TrimSpace(ring.Find(`[data-testid=remaining]`).Text()); got != "4.0 s" {
+		t.Errorf("remaining %q, want 4.0 s (5 s of hold, 1 s gone)", got)
 	}
 }

@@ -83,6 +83,7 @@
     const ring = card.querySelector('[data-ring]');
     ring.dataset.expires = String(c.expiresMs);
     ring.dataset.duration = String(c.durationSeconds);
+    ring.dataset.since = String(c.sinceMs);
     delete ring.dataset.firedFor;
     setStatus(card, c.status);
     const split = LL.field(card, 'split');

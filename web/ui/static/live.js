@@ -331,7 +331,10 @@
       // A page showing a past moment keeps its rings as the server drew them then.
       if (r.closest('[data-at]:not([data-at=""])')) continue;
       const exp = Number(r.dataset.expires) || 0;
-      const dur = Number(r.dataset.duration) || 0;
+      // The hold runs from data-since to data-expires: leaseDurationSeconds on the server's
+      // clock, or of a lesson's clock at another speed.
+      const since = Number(r.dataset.since) || 0;
+      const dur = since && exp > since ? (exp - since) / 1000 : Number(r.dataset.duration) || 0;
       const status = r.dataset.status;
       let frac = 0;
       let label = '—';
