@@ -128,6 +128,9 @@ func TestScenarioPages(t *testing.T) {
 	if !strings.Contains(tabs.Text(), "alice") {
 		t.Error("the dashboard does not show the scenario's candidates")
 	}
+	if !strings.Contains(tabs.Text(), "opened by leader-crash") {
+		t.Error("the dashboard does not say which lesson opened the scenario's candidates")
+	}
 }
 
 // waitFor polls cond until it holds or ctx ends.

@@ -403,7 +403,7 @@ func (u *UI) startScenario(sc *scenario.Scenario, seed uint64, speed float64, ke
 		Namespace: ns,
 		Seed:      seed,
 		Speed:     speed,
-		Stage:     hubStage{u.hub},
+		Stage:     hubStage{h: u.hub, lesson: sc.Name},
 		Overlaps:  u.scenarioOverlaps,
 		Logger:    u.log,
 	})
@@ -428,11 +428,15 @@ func (u *UI) scenarioOverlaps(ctx context.Context, ns, lease string, _ []judge.V
 	return out, err
 }
 
-// hubStage shows a run's members on the dashboard, like tabs.
-type hubStage struct{ h *Hub }
+// hubStage shows a run's members on the dashboard, like tabs, opened by the lesson: a row
+// reads "opened by gc-pause".
+type hubStage struct {
+	h      *Hub
+	lesson string
+}
 
 func (s hubStage) Enter(obey func(tabproto.Command) error) scenario.Seat {
-	return s.h.Enter(TabUser{Name: "scenario"}, obey)
+	return s.h.Enter(TabUser{Name: s.lesson}, obey)
 }
 
 // scenarioWatch serves /scenarios/:name/watch?seed=: a WebSocket that says {"v":n} whenever
