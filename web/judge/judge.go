@@ -143,10 +143,10 @@ func (c Change) Written() time.Duration {
 // leaseDurationSeconds on the holder's clock (the Coordinated Leader Election controller's
 // reading); zero without a renewTime or a duration.
 func (c Change) RecordExpiry() time.Time {
-	if c.RenewTime.IsZero() || c.record.duration <= 0 {
+	if c.RenewTime.IsZero() || c.Written() <= 0 {
 		return time.Time{}
 	}
-	return c.RenewTime.Add(c.record.duration) // as written: on the holder's clock
+	return c.RenewTime.Add(c.Written()) // as written: on the holder's clock
 }
 
 // Status of a lease.

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -325,12 +326,7 @@ func (s *span) late() []Said {
 			joins = append(joins, join{id, at})
 		}
 	}
-	slices.SortFunc(joins, func(a, b join) int {
-		if c := a.at.Compare(b.at); c != 0 {
-			return c
-		}
-		return strings.Compare(a.id, b.id)
-	})
+	slices.SortFunc(joins, func(a, b join) int { return cmp.Or(a.at.Compare(b.at), strings.Compare(a.id, b.id)) })
 	out := make([]Said, len(joins))
 	for i, j := range joins {
 		out[i] = say("judge.joinedAt", Shown(j.id), clock(j.at))
@@ -447,23 +443,22 @@ func reported(id string, views []View) bool {
 // tookOver reports whether the record went from naming id to naming other before id's hold ran
 // out, after from and by end.
 func tookOver(id, other string, changes []Change, from, end time.Time) bool {
-	first := sort.Search(len(changes), func(i int) bool { return changes[i].At.After(from) })
-	for i := max(first, 1); i < len(changes) && !changes[i].At.After(end); i++ {
-		c, prev := &changes[i], &changes[i-1]
-		if !c.Deleted && c.Holder == other && !prev.Deleted && prev.Holder == id && continuous(*prev, *c) {
-			return true
-		}
-	}
-	return false
+	return handedOver(id, other, changes, from, end, continuous)
 }
 
 // releasedBy reports whether the record went from naming id to naming nobody (a release, not
 // a deletion) after from and by end.
 func releasedBy(id string, changes []Change, from, end time.Time) bool {
+	return handedOver(id, "", changes, from, end, func(Change, Change) bool { return true })
+}
+
+// handedOver reports whether a change after from and by end wrote next as the holder over a
+// record that named id, neither a deletion, the two as within demands.
+func handedOver(id, next string, changes []Change, from, end time.Time, within func(prev, c Change) bool) bool {
 	first := sort.Search(len(changes), func(i int) bool { return changes[i].At.After(from) })
 	for i := max(first, 1); i < len(changes) && !changes[i].At.After(end); i++ {
 		c, prev := &changes[i], &changes[i-1]
-		if !c.Deleted && c.Holder == "" && !prev.Deleted && prev.Holder == id {
+		if !c.Deleted && c.Holder == next && !prev.Deleted && prev.Holder == id && within(*prev, *c) {
 			return true
 		}
 	}
