@@ -106,13 +106,13 @@
     return t('js.agoDays', Math.floor(s / 86400));
   }
 
-  // A banner's "24 s ago" (data-ago: the moment, RFC 3339) keeps time with the time bar beside it.
-  setInterval(() => {
+  /** A banner's "24 s ago" (data-ago: the moment, RFC 3339) keeps time with the time bar beside it. */
+  function updateAges() {
     for (const el of document.querySelectorAll('[data-ago]')) {
       const text = ago(Date.parse(el.dataset.ago));
       if (text && el.textContent !== text) el.textContent = text;
     }
-  }, 1000);
+  }
 
   /** The element of root marked data-field=name. */
   function field(root, name) { return root.querySelector('[data-field="' + name + '"]'); }
@@ -359,7 +359,10 @@
     }
   }
   function loop() {
-    if (!document.hidden) updateRings();
+    if (!document.hidden) {
+      updateRings();
+      updateAges();
+    }
     setTimeout(loop, reducedMotion.matches ? 1000 : 100);
   }
 
