@@ -4,14 +4,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestScenarioPageIdle: a scenario that is not running tells whoever may start it to do so,
 // and tells a participant, who may not, that it appears when the instructor starts it: the
 // page never asks a viewer for a Start it does not show.
 func TestScenarioPageIdle(t *testing.T) {
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		name    string
 		may     bool
@@ -22,7 +20,7 @@ func TestScenarioPageIdle(t *testing.T) {
 		{"participant", false, 0, "as soon as the instructor starts it"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tu := mustNewUI(t, now, func(o *Options) { o.MayCommandTabs = func(*http.Request) bool { return c.may } })
+			tu := mustNewUI(t, t0, func(o *Options) { o.MayCommandTabs = func(*http.Request) bool { return c.may } })
 			for _, path := range []string{"/scenarios/leader-crash?seed=7", "/scenarios/leader-crash/live?seed=7"} {
 				doc := tu.mustGetDoc(t, path, http.StatusOK)
 				idle := strings.TrimSpace(doc.Find(`[data-testid="scenario-idle"]`).Text())
