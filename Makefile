@@ -51,17 +51,29 @@ $(WASM_DIR)/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
 	cp $< $@
 
 .PHONY: test-deps
-test-deps: ## install what the browser tests need: Debian's chromium, when none is on PATH
-	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
-		exit 0; \
-	fi; \
-	if ! command -v apt-get >/dev/null 2>&1; then \
-		echo "chromium is not on PATH and apt-get is not available: install Chromium (a 'chromium' command) yourself" >&2; exit 1; \
-	fi; \
-	SUDO=; if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
-	echo "installing Debian's chromium for the browser tests"; \
-	$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends chromium \
-		|| { echo "could not install chromium: run 'sudo apt-get install chromium' and try again" >&2; exit 1; }
+# What the tests need beyond Go, installed when missing: Debian's chromium (the browser tests),
+# python3-kubernetes and Node.js (the official Python and JavaScript clients), and
+# @kubernetes/client-node at the version package-lock.json pins, from the npm registry.
+CLIENT_JS := cmd/leaselab/testdata/clients/js
+test-deps: ## install what the tests need beyond Go: chromium, the Python and JavaScript Kubernetes clients
+	@missing=; \
+	command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing="$$missing chromium"; \
+	python3 -c 'import kubernetes' >/dev/null 2>&1 || /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || missing="$$missing python3-kubernetes"; \
+	command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
+	if [ -n "$$missing" ]; then \
+		if ! command -v apt-get >/dev/null 2>&1; then \
+			echo "missing:$$missing, and apt-get is not available: install them yourself (a 'chromium' command, Python's kubernetes package, Node.js with npm)" >&2; exit 1; \
+		fi; \
+		SUDO=; if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
+		echo "installing Debian's$$missing for the tests"; \
+		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing \
+			|| { echo "could not install$$missing: run 'sudo apt-get install$$missing' and try again" >&2; exit 1; }; \
+	fi
+	@if [ ! -f $(CLIENT_JS)/node_modules/.package-lock.json ] || [ $(CLIENT_JS)/package-lock.json -nt $(CLIENT_JS)/node_modules/.package-lock.json ]; then \
+		echo "installing @kubernetes/client-node for the JavaScript client test"; \
+		npm ci --prefix $(CLIENT_JS) --no-audit --no-fund --loglevel=error \
+			|| { echo "could not install the JavaScript client: run 'npm ci --prefix $(CLIENT_JS)' and try again" >&2; exit 1; }; \
+	fi
 
 .PHONY: test
 test: check-generated wasm test-deps ## run every test, the browser tests included
