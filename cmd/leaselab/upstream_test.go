@@ -433,6 +433,36 @@ func TestUpstreamStartErrors(t *testing.T) {
 	}
 }
 
+// TestUpstreamRefusesPlaygroundDatabase: a database that holds the playground's own leases is
+// not used to mirror a cluster, whose first list would delete them; they are still there after.
+func TestUpstreamRefusesPlaygroundDatabase(t *testing.T) {
+	up := mustStartCluster(t, "", nil)
+	db := filepath.Join(t.TempDir(), "leaselab.db")
+	play := mustStartServer(t, db)
+	ctx := ctxT(t, time.Minute)
+	for _, name := range []string{"mine", "yours", "theirs", "ours"} {
+		putHolder(t, ctx, play.Client, name, "me")
+	}
+	play.Close()
+
+	cfg := serveConfig{addr: "127.0.0.1:0", db: db, compactKeep: 1000, compactMaxAge: time.Hour,
+		upstream: upstreamConfig{kubeconfig: up.kubeconfig(t, up.URL, "admin")}}
+	rs, err := startServer(context.Background(), cfg, discardLogger())
+	if err == nil {
+		rs.Close()
+		t.Fatal("served in front of a cluster on the playground's database")
+	}
+	for _, want := range []string{"Lease default/mine, Lease default/ours, Lease default/theirs and 1 more", "would delete them", "--db"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	play = mustStartServer(t, db)
+	if l, err := play.Client.CoordinationV1().Leases("default").List(ctx, metav1.ListOptions{}); err != nil || len(l.Items) != 4 {
+		t.Fatalf("the playground's leases after the refusal: %v %v", l, err)
+	}
+}
+
 // relay is a TCP relay between the front and the cluster that a test can cut, as a network
 // partition does, and heal.
 type relay struct {

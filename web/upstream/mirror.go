@@ -110,6 +110,9 @@ type mirrored struct {
 // the identity lacks.
 func (m *Mirror) Start(ctx context.Context, reg *kinds.Registry) error {
 	m.reg = reg
+	if err := m.refusePlaygroundObjects(ctx); err != nil {
+		return err
+	}
 	namespaces := m.cluster.Namespaces
 	if len(namespaces) == 0 {
 		namespaces = []string{metav1.NamespaceAll}
@@ -164,6 +167,33 @@ func (m *Mirror) Start(ctx context.Context, reg *kinds.Registry) error {
 		}
 	}
 	return nil
+}
+
+// refusePlaygroundObjects refuses a database that holds Leases or LeaseCandidates the mirror
+// did not write (they lack ResourceVersionAnnotation): the playground's own, or a workshop's.
+// The mirror's first list would delete every one of them as gone from the cluster.
+func (m *Mirror) refusePlaygroundObjects(ctx context.Context) error {
+	mark := []byte(`"` + ResourceVersionAnnotation + `"`)
+	var found []string
+	for _, k := range []*kinds.Kind{m.lookup("coordination.k8s.io", "v1", "leases"), m.lookup("coordination.k8s.io", "v1beta1", "leasecandidates")} {
+		res, err := m.st.List(ctx, store.ListOptions{Resource: k.StorageResource(), Match: func(o store.Object) bool {
+			return !bytes.Contains(o.Value, mark)
+		}})
+		if err != nil {
+			return fmt.Errorf("read the database: %w", err)
+		}
+		for _, o := range res.Objects {
+			found = append(found, k.Kind+" "+o.Key.Namespace+"/"+o.Key.Name)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	named := strings.Join(found[:min(len(found), 3)], ", ")
+	if len(found) > 3 {
+		named += fmt.Sprintf(" and %d more", len(found)-3)
+	}
+	return fmt.Errorf("the database holds objects of its own (%s): serving in front of a cluster mirrors the cluster into the database, which would delete them; give it a database of its own (--db upstream.db)", named)
 }
 
 // lookup is the registry's kind; the registry serves every kind the mirror writes.
