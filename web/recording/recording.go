@@ -116,6 +116,9 @@ func (r *Recorder) Write(ctx context.Context, w io.Writer, src store.LogReader, 
 		if err != nil {
 			return err
 		}
+		if err := r.found(objs, scope); err != nil {
+			return err
+		}
 		cw := changelog.NewWriter(w)
 		h := objs.header(scope, now)
 		h.Resources = r.Resources()
@@ -133,6 +136,29 @@ func (r *Recorder) Write(ctx context.Context, w io.Writer, src store.LogReader, 
 		}
 		return cw.Flush()
 	})
+}
+
+// ErrNothingToRecord is the error of a recording of a lease or namespace that has no change in
+// the log: it never existed, or compaction dropped its whole history.
+var ErrNothingToRecord = errors.New("nothing to record")
+
+// found says that the scope's lease, or anything of its namespace, is in the log.
+func (r *Recorder) found(objs objects, s Scope) error {
+	switch {
+	case s.Lease != "":
+		if objs.in(store.Key{Resource: r.leases.StorageResource(), Namespace: s.Namespace, Name: s.Lease}) {
+			return nil
+		}
+		return fmt.Errorf("no lease %s/%s in the database's history: %w", s.Namespace, s.Lease, ErrNothingToRecord)
+	case s.Namespace != "":
+		for _, o := range objs {
+			if o.in {
+				return nil
+			}
+		}
+		return fmt.Errorf("no namespace %s in the database's history: %w", s.Namespace, ErrNothingToRecord)
+	}
+	return nil
 }
 
 // collect reads the log once and finds the objects in scope, with what the header says of

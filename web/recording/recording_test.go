@@ -133,6 +133,19 @@ func TestScope(t *testing.T) {
 	}
 }
 
+// TestNothingToRecord: a lease or namespace with no change in the log is an error, and nothing
+// is written.
+func TestNothingToRecord(t *testing.T) {
+	f := newFixture(t)
+	for _, scope := range []recording.Scope{{Namespace: "demo", Lease: "never"}, {Namespace: "absent"}, {Namespace: "absent", Lease: "x"}} {
+		var buf bytes.Buffer
+		err := f.rec.Write(context.Background(), &buf, f.db, scope, time.Now())
+		if !errors.Is(err, recording.ErrNothingToRecord) || buf.Len() != 0 {
+			t.Errorf("%+v: %v, %d bytes written", scope, err, buf.Len())
+		}
+	}
+}
+
 // TestResourcesAreTheServedOnes: the resources a recording holds are the store resources the
 // kinds are kept under (web/kinds), and never the workshop's identities (web/auth).
 func TestResourcesAreTheServedOnes(t *testing.T) {

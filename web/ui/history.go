@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -34,6 +35,9 @@ func (u *UI) history(c echo.Context) error {
 			// header announces what it holds).
 			u.log.Warn("recording download cut short", slog.Any("error", err))
 			return nil
+		}
+		if errors.Is(err, recording.ErrNothingToRecord) {
+			return u.failSays(c, http.StatusNotFound, i18n.Say("error.noRecording", err.Error()))
 		}
 		return err
 	}

@@ -43,6 +43,10 @@ func TestHistoryDownload(t *testing.T) {
 	for _, bad := range []string{"/ui/history?lease=x", "/ui/history?namespace=Demo"} {
 		tu.mustGetDoc(t, bad, http.StatusBadRequest)
 	}
+	// A lease or namespace the log never held: nothing to download.
+	for _, absent := range []string{"/ui/history?namespace=demo&lease=never", "/ui/history?namespace=absent"} {
+		tu.mustGetDoc(t, absent, http.StatusNotFound)
+	}
 }
 
 // TestReplayScreens: on a replay every page says what it replays, with the clock stopped;
