@@ -109,6 +109,21 @@ func TestCommandLineSmallCases(t *testing.T) {
 	}
 }
 
+// TestHelpGoesToStdout: help that was asked for is printed on stdout, so that it can be paged
+// or searched; a usage error's stays on stderr.
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, args := range [][]string{{"serve", "--help"}, {"help", "serve"}, {"bench", "workshop", "-h"}, {"kubeconfig", "-help"}, {"--help"}} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "Usage: leaselab") || stderr.Len() > 0 {
+			t.Errorf("%q: exit %d\nstdout: %s\nstderr: %s", args, code, stdout.String(), stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"serve", "--no-such-flag"}, &stdout, &stderr); code != 2 || stdout.Len() > 0 || !strings.Contains(stderr.String(), "Usage: leaselab serve") {
+		t.Errorf("a bad flag: exit %d\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+	}
+}
+
 // TestFailedStartLeavesNoFiles: a start that fails because the port is taken leaves no new
 // database (nor its companions) behind, and leaves an existing one alone.
 func TestFailedStartLeavesNoFiles(t *testing.T) {

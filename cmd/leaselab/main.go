@@ -61,7 +61,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			err := c.run(ctx, args[1:], stdout, stderr)
+			errOut := stderr
+			if helpAsked(args[1:]) {
+				// Help that was asked for is the command's output (`serve --help | less`); the
+				// flag set prints its usage to the error stream it is given.
+				errOut = stdout
+			}
+			err := c.run(ctx, args[1:], stdout, errOut)
 			switch {
 			case err == nil:
 				return 0
@@ -115,6 +121,20 @@ func newFlagSet(name, summary, args string, stderr io.Writer) *flag.FlagSet {
 		fmt.Fprintln(stderr, "\nEvery flag can also be set with the environment variable LEASELAB_<FLAG> (upper case, - as _).")
 	}
 	return fs
+}
+
+// helpAsked says whether a command's arguments ask for its help (-h, -help or --help before
+// any "--").
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help", "--h":
+			return true
+		}
+	}
+	return false
 }
 
 // parseFlags parses args, taking defaults from LEASELAB_* environment variables first.
