@@ -102,7 +102,7 @@ func (c *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.Namespace, "namespace", "leaselab-bench", "namespace the benchmark writes its leases in")
 	fs.IntVar(&c.Clients, "clients", 64, "concurrent clients (renew, contend, heartbeat senders)")
 	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "how long the load runs")
-	fs.Float64Var(&c.Rate, "rate", 0, "renew: total renewals per second to aim for (0: as fast as possible); watch: writes per second (default 100)")
+	fs.Float64Var(&c.Rate, "rate", 0, "renew: total renewals per second to aim for (0: as fast as possible); watch: writes per second, 100 when 0")
 	fs.IntVar(&c.Leases, "leases", 10000, "heartbeat: number of leases, each renewed every --interval")
 	fs.DurationVar(&c.Interval, "interval", 10*time.Second, "heartbeat: renewal interval of each lease")
 	fs.IntVar(&c.Watchers, "watchers", 1000, "watch: number of watchers")

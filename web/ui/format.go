@@ -27,6 +27,12 @@ func secsText(d time.Duration) string {
 	return strconv.FormatFloat(s, 'f', 1, 64) + " s"
 }
 
+// exactSecsText is a duration in seconds with as many decimals as it has: "0.25 s", "1.5 s",
+// "10 s" (a choice's label, which must not round 250 ms to "0.2 s").
+func exactSecsText(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+}
+
 // spanText is a window length: "45 s", "3 min".
 func spanText(d time.Duration) string {
 	if d < time.Minute {

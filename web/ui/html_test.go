@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"html"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -799,5 +800,22 @@ func TestScaledLeaseCard(t *testing.T) {
 	}
 	if got := strings.TrimSpace(ring.Find(`[data-testid=remaining]`).Text()); got != "4.0 s" {
 		t.Errorf("remaining %q, want 4.0 s (5 s of hold, 1 s gone)", got)
+	}
+}
+
+// TestSlowChoiceLabels: each delay the slow-network control offers is labelled with its exact
+// length, as its effect text says it ("0.25 s", not "0.2 s").
+func TestSlowChoiceLabels(t *testing.T) {
+	choices := slowChoices(context.Background(), nil)
+	labels := map[int64]string{}
+	for _, c := range choices {
+		labels[c.Ms] = c.Label
+		secs, err := strconv.ParseFloat(strings.TrimSuffix(c.Label, " s"), 64)
+		if err != nil || int64(math.Round(secs*1000)) != c.Ms {
+			t.Errorf("%d ms labelled %q", c.Ms, c.Label)
+		}
+	}
+	if labels[250] != "0.25 s" || labels[1500] != "1.5 s" || labels[10000] != "10 s" {
+		t.Errorf("labels %v", labels)
 	}
 }

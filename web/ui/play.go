@@ -142,7 +142,7 @@ func slowChoices(ctx context.Context, t *candidate.Timings) []templates.SlowChoi
 	lang := string(i18n.FromContext(ctx))
 	out := make([]templates.SlowChoice, len(candidate.SlowSteps))
 	for i, d := range candidate.SlowSteps {
-		out[i] = templates.SlowChoice{Ms: d.Milliseconds(), Label: secsText(d)}
+		out[i] = templates.SlowChoice{Ms: d.Milliseconds(), Label: exactSecsText(d)}
 		if t != nil {
 			out[i].Effect = t.LatencyEffectSays(d).In(lang)
 		}
