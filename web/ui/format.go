@@ -3,6 +3,7 @@ package ui
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/leaselab/leaselab/templates/i18n"
@@ -27,10 +28,15 @@ func secsText(d time.Duration) string {
 	return strconv.FormatFloat(s, 'f', 1, 64) + " s"
 }
 
-// exactSecsText is a duration in seconds with as many decimals as it has: "0.25 s", "1.5 s",
-// "10 s" (a choice's label, which must not round 250 ms to "0.2 s").
+// exactSecsText is a duration in seconds with as many decimals as it has, one at least, as
+// secsText writes the screens' seconds: "0.25 s", "1.5 s", "10.0 s" (a delay's label, which
+// must not round 250 ms to "0.2 s"; live.js's delaySecs writes the same).
 func exactSecsText(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+	s := strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s + " s"
 }
 
 // spanText is a window length: "45 s", "3 min".

@@ -815,7 +815,7 @@ func TestSlowChoiceLabels(t *testing.T) {
 			t.Errorf("%d ms labelled %q", c.Ms, c.Label)
 		}
 	}
-	if labels[250] != "0.25 s" || labels[1500] != "1.5 s" || labels[10000] != "10 s" {
+	if labels[250] != "0.25 s" || labels[1500] != "1.5 s" || labels[10000] != "10.0 s" {
 		t.Errorf("labels %v", labels)
 	}
 }

@@ -87,6 +87,12 @@
     return s.toFixed(1) + ' s';
   }
 
+  /** Formats a delay exactly, one decimal at least, as the server labels the choices: "0.25 s", "4.0 s". */
+  function delaySecs(ms) {
+    const s = String(ms / 1000);
+    return (s.includes('.') ? s : s + '.0') + ' s';
+  }
+
   /** Formats a Unix ms instant as wall-clock time: "14:02:11". */
   function clock(ms) {
     if (!ms) return '';
@@ -370,7 +376,7 @@
   /** The words of the fault buttons, in one place. */
   const faultWords = {
     pause: t('faults.pause'), resume: t('faults.resume'), heal: t('faults.heal'), partition: t('faults.partition'),
-    failFast: t('faults.failFast'), slow: t('faults.slow'), slowOn: (ms) => t('faults.slowOn', secs(ms)),
+    failFast: t('faults.failFast'), slow: t('faults.slow'), slowOn: (ms) => t('faults.slowOn', delaySecs(ms)),
     inSync: t('faults.clockInSync'), offset: (s) => t('faults.clock', (s > 0 ? '+' : '') + s + ' s'),
     rate: (r) => t('faults.rate', r + '×'),
   };
@@ -483,7 +489,7 @@
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
   });
 
-  window.LL = { serverNow, secs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showActionable, showState, words, t, has, msg, describeFaults, list };
+  window.LL = { serverNow, secs, delaySecs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showActionable, showState, words, t, has, msg, describeFaults, list };
   showConnection();
   updateRings();
   loop();

@@ -323,7 +323,7 @@
     switch (c.type) {
       case 'slow':
         if (c.latencyMs === 0) return t('js.cmd.slowOff');
-        return c.latencyMs > 0 ? t('js.cmd.slowOn', LL.secs(c.latencyMs)) : t('js.cmd.slowAuto');
+        return c.latencyMs > 0 ? t('js.cmd.slowOn', LL.delaySecs(c.latencyMs)) : t('js.cmd.slowAuto');
       case 'partition': return t(c.mode === 'fail' ? 'js.cmd.partitionFail' : 'js.cmd.partitionHang');
       case 'clockOffset': return t('js.cmd.clockOffsetTo', (c.seconds > 0 ? '+' : '') + c.seconds + ' s');
       case 'clockRate': return t('js.cmd.clockRateTo', c.rate + '×');
