@@ -4,23 +4,26 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/leaselab/leaselab/web/said"
 )
 
-// Said is a sentence of the controller as a message key and its arguments, so that the screens
-// put a decision in their reader's language (the catalog of templates/i18n has every key in
-// English and Chinese, the same English as here); English is the sentence in English, as the
-// decision's Message and the log carry it. An argument is a string (a name, a version, a
-// duration, an API server's error, which read the same in every language) or a Said of its own.
-// The empty key joins its arguments; KeyList lists them.
-type Said struct {
-	Key  string
-	Args []any
-}
+// Said is a sentence of the controller (web/said): the decision's Message and the log carry its
+// English; the screens put a decision in their reader's language. Its arguments are strings (a
+// name, a version, a duration, an API server's error, which read the same in every language)
+// or sentences of their own.
+type Said = said.Said
 
 // KeyList is the key of a list ("a, b"; in Chinese "a、b"): its arguments are the items.
-const KeyList = "election.list"
+var KeyList = said.RegisterList("election.list", func(items []string) string { return strings.Join(items, ", ") })
 
-// say is the sentence key with args; an argument that is not a Said is kept as its text.
+var (
+	same   = said.Same
+	concat = said.Concat
+)
+
+// say is the sentence key with args; an argument that is not a Said is kept as its text, as
+// the controller's formats take every argument with %s.
 func say(key string, args ...any) Said {
 	s := Said{Key: key, Args: make([]any, len(args))}
 	for i, a := range args {
@@ -32,9 +35,6 @@ func say(key string, args ...any) Said {
 	}
 	return s
 }
-
-// same is s, which reads the same in every language (an API server's error, a name).
-func same(s string) Said { return Said{Args: []any{s}} }
 
 // list lists items.
 func list(items []string) Said {
@@ -52,48 +52,6 @@ func listSaid(items []Said) Said {
 		args[i] = it
 	}
 	return Said{Key: KeyList, Args: args}
-}
-
-// concat joins sentences.
-func concat(parts ...Said) Said {
-	args := make([]any, len(parts))
-	for i, p := range parts {
-		args[i] = p
-	}
-	return Said{Args: args}
-}
-
-// IsZero reports whether s says nothing at all.
-func (s Said) IsZero() bool { return s.Key == "" && len(s.Args) == 0 }
-
-// English is s in English.
-func (s Said) English() string {
-	args := make([]string, len(s.Args))
-	for i, a := range s.Args {
-		if n, ok := a.(Said); ok {
-			args[i] = n.English()
-		} else {
-			args[i] = fmt.Sprint(a)
-		}
-	}
-	switch s.Key {
-	case "":
-		return strings.Join(args, "")
-	case KeyList:
-		return strings.Join(args, ", ")
-	}
-	format, ok := english[s.Key]
-	if !ok {
-		return s.Key
-	}
-	if len(args) == 0 {
-		return format
-	}
-	anys := make([]any, len(args))
-	for i, a := range args {
-		anys[i] = a
-	}
-	return fmt.Sprintf(format, anys...)
 }
 
 // saidError is an error the controller words as a sentence.
@@ -128,7 +86,7 @@ func English() map[string]string {
 }
 
 // english holds the controller's sentences.
-var english = map[string]string{
+var english = said.Register(map[string]string{
 	// Why a strategy.
 	"election.strategyOnly":       "strategy %s: asked by the only candidate %s",
 	"election.strategyEvery":      "strategy %s: asked by every candidate",
@@ -194,4 +152,4 @@ var english = map[string]string{
 	"election.errCreate":       "create lease: %s",
 	"election.errGet":          "get lease: %s",
 	"election.errUpdate":       "update lease: %s",
-}
+})

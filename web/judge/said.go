@@ -1,73 +1,19 @@
 package judge
 
-import (
-	"fmt"
-	"strings"
+import "github.com/leaselab/leaselab/web/said"
+
+// Said is a sentence of the judge (web/said): Text fields and the test kit carry its English;
+// the screens put it in their reader's language.
+type Said = said.Said
+
+var (
+	say    = said.Say
+	same   = said.Same
+	concat = said.Concat
 )
 
-// Said is a sentence of the judge as a message key and its arguments, so that the screens put
-// it in their reader's language (the catalog of templates/i18n has every key in English and
-// Chinese); English is the sentence in English, as Text fields and the test kit carry it. An
-// argument is a string, a number, or a Said of its own. The empty key joins its arguments.
-type Said struct {
-	Key  string
-	Args []any
-}
-
-// say is the sentence key with args.
-func say(key string, args ...any) Said { return Said{Key: key, Args: args} }
-
-// same is s, which reads the same in every language (an identity, a number).
-func same(s string) Said { return Said{Args: []any{s}} }
-
-// concat joins sentences.
-func concat(parts ...Said) Said {
-	args := make([]any, len(parts))
-	for i, p := range parts {
-		args[i] = p
-	}
-	return Said{Args: args}
-}
-
-// IsZero reports whether s says nothing at all.
-func (s Said) IsZero() bool { return s.Key == "" && len(s.Args) == 0 }
-
-// English is s in English.
-func (s Said) English() string {
-	args := make([]any, len(s.Args))
-	for i, a := range s.Args {
-		if n, ok := a.(Said); ok {
-			args[i] = n.English()
-		} else {
-			args[i] = a
-		}
-	}
-	if s.Key == "" {
-		var b strings.Builder
-		for _, a := range args {
-			fmt.Fprint(&b, a)
-		}
-		return b.String()
-	}
-	if s.Key == KeyList {
-		ids := make([]string, len(args))
-		for i, a := range args {
-			ids[i] = fmt.Sprint(a)
-		}
-		return names(ids)
-	}
-	format, ok := english[s.Key]
-	if !ok {
-		return s.Key
-	}
-	if len(args) == 0 {
-		return format
-	}
-	return fmt.Sprintf(format, args...)
-}
-
 // KeyList is the key of a list of identities ("a, b and c"; the arguments are the identities).
-const KeyList = "judge.list"
+var KeyList = said.RegisterList("judge.list", names)
 
 // English returns the judge's sentences in English by key: the catalog of the screens has the
 // same English for each, and its Chinese.
@@ -80,7 +26,7 @@ func English() map[string]string {
 }
 
 // english holds the judge's sentences.
-var english = map[string]string{
+var english = said.Register(map[string]string{
 	"judge.acquired":            "%s acquired %s (transitions %d)",
 	"judge.wroteAgain":          "%s wrote %s again after its hold had expired (transitions %d)",
 	"judge.acquiredAfter":       "%s acquired %s after %s's hold expired (transitions %d)",
@@ -141,4 +87,4 @@ var english = map[string]string{
 	"advice.clock-drift":        "client-go counts leaseDuration, renewDeadline and retryPeriod on the process's own clock: an offset cancels out, a clock that runs slow or fast does not. Keep the gap between renewDeadline and leaseDuration large enough to absorb drift, keep time synchronised, and %[1]s.",
 	"advice.released":           "Release only after the work has stopped: with ReleaseOnCancel, client-go clears holderIdentity as soon as the context is cancelled, without waiting for the work begun in OnStartedLeading, so cancel only once that work has returned; else leave ReleaseOnCancel off, %[2]s, and let the lease run out.",
 	"advice.unknown":            "client-go gives no fencing: %[1]s, and %[2]s.",
-}
+})

@@ -1,43 +1,18 @@
 package timings
 
-import "fmt"
+import "github.com/leaselab/leaselab/web/said"
 
-// Said is a sentence of the calculator as a message key and its arguments, so that a screen
-// puts it in its reader's language (the catalog of templates/i18n has every key in English and
-// Chinese); English is the sentence in English, as the command and the Message, Reason, Label,
-// Value and Detail fields carry it. An argument is a string, a number or a Said of its own.
-type Said struct {
-	Key  string
-	Args []any
-}
+// Said is a sentence of the calculator (web/said): the command and the Message, Reason, Label,
+// Value and Detail fields carry its English; a screen puts it in its reader's language.
+type Said = said.Said
 
-func say(key string, args ...any) Said { return Said{Key: key, Args: args} }
+var say = said.Say
 
 // same is s, which reads the same in every language (a figure).
 func same(s string) Said { return Said{Key: KeySame, Args: []any{s}} }
 
 // KeySame is the key of a sentence that reads the same in every language: its one argument.
 const KeySame = "timings.same"
-
-// English is s in English.
-func (s Said) English() string {
-	args := make([]any, len(s.Args))
-	for i, a := range s.Args {
-		if n, ok := a.(Said); ok {
-			args[i] = n.English()
-		} else {
-			args[i] = a
-		}
-	}
-	format, ok := english[s.Key]
-	if !ok {
-		return s.Key
-	}
-	if len(args) == 0 {
-		return format
-	}
-	return fmt.Sprintf(format, args...)
-}
 
 // English returns the calculator's sentences in English by key: the screens' catalog has the
 // same English for each, and its Chinese.
@@ -50,7 +25,7 @@ func English() map[string]string {
 }
 
 // english holds the calculator's sentences.
-var english = map[string]string{
+var english = said.Register(map[string]string{
 	KeySame:                      "%s",
 	"timings.leads":              "A leader that cannot reach the API server keeps leading until its renew deadline passes: up to retryPeriod + renewDeadline = %s after its last renewal.",
 	"timings.twoLeaders":         "A leader cut off from the API server may still be leading when another candidate takes the lease.",
@@ -88,4 +63,4 @@ var english = map[string]string{
 	"timings.loadValue":          "leader %s/s, follower %s/s",
 	"timings.loadHow":            "The leader writes the Lease once per retryPeriod; a follower reads it once per try, on average every 1.6 × retryPeriod.",
 	"timings.span":               "%s to %s",
-}
+})

@@ -7,12 +7,16 @@ import (
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/judge"
+	"github.com/leaselab/leaselab/web/said"
 )
 
-// says is one of the judge's sentences in both languages: its key is the catalog's (the
-// catalog has the judge's English for each, TestJudgeSentencesInCatalog checks it), its
-// sentences within are put in each language too.
-func says(s judge.Said) i18n.Text {
+// says is one of the rules' sentences (the judge's, the election controller's, the timing
+// calculator's: web/said) in both languages: its key is the catalog's (the catalog has each
+// package's English for it, TestJudgeSentencesInCatalog and its kin check it), its sentences
+// within are put in each language too. The judge's lists of identities read "a, b and c" and
+// "a、b 和 c"; the controller's lists "a, b" and "a、b". The zero sentence is the zero Text (a
+// decision made without its sentence: the screens show its Message).
+func says(s said.Said) i18n.Text {
 	if s.IsZero() {
 		return i18n.Text{}
 	}
@@ -24,23 +28,21 @@ func says(s judge.Said) i18n.Text {
 		return i18n.Text{En: s.English(), Zh: namesZh(ids)}
 	}
 	args := make([]any, len(s.Args))
+	parts := make([]i18n.Text, len(s.Args))
 	for i, a := range s.Args {
-		if n, ok := a.(judge.Said); ok {
-			args[i] = says(n)
+		if n, ok := a.(said.Said); ok {
+			parts[i] = says(n)
+			args[i] = parts[i]
 		} else {
+			parts[i] = i18n.Same(fmt.Sprint(a))
 			args[i] = a
 		}
 	}
-	if s.Key == "" {
-		parts := make([]i18n.Text, len(args))
-		for i, a := range args {
-			if t, ok := a.(i18n.Text); ok {
-				parts[i] = t
-			} else {
-				parts[i] = i18n.Same(fmt.Sprint(a))
-			}
-		}
+	switch s.Key {
+	case "":
 		return i18n.Concat(parts...)
+	case election.KeyList:
+		return i18n.Join(parts, i18n.Text{En: ", ", Zh: "、"})
 	}
 	return i18n.Say(s.Key, args...)
 }
@@ -63,31 +65,4 @@ func namesZh(ids []string) string {
 		return strings.Join(shown, "")
 	}
 	return strings.Join(shown[:len(shown)-1], "、") + " 和 " + shown[len(shown)-1]
-}
-
-// electionSays is one of the election controller's sentences in both languages, as says is
-// the judge's: its key is the catalog's, its sentences within are put in each language, and
-// its lists are "a, b" in English and "a、b" in Chinese. A decision made without its sentence
-// (zero) is the zero Text, and the screens show its Message.
-func electionSays(s election.Said) i18n.Text {
-	if s.IsZero() {
-		return i18n.Text{}
-	}
-	args := make([]any, len(s.Args))
-	parts := make([]i18n.Text, len(s.Args))
-	for i, a := range s.Args {
-		if n, ok := a.(election.Said); ok {
-			parts[i] = electionSays(n)
-		} else {
-			parts[i] = i18n.Same(fmt.Sprint(a))
-		}
-		args[i] = parts[i]
-	}
-	switch s.Key {
-	case "":
-		return i18n.Concat(parts...)
-	case election.KeyList:
-		return i18n.Join(parts, i18n.Text{En: ", ", Zh: "、"})
-	}
-	return i18n.Say(s.Key, args...)
 }

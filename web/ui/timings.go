@@ -30,31 +30,17 @@ func timingsView(v timings.Verdict) templates.Timings {
 		return out
 	}
 	for _, f := range v.Figures() {
-		value, detail := keepUnitsSays(timingsSays(f.ValueSays)), keepUnitsSays(timingsSays(f.DetailSays))
+		value, detail := keepUnitsSays(says(f.ValueSays)), keepUnitsSays(says(f.DetailSays))
 		out.Figures = append(out.Figures, templates.TimingFigure{Key: f.Key, Label: f.Label, Value: value.En, Detail: detail.En,
-			LabelSays: timingsSays(f.LabelSays), ValueSays: value, DetailSays: detail})
+			LabelSays: says(f.LabelSays), ValueSays: value, DetailSays: detail})
 	}
 	for _, w := range v.Warnings {
-		msg, reason := keepUnitsSays(timingsSays(w.MessageSays)), keepUnitsSays(timingsSays(w.ReasonSays))
+		msg, reason := keepUnitsSays(says(w.MessageSays)), keepUnitsSays(says(w.ReasonSays))
 		out.Warnings = append(out.Warnings, templates.TimingWarning{Code: w.Code, Severity: string(w.Severity), Message: msg.En, Reason: reason.En,
 			MessageSays: msg, ReasonSays: reason})
 	}
 	out.Chart = timingsChart(v)
 	return out
-}
-
-// timingsSays is one of the calculator's sentences in both languages: its key is the
-// catalog's (TestCalculatorSentencesInCatalog checks the English is the same).
-func timingsSays(s timings.Said) i18n.Text {
-	args := make([]any, len(s.Args))
-	for i, a := range s.Args {
-		if n, ok := a.(timings.Said); ok {
-			args[i] = timingsSays(n)
-		} else {
-			args[i] = a
-		}
-	}
-	return i18n.Say(s.Key, args...)
 }
 
 // timingsChart lays out the chart: the axis runs from the leader's last renewal to the latest
