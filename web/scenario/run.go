@@ -289,6 +289,10 @@ func (r *Run) observeLocked(m *member, s candidate.Snapshot, now time.Time) tabp
 	}
 	if now.Before(m.workUntil) {
 		rep.Role, rep.State = tabproto.RoleLeader, tabproto.StateLeader
+	} else if !m.workUntil.IsZero() {
+		// It stopped acting as the leader when its work stopped, not when it let the lease go:
+		// the server dates the role change by RoleSince (on the candidate's clock).
+		rep.RoleSince = max(rep.RoleSince, rep.Clock-now.Sub(m.workUntil).Milliseconds())
 	}
 	if rep.Role != m.role {
 		m.role = rep.Role

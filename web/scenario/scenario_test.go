@@ -3,6 +3,9 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,8 +15,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/leasetest"
+	"github.com/leaselab/leaselab/web/views"
 )
 
 // readerPause is how long after a step is done the tests take Next.
@@ -27,8 +33,9 @@ func play(t *testing.T, sc *Scenario, seed uint64) (*Run, []Event) {
 	return run, evs
 }
 
-// playAt is play at a speed, with the server the run wrote to.
-func playAt(t *testing.T, sc *Scenario, seed uint64, speed float64) (*Run, []Event, *leasetest.Server) {
+// playAt is play at a speed, with the server the run wrote to; configure may change the run's
+// options.
+func playAt(t *testing.T, sc *Scenario, seed uint64, speed float64, configure ...func(*Options)) (*Run, []Event, *leasetest.Server) {
 	t.Helper()
 	srv := leasetest.Start(t)
 	cfg := srv.Config()
@@ -42,6 +49,9 @@ func playAt(t *testing.T, sc *Scenario, seed uint64, speed float64) (*Run, []Eve
 		Overlaps: func(_ context.Context, ns, lease string, views []judge.View) ([]judge.Overlap, error) {
 			return srv.Overlaps(ns, lease, views...), nil
 		},
+	}
+	for _, c := range configure {
+		c(&opts)
 	}
 	run, err := Start(t.Context(), sc, opts)
 	if err != nil {
@@ -159,4 +169,62 @@ func TestSameSeedSameEvents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordingStage seats a run's members as the dashboard's tab hub does, with their reports
+// recorded as the server records a tab's views (web/views).
+type recordingStage struct{ rec *views.Recorder }
+
+func (s recordingStage) Enter(func(tabproto.Command) error) Seat { return recordingSeat(s) }
+
+type recordingSeat recordingStage
+
+func (s recordingSeat) Report(rep tabproto.Report) { s.rec.Report(rep, views.SourceTab, time.Now()) }
+func (recordingSeat) Leave()                       {}
+
+// TestWorkOutlivingTheLeaseEnds: in release-on-cancel, the leader's work runs on after it
+// released the lease; when the work stops, the view the server records of it is dated then,
+// after the views that had it leading, so that the split brain ends there (its report's role
+// change was dated back to the release, before them, and the lease page showed the overlap
+// as lasting for ever).
+func TestWorkOutlivingTheLeaseEnds(t *testing.T) {
+	sc := Find("release-on-cancel")
+	synctest.Test(t, func(t *testing.T) {
+		db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "views.db"), sqlite.Options{CompactInterval: -1}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		rec := views.NewRecorder(t.Context(), db, slog.New(slog.DiscardHandler))
+		run, _, _ := playAt(t, sc, 42, 1, func(o *Options) { o.Stage = recordingStage{rec} })
+		vs, err := views.NewReader(db, 1000).Views(t.Context(), run.opts.Namespace, sc.Lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The judge reads them in the order of their dates.
+		slices.SortStableFunc(vs, func(a, b judge.View) int { return a.At.Compare(b.At) })
+		var alice []judge.View
+		for _, v := range vs {
+			if v.Identity == "alice" {
+				alice = append(alice, v)
+			}
+		}
+		// alice released at her first view naming no holder; her work ran 4 s more.
+		var released, stopped time.Time
+		for _, v := range alice {
+			if v.Holder == "" && v.Leads && released.IsZero() {
+				released = v.At
+			}
+			if v.State == "stopped" {
+				stopped = v.At
+			}
+		}
+		if released.IsZero() || stopped.Sub(released) < 4*time.Second || alice[len(alice)-1].Leads {
+			t.Errorf("alice released at %s and stopped at %s (want when her 4 s of work ended); her views by date end with %+v",
+				released.Format(time.StampMilli), stopped.Format(time.StampMilli), alice[len(alice)-1])
+		}
+		if judge.Disagreeing(vs, run.holderNow()) {
+			t.Errorf("at the end someone but holder %q believes it leads: %+v", run.holderNow(), vs)
+		}
+	})
 }

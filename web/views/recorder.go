@@ -29,6 +29,7 @@ type written struct {
 	rev  int64
 	note notable
 	role string
+	at   int64 // the view's AtMs
 }
 
 // NewRecorder returns a recorder writing to st until ctx ends.
@@ -54,6 +55,9 @@ func (r *Recorder) Report(rep tabproto.Report, source string, received time.Time
 	if seen && prev.note == rec.notable() {
 		return
 	}
+	// A role change dated back never goes before the candidate's previous view: the judge reads
+	// a candidate's views in the order of their dates, and the last one is what it believes now.
+	rec.AtMs = max(rec.AtMs, prev.at)
 	r.write(k, prev.rev, rec)
 }
 
@@ -72,7 +76,7 @@ func (r *Recorder) write(k store.Key, rev int64, rec Record) {
 		return
 	}
 	r.mu.Lock()
-	r.last[k] = written{rev: o.Revision, note: rec.notable(), role: rec.Role}
+	r.last[k] = written{rev: o.Revision, note: rec.notable(), role: rec.Role, at: rec.AtMs}
 	r.mu.Unlock()
 }
 

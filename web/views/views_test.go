@@ -112,3 +112,25 @@ func TestReportDatingIsBounded(t *testing.T) {
 		t.Fatalf("no role change: at %d, want the receipt %d", rec.AtMs, t0.UnixMilli())
 	}
 }
+
+// TestDatedBackNeverBeforeThePreviousView: a role change dated back lands no earlier than the
+// candidate's previous view, so that, read in the order of their dates, its last view is the
+// last it reported (a stop dated to before the report that had it leading left it leading for
+// ever on the lease page).
+func TestDatedBackNeverBeforeThePreviousView(t *testing.T) {
+	ctx := context.Background()
+	db := openStore(t)
+	rec := NewRecorder(ctx, db, slog.New(slog.DiscardHandler))
+	rec.Report(report("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", t0, t0), SourceTab, t0)
+	// Leading still, as alice sees it, with the record naming nobody: received 2 ms later.
+	rec.Report(report("alice", tabproto.StateLeader, tabproto.RoleLeader, "", t0.Add(2*time.Millisecond), t0), SourceTab, t0.Add(2*time.Millisecond))
+	// Stopped, with its role change dated to 1 ms after t0: before the view above.
+	rec.Report(report("alice", tabproto.StateStopped, tabproto.RoleNone, "", t0.Add(3*time.Second), t0.Add(time.Millisecond)), SourceTab, t0.Add(3*time.Second))
+	vs, err := NewReader(db, 1000).Views(ctx, "ns", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 3 || vs[2].State != "stopped" || !vs[2].At.Equal(t0.Add(2*time.Millisecond)) {
+		t.Fatalf("views %+v: want the stop dated at the previous view, 2 ms after t0", vs)
+	}
+}
