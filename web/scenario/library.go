@@ -128,16 +128,16 @@ var leaderCrash = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "By their own clocks, leaseDuration has passed since the record last changed: the lease has expired. On its next retry, the first of them to write wins; the other's write conflicts (409) and it follows the new holder.",
-				Zh: "按它们自己的时钟，自记录最后一次变化以来已经过了 leaseDuration：租约已过期。在下一次重试时，先写入的一方获胜；另一方的写入发生冲突（409），于是跟随新的持有者。",
+				En: "By their own clocks, leaseDuration has passed since the record last changed: the lease has expired. Each tries on its own jittered schedule (every 2 to 4.4 s here), so the first to try after the expiry writes itself in, often in the very try that saw the expiry; the other reads the new holder at its next try and follows. Only two writes in the same instant would conflict (409).",
+				Zh: "按它们自己的时钟，自记录最后一次变化以来已经过了 leaseDuration：租约已过期。它们各自按带抖动的间隔重试（这里每 2 到 4.4 秒一次），所以过期后第一个尝试的一方把自己写入，往往就在发现过期的那次尝试里；另一方在下一次尝试时读到新的持有者，于是跟随。只有两次写入恰好同时发生才会冲突（409）。",
 			},
 			Until:   func(w *World) bool { return someoneElseHolds(w, "alice") },
 			Waiting: i18n.Text{En: "until bob or carol holds the lease", Zh: "等待 bob 或 carol 持有租约"},
 		},
 		{
 			Say: i18n.Text{
-				En: "A new leader, and leaseTransitions went up by one. The failover took up to leaseDuration plus a retry period after alice's last renewal: the price of never taking a lease that might still be in use.",
-				Zh: "新的领导者产生了，leaseTransitions 加一。这次故障转移最多耗时 alice 最后一次续约之后的 leaseDuration 再加一个重试周期：这是绝不抢占可能仍在使用的租约的代价。",
+				En: "A new leader, and leaseTransitions went up by one. A follower takes over between leaseDuration and leaseDuration plus two of its tries after the leader's last renewal (10 to 18.8 s here: it may see that renewal up to 4.4 s late, and try up to 4.4 s after the expiry): the price of never taking a lease that might still be in use.",
+				Zh: "新的领导者产生了，leaseTransitions 加一。跟随者在领导者最后一次续约之后的 leaseDuration 到 leaseDuration 加两次尝试间隔之间接管（这里是 10 到 18.8 秒：它可能晚 4.4 秒才看到那次续约，过期后又可能再等 4.4 秒才尝试）：这是绝不抢占可能仍在使用的租约的代价。",
 			},
 		},
 	},
@@ -147,7 +147,7 @@ var leaderCrash = plain(Scenario{
 var cleanRelease = plain(Scenario{
 	Name:    "clean-release",
 	Title:   i18n.Text{En: "Clean release", Zh: "主动释放"},
-	Summary: i18n.Text{En: "The leader shuts down cleanly and releases the lease: the next one takes over within a retry period.", Zh: "领导者正常退出并释放租约：下一个候选者在一个重试周期内接管。"},
+	Summary: i18n.Text{En: "The leader shuts down cleanly and releases the lease: the next one takes over at its next try, within seconds.", Zh: "领导者正常退出并释放租约：下一个候选者在它的下一次尝试时接管，几秒之内。"},
 	Steps: []Step{
 		aliceLeads(),
 		watchRenewals(),
@@ -162,8 +162,8 @@ var cleanRelease = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "Taken over on the next retry: within a retry period of the release, not a lease duration. A clean release is why rolling updates of a controller do not stall for leaseDuration each time.",
-				Zh: "在下一次重试时就被接管：释放后一个重试周期之内，而不是一个租约时长。正是主动释放让控制器的滚动更新不必每次都停顿一个 leaseDuration。",
+				En: "Taken over at a follower's next try: at most 4.4 s after the release here (a retry period of 2 s with client-go's jitter), not a lease duration. A clean release is why rolling updates of a controller do not stall for leaseDuration each time.",
+				Zh: "在跟随者的下一次尝试时就被接管：这里释放后最多 4.4 秒（2 秒的重试周期加上 client-go 的抖动），而不是一个租约时长。正是主动释放让控制器的滚动更新不必每次都停顿一个 leaseDuration。",
 			},
 		},
 	},
@@ -316,8 +316,8 @@ var slowNetwork = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "alice stopped leading: renew deadline passed. Her PUT may still have reached the server after she gave up, renewing a lease nobody uses. bob and carol wait for the record to stop changing, then take it.",
-				Zh: "alice 停止了领导：续约期限已过。她的 PUT 可能在她放弃之后仍然到达服务器，为一个无人使用的租约续了约。bob 和 carol 等到记录不再变化，然后接管。",
+				En: "alice stopped leading: renew deadline passed. Her last PUT did reach the server, 4 s after she sent it, and renewed the record; its answer was still on the way back when she gave up. She never learns that it succeeded, and the lease is renewed for nobody. bob and carol wait for the record to stop changing, then take it.",
+				Zh: "alice 停止了领导：续约期限已过。她最后一次 PUT 在发出 4 秒后确实到达了服务器并续了约；她放弃时，回应还在返回的路上。她永远不知道那次续约成功了，租约是为一个无人使用的领导者续的。bob 和 carol 等到记录不再变化，然后接管。",
 			},
 			Until:   func(w *World) bool { return someoneElseHolds(w, "alice") },
 			Waiting: i18n.Text{En: "until bob or carol holds the lease", Zh: "等待 bob 或 carol 持有租约"},
@@ -346,8 +346,8 @@ var clockSkew = plain(Scenario{
 		aliceLeads(),
 		{
 			Say: i18n.Text{
-				En: "bob's clock is set 30 s ahead. By renewTime + leaseDuration against his clock, alice's lease expired 20 s ago. Watch: he does not take it.",
-				Zh: "bob 的时钟被调快了 30 秒。按 renewTime + leaseDuration 与他的时钟比较，alice 的租约 20 秒前就过期了。请看：他并没有抢占。",
+				En: "bob's clock is set 30 s ahead. By renewTime + leaseDuration against his clock, alice's lease expired some 20 s ago. Watch: he does not take it.",
+				Zh: "bob 的时钟被调快了 30 秒。按 renewTime + leaseDuration 与他的时钟比较，alice 的租约大约 20 秒前就过期了。请看：他并没有抢占。",
 			},
 			Do:      func(a *Actions) { a.Member("bob").SetClockOffset(30 * time.Second) },
 			Until:   func(w *World) bool { return w.For(2*leaseDuration) && w.Holder() == "alice" },
@@ -361,8 +361,8 @@ var clockSkew = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "Now alice's clock runs at half speed and her network fails. She counts on that clock the retry period (2 s) until her next round and its 7 s renew deadline: 18 s of real time after her last renewal. bob and carol count their 10 s on good clocks.",
-				Zh: "现在 alice 的时钟以一半的速度运行，而且她的网络断了。她在这个时钟上计算到下一轮之前的重试周期（2 秒）和这一轮 7 秒的续约期限：相当于最后一次续约后的真实时间 18 秒。bob 和 carol 则在正常的时钟上计算 10 秒。",
+				En: "Now alice's clock runs at half speed and her network fails. She counts on that clock the retry period (2 s) until her next round and its 7 s renew deadline: up to 18 s of real time after her last renewal (less when her clock slowed some time after it). bob and carol count their 10 s on good clocks.",
+				Zh: "现在 alice 的时钟以一半的速度运行，而且她的网络断了。她在这个时钟上计算到下一轮之前的重试周期（2 秒）和这一轮 7 秒的续约期限：相当于最后一次续约后最多 18 秒的真实时间（若她的时钟在续约之后一段时间才变慢，则更短）。bob 和 carol 则在正常的时钟上计算 10 秒。",
 			},
 			Do: func(a *Actions) {
 				alice := a.Member("alice")
@@ -414,8 +414,8 @@ var releaseOnCancel = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "Taken over within a retry period, as a release promises, and alice's work is still running: two leaders. Releasing is only safe once everything the leader started has stopped.",
-				Zh: "正如释放所承诺的，在一个重试周期内就被接管了，而 alice 的工作还在运行：出现了两个领导者。只有当领导者启动的一切都已停止时，释放才是安全的。",
+				En: "Taken over at a follower's next try, as a release promises, and alice's work is still running: two leaders. Releasing is only safe once everything the leader started has stopped.",
+				Zh: "正如释放所承诺的，在跟随者的下一次尝试时就被接管了，而 alice 的工作还在运行：出现了两个领导者。只有当领导者启动的一切都已停止时，释放才是安全的。",
 			},
 			Until:   func(w *World) bool { return !w.Leads("alice") && len(w.Overlaps()) > 0 },
 			Waiting: i18n.Text{En: "until alice's work stops", Zh: "等待 alice 的工作停止"},
@@ -459,8 +459,8 @@ var tightTimings = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "alice's network fails, and her clock runs 20% slow. She gives up 11 s of her clock after her last renewal (2 s before her round, then 9 s of trying): 13.75 s of real time. Her lease runs out after 10.",
-				Zh: "alice 的网络断了，她的时钟慢了 20%。她在最后一次续约后、按自己的时钟过了 11 秒才放弃（先等 2 秒开始新一轮，再尝试 9 秒）：即真实时间 13.75 秒。而她的租约 10 秒后就到期了。",
+				En: "alice's network fails, and her clock runs 20% slow. She gives up 11 s of her clock after her last renewal (2 s before her round, then 9 s of trying): up to 13.75 s of real time (a little less when her clock slowed after that renewal). Her lease runs out after 10.",
+				Zh: "alice 的网络断了，她的时钟慢了 20%。她在最后一次续约后、按自己的时钟过了 11 秒才放弃（先等 2 秒开始新一轮，再尝试 9 秒）：即最多 13.75 秒的真实时间（若她的时钟在那次续约之后才变慢，则略短）。而她的租约 10 秒后就到期了。",
 			},
 			Do: func(a *Actions) {
 				alice := a.Member("alice")
