@@ -123,6 +123,21 @@ func TestScenarioPages(t *testing.T) {
 	if n := doc.Find(`[data-testid="step"]`).Length(); n != 2 {
 		t.Fatalf("%d steps shown after one Next, want 2", n)
 	}
+	// Back shows the first step again, and the status says the lesson has gone on.
+	if resp := post("back", url.Values{"seed": {"42"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("back: %d", resp.StatusCode)
+	}
+	doc = getDoc(t, client, page, http.StatusOK)
+	if st := strings.Join(strings.Fields(doc.Find(`[data-testid="scenario-status"]`).Text()), " "); !strings.Contains(st, "Looking back at step 1. The lesson is at step 2") {
+		t.Errorf("status after Back: %q", st)
+	}
+	if resp := post("next", url.Values{"seed": {"42"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("next after back: %d", resp.StatusCode)
+	}
+	doc = getDoc(t, client, page, http.StatusOK)
+	if st := doc.Find(`[data-testid="scenario-status"]`).Text(); strings.Contains(st, "Looking back") {
+		t.Errorf("status after Back and Next: %q", st)
+	}
 	// The run's members are on the dashboard's tab list like tabs.
 	tabs := getDoc(t, client, srv.URL+"/?namespace="+ns, http.StatusOK)
 	if !strings.Contains(tabs.Text(), "alice") {

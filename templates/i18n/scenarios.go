@@ -31,6 +31,7 @@ var scenarioMessages = map[string]Text{
 	"scn.overlaps":     {En: "%d split brains found", Zh: "发现 %d 次脑裂"},
 	"scn.moment":       {En: "the lease at this moment", Zh: "此刻的租约"},
 	"scn.waiting":      {En: "Waiting %s…", Zh: "%s……"},
+	"scn.behind":       {En: "Looking back at step %d. The lesson is at step %d: the cards and the record show it now. Next goes forward.", Zh: "正在回看第 %d 步。课程已到第 %d 步：卡片和记录显示的是现在的状态。点击下一步向前。"},
 	"scn.done":         {En: "The end of the lesson. Restart it, or try another seed.", Zh: "课程结束。可以重新开始，或换一个种子再试。"},
 	"scn.ready":        {En: "Done: Next when you are ready.", Zh: "本步完成：准备好后点击下一步。"},
 	"scn.ready.watch":  {En: "Done: the instructor goes on when ready.", Zh: "本步完成：讲师准备好后会继续。"},

@@ -261,6 +261,7 @@ func (u *UI) scenarioLive(ctx context.Context, sc *scenario.Scenario, run *scena
 	l.CanNext = l.Running && (st.Shown < st.Step || st.Ready && st.Step+1 < len(sc.Steps))
 	l.Last = st.Shown == len(sc.Steps)-1
 	l.Done = st.Step == len(sc.Steps)-1 && st.Ready
+	l.Behind, l.Step = st.Shown < st.Step, st.Step
 	if !st.Ready {
 		l.Waiting = sc.Steps[st.Step].Waiting.In(lang)
 	}
