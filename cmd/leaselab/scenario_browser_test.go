@@ -70,6 +70,14 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 		if _, err := browserWait(time.Minute, func() (bool, string) { return steps() == n+1, "steps " + strconv.Itoa(steps()) }); err != nil {
 			t.Fatalf("the narration does not advance to step %d: %v", n+1, err)
 		}
+		// The step told is on screen, however far down the narration has grown.
+		if _, err := browserWait(10*time.Second, func() (bool, string) {
+			s, _ := browserEval(tab, `(() => { const c = document.querySelector('.step-current'); if (!c) return 'none';
+				const r = c.getBoundingClientRect(); return c.dataset.n + ' ' + (r.top >= 0 && r.bottom <= innerHeight + 1) + ' ' + Math.round(r.top) + '-' + Math.round(r.bottom) + '/' + innerHeight; })()`)
+			return strings.HasPrefix(s, strconv.Itoa(n+1)+" true"), s
+		}); err != nil {
+			t.Errorf("step %d is not brought into view: %v", n+1, err)
+		}
 	}
 	// The lease passed from alice to bob or carol, on the page and on the server.
 	if _, err := browserWait(time.Minute, func() (bool, string) {

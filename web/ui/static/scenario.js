@@ -17,12 +17,25 @@
     if (inflight) { again = true; return; }
     inflight = true;
     LL.swap(liveURL, 'scenario-live')
-      .then(() => { swappedAt = Date.now(); showControls(); })
+      .then(() => { swappedAt = Date.now(); showControls(); followStep(); })
       .catch(() => {})
       .finally(() => { inflight = false; if (again) { again = false; refresh(); } });
   }
 
   function live() { return document.getElementById('scenario-live'); }
+
+  /** Brings the step shown into view when it changes (Next, Back, auto-play): the narration
+   *  grows below the cards, and a reader must not have to hunt for the step being told. */
+  let shownStep = (document.querySelector('.step-current') || {}).dataset?.n;
+  function followStep() {
+    const cur = document.querySelector('.step-current');
+    if (!cur || cur.dataset.n === shownStep) return;
+    shownStep = cur.dataset.n;
+    const r = cur.getBoundingClientRect();
+    if (r.top >= 0 && r.bottom <= window.innerHeight + 1) return;
+    const reduce = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    cur.scrollIntoView({ block: 'nearest', behavior: reduce ? 'auto' : 'smooth' });
+  }
 
   /** Enables Next, Back and auto-play as the live part says. */
   function showControls() {
