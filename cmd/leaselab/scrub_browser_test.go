@@ -184,4 +184,12 @@ func TestBrowserScrubFollowsLive(t *testing.T) {
 	mustSee(t, page, `Array.from(document.querySelectorAll('#timebar .tick'), (e) => e.className).join(',')`, "tick tick-acquired,tick tick-takeover")
 	mustSee(t, dash, ticks, "2")
 	browserScreenshot(t, page, out, "lease-live-ticks.png")
+
+	// On a phone the timeline is wider than the screen: it keeps its right edge, now, in view.
+	if err := chromedp.Do(page, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	mustRenewLease(t, ts, "default", "follow", "carol", 60)
+	mustSee(t, page, `(() => { const w = document.querySelector('.timeline-wrap');
+		return String(w.scrollWidth > w.clientWidth && w.scrollLeft + w.clientWidth >= w.scrollWidth - 2); })()`, "true")
 }

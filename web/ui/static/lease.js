@@ -25,12 +25,27 @@
     if (inflight) { again = true; return; }
     inflight = true;
     lastRefresh = Date.now();
+    const end = timelineAtEnd();
     LL.swap(liveURL, 'lease-live')
+      .then(() => pinTimeline(end))
       .catch(() => {})
       .finally(() => {
         inflight = false;
         if (again) { again = false; schedule(); }
       });
+  }
+
+  /** Whether the timeline shows its right edge (now): true too when it fits the screen. */
+  function timelineAtEnd() {
+    const w = document.querySelector('.timeline-wrap');
+    return !w || w.scrollLeft + w.clientWidth >= w.scrollWidth - 2;
+  }
+
+  /** On a screen narrower than the timeline, its right edge (now, the takeover, the split
+   *  brain) is what a reader came for: scroll there, unless they scrolled away (atEnd false). */
+  function pinTimeline(atEnd) {
+    const w = document.querySelector('.timeline-wrap');
+    if (w && atEnd && w.scrollWidth > w.clientWidth) w.scrollLeft = w.scrollWidth;
   }
 
   /** Refreshes soon, at most once a second. */
@@ -64,5 +79,7 @@
     start();
     refresh();
   });
+  pinTimeline(true);
+  window.addEventListener('resize', () => pinTimeline(true)); // a phone turned, a window narrowed
   if (!LL.moment()) start();
 })();
