@@ -550,7 +550,9 @@ func (r *Run) overlaps() []judge.Overlap {
 		// the server: it only reads the store).
 		out, err := r.opts.Overlaps(r.ctx, r.opts.Namespace, r.sc.Lease, vs)
 		if err == nil {
-			return out
+			// The lease's history holds earlier runs of the same seed too: only this run's
+			// split brains count (they are on the server's clock, as the run's start is here).
+			return judge.OverlapsBetween(out, r.enteredBase[0], r.opts.Clock.Now())
 		}
 		r.log.Debug("scenario overlap check failed", slog.Any("error", err))
 	}

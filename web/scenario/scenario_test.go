@@ -228,3 +228,41 @@ func TestWorkOutlivingTheLeaseEnds(t *testing.T) {
 		}
 	})
 }
+
+// TestRestartCountsItsOwnSplitBrains: a lesson started again with the same seed writes the same
+// lease, whose history still holds the first run's split brains; the new run counts only its
+// own.
+func TestRestartCountsItsOwnSplitBrains(t *testing.T) {
+	sc := Find("split-brain")
+	synctest.Test(t, func(t *testing.T) {
+		first, _, srv := playAt(t, sc, 42, 1)
+		if n := first.State().Overlaps; n == 0 {
+			t.Fatal("the first run found no split brain")
+		}
+		opts := first.opts
+		// The server judges the lease on every view it recorded, the first run's too, as the
+		// screens' hook does (web/ui reads them from the store).
+		first.mu.Lock()
+		before := slices.Clone(first.views)
+		first.mu.Unlock()
+		for _, m := range sc.Cast { // the hub records a stopped view as a member's seat is left
+			before = append(before, judge.View{Identity: m.Identity, At: time.Now(), State: "stopped"})
+		}
+		opts.Overlaps = func(_ context.Context, ns, lease string, views []judge.View) ([]judge.Overlap, error) {
+			return srv.Overlaps(ns, lease, append(slices.Clone(before), views...)...), nil
+		}
+		if err := Clear(t.Context(), opts.Transport, opts.BaseURL, opts.Namespace, sc); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		again, err := Start(t.Context(), sc, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer again.Stop()
+		time.Sleep(time.Second)
+		if n := again.State().Overlaps; n != 0 {
+			t.Errorf("the run started again counts %d split brains at its first step, want none of the first run's", n)
+		}
+	})
+}
