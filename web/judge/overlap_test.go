@@ -538,3 +538,15 @@ func TestDisagreeing(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitBrainBegunNamesAnotherThanTheHolder: the line that opens a split brain names a
+// believer the record did not name then, never the holder of that moment (Stale spans the
+// whole interval: alice, holding at the start, was stale once bob took over).
+func TestSplitBrainBegunNamesAnotherThanTheHolder(t *testing.T) {
+	o := Overlap{Identities: []string{"alice", "bob", "carol"}, Believers: []string{"alice", "carol"}, Stale: []string{"alice", "carol"},
+		Holder: "alice", Start: t0, End: t0.Add(5 * time.Second)}
+	lines := TellOverlaps("demo", []Overlap{o})
+	if len(lines) == 0 || lines[0].Text != "split brain: carol believes it leads demo while alice holds it" {
+		t.Fatalf("the opening line: %+v", lines)
+	}
+}

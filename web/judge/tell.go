@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -89,11 +90,15 @@ func TellOverlaps(lease string, overlaps []Overlap) []Told {
 }
 
 // begunText says who believed what when an interval began, in words that do not change while
-// it lasts (the line's key is its text).
+// it lasts (the line's key is its text): a believer other than the holder of that moment (Stale
+// spans the whole interval, and may name the first holder, who lost the record later on).
 func begunText(lease string, o Overlap) Said {
 	stale := say("judge.aCandidate")
-	if len(o.Stale) > 0 {
-		stale = same(Shown(o.Stale[0]))
+	for _, ids := range [][]string{o.Stale, o.Believers} {
+		if i := slices.IndexFunc(ids, func(id string) bool { return id != o.Holder }); i >= 0 {
+			stale = same(Shown(ids[i]))
+			break
+		}
 	}
 	if o.Holder == "" {
 		return say("judge.splitNobody", stale, lease)
