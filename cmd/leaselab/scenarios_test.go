@@ -74,8 +74,13 @@ func TestScenarioPages(t *testing.T) {
 		{"/scenarios/no-such-lesson", http.StatusNotFound},
 		{"/scenarios/leader-crash?seed=-1", http.StatusBadRequest},
 		{"/scenarios/leader-crash?speed=9", http.StatusBadRequest},
+		{"/scenarios/cle-rolling-upgrade?speed=2", http.StatusBadRequest}, // the controller's clock is the server's
 	} {
 		getDoc(t, client, srv.URL+bad.path, bad.code)
+	}
+	cle := getDoc(t, client, srv.URL+"/scenarios/cle-rolling-upgrade", http.StatusOK)
+	if opts := cle.Find(`select[name="speed"] option`); opts.Length() != 1 || opts.AttrOr("value", "") != "1" {
+		t.Errorf("cle-rolling-upgrade offers %d speeds, want 1× only", opts.Length())
 	}
 	post := func(action string, form url.Values) *http.Response {
 		t.Helper()

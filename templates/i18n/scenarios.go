@@ -39,6 +39,7 @@ var scenarioMessages = map[string]Text{
 	"scn.expires":      {En: "lease expires, by its clock, in", Zh: "按它的时钟，租约到期还有"},
 	"scn.deadline":     {En: "must renew, by its clock, within", Zh: "按它的时钟，须在此时间内续约"},
 	"scn.err.seed":     {En: "seed must be a whole number from 0 to 9223372036854775807", Zh: "种子必须是 0 到 9223372036854775807 之间的整数"},
+	"scn.err.realTime": {En: "This lesson runs at 1× only: the election controller decides on the server's clock, which a lesson cannot speed up.", Zh: "本课程只能以 1× 速度运行：选举控制器按服务器的时钟做决定，而课程无法加快服务器的时钟。"},
 	"scn.err.speed":    {En: "speed must be between 0.25 and 4", Zh: "速度必须在 0.25 到 4 之间"},
 	"scn.notfound":     {En: "no scenario is called %s", Zh: "没有名为 %s 的场景"},
 	"scn.notrunning":   {En: "this scenario is not running with seed %s: start it first", Zh: "该场景没有以种子 %s 运行：请先开始"},

@@ -141,7 +141,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 	if opts.Speed == 0 {
 		opts.Speed = 1
 	}
-	if err := CheckSpeed(opts.Speed); err != nil {
+	if err := sc.CheckSpeed(opts.Speed); err != nil {
 		return nil, err
 	}
 	if opts.Clock == nil {
@@ -207,6 +207,23 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 func CheckSpeed(speed float64) error {
 	if !(speed >= MinSpeed && speed <= MaxSpeed) {
 		return fmt.Errorf("speed must be between %g and %g, not %g", MinSpeed, MaxSpeed, speed)
+	}
+	return nil
+}
+
+// ErrRealTimeOnly refuses a coordinated lesson at any speed but 1: the election controller
+// decides on the server's clock, which a run cannot speed up, while the members' renewTimes
+// would run at the run's pace (at 2×, ahead of the server's clock by half the run's age).
+var ErrRealTimeOnly = errors.New("a lesson of Coordinated Leader Election runs at speed 1 only: the election controller decides on the server's clock")
+
+// CheckSpeed refuses a speed the scenario cannot run at: outside MinSpeed..MaxSpeed, or, for
+// a coordinated one, any but 1 (ErrRealTimeOnly).
+func (sc *Scenario) CheckSpeed(speed float64) error {
+	if err := CheckSpeed(speed); err != nil {
+		return err
+	}
+	if sc.Coordinated && speed != 1 {
+		return ErrRealTimeOnly
 	}
 	return nil
 }
@@ -607,7 +624,7 @@ func (r *Run) timeScale() map[string]string {
 
 // SetSpeed changes the pace of every clock of the run.
 func (r *Run) SetSpeed(speed float64) error {
-	if err := CheckSpeed(speed); err != nil {
+	if err := r.sc.CheckSpeed(speed); err != nil {
 		return err
 	}
 	r.clock.SetRate(speed)

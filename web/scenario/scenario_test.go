@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -265,4 +266,27 @@ func TestRestartCountsItsOwnSplitBrains(t *testing.T) {
 			t.Errorf("the run started again counts %d split brains at its first step, want none of the first run's", n)
 		}
 	})
+}
+
+// TestCoordinatedRunsInRealTime: a lesson of Coordinated Leader Election refuses any speed but
+// 1, at the start and later; the others take any speed in range.
+func TestCoordinatedRunsInRealTime(t *testing.T) {
+	cle := Find("cle-rolling-upgrade")
+	if !cle.Coordinated {
+		t.Fatal("cle-rolling-upgrade is not coordinated")
+	}
+	for _, speed := range []float64{0.5, 2} {
+		if err := cle.CheckSpeed(speed); !errors.Is(err, ErrRealTimeOnly) {
+			t.Errorf("cle-rolling-upgrade at %g: %v", speed, err)
+		}
+		if err := Find("leader-crash").CheckSpeed(speed); err != nil {
+			t.Errorf("leader-crash at %g: %v", speed, err)
+		}
+	}
+	if err := cle.CheckSpeed(1); err != nil {
+		t.Errorf("cle-rolling-upgrade at 1: %v", err)
+	}
+	if _, err := Start(t.Context(), cle, Options{Namespace: "x", Speed: 2}); !errors.Is(err, ErrRealTimeOnly) {
+		t.Errorf("Start at 2: %v", err)
+	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -29,6 +30,15 @@ const maxScenarioRuns = 8
 
 // scenarioSpeeds are the speeds the page offers.
 var scenarioSpeeds = []string{"0.25", "0.5", "1", "2", "4"}
+
+// speedsOf are the speeds a scenario's page offers: 1 only for a coordinated lesson
+// (scenario.ErrRealTimeOnly).
+func speedsOf(sc *scenario.Scenario) []string {
+	if sc.Coordinated {
+		return []string{"1"}
+	}
+	return scenarioSpeeds
+}
 
 // scenarioRuns are the runs playing on this server, one per scenario and seed: a link with a
 // seed brings everyone who opens it to the same run.
@@ -116,7 +126,7 @@ func (s *scenarioRuns) stopAll() {
 
 // scenarioParams reads the seed and speed of a scenario URL or form: seed 1 and speed 1 when
 // absent.
-func scenarioParams(c echo.Context) (seed uint64, speed float64, problem string) {
+func scenarioParams(c echo.Context, sc *scenario.Scenario) (seed uint64, speed float64, problem string) {
 	seed, speed = 1, 1
 	if s := c.FormValue("seed"); s != "" {
 		v, err := strconv.ParseUint(s, 10, 63)
@@ -129,6 +139,9 @@ func scenarioParams(c echo.Context) (seed uint64, speed float64, problem string)
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || scenario.CheckSpeed(v) != nil {
 			return 0, 0, "scn.err.speed"
+		}
+		if errors.Is(sc.CheckSpeed(v), scenario.ErrRealTimeOnly) {
+			return 0, 0, "scn.err.realTime"
 		}
 		speed = v
 	}
@@ -194,7 +207,7 @@ func (u *UI) scenarioOfRequest(c echo.Context) (templates.Scenario, bool, error)
 	if sc == nil {
 		return templates.Scenario{}, false, err
 	}
-	seed, speed, problem := scenarioParams(c)
+	seed, speed, problem := scenarioParams(c, sc)
 	if problem != "" {
 		return templates.Scenario{}, false, u.fail(c, http.StatusBadRequest, i18n.T(ctx, problem))
 	}
@@ -226,7 +239,7 @@ func (u *UI) scenarioView(c echo.Context, sc *scenario.Scenario, seed uint64, sp
 		Summary:      sc.Summary.In(lang),
 		Seed:         seedText,
 		Speed:        speedText(speed),
-		Speeds:       scenarioSpeeds,
+		Speeds:       speedsOf(sc),
 		Present:      present,
 		Namespace:    ns,
 		Lease:        sc.Lease,
@@ -335,7 +348,7 @@ func (u *UI) scenarioAction(c echo.Context) error {
 	if u.opts.Replay != nil {
 		return u.fail(c, http.StatusMethodNotAllowed, u.opts.Replay.Refusal())
 	}
-	seed, speed, problem := scenarioParams(c)
+	seed, speed, problem := scenarioParams(c, sc)
 	if problem != "" {
 		return u.fail(c, http.StatusBadRequest, i18n.T(ctx, problem))
 	}
@@ -447,7 +460,7 @@ func (u *UI) scenarioWatch(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	seed, _, problem := scenarioParams(c)
+	seed, _, problem := scenarioParams(c, sc)
 	if problem != "" {
 		return u.fail(c, http.StatusBadRequest, i18n.T(c.Request().Context(), problem))
 	}
