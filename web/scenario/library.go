@@ -524,8 +524,8 @@ var cleRollingUpgrade = &Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "The controller picked alice: the lowest emulation version wins (OldestEmulationVersion), so that during an upgrade the leader never runs code newer than the oldest member can follow.",
-				Zh: "控制器选择了 alice：模拟版本最低者胜出（OldestEmulationVersion），这样在升级期间，领导者运行的代码永远不会比最老的成员更新。",
+				En: "The controller picked alice, the only candidate when it first decided (bob declared himself 0.7 s later). With bob there she stays: the lowest emulation version wins (OldestEmulationVersion), so that during an upgrade the leader never runs code newer than the oldest member can follow. Its decisions below say so.",
+				Zh: "控制器选择了 alice，它第一次做决定时她是唯一的候选者（bob 晚 0.7 秒才声明自己）。bob 加入后她仍然保留：模拟版本最低者胜出（OldestEmulationVersion），这样在升级期间，领导者运行的代码永远不会比最老的成员更新。下方控制器的决定也这样说明。",
 			},
 		},
 		{
@@ -550,8 +550,8 @@ var cleRollingUpgrade = &Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "bob reads preferredHolder and steps down at the end of his term: he stops renewing and lets the lease run out. The controller then makes carol the holder.",
-				Zh: "bob 读到 preferredHolder，在任期结束时退位：他停止续约，让租约自然到期。随后控制器让 carol 成为持有者。",
+				En: "bob reads preferredHolder and steps down at the end of his term: he stops renewing and lets the lease run out. The controller then makes carol the holder. alice's LeaseCandidate is still there, unrenewed since her node went down: the controller still counts her as the best, pings her, gets no answer, and keeps carol; it deletes a LeaseCandidate left unrenewed for 30 minutes.",
+				Zh: "bob 读到 preferredHolder，在任期结束时退位：他停止续约，让租约自然到期。随后控制器让 carol 成为持有者。alice 的 LeaseCandidate 还在，自她的节点下线后就没有续约：控制器仍把她算作最佳人选，向她发送 ping，得不到回应，于是保留 carol；一个 30 分钟未续约的 LeaseCandidate 会被控制器删除。",
 			},
 			Until:   func(w *World) bool { return w.Holder() == "carol" && w.Leads("carol") },
 			Waiting: i18n.Text{En: "until carol holds the lease", Zh: "等待 carol 持有租约"},
