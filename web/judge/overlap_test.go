@@ -550,3 +550,13 @@ func TestSplitBrainBegunNamesAnotherThanTheHolder(t *testing.T) {
 		t.Fatalf("the opening line: %+v", lines)
 	}
 }
+
+// TestClockRounds: an instant in a sentence is rounded to its tenth, as the screens' times
+// beside it read: 14:00:42.886 is .9, not .8.
+func TestClockRounds(t *testing.T) {
+	for ms, want := range map[int]string{42886: "14:00:42.9", 42849: "14:00:42.8", 59960: "14:01:00.0"} {
+		if got := clock(t0.Add(time.Duration(ms) * time.Millisecond)); got != want {
+			t.Errorf("%d ms: %s, want %s", ms, got, want)
+		}
+	}
+}
