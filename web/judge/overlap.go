@@ -307,7 +307,17 @@ func (s *span) emit(out []Overlap, lease string, changes []Change, views []View,
 	stale, other := o.Stale[0], s.other(o.Stale[0])
 	c := s.cause(stale, other, changes, views, end)
 	o.Cause = c.cause
-	o.Says = overlapText(lease, o, stale, other, c, end, now, s.late())
+	// The other stale believers' faults too (two leaders frozen one after the other): each
+	// missed a holder of its own.
+	var also []Said
+	for _, id := range o.Stale[1:] {
+		oth := s.other(id)
+		switch c2 := s.cause(id, oth, changes, views, end); c2.cause {
+		case CausePaused, CausePartitioned, CauseSlowNetwork:
+			also = append(also, whyOf(o, id, oth, c2, end))
+		}
+	}
+	o.Says = overlapText(lease, o, stale, other, c, end, now, s.late(), also)
 	o.AdviceSays = overlapAdviceSays(c.cause)
 	o.Text, o.Advice = o.Says.English(), o.AdviceSays.English()
 	return append(out, o)
@@ -468,7 +478,7 @@ func handedOver(id, next string, changes []Change, from, end time.Time, within f
 // overlapText says o in a sentence: who believed they led, for how long, what the record said
 // and why stale (the first stale believer) believed, other being the holder it missed; end is
 // when o ended, or now.
-func overlapText(lease string, o Overlap, stale, other string, c cause, end, now time.Time, late []Said) Said {
+func overlapText(lease string, o Overlap, stale, other string, c cause, end, now time.Time, late, also []Said) Said {
 	var parts []Said
 	switch len(o.Believers) {
 	case 1:
@@ -493,6 +503,17 @@ func overlapText(lease string, o Overlap, stale, other string, c cause, end, now
 	case !slices.Contains(o.Believers, o.Holder):
 		parts = append(parts, say("judge.whileRecordNamed", nobody(o.Holder)))
 	}
+	why := whyOf(o, stale, other, c, end)
+	for _, a := range also {
+		why = concat(why, say("judge.alsoWhy", a))
+	}
+	parts = append(parts, say("judge.because", why))
+	return concat(parts...)
+}
+
+// whyOf says why stale believed it led during o, up to end: its cause c, and other, the holder
+// it missed ("" when none).
+func whyOf(o Overlap, stale, other string, c cause, end time.Time) Said {
 	missed := say("judge.missedRecord")
 	if other != "" {
 		missed = say("judge.missedTakeover", Shown(other))
@@ -532,8 +553,7 @@ func overlapText(lease string, o Overlap, stale, other string, c cause, end, now
 			why = say("judge.whyOtherWriter", Shown(stale), Shown(other))
 		}
 	}
-	parts = append(parts, say("judge.because", why))
-	return concat(parts...)
+	return why
 }
 
 // namesSays is the list of identities, in whichever language.

@@ -154,6 +154,23 @@ func TestOverlaps(t *testing.T) {
 				"it ran again by 14:00:25.0 and read that bob held the lease, yet went on believing it led for 7.0 s more."},
 		},
 		{
+			// Two leaders frozen one after the other: alice pauses at 6.5, bob takes over at
+			// 17 and pauses at 21, carol takes over at 31; alice and bob run again at 35 and
+			// 36, each still believing, and each learns better 0.4 s later.
+			name: "two GC pauses, one after the other",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 17, 20, 10, 1, 0)
+				s.hold("carol", 31, 39, 10, 2, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), follow(0.1, "carol"), lead(6.5, "alice", paused),
+					lead(17.05, "bob"), lead(21, "bob", paused), lead(31.05, "carol"),
+					lead(35, "alice"), follow(35.4, "alice", decided("lost")), lead(36, "bob"), follow(36.4, "bob", decided("lost")))
+			},
+			now:  40,
+			want: []string{"17-36.4 alice,bob,carol stale alice,bob paused"},
+			text: []string{"alice was paused and did not see bob take over; and bob was paused and did not see carol take over."},
+		},
+		{
 			// Someone with kubectl writes mallory, who is no candidate, into the record at 5,
 			// while alice's hold runs to 14; alice learns of it when she renews at 6.
 			name: "a writer that is not a candidate takes the lease over",

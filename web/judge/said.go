@@ -66,6 +66,7 @@ var english = said.Register(map[string]string{
 	"judge.missedRecord":        "the record change",
 	"judge.missedTakeover":      "%s take over",
 	"judge.because":             ": %s.",
+	"judge.alsoWhy":             "; and %s",
 	"judge.whyPaused":           "%s was paused and did not see %s",
 	"judge.whyPartitioned":      "%s was cut off from the server and did not see %s",
 	"judge.whySlow":             "%s's network added %s to each round trip, so it saw %s late",
