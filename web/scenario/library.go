@@ -472,8 +472,8 @@ var tightTimings = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "alice believed she led after her lease had expired. Whoever took it in that window shared it with her. With the default 7 s she gives up 9 s after her last renewal: on a true clock 1 s before her lease runs out, on this one, 20% slow, after 11.25 s, too late as well. Keep leaseDuration − (retryPeriod + renewDeadline) wide: the calculator below warns when it is thin.",
-				Zh: "alice 在租约过期之后仍以为自己是领导者。在这段时间里接管租约的人就和她共享了租约。若使用默认的 7 秒，她会在最后一次续约后 9 秒放弃：时钟准确时比租约到期早 1 秒；而在这个慢 20% 的时钟上要 11.25 秒，同样太迟。请让 leaseDuration − (retryPeriod + renewDeadline) 保持足够宽：余量太小时，下方的计算器会发出警告。",
+				En: "alice believed she led after her lease had expired. Whoever took it in that window shared it with her. With the default 7 s she gives up 9 s after her last renewal: on a true clock 1 s before her lease runs out, on this one, 20% slow, after 11.25 s, too late as well. Keep leaseDuration − (retryPeriod + renewDeadline) wide: the timing calculator, under Links, keys and timings below, warns when it is thin.",
+				Zh: "alice 在租约过期之后仍以为自己是领导者。在这段时间里接管租约的人就和她共享了租约。若使用默认的 7 秒，她会在最后一次续约后 9 秒放弃：时钟准确时比租约到期早 1 秒；而在这个慢 20% 的时钟上要 11.25 秒，同样太迟。请让 leaseDuration − (retryPeriod + renewDeadline) 保持足够宽：余量太小时，下方“链接、快捷键与时间设置”中的时间计算器会发出警告。",
 			},
 			Do:      func(a *Actions) { a.Member("alice").Heal() },
 			Until:   func(w *World) bool { return w.Holder() != "alice" || w.Leads("alice") },
@@ -524,8 +524,8 @@ var cleRollingUpgrade = &Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "The controller picked alice, the only candidate when it first decided (bob declared himself 0.7 s later). With bob there she stays: the lowest emulation version wins (OldestEmulationVersion), so that during an upgrade the leader never runs code newer than the oldest member can follow. Its decisions below say so.",
-				Zh: "控制器选择了 alice，它第一次做决定时她是唯一的候选者（bob 晚 0.7 秒才声明自己）。bob 加入后她仍然保留：模拟版本最低者胜出（OldestEmulationVersion），这样在升级期间，领导者运行的代码永远不会比最老的成员更新。下方控制器的决定也这样说明。",
+				En: "The controller picked alice, the only candidate when it first decided (bob declared himself 0.7 s later). With bob there she stays: the lowest emulation version wins (OldestEmulationVersion), so that during an upgrade the leader never runs code newer than the oldest member can follow. Its decisions, on the lease page, say so.",
+				Zh: "控制器选择了 alice，它第一次做决定时她是唯一的候选者（bob 晚 0.7 秒才声明自己）。bob 加入后她仍然保留：模拟版本最低者胜出（OldestEmulationVersion），这样在升级期间，领导者运行的代码永远不会比最老的成员更新。租约页面上控制器的决定也这样说明。",
 			},
 		},
 		{
