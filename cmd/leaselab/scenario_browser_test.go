@@ -110,6 +110,25 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	browserScreenshot(t, tab, out, "leader-crash-390.png")
+	// Presenter mode on a phone: the candidates one per row (three side by side squeezed each
+	// to a third of the screen, their role badges over their names), none off the screen.
+	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.KeyEvent("f")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := browserWait(10*time.Second, func() (bool, string) {
+		s, _ := browserEval(tab, `document.body.classList.contains('present') + ' ' + [...document.querySelectorAll('[data-testid="member"]')].map((m) => { const r = m.getBoundingClientRect(); return Math.round(r.right) + '/' + innerWidth + '/' + (r.width > innerWidth * 0.6); }).join(' ')`)
+		fits := strings.HasPrefix(s, "true ")
+		for _, f := range strings.Fields(s)[1:] {
+			p := strings.Split(f, "/")
+			ri, _ := strconv.Atoi(p[0])
+			wi, _ := strconv.Atoi(p[1])
+			fits = fits && len(p) == 3 && ri <= wi && p[2] == "true"
+		}
+		return fits, s
+	}); err != nil {
+		t.Errorf("presenter mode at 390x844: %v", err)
+	}
+	browserScreenshot(t, tab, out, "leader-crash-present-390.png")
 }
 
 // mustEval evaluates expr in a tab; an error reads as its message (for failure reports).
