@@ -100,6 +100,9 @@ type ScenarioMember struct {
 	State    string
 	Holder   string
 	Stale    bool
+	// Believes is true when it believes it leads while a fault (a pause, a partition) is what
+	// its card's badge shows: the narration's "two leaders" must be seen on the card too.
+	Believes bool
 	// Countdown says what runs out (in the page's language); LeftMs how much is left by the
 	// member's clock when rendered, which runs at Rate times the browser's (speed × the
 	// member's clock rate); Total is the full span, for the bar. A countdown shows at most

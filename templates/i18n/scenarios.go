@@ -23,6 +23,7 @@ var scenarioMessages = map[string]Text{
 	"scn.otherseed":    {En: "The same lesson with another seed", Zh: "换一个种子重上这一课"},
 	"scn.idle":         {En: "Not running. Start it to bring its candidates up on the server.", Zh: "尚未运行。点击开始，在服务器上启动它的候选者。"},
 	"scn.idle.watch":   {En: "Not running yet: it appears here as soon as the instructor starts it.", Zh: "尚未运行：讲师一开始，这里就会显示。"},
+	"scn.believes":     {En: "still believes it leads", Zh: "仍认为自己在领导"},
 	"scn.stale":        {En: "STALE LEADER: the lease names %s", Zh: "过期的领导者：租约写的是 %s"},
 	"scn.holder":       {En: "Holder:", Zh: "持有者："},
 	"scn.nobody":       {En: "nobody", Zh: "无"},

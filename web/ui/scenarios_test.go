@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/wasm/candidate"
 )
 
 // TestScenarioPageIdle: a scenario that is not running tells whoever may start it to do so,
@@ -37,5 +40,26 @@ func TestScenarioPageIdle(t *testing.T) {
 				t.Errorf("%d links to join the run with a tab, want %d", n, c.control)
 			}
 		})
+	}
+}
+
+// TestMemberCardShowsBelief: a lesson's card whose badge shows a fault (paused, cut off) still
+// says when the candidate believes it leads: the narration's "two leaders" is on the cards.
+func TestMemberCardShowsBelief(t *testing.T) {
+	for _, tc := range []struct {
+		role  candidate.Role
+		state candidate.State
+		want  bool
+	}{
+		{candidate.RoleLeader, candidate.StatePaused, true},
+		{candidate.RoleLeader, candidate.StatePartitioned, true},
+		{candidate.RoleLeader, candidate.StateLeader, false}, // the badge says it
+		{candidate.RoleFollower, candidate.StatePaused, false},
+		{candidate.RoleNone, candidate.StateStopped, false},
+	} {
+		m := memberView(i18n.EN, candidate.Snapshot{Identity: "alice", Role: tc.role, State: tc.state}, 1)
+		if m.Believes != tc.want {
+			t.Errorf("%s %s: believes %v, want %v", tc.role, tc.state, m.Believes, tc.want)
+		}
 	}
 }
