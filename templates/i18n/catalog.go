@@ -351,6 +351,7 @@ var pages = map[string]Text{
 	"judge.missedRecord":            {En: "the record change", Zh: "记录的变化"},
 	"judge.missedTakeover":          {En: "%s take over", Zh: "%s 的接管"},
 	"judge.because":                 {En: ": %s.", Zh: "：%s。"},
+	"judge.scaledLength":            {En: "%s of its candidates' clock (%s of the server's)", Zh: "候选者时钟上的 %s（服务器时钟上的 %s）"},
 	"judge.alsoWhy":                 {En: "; and %s", Zh: "；而且%s"},
 	"judge.whyPaused":               {En: "%s was paused and did not see %s", Zh: "%s 被暂停，没有看到%s"},
 	"judge.whyPartitioned":          {En: "%s was cut off from the server and did not see %s", Zh: "%s 与服务器断开了联系，没有看到%s"},

@@ -306,6 +306,7 @@ func (s *span) emit(out []Overlap, lease string, changes []Change, views []View,
 	}
 	stale, other := o.Stale[0], s.other(o.Stale[0])
 	c := s.cause(stale, other, changes, views, end)
+	c.scale = writersScale(changes, end)
 	o.Cause = c.cause
 	// The other stale believers' faults too (two leaders frozen one after the other): each
 	// missed a holder of its own.
@@ -367,6 +368,31 @@ type cause struct {
 	// reported a view) and wrote itself into the record before the believer's hold ran out:
 	// a writer that follows no election's rules, such as kubectl.
 	otherWriter bool
+	// scale is how many of the lease's writers' seconds pass in one of the server's
+	// (TimeScaleAnnotation): a lesson run at 2x tells its lengths on its own clock.
+	scale float64
+}
+
+// length is a span of the server's clock in words: on the writers' clock too when it runs at
+// another rate, so that a lesson at 2x reads the seconds its narration counts.
+func (c cause) length(d time.Duration) any {
+	if c.scale == 0 || c.scale == 1 {
+		return seconds(d)
+	}
+	return say("judge.scaledLength", seconds(time.Duration(float64(d)*c.scale)), seconds(d))
+}
+
+// writersScale is the TimeScaleAnnotation of the last change up to end that wrote a duration:
+// its leaseDurationSeconds on its writers' clock against its hold on the server's.
+func writersScale(changes []Change, end time.Time) float64 {
+	for i := len(changes) - 1; i >= 0; i-- {
+		c := &changes[i]
+		if c.At.After(end) || c.Duration <= 0 {
+			continue
+		}
+		return float64(c.Written()) / float64(c.Duration)
+	}
+	return 1
 }
 
 // SlowNetworkLatency is the added round trip from which a stale belief is put down to the
@@ -489,9 +515,9 @@ func overlapText(lease string, o Overlap, stale, other string, c cause, end, now
 		parts = append(parts, say("judge.believedAll", namesSays(o.Believers), lease))
 	}
 	if o.End.IsZero() {
-		parts = append(parts, say("judge.forSoFar", seconds(now.Sub(o.Start)), clock(o.Start)))
+		parts = append(parts, say("judge.forSoFar", c.length(now.Sub(o.Start)), clock(o.Start)))
 	} else {
-		parts = append(parts, say("judge.forSpan", seconds(o.End.Sub(o.Start)), clock(o.Start), clock(o.End)))
+		parts = append(parts, say("judge.forSpan", c.length(o.End.Sub(o.Start)), clock(o.Start), clock(o.End)))
 	}
 	parts = append(parts, late...)
 	released := c.cause == CauseReleased && o.Holder == ""
@@ -523,7 +549,7 @@ func whyOf(o Overlap, stale, other string, c cause, end time.Time) Said {
 	case CausePaused:
 		why = say("judge.whyPaused", Shown(stale), missed)
 		if !c.saw.IsZero() {
-			why = concat(why, say("judge.thenSaw", clock(c.saw), Shown(other), seconds(end.Sub(c.saw))))
+			why = concat(why, say("judge.thenSaw", clock(c.saw), Shown(other), c.length(end.Sub(c.saw))))
 		}
 	case CausePartitioned:
 		why = say("judge.whyPartitioned", Shown(stale), missed)

@@ -154,6 +154,21 @@ func TestOverlaps(t *testing.T) {
 				"it ran again by 14:00:25.0 and read that bob held the lease, yet went on believing it led for 7.0 s more."},
 		},
 		{
+			// The GC pause of a lesson run at 2x: its writers count 10 s where the server
+			// counts 5, and the lengths are told on their clock as on the server's.
+			name: "GC pause at 2x",
+			story: func(s *story) {
+				s.h.scale = "2"
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 12, 29, 10, 1, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), lead(6.5, "alice", paused),
+					lead(12.05, "bob"), lead(25, "alice", holding("bob")), follow(28.5, "alice", decided("lost")))
+			},
+			now:  30,
+			want: []string{"12-28.5 alice,bob stale alice paused"},
+			text: []string{"for 33.0 s of its candidates' clock (16.5 s of the server's)", "went on believing it led for 7.0 s of its candidates' clock (3.5 s of the server's) more"},
+		},
+		{
 			// Two leaders frozen one after the other: alice pauses at 6.5, bob takes over at
 			// 17 and pauses at 21, carol takes over at 31; alice and bob run again at 35 and
 			// 36, each still believing, and each learns better 0.4 s later.

@@ -66,6 +66,7 @@ var english = said.Register(map[string]string{
 	"judge.missedRecord":        "the record change",
 	"judge.missedTakeover":      "%s take over",
 	"judge.because":             ": %s.",
+	"judge.scaledLength":        "%s of its candidates' clock (%s of the server's)",
 	"judge.alsoWhy":             "; and %s",
 	"judge.whyPaused":           "%s was paused and did not see %s",
 	"judge.whyPartitioned":      "%s was cut off from the server and did not see %s",

@@ -14,6 +14,8 @@ import (
 type history struct {
 	changes []Change
 	full    []Change
+	// scale, when set, is the TimeScaleAnnotation every write carries.
+	scale string
 }
 
 func (h *history) put(at time.Time, spec coordinationv1.LeaseSpec) {
@@ -21,7 +23,11 @@ func (h *history) put(at time.Time, spec coordinationv1.LeaseSpec) {
 	if n := len(h.full); n > 0 {
 		prev = &h.full[n-1]
 	}
-	c := ChangeOf(&coordinationv1.Lease{Spec: spec}, int64(len(h.full)+1), at, prev)
+	l := &coordinationv1.Lease{Spec: spec}
+	if h.scale != "" {
+		l.Annotations = map[string]string{TimeScaleAnnotation: h.scale}
+	}
+	c := ChangeOf(l, int64(len(h.full)+1), at, prev)
 	h.full = append(h.full, c)
 	h.changes = Compact(h.changes, c)
 }
