@@ -311,6 +311,7 @@ func (r *Run) observeLocked(m *member, s candidate.Snapshot, now time.Time) tabp
 		// the server dates the role change by RoleSince (on the candidate's clock).
 		rep.RoleSince = max(rep.RoleSince, rep.Clock-now.Sub(m.workUntil).Milliseconds())
 	}
+	rescaleRoleSince(&rep, r.clock.Rate())
 	if rep.Role != m.role {
 		m.role = rep.Role
 		role := string(rep.Role)
@@ -327,6 +328,16 @@ func (r *Run) observeLocked(m *member, s candidate.Snapshot, now time.Time) tabp
 		r.views = append(r.views, v)
 	}
 	return rep
+}
+
+// rescaleRoleSince moves a report's RoleSince so that Clock − RoleSince is the time since the
+// role changed on the server's clock: the server dates a role change back by it, taken as its
+// own milliseconds, while a run's members count on clocks at its speed (at 4x, a change 100 ms
+// ago read 400 ms, and a new leader's view came before its own write).
+func rescaleRoleSince(rep *tabproto.Report, speed float64) {
+	if speed > 0 && speed != 1 && rep.RoleSince > 0 && rep.RoleSince <= rep.Clock {
+		rep.RoleSince = rep.Clock - int64(float64(rep.Clock-rep.RoleSince)/speed)
+	}
 }
 
 func (r *Run) member(id string) *candidate.Candidate {

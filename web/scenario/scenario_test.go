@@ -290,3 +290,19 @@ func TestCoordinatedRunsInRealTime(t *testing.T) {
 		t.Errorf("Start at 2: %v", err)
 	}
 }
+
+// TestRoleChangeDatedOnTheServersClock: a member's report says how long ago its role changed on
+// its own clock, which runs at the run's speed; the report the server gets says it in the
+// server's milliseconds.
+func TestRoleChangeDatedOnTheServersClock(t *testing.T) {
+	for _, tc := range []struct {
+		speed     float64
+		roleSince int64
+	}{{4, 9900}, {0.5, 9200}, {1, 9600}} {
+		rep := tabproto.Report{Clock: 10000, RoleSince: 9600} // 400 ms ago, on the member's clock
+		rescaleRoleSince(&rep, tc.speed)
+		if rep.RoleSince != tc.roleSince {
+			t.Errorf("at %gx: RoleSince %d, want %d", tc.speed, rep.RoleSince, tc.roleSince)
+		}
+	}
+}

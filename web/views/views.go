@@ -87,7 +87,13 @@ func FromReport(r tabproto.Report, source string, received time.Time, prevRole s
 	}
 	rec.Stale = rec.Leads && r.Holder != "" && r.Holder != r.Identity
 	if string(r.Role) != prevRole && r.Clock > 0 && r.RoleSince > 0 && r.RoleSince <= r.Clock {
-		rec.AtMs -= min(r.Clock-r.RoleSince, MaxReportDelay.Milliseconds())
+		// How long ago the role changed, on the candidate's clock: a clock running at another
+		// rate counts that many of its milliseconds for each of the server's.
+		ago := float64(r.Clock - r.RoleSince)
+		if rate := r.Faults.ClockRate; rate > 0 {
+			ago /= rate
+		}
+		rec.AtMs -= min(int64(ago), MaxReportDelay.Milliseconds())
 	}
 	return rec
 }

@@ -134,3 +134,13 @@ func TestDatedBackNeverBeforeThePreviousView(t *testing.T) {
 		t.Fatalf("views %+v: want the stop dated at the previous view, 2 ms after t0", vs)
 	}
 }
+
+// TestReportDatingFollowsTheClockRate: a candidate whose clock runs at twice the real rate
+// counts two of its milliseconds for each of the server's since its role changed.
+func TestReportDatingFollowsTheClockRate(t *testing.T) {
+	r := report("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", t0, t0.Add(-2*time.Second))
+	r.Faults.ClockRate = 2
+	if rec := FromReport(r, SourceTab, t0, "follower"); !time.UnixMilli(rec.AtMs).Equal(t0.Add(-time.Second)) {
+		t.Fatalf("at %s, want 1 s before the receipt", time.UnixMilli(rec.AtMs))
+	}
+}
