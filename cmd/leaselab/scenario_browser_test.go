@@ -124,7 +124,9 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 			wi, _ := strconv.Atoi(p[1])
 			fits = fits && len(p) == 3 && ri <= wi && p[2] == "true"
 		}
-		return fits, s
+		// The caption follows the status line rather than covering it.
+		c, _ := browserEval(tab, `String(document.querySelector('[data-testid="caption"]').getBoundingClientRect().top >= document.querySelector('[data-testid="scenario-status"]').getBoundingClientRect().bottom)`)
+		return fits && c == "true", s + " caption below the status: " + c
 	}); err != nil {
 		t.Errorf("presenter mode at 390x844: %v", err)
 	}

@@ -364,7 +364,7 @@ var pages = map[string]Text{
 	"judge.whyReleased":             {En: "%s had released it and kept working", Zh: "%s 已释放租约却仍在继续工作"},
 	"judge.whyUnknown":              {En: "nothing %s recorded explains it", Zh: "%s 记录的内容无法解释这一点"},
 	"judge.whyOtherWriter":          {En: "another writer, not a candidate (kubectl, say, or a program of its own), wrote %[2]s into the record before %[1]s's hold ran out; %[1]s sees it at its next renewal, yet, as client-go does, goes on leading until its renew deadline passes", Zh: "另一个写入者（不是候选者，比如 kubectl 或自己编写的程序）在 %[1]s 的持有到期之前把 %[2]s 写入了记录；%[1]s 在下一次续约时就会看到，但它会像 client-go 那样继续领导，直到续约期限过去"},
-	"judge.thenSaw":                 {En: "; it ran again by %s and read that %s held the lease, yet went on believing it led for another %s", Zh: "；它在 %s 前已恢复运行并读到 %s 持有租约，却仍认为自己是领导者，又持续了 %s"},
+	"judge.thenSaw":                 {En: "; %s ran again by %s and read that %s held the lease, yet went on believing it led for another %s", Zh: "；%s 在 %s 前已恢复运行并读到 %s 持有租约，却仍认为自己是领导者，又持续了 %s"},
 	"advice.fencing":                {En: "guard side effects with a fencing token (the lease's resourceVersion or leaseTransitions) checked by the resource it writes", Zh: "用防护令牌（fencing token，即租约的 resourceVersion 或 leaseTransitions）保护副作用，并由被写入的资源来检查它"},
 	"advice.exit":                   {En: "exit (os.Exit) in OnStoppedLeading as kube-controller-manager does", Zh: "像 kube-controller-manager 那样在 OnStoppedLeading 中退出（os.Exit）"},
 	"advice.paused":                 {En: "client-go gives no fencing, and a paused process cannot check anything, not even its renew deadline, until it runs again: %[1]s, and %[2]s, so that it stops as soon as it notices.", Zh: "client-go 不提供防护，而被暂停的进程在重新运行之前什么也无法检查，连续约期限也不行：%[1]s，并且%[2]s，让它一发现就停止。"},

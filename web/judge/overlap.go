@@ -306,14 +306,17 @@ func (s *span) emit(out []Overlap, lease string, changes []Change, views []View,
 	}
 	stale, other := o.Stale[0], s.other(o.Stale[0])
 	c := s.cause(stale, other, changes, views, end)
-	c.scale = writersScale(changes, end)
+	scale := writersScale(changes, end)
+	c.scale = scale
 	o.Cause = c.cause
 	// The other stale believers' faults too (two leaders frozen one after the other): each
 	// missed a holder of its own.
 	var also []Said
 	for _, id := range o.Stale[1:] {
 		oth := s.other(id)
-		switch c2 := s.cause(id, oth, changes, views, end); c2.cause {
+		c2 := s.cause(id, oth, changes, views, end)
+		c2.scale = scale
+		switch c2.cause {
 		case CausePaused, CausePartitioned, CauseSlowNetwork:
 			also = append(also, whyOf(o, id, oth, c2, end))
 		}
@@ -549,7 +552,7 @@ func whyOf(o Overlap, stale, other string, c cause, end time.Time) Said {
 	case CausePaused:
 		why = say("judge.whyPaused", Shown(stale), missed)
 		if !c.saw.IsZero() {
-			why = concat(why, say("judge.thenSaw", clock(c.saw), Shown(other), c.length(end.Sub(c.saw))))
+			why = concat(why, say("judge.thenSaw", Shown(stale), clock(c.saw), Shown(other), c.length(end.Sub(c.saw))))
 		}
 	case CausePartitioned:
 		why = say("judge.whyPartitioned", Shown(stale), missed)

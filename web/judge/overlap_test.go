@@ -151,7 +151,7 @@ func TestOverlaps(t *testing.T) {
 			now:  34,
 			want: []string{"17-32 alice,bob stale alice paused"},
 			text: []string{"alice and bob both believed they led ns/x for 15.0 s (14:00:17.0 to 14:00:32.0): alice was paused and did not see bob take over; " +
-				"it ran again by 14:00:25.0 and read that bob held the lease, yet went on believing it led for another 7.0 s."},
+				"alice ran again by 14:00:25.0 and read that bob held the lease, yet went on believing it led for another 7.0 s."},
 		},
 		{
 			// The GC pause of a lesson run at 2x: its writers count 10 s where the server

@@ -79,7 +79,7 @@ var english = said.Register(map[string]string{
 	"judge.whyReleased":         "%s had released it and kept working",
 	"judge.whyUnknown":          "nothing %s recorded explains it",
 	"judge.whyOtherWriter":      "another writer, not a candidate (kubectl, say, or a program of its own), wrote %[2]s into the record before %[1]s's hold ran out; %[1]s sees it at its next renewal, yet, as client-go does, goes on leading until its renew deadline passes",
-	"judge.thenSaw":             "; it ran again by %s and read that %s held the lease, yet went on believing it led for another %s",
+	"judge.thenSaw":             "; %s ran again by %s and read that %s held the lease, yet went on believing it led for another %s",
 	"advice.fencing":            "guard side effects with a fencing token (the lease's resourceVersion or leaseTransitions) checked by the resource it writes",
 	"advice.exit":               "exit (os.Exit) in OnStoppedLeading as kube-controller-manager does",
 	"advice.paused":             "client-go gives no fencing, and a paused process cannot check anything, not even its renew deadline, until it runs again: %[1]s, and %[2]s, so that it stops as soon as it notices.",
