@@ -550,8 +550,8 @@ var cleRollingUpgrade = &Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "bob reads preferredHolder and steps down at the end of his term: he stops renewing and lets the lease run out. The controller then makes carol the holder. alice's LeaseCandidate is still there, unrenewed since her node went down: the controller still counts her as the best, pings her, gets no answer, and keeps carol; it deletes a LeaseCandidate left unrenewed for 30 minutes.",
-				Zh: "bob 读到 preferredHolder，在任期结束时退位：他停止续约，让租约自然到期。随后控制器让 carol 成为持有者。alice 的 LeaseCandidate 还在，自她的节点下线后就没有续约：控制器仍把她算作最佳人选，向她发送 ping，得不到回应，于是保留 carol；一个 30 分钟未续约的 LeaseCandidate 会被控制器删除。",
+				En: "bob reads preferredHolder and steps down at the end of his term: he stops renewing and lets the lease run out. The controller then makes carol the holder. alice's LeaseCandidate is still there, unrenewed since her node went down: the controller still counts her as the best, pings her, gets no answer, and keeps carol; it deletes a LeaseCandidate left unrenewed for 30 minutes. leaseTransitions stayed 0 through both hand-overs: client-go counts a transition when a candidate takes a lease itself, and here the controller names each holder, who renews what it wrote.",
+				Zh: "bob 读到 preferredHolder，在任期结束时退位：他停止续约，让租约自然到期。随后控制器让 carol 成为持有者。alice 的 LeaseCandidate 还在，自她的节点下线后就没有续约：控制器仍把她算作最佳人选，向她发送 ping，得不到回应，于是保留 carol；一个 30 分钟未续约的 LeaseCandidate 会被控制器删除。两次交接中 leaseTransitions 一直是 0：client-go 只在候选者自己拿下租约时才计一次转换，而这里每个持有者都由控制器指定，持有者只是续约控制器写下的记录。",
 			},
 			Until:   func(w *World) bool { return w.Holder() == "carol" && w.Leads("carol") },
 			Waiting: i18n.Text{En: "until carol holds the lease", Zh: "等待 carol 持有租约"},
