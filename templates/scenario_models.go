@@ -109,8 +109,11 @@ type ScenarioMember struct {
 	// Total: a leader's renew deadline between rounds is the next round's, up to a retry
 	// period further, and shows full until that round begins.
 	Countdown string
-	LeftMs    int64
-	TotalMs   int64
-	Rate      string
-	Faults    []string
+	// Elapsed says what the member does once its countdown has run out, in place of Countdown
+	// (a follower's "0.0 s" while it has not yet tried again read as a fault).
+	Elapsed string
+	LeftMs  int64
+	TotalMs int64
+	Rate    string
+	Faults  []string
 }

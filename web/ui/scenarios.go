@@ -306,14 +306,14 @@ func memberView(lang i18n.Lang, s candidate.Snapshot, speed float64) templates.S
 	case s.State == candidate.StateStopped:
 	case s.Role == candidate.RoleLeader && !s.RenewDeadline.IsZero():
 		// The deadline the elector acts on: the running round's, or the next round's.
-		m.Countdown = lang.T("scn.deadline")
+		m.Countdown, m.Elapsed = lang.T("scn.deadline"), lang.T("scn.deadlinePassed")
 		m.LeftMs, m.TotalMs = s.RenewDeadline.Sub(s.Now).Milliseconds(), s.Timings.RenewDeadline.Milliseconds()
 		if s.Faults.Paused && !s.RenewRound {
 			// Paused between rounds: the round, and its deadline, begin when it resumes.
 			m.LeftMs, m.Rate = m.TotalMs, "0"
 		}
 	case !s.ObservedExpiry.IsZero():
-		m.Countdown = lang.T("scn.expires")
+		m.Countdown, m.Elapsed = lang.T("scn.expires"), lang.T("scn.expired")
 		m.LeftMs = s.ObservedExpiry.Sub(s.Now).Milliseconds()
 		m.TotalMs = int64(s.LeaseDurationSeconds) * 1000
 	}

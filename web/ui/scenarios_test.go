@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/candidate"
@@ -61,5 +62,16 @@ func TestMemberCardShowsBelief(t *testing.T) {
 		if m.Believes != tc.want {
 			t.Errorf("%s %s: believes %v, want %v", tc.role, tc.state, m.Believes, tc.want)
 		}
+	}
+}
+
+// TestCountdownSaysWhatComesNext: a follower's countdown that has run out says what it does
+// next instead of a bare 0.0 s.
+func TestCountdownSaysWhatComesNext(t *testing.T) {
+	now := t0.Add(time.Minute)
+	m := memberView(i18n.EN, candidate.Snapshot{Identity: "bob", Role: candidate.RoleFollower, State: candidate.StateFollower,
+		Now: now, ObservedExpiry: now.Add(-time.Second), LeaseDurationSeconds: 10}, 1)
+	if m.LeftMs > 0 || m.Countdown != "lease expires, by its clock, in" || m.Elapsed != "lease expired, by its clock: it tries to take it at its next try" {
+		t.Errorf("card %+v", m)
 	}
 }

@@ -153,6 +153,12 @@
         const v = c.querySelector('[data-field="left"]');
         // A renew deadline between rounds lies beyond the setting: it shows full until the round.
         if (v) v.textContent = (Math.min(left, total) / 1000).toFixed(1) + ' s';
+        // Run out: say what the candidate does next rather than a bare 0.0 s.
+        const label = c.querySelector('.count-label');
+        if (label && label.dataset.elapsed) {
+          const want = left <= 0 ? label.dataset.elapsed : label.dataset.label;
+          if (label.textContent !== want) label.textContent = want;
+        }
         const bar = c.querySelector('[data-field="bar"]');
         if (bar) bar.style.width = Math.min(100, 100 * left / total).toFixed(1) + '%';
       }
