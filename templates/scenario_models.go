@@ -70,12 +70,11 @@ type ScenarioLive struct {
 	CanBack bool
 	// Last is true when the step shown is the script's last, and Done once it is done.
 	Last, Done bool
-	// Behind is true when the step shown is an earlier one (Back) than the run's, which is
-	// Step (from 0): the cards and the record show the run now.
-	Behind bool
-	Step   int
-	Auto   bool
-	Speed  string
+	// Step is the run's step (from 0); Shown below it means Back: the cards and the record
+	// show the run now.
+	Step  int
+	Auto  bool
+	Speed string
 	// Holder and Transitions are the lease's record.
 	Holder      string
 	Transitions string

@@ -1522,7 +1522,7 @@ func ScenarioLiveView(l ScenarioLive, v Scenario) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if l.Behind {
+			if l.Shown < l.Step {
 				var templ_7745c5c3_Var97 string
 				templ_7745c5c3_Var97, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "scn.behind", l.Shown+1, l.Step+1))
 				if templ_7745c5c3_Err != nil {

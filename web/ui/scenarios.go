@@ -31,13 +31,16 @@ const maxScenarioRuns = 8
 // scenarioSpeeds are the speeds the page offers.
 var scenarioSpeeds = []string{"0.25", "0.5", "1", "2", "4"}
 
-// speedsOf are the speeds a scenario's page offers: 1 only for a coordinated lesson
-// (scenario.ErrRealTimeOnly).
+// speedsOf are the speeds a scenario's page offers: those it can run at (a coordinated lesson
+// only at 1, scenario.ErrRealTimeOnly).
 func speedsOf(sc *scenario.Scenario) []string {
-	if sc.Coordinated {
-		return []string{"1"}
+	var out []string
+	for _, s := range scenarioSpeeds {
+		if v, err := strconv.ParseFloat(s, 64); err == nil && sc.CheckSpeed(v) == nil {
+			out = append(out, s)
+		}
 	}
-	return scenarioSpeeds
+	return out
 }
 
 // scenarioRuns are the runs playing on this server, one per scenario and seed: a link with a
@@ -137,11 +140,14 @@ func scenarioParams(c echo.Context, sc *scenario.Scenario) (seed uint64, speed f
 	}
 	if s := c.FormValue("speed"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || scenario.CheckSpeed(v) != nil {
-			return 0, 0, "scn.err.speed"
+		if err == nil {
+			err = sc.CheckSpeed(v)
 		}
-		if errors.Is(sc.CheckSpeed(v), scenario.ErrRealTimeOnly) {
+		switch {
+		case errors.Is(err, scenario.ErrRealTimeOnly):
 			return 0, 0, "scn.err.realTime"
+		case err != nil:
+			return 0, 0, "scn.err.speed"
 		}
 		speed = v
 	}
@@ -274,7 +280,7 @@ func (u *UI) scenarioLive(ctx context.Context, sc *scenario.Scenario, run *scena
 	l.CanNext = l.Running && (st.Shown < st.Step || st.Ready && st.Step+1 < len(sc.Steps))
 	l.Last = st.Shown == len(sc.Steps)-1
 	l.Done = st.Step == len(sc.Steps)-1 && st.Ready
-	l.Behind, l.Step = st.Shown < st.Step, st.Step
+	l.Step = st.Step
 	if !st.Ready {
 		l.Waiting = sc.Steps[st.Step].Waiting.In(lang)
 	}
