@@ -3,6 +3,8 @@ package templates
 import (
 	"context"
 	"math"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -103,14 +105,6 @@ func holderText(ctx context.Context, holder string) string {
 		return tr(ctx, "dash.noHolder")
 	}
 	return holder
-}
-
-// formNamespace is the namespace a form starts with.
-func formNamespace(ns string) string {
-	if ns == "" {
-		return "default"
-	}
-	return ns
 }
 
 func boolStr(b bool) string {
@@ -258,7 +252,7 @@ func problem(ctx context.Context, v Play, i int, p string) string {
 var browserPrefixes = []string{"js.", "log.", "fault.", "faults.", "state.", "decision.", "age.", "conn.live",
 	"time.live", "time.pause", "time.play", "time.stop",
 	"dash.cleTitle", "dash.controllerOff", "dash.decisionNone", "dash.noDecision", "dash.noFaults", "dash.noHolder",
-	"dash.openedBy", "dash.splitBrain1", "dash.splitBrains", "dash.renewals", "dash.renewal1"}
+	"dash.openedBy", "dash.room", "dash.splitBrain1", "dash.splitBrains", "dash.renewals", "dash.renewal1"}
 
 // browserMessages are the messages the page's scripts use, in the page's language: the page
 // embeds them (the i18n script element) and live.js's LL.t reads them.
@@ -292,9 +286,45 @@ func apiBase(p Page) string {
 // SignedIn is who a workshop page is rendered for; the zero value on a server without tokens.
 type SignedIn struct {
 	// Name is the identity the browser signed in as; Instructor is true for the instructor,
-	// whose header links the workshop page.
+	// whose header links the workshop page and who commands every candidate tab.
 	Name       string
 	Instructor bool
+	// Namespaces are the only namespaces the user writes in, the user's own first (a
+	// participant's and the arena); nil for anywhere.
+	Namespaces []string
+}
+
+// mayWrite says whether the page's user may write leases in ns: the page hides the buttons
+// the API would refuse.
+func (s SignedIn) mayWrite(ns string) bool {
+	return s.Namespaces == nil || slices.Contains(s.Namespaces, ns)
+}
+
+// mayCommand says whether the page's user may inject faults into a tab that owner opened:
+// the instructor into every tab, a participant into their own.
+func (s SignedIn) mayCommand(owner string) bool {
+	return s.Name == "" || s.Instructor || owner == s.Name
+}
+
+// writeNamespace is the namespace a form that writes starts with: ns when the user may write
+// there, else the user's own, else "default".
+func (s SignedIn) writeNamespace(ns string) string {
+	switch {
+	case ns != "" && s.mayWrite(ns):
+		return ns
+	case len(s.Namespaces) > 0:
+		return s.Namespaces[0]
+	}
+	return "default"
+}
+
+// dashboardURL is where the header's dashboard link goes: a participant's own namespace, as
+// after joining.
+func (s SignedIn) dashboardURL() templ.SafeURL {
+	if s.Instructor || len(s.Namespaces) == 0 {
+		return "/"
+	}
+	return templ.SafeURL("/?namespace=" + url.QueryEscape(s.Namespaces[0]))
 }
 
 type signedInKey struct{}

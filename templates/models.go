@@ -352,8 +352,10 @@ type Overlap struct {
 	Advice                       string
 	// Says and AdviceSays are Text and Advice in both languages; the strings alone when zero.
 	Says, AdviceSays i18n.Text
-	// AtURL is the lease page at the moment the interval began.
-	AtURL string
+	// AtURL is the lease page at the first moment that tells the interval (AtSays, the link's
+	// title, says when that is).
+	AtURL  string
+	AtSays i18n.Text
 }
 
 // EventRow is one core v1 Event about the lease.

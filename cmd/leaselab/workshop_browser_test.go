@@ -65,4 +65,79 @@ func TestWorkshopBrowser(t *testing.T) {
 	if _, err := inst.CoordinationV1().Leases("participant-02").Get(ctx, "demo", metav1.GetOptions{}); err == nil {
 		t.Errorf("a participant's browser wrote in another participant's namespace")
 	}
+
+	// The instructor, in a browser of their own, opens a tab in the arena.
+	teacher := mustStartBrowser(t)
+	join, _ := openBrowserTab(t, teacher, w.URL+"/join?token="+w.tokens["instructor"])
+	if err := chromedp.Do(ctxWith(join, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid=join-button]`)), chromedp.WaitVisible(chromedp.CSS(`#lease-grid`))); err != nil {
+		t.Fatalf("instructor's join button: %v", err)
+	}
+	openBrowserTab(t, teacher, w.URL+"/play?namespace=arena&lease=shared&identity=tab-teacher")
+
+	// The participant's dashboard, showing every namespace, offers fault buttons on the
+	// participant's own tab only, and its Pause pauses that tab.
+	row := func(id string) string { return `[data-tab-row][data-identity="` + id + `"]` }
+	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Navigate(w.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`#lease-grid`))); err != nil {
+		t.Fatalf("the participant's dashboard of every namespace: %v", err)
+	}
+	if _, err := browserWait(20*time.Second, func() (bool, string) {
+		s, _ := browserEval(tab, `[...document.querySelectorAll('[data-tab-row]')].map(r => r.dataset.identity + ':' + r.dataset.commandable + ':' + (r.querySelector('[data-cmd=pause]').offsetParent !== null)).sort().join(' ')`)
+		return s == "tab-own:true:true tab-teacher:false:false", s
+	}); err != nil {
+		t.Fatalf("the participant's tab rows (identity:commandable:pause shown): %v", err)
+	}
+	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(row("tab-own")+` [data-cmd=pause]`))); err != nil {
+		t.Fatalf("pause from the dashboard: %v", err)
+	}
+	if _, err := browserWait(10*time.Second, func() (bool, string) {
+		s, _ := browserEval(own, `String((document.querySelector('[data-testid=fault-pause]') || {}).getAttribute('aria-pressed'))`)
+		return s == "true", s
+	}); err != nil {
+		t.Fatalf("the participant's own tab, paused from the dashboard: %v", err)
+	}
+
+	// The instructor's room: a line per participant with tabs, whose name shows their namespace.
+	dash, _ := openBrowserTab(t, teacher, w.URL+"/")
+	if _, err := browserWait(20*time.Second, func() (bool, string) {
+		s, _ := browserEval(dash, `[...document.querySelectorAll('[data-testid=room-row]')].map(r => r.dataset.owner + ':' + r.dataset.tabs + ':' + r.querySelector('.room-facts').textContent).join(' | ')`)
+		return strings.HasPrefix(s, "instructor:1:1 tab · ") && strings.Contains(s, " | participant-01:1:1 tab · ") && strings.Contains(s, "1 paused"), s
+	}); err != nil {
+		t.Fatalf("the instructor's room: %v", err)
+	}
+	if err := chromedp.Do(ctxWith(dash, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid=room-row][data-owner=participant-01] .room-name`))); err != nil {
+		t.Fatalf("a name in the room: %v", err)
+	}
+	if _, err := browserWait(10*time.Second, func() (bool, string) {
+		s, _ := browserEval(dash, `location.search + ' room hidden=' + document.getElementById('room').hidden`)
+		return s == "?namespace=participant-01 room hidden=true", s
+	}); err != nil {
+		t.Fatalf("after a name in the room: %v", err)
+	}
+
+	// Switching a candidate tab's language keeps its identity: it renews the lease it holds.
+	lang, _ := openBrowserTab(t, browser, w.URL+"/play?namespace=participant-01&lease=lang&leaseDuration=3&renewDeadline=2&retryPeriod=1")
+	if _, err := browserWait(20*time.Second, func() (bool, string) {
+		s, _ := browserCandidateState(lang)
+		return s == "leader", s
+	}); err != nil {
+		t.Fatalf("the tab before switching its language: %v", err)
+	}
+	id, err := browserEval(lang, `JSON.parse(document.getElementById('play-config').textContent).start.identity`)
+	if err != nil || id == "" {
+		t.Fatalf("identity: %q %v", id, err)
+	}
+	if err := chromedp.Do(ctxWith(lang, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid=lang-switch]`)), chromedp.WaitReady(chromedp.CSS(`html[lang="zh-CN"]`))); err != nil {
+		t.Fatalf("language switch: %v", err)
+	}
+	if _, err := browserWait(20*time.Second, func() (bool, string) {
+		s, _ := browserEval(lang, `JSON.parse(document.getElementById('play-config').textContent).start.identity + ' ' + document.getElementById('candidate').dataset.state + ' ' + location.search`)
+		// The identity rode the URL across the switch only.
+		return strings.HasPrefix(s, id+" leader ?") && strings.Contains(s, "lang=zh") && !strings.Contains(s, "identity=") && !strings.Contains(s, "rejoin"), s
+	}); err != nil {
+		t.Fatalf("after the language switch (identity state query): %v", err)
+	}
+	l, err = inst.CoordinationV1().Leases("participant-01").Get(ctx, "lang", metav1.GetOptions{})
+	if err != nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != id || l.Spec.LeaseTransitions == nil || *l.Spec.LeaseTransitions != 0 {
+		t.Errorf("lease participant-01/lang after the switch: %v %+v (want %s holding it, no transition)", err, l.Spec, id)
+	}
 }

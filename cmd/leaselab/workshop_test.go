@@ -281,8 +281,14 @@ func TestJoinLinkSession(t *testing.T) {
 	if code, body := post("/ui/leases", url.Values{"namespace": {"participant-01"}, "name": {"from-form"}}, same); code != http.StatusSeeOther {
 		t.Errorf("form post in own namespace: %d %s", code, body)
 	}
-	if code, body := post("/ui/leases", url.Values{"namespace": {"participant-02"}, "name": {"from-form"}}, same); code != http.StatusForbidden || !strings.Contains(body, "cannot create") {
+	// A refusal is told on the page, in the form, as a bad name is.
+	if code, body := post("/ui/leases", url.Values{"namespace": {"participant-02"}, "name": {"from-form"}}, same); code != http.StatusForbidden ||
+		!strings.Contains(body, `data-testid="form-errors"`) || !strings.Contains(body, "cannot create") {
 		t.Errorf("form post in another's namespace: %d %s", code, body)
+	}
+	if code, body := post("/ui/leases/participant-02/from-form/delete", nil, same); code != http.StatusForbidden ||
+		!strings.Contains(body, "<html") || !strings.Contains(body, "cannot delete") {
+		t.Errorf("delete in another's namespace: %d %s", code, body)
 	}
 	// A form another site makes the browser post (CSRF): refused, with or without Origin.
 	for _, h := range []map[string]string{

@@ -26,7 +26,7 @@ var authMessages = map[string]Text{
 	"auth.ws.loopback":             {En: "These links use a loopback address: participants cannot reach it. Open this page through the address they use (or start with --public-url).", Zh: "这些链接使用的是回环地址：参与者无法访问。请通过参与者使用的地址打开本页（或以 --public-url 启动）。"},
 	"auth.ws.dashboard":            {En: "Dashboard", Zh: "仪表盘"},
 	"auth.nav.scenarios":           {En: "Scenarios", Zh: "场景"},
-	"auth.ws.print":                {En: "Print this page for a card per participant to hand round.", Zh: "打印本页，每位参与者一张卡片，分发下去。"},
+	"auth.ws.print":                {En: "Print this page (Ctrl+P, or ⌘P on a Mac) for a card per participant to hand round.", Zh: "打印本页（Ctrl+P，Mac 上为 ⌘P），每位参与者一张卡片，分发下去。"},
 	"auth.ws.writesIn":             {En: "writes in ", Zh: "写入 "},
 	"auth.ws.and":                  {En: " and ", Zh: " 和 "},
 	"auth.ws.everywhere":           {En: "writes everywhere", Zh: "可在所有地方写入"},

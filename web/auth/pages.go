@@ -168,6 +168,7 @@ type identityView struct {
 
 type workshopView struct {
 	page
+	Viewer     string // who signed in: the header names them, as the screens' do
 	BaseURL    string
 	Loopback   bool
 	Identities []identityView
@@ -176,6 +177,9 @@ type workshopView struct {
 func (a *Auth) workshopPage(c echo.Context) error {
 	base := a.baseURL(c.Request())
 	v := workshopView{BaseURL: base}
+	if u, ok := UserFrom(c.Request().Context()); ok {
+		v.Viewer = u.Name
+	}
 	if u, err := url.Parse(base); err == nil {
 		host := u.Hostname()
 		ip := net.ParseIP(host)
@@ -286,11 +290,11 @@ var workshopTmpl = template.Must(template.New("workshop").Funcs(pageFuncs).Parse
 <title>{{call .W.T "auth.ws.title"}} — leaselab</title></head>
 <body><header class="top no-print"><a class="brand" href="/">lease<b>lab</b></a>
 <nav aria-label="main"><a href="/">{{call .W.T "auth.ws.dashboard"}}</a> <a href="/scenarios">{{call .W.T "auth.nav.scenarios"}}</a> <a href="/workshop" aria-current="page">{{call .W.T "auth.ws.title"}}</a></nav>
-<a class="lang" href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></header>
+{{if .Viewer}}<span class="signed-in" data-testid="signed-in" title="{{call .W.T "layout.signedIn" .Viewer}}">{{.Viewer}}</span>{{end}}<a class="lang" href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></header>
 <main><h1>{{call .W.T "auth.ws.title"}}</h1>
 <p class="lead">{{call .W.T "auth.ws.joinAt"}}<code data-testid="base-url">{{.BaseURL}}</code>{{call .W.T "auth.ws.lead"}}<code>arena</code>{{call .W.T "auth.ws.leadEnd"}}</p>
 {{if .Loopback}}<p class="warning" data-testid="loopback-warning"><strong>{{call .W.T "auth.ws.loopback"}}</strong></p>{{end}}
-<p class="toolbar no-print"><a class="button" href="/">{{call .W.T "auth.ws.dashboard"}}</a> <span>{{call .W.T "auth.ws.print"}}</span></p>
+<p class="toolbar no-print"><span>{{call .W.T "auth.ws.print"}}</span></p>
 <ul class="cards">
 {{range .Identities}}<li class="card{{if eq .Role "instructor"}} instructor no-print{{end}}" data-testid="identity" data-name="{{.Name}}" data-role="{{.Role}}">
 <h2>{{.Name}}</h2>

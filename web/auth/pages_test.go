@@ -150,6 +150,10 @@ func TestPagesStyle(t *testing.T) {
 		!strings.Contains(body, `<a href="/workshop" aria-current="page">Workshop</a>`) {
 		t.Errorf("workshop page: no header:\n%s", body)
 	}
+	// Its header names who signed in, as every screen's does.
+	if !strings.Contains(body, `data-testid="signed-in" title="signed in as instructor">instructor</span>`) {
+		t.Errorf("workshop page: the header does not name the instructor:\n%s", body)
+	}
 	// The page is printed to hand the cards round: the instructor's card, whose link signs in
 	// with every right, is left out of the print; the participants' are not.
 	if !strings.Contains(body, `<li class="card" data-testid="identity" data-name="p1"`) ||

@@ -43,6 +43,7 @@ func (u *UI) createLease(c echo.Context) error {
 	if form.Name == "" {
 		refuse(&form, i18n.Say("form.nameRequired"))
 	}
+	code := http.StatusUnprocessableEntity
 	if len(form.Errors) == 0 {
 		lease := coordinationv1.Lease{
 			TypeMeta:   metav1.TypeMeta{APIVersion: coordinationv1.SchemeGroupVersion.String(), Kind: "Lease"},
@@ -53,20 +54,41 @@ func (u *UI) createLease(c echo.Context) error {
 			return err
 		}
 		if err := u.callAPI(ctx, http.MethodPost, leasesPath(form.Namespace), body); err != nil {
-			if refused, err := forbidden(c, err); refused {
-				return err
+			// The API's refusal is shown in the form, as a bad name is: a 403 stays a 403.
+			if isForbidden(err) {
+				code = http.StatusForbidden
 			}
 			refuse(&form, i18n.Same(err.Error()))
 		}
 	}
 	if len(form.Errors) > 0 {
-		v, err := u.dashboardView(ctx, "", form, moment{})
+		v, err := u.dashboardView(ctx, u.homeNamespace(c.Request()), form, moment{})
 		if err != nil {
 			return err
 		}
-		return u.render(c, http.StatusUnprocessableEntity, templates.DashboardView(v))
+		return u.render(c, code, templates.DashboardView(v))
 	}
-	return c.Redirect(http.StatusSeeOther, "/")
+	return c.Redirect(http.StatusSeeOther, u.dashboardURL(c.Request()))
+}
+
+// homeNamespace is the namespace a participant's dashboard shows (their own), "" for everyone
+// else (every namespace).
+func (u *UI) homeNamespace(r *http.Request) string {
+	if u.opts.TabUser == nil {
+		return ""
+	}
+	if tu, ok := u.opts.TabUser(r); ok && len(tu.Namespaces) > 0 {
+		return tu.Namespaces[0]
+	}
+	return ""
+}
+
+// dashboardURL is the user's dashboard, where an action on it returns to.
+func (u *UI) dashboardURL(r *http.Request) string {
+	if ns := u.homeNamespace(r); ns != "" {
+		return "/?namespace=" + url.QueryEscape(ns)
+	}
+	return "/"
 }
 
 // refuse adds a reason the form was refused.
@@ -82,14 +104,14 @@ func (u *UI) deleteLease(c echo.Context) error {
 		return u.failSays(c, http.StatusBadRequest, i18n.Say("error.badNamespace", ns))
 	}
 	err := u.callAPI(c.Request().Context(), http.MethodDelete, leasesPath(ns)+"/"+url.PathEscape(name), nil)
-	if refused, err := forbidden(c, err); refused {
-		return err
+	if isForbidden(err) {
+		return u.failSays(c, http.StatusForbidden, i18n.Same(err.Error()))
 	}
 	var se *apiError
 	if err != nil && !(errors.As(err, &se) && se.code == http.StatusNotFound) {
 		return u.failSays(c, http.StatusBadGateway, i18n.Say("error.notDeleted", err.Error()))
 	}
-	return c.Redirect(http.StatusSeeOther, "/")
+	return c.Redirect(http.StatusSeeOther, u.dashboardURL(c.Request()))
 }
 
 func leasesPath(ns string) string {
@@ -104,14 +126,10 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.msg }
 
-// forbidden answers an action the API refused with 403, as a plain-text 403 with the API's
-// message; it reports false for any other error.
-func forbidden(c echo.Context, err error) (bool, error) {
+// isForbidden says whether the API refused an action with 403.
+func isForbidden(err error) bool {
 	var ae *apiError
-	if !errors.As(err, &ae) || ae.code != http.StatusForbidden {
-		return false, nil
-	}
-	return true, c.String(http.StatusForbidden, ae.msg+"\n")
+	return errors.As(err, &ae) && ae.code == http.StatusForbidden
 }
 
 // callAPI performs one request on the API in process (Options.API), as the user of ctx (the

@@ -393,11 +393,27 @@ func (h *Hub) removeWatcher(w *hubWatcher) {
 	h.mu.Unlock()
 }
 
-// Errors of Command.
+// Errors of Command and CommandOwn.
 var (
 	ErrNoSuchTab = errors.New("no such tab: it may have been closed")
 	ErrTabSlow   = errors.New("the tab is not taking commands: disconnected it")
+	ErrNotYours  = errors.New("only the instructor may inject faults into tabs that others opened")
 )
+
+// CommandOwn forwards a fault command to one of the tabs that user opened: ErrNotYours for
+// anyone else's, so that what one participant does cannot hurt another.
+func (h *Hub) CommandOwn(user, tabID string, cmd tabproto.Command) error {
+	h.mu.Lock()
+	t := h.tabs[tabID]
+	h.mu.Unlock()
+	if t == nil {
+		return ErrNoSuchTab
+	}
+	if t.owner.Name != user {
+		return ErrNotYours
+	}
+	return h.Command(tabID, cmd)
+}
 
 // Command forwards a fault command to one tab. It returns ErrNoSuchTab, ErrTabSlow, or the
 // reason the command was refused (see tabproto.Command.Validate).

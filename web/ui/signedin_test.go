@@ -1,10 +1,14 @@
 package ui
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // TestHeaderNamesWhoIsSignedIn: on a workshop server every page's header names the identity
@@ -50,4 +54,84 @@ func TestHeaderNamesWhoIsSignedIn(t *testing.T) {
 	if body := w.Body.String(); strings.Contains(body, "<b>x</b>") || !strings.Contains(body, "&lt;b&gt;x&lt;/b&gt;") {
 		t.Errorf("the signed-in name is not escaped")
 	}
+}
+
+// TestParticipantIsOfferedWhatTheyMayDo: a participant's pages offer the writes and fault
+// commands the API and the hub would accept, and no others. Their forms start in their own
+// namespace, the header leads to their own dashboard, their own tabs take their commands and
+// another participant's refuse them. The instructor is offered everything.
+func TestParticipantIsOfferedWhatTheyMayDo(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		user       TabUser
+		instructor bool
+	}{
+		{"participant", TabUser{Name: "p1", Namespaces: []string{"p1", "arena"}}, false},
+		{"instructor", TabUser{Name: "instructor"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tu := mustNewUI(t, t0, func(o *Options) {
+				o.TabUser = func(*http.Request) (TabUser, bool) { return c.user, true }
+				o.MayCommandTabs = func(*http.Request) bool { return c.instructor }
+			})
+			tu.putLease(t, lease("p1", "a", "", t0, 10, 0), t0)
+			tu.putLease(t, lease("p2", "b", "", t0, 10, 0), t0)
+			tabs := map[string]string{}
+			for _, owner := range []string{"p1", "p2"} {
+				tab := tu.hub.addTab(TabUser{Name: owner, Namespaces: []string{owner, "arena"}}, func() {})
+				if err := tu.hub.report(tab, tabproto.Report{Identity: "tab-" + owner, Namespace: owner, Lease: "x", State: "follower", Role: "follower"}); err != nil {
+					t.Fatal(err)
+				}
+				tabs[owner] = tab.id
+			}
+			mine := func(ns string) string { return strconv.FormatBool(c.instructor || ns == "p1") }
+
+			doc := tu.mustGetDoc(t, "/", http.StatusOK)
+			for _, ns := range []string{"p1", "p2"} {
+				if got := doc.Find(`[data-lease-card][data-namespace="` + ns + `"]`).AttrOr("data-writable", ""); got != mine(ns) {
+					t.Errorf("card in %s: data-writable=%q, want %s", ns, got, mine(ns))
+				}
+				if got := doc.Find(`[data-tab-row][data-owner="` + ns + `"]`).AttrOr("data-commandable", ""); got != mine(ns) {
+					t.Errorf("tab of %s: data-commandable=%q, want %s", ns, got, mine(ns))
+				}
+			}
+			home, dash := "default", "/"
+			if !c.instructor {
+				home, dash = "p1", "/?namespace=p1"
+			}
+			if got := doc.Find("#new-lease-namespace").AttrOr("value", ""); got != home {
+				t.Errorf("New lease starts in %q, want %q", got, home)
+			}
+			if got := doc.Find("header nav a").First().AttrOr("href", ""); got != dash {
+				t.Errorf("the header's dashboard link is %q, want %q", got, dash)
+			}
+			for filter, want := range map[string]string{"p2": pick(c.instructor, "p2", "p1"), "arena": "arena", "p1": "p1"} {
+				doc := tu.mustGetDoc(t, "/?namespace="+filter, http.StatusOK)
+				if got := doc.Find("#open-tab-namespace").AttrOr("value", ""); got != want {
+					t.Errorf("showing %s, Open tab opens in %q, want %q", filter, got, want)
+				}
+			}
+			for _, ns := range []string{"p1", "p2"} {
+				doc := tu.mustGetDoc(t, "/leases/"+ns+"/"+map[string]string{"p1": "a", "p2": "b"}[ns], http.StatusOK)
+				if got := doc.Find("#lease-page").AttrOr("data-writable", ""); got != mine(ns) {
+					t.Errorf("lease page in %s: data-writable=%q, want %s", ns, got, mine(ns))
+				}
+			}
+
+			// The hub takes a participant's command for their own tab only.
+			if err := tu.hub.CommandOwn("p1", tabs["p2"], tabproto.Command{Type: tabproto.CommandPause}); !errors.Is(err, ErrNotYours) {
+				t.Errorf("p1 pausing p2's tab: %v, want ErrNotYours", err)
+			}
+			if err := tu.hub.CommandOwn("p1", tabs["p1"], tabproto.Command{Type: tabproto.CommandPause}); err != nil {
+				t.Errorf("p1 pausing their own tab: %v", err)
+			}
+		})
+	}
+}
+
+func pick(b bool, yes, no string) string {
+	if b {
+		return yes
+	}
+	return no
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/views"
 )
@@ -72,10 +73,26 @@ func overlapViews(overlaps []judge.Overlap, ns, name string, now time.Time) []te
 			Advice:     o.Advice,
 			Says:       says(o.Says),
 			AdviceSays: says(o.AdviceSays),
-			AtURL:      leaseURL(ns, name) + "?at=" + url.QueryEscape(start),
+			AtURL:      leaseURL(ns, name) + "?at=" + url.QueryEscape(toldAt(o.Start, end).UTC().Format(momentLayout)),
+			AtSays:     i18n.Say("lease.splitAtTitle", exactSecsText(judge.OverlapGrace)),
 		})
 	}
 	return out
+}
+
+// toldAt is the first moment, to the millisecond, whose page tells a split brain that began
+// at start and ended at end: a disagreement is one once it has lasted judge.OverlapGrace, and a
+// moment written to the millisecond but before the instant itself would still show the one
+// holder before it.
+func toldAt(start, end time.Time) time.Time {
+	at := start.Add(judge.OverlapGrace)
+	if end.Before(at) {
+		at = end
+	}
+	if ms := at.Truncate(time.Millisecond); ms.Before(at) {
+		return ms.Add(time.Millisecond)
+	}
+	return at
 }
 
 // preciseTime is a clock time to the millisecond: "14:02:11.300".

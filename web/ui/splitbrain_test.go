@@ -61,6 +61,14 @@ func TestSplitBrainShown(t *testing.T) {
 	if n := doc.Find("[data-testid=timeline-overlap]").Length(); n != 1 {
 		t.Errorf("%d bands on the timeline, want 1", n)
 	}
+	// Its start links the first moment that tells it: a disagreement is a split brain once it
+	// has lasted the grace, and the instant it began still shows alice alone.
+	link := o.Find("a[href*='?at=']")
+	if want := "/leases/default/x?at=" + url.QueryEscape(ms(16.25)); link.AttrOr("href", "") != want {
+		t.Errorf("the start links %q, want %q", link.AttrOr("href", ""), want)
+	} else if at := tu.mustGetDoc(t, want, 200).Find("[data-testid=overlap]"); at.Length() != 1 || at.AttrOr("data-ongoing", "") != "true" {
+		t.Errorf("the linked moment lists %d overlaps, ongoing=%q; want the one, lasting", at.Length(), at.AttrOr("data-ongoing", ""))
+	}
 
 	doc = tu.mustGetDoc(t, "/leases/default/x?at="+url.QueryEscape(ms(18)), 200)
 	o = doc.Find("[data-testid=overlap]")
@@ -227,6 +235,24 @@ func TestRecordingReplaysTheSplitBrain(t *testing.T) {
 		want := tu.mustGetDoc(t, p, http.StatusOK).Find("[data-testid=holder]").Text()
 		if got := rp.mustGetDoc(t, p, http.StatusOK).Find("[data-testid=holder]").Text(); got != want || want == "" {
 			t.Errorf("%s: replay holder %q, the server's %q", p, got, want)
+		}
+	}
+}
+
+// TestToldAt: the moment a split brain's link opens is OverlapGrace into it, rounded up to the
+// millisecond the moment is written in, and never past its end.
+func TestToldAt(t *testing.T) {
+	start := t0.Add(10*time.Second + 32*time.Millisecond + 400*time.Microsecond)
+	for _, c := range []struct {
+		end  time.Time
+		want time.Time
+	}{
+		{start.Add(5 * time.Second), t0.Add(10*time.Second + 283*time.Millisecond)},
+		{start.Add(100 * time.Millisecond), t0.Add(10*time.Second + 133*time.Millisecond)},
+		{t0.Add(10*time.Second + 282*time.Millisecond), t0.Add(10*time.Second + 282*time.Millisecond)},
+	} {
+		if got := toldAt(start, c.end); !got.Equal(c.want) {
+			t.Errorf("toldAt(…, end %v) = %v, want %v", c.end.Sub(t0), got.Sub(t0), c.want.Sub(t0))
 		}
 	}
 }

@@ -234,7 +234,8 @@ func (u *UI) applyReports(ctx context.Context, t *hubTab, reports *latestMessage
 	}
 }
 
-// errOnlyInstructor answers fault commands from a dashboard that may only watch.
+// errOnlyInstructor answers fault commands from a dashboard that may only watch: one without
+// a signed-in user where the server lets only the instructor command.
 var errOnlyInstructor = errors.New("only the instructor may inject faults into other tabs")
 
 // errTooManyCommands answers a dashboard sending more than reportRate commands a second.
@@ -265,6 +266,13 @@ func (u *UI) tabWatch(c echo.Context) error {
 	decided, stopDecided := u.dfeed.watch()
 	defer stopDecided()
 	mayCommand := u.opts.MayCommandTabs == nil || u.opts.MayCommandTabs(c.Request())
+	// Whoever may not command every tab still commands the tabs they opened themselves.
+	var self string
+	if u.opts.TabUser != nil {
+		if tu, ok := u.opts.TabUser(c.Request()); ok {
+			self = tu.Name
+		}
+	}
 
 	// Replies to commands (errors only); bounded, dropped when the dashboard is not reading.
 	replies := make(chan []byte, 8)
@@ -298,6 +306,8 @@ func (u *UI) tabWatch(c echo.Context) error {
 				cmdErr = errTooManyCommands
 			case mayCommand:
 				cmdErr = u.hub.Command(m.Tab, m.Command)
+			case self != "":
+				cmdErr = u.hub.CommandOwn(self, m.Tab, m.Command)
 			}
 			if cmdErr != nil {
 				reply, _ := json.Marshal(map[string]string{"type": "error", "tab": m.Tab, "error": cmdErr.Error()})

@@ -331,7 +331,8 @@ func (u *UI) render(c echo.Context, status int, comp templ.Component) error {
 }
 
 // withSignedIn is the request's context with who the page is rendered for, on a server with
-// tokens: the header names the identity, and links the workshop page for the instructor.
+// tokens: the header names the identity, and links the workshop page for the instructor; the
+// page offers only what the user may do.
 func (u *UI) withSignedIn(r *http.Request) context.Context {
 	if u.opts.TabUser == nil {
 		return r.Context()
@@ -340,7 +341,7 @@ func (u *UI) withSignedIn(r *http.Request) context.Context {
 	if !ok {
 		return r.Context()
 	}
-	return templates.WithSignedIn(r.Context(), templates.SignedIn{Name: tu.Name, Instructor: u.mayRunScenarios(r)})
+	return templates.WithSignedIn(r.Context(), templates.SignedIn{Name: tu.Name, Instructor: u.mayRunScenarios(r), Namespaces: tu.Namespaces})
 }
 
 var gzipPool = sync.Pool{New: func() any {

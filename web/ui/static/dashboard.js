@@ -17,6 +17,8 @@
   const electPanel = document.querySelector('[data-testid=elections]');
   const filter = document.getElementById('ns-filter');
   const openTabNS = document.getElementById('open-tab-namespace');
+  const newLeaseNS = document.getElementById('new-lease-namespace');
+  const room = document.getElementById('room'); // the instructor's, in workshop mode
   const download = document.getElementById('download-recording');
   const leaseNames = document.getElementById('lease-names');
   let nsFilter = filter.value;
@@ -47,6 +49,7 @@
     const card = LL.fromTemplate('lease-card-template');
     card.dataset.namespace = ns;
     card.dataset.name = name;
+    card.dataset.writable = String(LL.mayWrite(ns));
     LL.setText(card, 'namespace', ns);
     LL.setText(card, 'name', name);
     LL.field(card, 'link').setAttribute('href', '/leases/' + enc(ns) + '/' + enc(name));
@@ -180,7 +183,8 @@
     nsFilter = filter.value;
     hideFiltered();
     if (changed && board) { send.reopen(); board.reopen(); }
-    openTabNS.value = nsFilter || 'default';
+    openTabNS.value = LL.writeNamespace(nsFilter);
+    if (document.activeElement !== newLeaseNS) newLeaseNS.value = LL.writeNamespace(nsFilter);
     download.setAttribute('href', nsFilter ? '/ui/history?namespace=' + enc(nsFilter) : '/ui/history');
     const u = new URL(location.href);
     if (nsFilter) u.searchParams.set('namespace', nsFilter); else u.searchParams.delete('namespace');
@@ -379,6 +383,7 @@
       row.dataset.lease = t.lease;
       row.dataset.identity = t.identity;
       row.dataset.owner = t.owner || '';
+      row.dataset.commandable = String(LL.mayCommand(t.owner || ''));
       row.dataset.state = t.state;
       // A stale leader (the hub decides it from the report) is told as the tab tells it.
       row.dataset.stale = t.stale ? 'true' : 'false';
@@ -406,8 +411,71 @@
     for (const [id, row] of rows) if (!keep.has(id)) { row.remove(); lastLogSeen.delete(id); }
     tabs = list;
     document.getElementById('tab-count').textContent = String(list.length);
+    renderRoom(list);
     updateCounts();
     emptyStates();
+  }
+
+  // The instructor's room (workshop mode): one line per participant with tabs open, drawn from
+  // the tab list while the dashboard shows every namespace; a name shows that participant's.
+  function renderRoom(list) {
+    if (!room) return;
+    room.hidden = !!nsFilter;
+    const byOwner = new Map();
+    for (const t of list) {
+      if (!t.owner) continue;
+      if (!byOwner.has(t.owner)) byOwner.set(t.owner, []);
+      byOwner.get(t.owner).push(t);
+    }
+    const ul = document.getElementById('room-list');
+    ul.replaceChildren();
+    for (const owner of Array.from(byOwner.keys()).sort()) {
+      const ts = byOwner.get(owner);
+      const count = (f) => ts.filter(f).length;
+      const leading = count((t) => t.state === 'leader' && !t.stale);
+      const stale = count((t) => t.stale);
+      const facts = [ts.length === 1 ? LL.t('dash.roomTab1') : LL.t('dash.roomTabs', ts.length),
+        leading ? LL.t('dash.roomLeading', leading) : LL.t('dash.roomNoLeader')];
+      for (const [n, key] of [[count((t) => t.faults && t.faults.paused), 'dash.roomPaused'],
+        [count((t) => t.faults && t.faults.partition), 'dash.roomPartitioned'],
+        [count((t) => t.state === 'stopped'), 'dash.roomStopped']]) if (n) facts.push(LL.t(key, n));
+      // The participant's namespace: where their tabs run, the arena only when nowhere else.
+      const own = ts.map((t) => t.namespace).find((ns) => ns !== 'arena') || ts[0].namespace;
+      const li = document.createElement('li');
+      li.className = 'room-row' + (stale ? ' stale' : '') + (leading ? '' : ' leaderless');
+      li.dataset.testid = 'room-row';
+      li.dataset.owner = owner;
+      li.dataset.tabs = String(ts.length);
+      li.dataset.leading = String(leading);
+      li.dataset.stale = String(stale);
+      const name = document.createElement('button');
+      name.type = 'button';
+      name.className = 'room-name';
+      name.dataset.namespace = own;
+      name.textContent = owner;
+      const text = document.createElement('span');
+      text.className = 'room-facts';
+      text.textContent = facts.join(' · ');
+      li.append(name, text);
+      if (stale) {
+        const badge = document.createElement('span');
+        badge.className = 'badge room-stale';
+        badge.textContent = LL.t('dash.roomStale', stale);
+        li.append(badge);
+      }
+      ul.append(li);
+    }
+    document.getElementById('room-count').textContent = String(byOwner.size);
+    document.getElementById('room-empty').hidden = byOwner.size > 0;
+  }
+  if (room) {
+    room.addEventListener('click', (e) => {
+      const b = e.target.closest('.room-name');
+      if (!b) return;
+      if (!Array.from(filter.options).some((o) => o.value === b.dataset.namespace)) filter.add(new Option(b.dataset.namespace, b.dataset.namespace));
+      filter.value = b.dataset.namespace;
+      applyFilter();
+    });
   }
 
   /** A tab's faults in words, in the page's language (as the tab listed them, when it was not a browser tab). */

@@ -163,6 +163,7 @@
     if (conn) {
       conn.textContent = moment() ? t('js.pastMoment') : all ? (frozen ? t('js.replay') : t('conn.live')) : t('js.reconnecting');
       conn.classList.toggle('down', !all && !moment());
+      conn.classList.toggle('past', !!moment());
     }
     if (all || moment()) {
       clearTimeout(offlineTimer);
@@ -483,13 +484,24 @@
     if (w) w.textContent = words[state] || state.toUpperCase();
   }
 
+  // Who the page is for (workshop mode), as the server rendered it on the body: what the API
+  // and the hub would refuse is not offered. The server decides; these only hide buttons.
+  const body = document.body.dataset;
+  const writesIn = (body.writesIn || '').split(' ').filter(Boolean);
+  /** Whether the page's user may write leases in ns: anywhere without a workshop. */
+  function mayWrite(ns) { return writesIn.length === 0 || writesIn.includes(ns); }
+  /** Whether the page's user may inject faults into a tab that owner opened. */
+  function mayCommand(owner) { return !body.user || 'commandsAll' in body || owner === body.user; }
+  /** The namespace a form that writes starts with: ns when writable, else the user's own. */
+  function writeNamespace(ns) { return ns && mayWrite(ns) ? ns : writesIn[0] || 'default'; }
+
   // Forms that destroy something ask first.
   document.addEventListener('submit', (e) => {
     const f = e.target;
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
   });
 
-  window.LL = { serverNow, secs, delaySecs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showActionable, showState, words, t, has, msg, describeFaults, list };
+  window.LL = { serverNow, secs, delaySecs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showActionable, showState, words, t, has, msg, describeFaults, list, mayWrite, mayCommand, writeNamespace };
   showConnection();
   updateRings();
   loop();

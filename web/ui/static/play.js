@@ -43,6 +43,26 @@
     return;
   }
 
+  // Switching the language loads the page again. The candidate comes back under the same
+  // identity, and so renews the lease it held instead of leaving it to expire: client-go
+  // takes a record that names itself as its own. The identity rides in the URL only across
+  // the switch (rejoin=1), so that a duplicate of this tab is still a candidate of its own.
+  const here = new URL(location.href);
+  if (here.searchParams.get('rejoin') === '1') {
+    here.searchParams.delete('identity');
+    here.searchParams.delete('rejoin');
+    history.replaceState(null, '', here.href);
+  }
+  const langSwitch = document.querySelector('[data-testid="lang-switch"]');
+  if (langSwitch) {
+    const to = new URL(langSwitch.href, location.href);
+    if (!to.searchParams.has('identity')) {
+      to.searchParams.set('identity', cfg.start.identity);
+      to.searchParams.set('rejoin', '1');
+      langSwitch.href = to.href;
+    }
+  }
+
   let snap = null;
   let tabReport = null; // what the hub is told: the candidate makes it (wasm/tabproto.Report)
   let candOffset = 0; // the candidate's clock minus the browser's
