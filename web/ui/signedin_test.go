@@ -88,10 +88,10 @@ func TestParticipantIsOfferedWhatTheyMayDo(t *testing.T) {
 
 			doc := tu.mustGetDoc(t, "/", http.StatusOK)
 			for _, ns := range []string{"p1", "p2"} {
-				if got := doc.Find(`[data-lease-card][data-namespace="` + ns + `"]`).AttrOr("data-writable", ""); got != mine(ns) {
+				if got := doc.Find(`[data-lease-card][data-namespace="`+ns+`"]`).AttrOr("data-writable", ""); got != mine(ns) {
 					t.Errorf("card in %s: data-writable=%q, want %s", ns, got, mine(ns))
 				}
-				if got := doc.Find(`[data-tab-row][data-owner="` + ns + `"]`).AttrOr("data-commandable", ""); got != mine(ns) {
+				if got := doc.Find(`[data-tab-row][data-owner="`+ns+`"]`).AttrOr("data-commandable", ""); got != mine(ns) {
 					t.Errorf("tab of %s: data-commandable=%q, want %s", ns, got, mine(ns))
 				}
 			}
