@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // Kind is one served resource and the rules for it. Objects handed to its functions are always
@@ -57,6 +58,12 @@ type Kind struct {
 	// already runs the generic registry's common-field checks (resourceVersion required,
 	// immutable metadata) before the kind's own rules, so callers must not run them again.
 	ValidateUpdate func(obj, old runtime.Object) field.ErrorList
+
+	// ChangedScalars, when set, lists the scalar fields whose values differ between a stored
+	// object and its update (both of the storage version) as the registry's comparison of
+	// their JSON would list them, for the field manager's fast path; ok false when it cannot
+	// tell, and the registry compares their JSON.
+	ChangedScalars func(old, obj runtime.Object) (paths []fieldpath.Path, ok bool)
 
 	// TableColumns are the columns of the Table format, as the real server prints them.
 	TableColumns []metav1.TableColumnDefinition

@@ -37,6 +37,7 @@ func leaseKind(opts Options) *Kind {
 		PrepareForUpdate:         func(_, _ runtime.Object) {},
 		Validate:                 createValidation(true, validateLease),
 		ValidateUpdate:           updateValidation(true, validateLeaseUpdate),
+		ChangedScalars:           leaseChangedScalars,
 		TableColumns: []metav1.TableColumnDefinition{
 			nameColumn(),
 			{Name: "Holder", Type: "string", Description: coordinationv1.LeaseSpec{}.SwaggerDoc()["holderIdentity"]},

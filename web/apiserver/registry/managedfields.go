@@ -31,8 +31,8 @@ const maxUpdateManagers = 10
 // objects to typed values by reflection, which is most of the CPU of a renewal: every set stays
 // as it is and only the manager's time moves to now. sameOwnerUpdate recognises exactly those
 // updates and builds that answer; everything else goes through the field manager.
-func updateManagedFields(fm *managedfields.FieldManager, old, obj runtime.Object, apiVersion string, known func(apiVersion string) bool, manager string) (out runtime.Object, changed bool) {
-	if out, changed, ok := sameOwnerUpdate(old, obj, apiVersion, known, manager, time.Now); ok {
+func updateManagedFields(fm *managedfields.FieldManager, old, obj runtime.Object, apiVersion string, known func(apiVersion string) bool, typed scalarsDiff, manager string) (out runtime.Object, changed bool) {
+	if out, changed, ok := sameOwnerUpdate(old, obj, apiVersion, known, typed, manager, time.Now); ok {
 		return out, changed
 	}
 	return fm.UpdateNoErrors(old, obj, manager), false
@@ -56,7 +56,7 @@ func updateManagedFields(fm *managedfields.FieldManager, old, obj runtime.Object
 // it), so their sets already agree with the schema and its reconciliation leaves them alone.
 // Then the structured-merge update removes the changed fields from every other manager (none
 // has them) and gives them to the manager (who has them), so every set is unchanged.
-func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(string) bool, manager string, now func() time.Time) (out runtime.Object, changed, ok bool) {
+func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(string) bool, typed scalarsDiff, manager string, now func() time.Time) (out runtime.Object, changed, ok bool) {
 	if manager == "" {
 		manager = "unknown"
 	}
@@ -108,9 +108,14 @@ func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(stri
 		return nil, false, false
 	}
 
-	paths, ok := changedScalars(old, obj)
+	paths, ok := []fieldpath.Path(nil), false
+	if typed != nil {
+		paths, ok = typed(old, obj)
+	}
 	if !ok {
-		return nil, false, false
+		if paths, ok = changedScalars(old, obj); !ok {
+			return nil, false, false
+		}
 	}
 	if len(paths) == 0 {
 		// Nothing changed: the field manager leaves every entry, its time included, alone.
@@ -183,6 +188,10 @@ func compareManagedFields(p, q metav1.ManagedFieldsEntry) int {
 	}
 	return strings.Compare(p.Subresource, q.Subresource)
 }
+
+// scalarsDiff is a kind's own changedScalars on its typed objects (kinds.Kind.ChangedScalars),
+// which may decline (ok false); nil for none.
+type scalarsDiff func(old, obj runtime.Object) ([]fieldpath.Path, bool)
 
 // changedScalars returns the paths of the scalar fields whose values differ between old and
 // obj, compared in their JSON form (the form the field manager's typed values are built from),

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/leaselab/leaselab/web/kinds"
 )
@@ -26,6 +27,12 @@ func leaseFieldManager(t testing.TB) (*managedfields.FieldManager, func(string) 
 	gv := schema.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}
 	ks := New(slog.New(slog.DiscardHandler), reg, nil, Options{}).For(reg.Lookup(gv.Group, gv.Version, "leases"))
 	return ks.FieldManager(gv), ks.ServesAPIVersion
+}
+
+// leaseScalars is the Lease kind's typed comparison.
+func leaseScalars() scalarsDiff {
+	reg := kinds.NewRegistry(kinds.DefaultOptions())
+	return reg.Lookup("coordination.k8s.io", "v1", "leases").ChangedScalars
 }
 
 // roundTrip gives a lease as the store gives it back: through its JSON, so that times have
@@ -137,7 +144,12 @@ func TestSameOwnerUpdateMatchesFieldManager(t *testing.T) {
 					stamp = e.Time.Time
 				}
 			}
-			got, changed, ok := sameOwnerUpdate(cur.DeepCopy(), next.DeepCopy(), "coordination.k8s.io/v1", known, manager, func() time.Time { return stamp })
+			// With the Lease's typed comparison or with the JSON one, alternately.
+			typed := leaseScalars()
+			if total%2 == 0 {
+				typed = nil
+			}
+			got, changed, ok := sameOwnerUpdate(cur.DeepCopy(), next.DeepCopy(), "coordination.k8s.io/v1", known, typed, manager, func() time.Time { return stamp })
 			if ok {
 				fast++
 				gotLease := got.(*coordinationv1.Lease)
@@ -175,10 +187,10 @@ func TestSameOwnerUpdateTakesRenewals(t *testing.T) {
 	old := roundTrip(t, fm.UpdateNoErrors(&coordinationv1.Lease{}, l, "elector").(*coordinationv1.Lease))
 	renewed := old.DeepCopy()
 	renewed.Spec.RenewTime = ptr.To(metav1.NewMicroTime(now.Add(time.Second)))
-	if _, changed, ok := sameOwnerUpdate(old.DeepCopy(), renewed.DeepCopy(), "coordination.k8s.io/v1", known, "elector", time.Now); !ok || !changed {
+	if _, changed, ok := sameOwnerUpdate(old.DeepCopy(), renewed.DeepCopy(), "coordination.k8s.io/v1", known, leaseScalars(), "elector", time.Now); !ok || !changed {
 		t.Errorf("renewal by the owner: fast path answered %v, changed %v; want true, true", ok, changed)
 	}
-	if _, _, ok := sameOwnerUpdate(old.DeepCopy(), renewed.DeepCopy(), "coordination.k8s.io/v1", known, "other", time.Now); ok {
+	if _, _, ok := sameOwnerUpdate(old.DeepCopy(), renewed.DeepCopy(), "coordination.k8s.io/v1", known, leaseScalars(), "other", time.Now); ok {
 		t.Error("update by another manager: fast path answered")
 	}
 }
@@ -208,9 +220,145 @@ func BenchmarkUpdateManagedFields(b *testing.B) {
 			fm.UpdateNoErrors(old, renew(), "elector")
 		}
 	})
-	b.Run("fastpath", func(b *testing.B) {
+	b.Run("fastpath-json", func(b *testing.B) {
 		for b.Loop() {
-			updateManagedFields(fm, old, renew(), "coordination.k8s.io/v1", known, "elector")
+			updateManagedFields(fm, old, renew(), "coordination.k8s.io/v1", known, nil, "elector")
 		}
 	})
+	b.Run("fastpath-typed", func(b *testing.B) {
+		typed := leaseScalars()
+		for b.Loop() {
+			updateManagedFields(fm, old, renew(), "coordination.k8s.io/v1", known, typed, "elector")
+		}
+	})
+}
+
+// TestLeaseScalarsAgreeWithJSON: whenever the Lease's typed comparison answers, it lists the
+// changed fields the comparison of the JSON lists, over random pairs of leases (times that
+// differ below the microsecond or the second, fields set on one side, labels added, changed and
+// removed, metadata changed, strings that are not UTF-8); and it answers a renewal.
+func TestLeaseScalarsAgreeWithJSON(t *testing.T) {
+	typed := leaseScalars()
+	r := rand.New(rand.NewPCG(3, 4))
+	now := time.Date(2026, 11, 27, 9, 0, 0, 123456789, time.UTC)
+	answered := 0
+	const n = 20000
+	for i := range n {
+		a := randomLease(r, now)
+		b := a.DeepCopy()
+		for range 1 + r.IntN(3) {
+			mutateForDiff(r, b, now)
+		}
+		paths, ok := typed(a, b)
+		if !ok {
+			continue
+		}
+		answered++
+		want, wantOK := changedScalars(a, b)
+		if !wantOK || !samePaths(paths, want) {
+			t.Fatalf("pair %d: typed %v, JSON %v (ok %v)\na: %s\nb: %s", i, paths, want, wantOK, mustJSON(a), mustJSON(b))
+		}
+	}
+	t.Logf("the typed comparison answered %d of %d pairs", answered, n)
+	if answered < n/8 {
+		t.Errorf("the typed comparison answered only %d of %d pairs", answered, n)
+	}
+	renewed := randomLease(r, now)
+	renewed.Spec.RenewTime = ptr.To(metav1.NewMicroTime(now))
+	next := renewed.DeepCopy()
+	next.Spec.RenewTime = ptr.To(metav1.NewMicroTime(now.Add(2 * time.Second)))
+	if paths, ok := typed(renewed, next); !ok || len(paths) != 1 || paths[0].String() != ".spec.renewTime" {
+		t.Errorf("a renewal: %v %v, want .spec.renewTime", paths, ok)
+	}
+}
+
+func samePaths(a, b []fieldpath.Path) bool {
+	return fieldpath.NewSet(a...).Equals(fieldpath.NewSet(b...)) && len(a) == len(b)
+}
+
+// randomLease is a lease with a random choice of its fields set.
+func randomLease(r *rand.Rand, now time.Time) *coordinationv1.Lease {
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "l", Namespace: "default", UID: "u", ResourceVersion: "7",
+		CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))}}
+	if r.IntN(2) == 0 {
+		l.TypeMeta = metav1.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"}
+	}
+	if r.IntN(2) == 0 {
+		l.Labels = map[string]string{"a": "1", "b": "2"}
+	}
+	if r.IntN(3) == 0 {
+		l.Annotations = map[string]string{"note": "x"}
+	}
+	s := &l.Spec
+	if r.IntN(4) > 0 {
+		s.HolderIdentity = ptr.To("alice")
+	}
+	if r.IntN(4) > 0 {
+		s.LeaseDurationSeconds = ptr.To[int32](10)
+	}
+	if r.IntN(4) > 0 {
+		s.AcquireTime = ptr.To(metav1.NewMicroTime(now))
+	}
+	if r.IntN(4) > 0 {
+		s.RenewTime = ptr.To(metav1.NewMicroTime(now))
+	}
+	if r.IntN(4) > 0 {
+		s.LeaseTransitions = ptr.To[int32](2)
+	}
+	if r.IntN(4) == 0 {
+		s.Strategy = ptr.To(coordinationv1.OldestEmulationVersion)
+		s.PreferredHolder = ptr.To("bob")
+	}
+	return l
+}
+
+// mutateForDiff changes one thing of l, often in ways the JSON hides.
+func mutateForDiff(r *rand.Rand, l *coordinationv1.Lease, now time.Time) {
+	s := &l.Spec
+	times := []time.Duration{0, 300 * time.Nanosecond, 999 * time.Nanosecond, time.Microsecond, time.Millisecond, time.Second}
+	switch r.IntN(22) {
+	case 0, 1, 2:
+		s.RenewTime = ptr.To(metav1.NewMicroTime(now.Add(times[r.IntN(len(times))])))
+	case 3:
+		s.AcquireTime = ptr.To(metav1.NewMicroTime(now.Add(times[r.IntN(len(times))])))
+	case 4:
+		s.RenewTime = ptr.To(metav1.MicroTime{}) // null
+	case 5:
+		s.RenewTime = nil
+	case 6:
+		s.HolderIdentity = ptr.To([]string{"alice", "bob", "", "\xff", "\xfe"}[r.IntN(5)])
+	case 7:
+		s.HolderIdentity = nil
+	case 8:
+		s.LeaseDurationSeconds = ptr.To(int32(r.IntN(3) + 9))
+	case 9:
+		s.LeaseTransitions = ptr.To(int32(r.IntN(4)))
+	case 10:
+		s.PreferredHolder = ptr.To([]string{"bob", "carol"}[r.IntN(2)])
+	case 11:
+		s.Strategy = ptr.To(coordinationv1.CoordinatedLeaseStrategy([]string{"OldestEmulationVersion", "Other"}[r.IntN(2)]))
+	case 12:
+		if l.Labels == nil {
+			l.Labels = map[string]string{}
+		}
+		l.Labels[[]string{"a", "b", "c"}[r.IntN(3)]] = []string{"1", "2", "3", "\xff"}[r.IntN(4)]
+	case 13:
+		delete(l.Labels, []string{"a", "b"}[r.IntN(2)])
+	case 14:
+		l.Annotations = map[string]string{"note": []string{"x", "y"}[r.IntN(2)]}
+	case 15:
+		l.ResourceVersion = []string{"7", "8"}[r.IntN(2)]
+	case 16:
+		l.CreationTimestamp = metav1.NewTime(l.CreationTimestamp.Add(times[r.IntN(len(times))]))
+	case 17:
+		l.Finalizers = []string{"f"}
+	case 18:
+		l.Labels = map[string]string{}
+	case 19:
+		l.TypeMeta = metav1.TypeMeta{}
+	case 20:
+		s.AcquireTime = ptr.To(metav1.NewMicroTime(time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC)))
+	case 21:
+		l.DeletionGracePeriodSeconds = ptr.To[int64](int64(r.IntN(2)))
+	}
 }

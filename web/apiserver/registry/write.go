@@ -317,7 +317,7 @@ func (ks *Store) updateObject(ctx context.Context, obj, old runtime.Object, expe
 	if fm := ks.FieldManager(wo.GV); fm != nil && !wo.Applied {
 		if wo.GV.Version == ks.kind.StorageVersion {
 			// The objects are of the field manager's version: its fast path applies.
-			obj, changed = updateManagedFields(fm, old, obj, wo.GV.String(), ks.ServesAPIVersion, wo.Manager)
+			obj, changed = updateManagedFields(fm, old, obj, wo.GV.String(), ks.ServesAPIVersion, ks.kind.ChangedScalars, wo.Manager)
 		} else {
 			obj = fm.UpdateNoErrors(old, obj, wo.Manager)
 		}
