@@ -107,6 +107,20 @@ func holderText(ctx context.Context, holder string) string {
 	return holder
 }
 
+// tabsIn counts the tabs the dashboard shows with its namespace filter ns ("" for all).
+func tabsIn(tabs []Tab, ns string) int {
+	if ns == "" {
+		return len(tabs)
+	}
+	n := 0
+	for _, t := range tabs {
+		if t.Namespace == ns {
+			n++
+		}
+	}
+	return n
+}
+
 func boolStr(b bool) string {
 	if b {
 		return "true"

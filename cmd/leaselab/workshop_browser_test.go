@@ -126,6 +126,11 @@ func TestWorkshopBrowser(t *testing.T) {
 	if err != nil || id == "" {
 		t.Fatalf("identity: %q %v", id, err)
 	}
+	// The link itself never names the identity: opened in another tab, it is another candidate.
+	switchHref := `document.querySelector('[data-testid=lang-switch]').href`
+	if href, err := browserEval(lang, switchHref); err != nil || strings.Contains(href, "identity=") {
+		t.Errorf("the language link before the switch: %q %v", href, err)
+	}
 	if err := chromedp.Do(ctxWith(lang, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid=lang-switch]`)), chromedp.WaitReady(chromedp.CSS(`html[lang="zh-CN"]`))); err != nil {
 		t.Fatalf("language switch: %v", err)
 	}
@@ -135,6 +140,9 @@ func TestWorkshopBrowser(t *testing.T) {
 		return strings.HasPrefix(s, id+" leader ?") && strings.Contains(s, "lang=zh") && !strings.Contains(s, "identity=") && !strings.Contains(s, "rejoin"), s
 	}); err != nil {
 		t.Fatalf("after the language switch (identity state query): %v", err)
+	}
+	if href, err := browserEval(lang, switchHref); err != nil || strings.Contains(href, "identity=") || strings.Contains(href, "rejoin") {
+		t.Errorf("the language link after the switch: %q %v", href, err)
 	}
 	l, err = inst.CoordinationV1().Leases("participant-01").Get(ctx, "lang", metav1.GetOptions{})
 	if err != nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != id || l.Spec.LeaseTransitions == nil || *l.Spec.LeaseTransitions != 0 {

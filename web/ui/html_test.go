@@ -647,6 +647,11 @@ func TestPlayRefusesForeignNamespace(t *testing.T) {
 	if got := text(doc.Find(`[data-testid=problems]`)); !strings.Contains(got, `participant-01 may not write in namespace "participant-02": open the tab in "participant-01" or "arena"`) {
 		t.Errorf("problems %q", got)
 	}
+	// In Chinese the reason is Chinese too.
+	doc = tu.mustGetDoc(t, "/play?namespace=participant-02&lease=demo&lang=zh", http.StatusUnprocessableEntity)
+	if got := text(doc.Find(`[data-testid=problems]`)); !strings.Contains(got, `participant-01 不能在命名空间 "participant-02" 中写入：请在 "participant-01" 或 "arena" 中打开标签页`) {
+		t.Errorf("problems in Chinese %q", got)
+	}
 	tu.mustGetDoc(t, "/play?namespace=participant-01&lease=demo", http.StatusOK)
 	tu.mustGetDoc(t, "/play?namespace=arena&lease=demo", http.StatusOK)
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -23,8 +24,21 @@ func Language(next echo.HandlerFunc) echo.HandlerFunc {
 		h := c.Response().Header()
 		h.Add("Vary", "Accept-Language")
 		h.Add("Vary", "Cookie")
-		ctx := i18n.WithSwitch(i18n.WithLang(r.Context(), lang), i18n.SwitchHref(r.URL, lang))
+		ctx := i18n.WithSwitch(i18n.WithLang(r.Context(), lang), i18n.SwitchHref(switchBase(r), lang))
 		c.SetRequest(r.WithContext(ctx))
 		return next(c)
 	}
+}
+
+// switchBase is the page the language switch loads: the request's own, but for the answer to a
+// form (a POST), which has no page of its own to load again: then the page the form was on
+// (its same-origin Referer), else the dashboard.
+func switchBase(r *http.Request) *url.URL {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return r.URL
+	}
+	if ref, err := url.Parse(r.Referer()); err == nil && ref.Host == r.Host && ref.Path != "" {
+		return &url.URL{Path: ref.Path, RawQuery: ref.RawQuery}
+	}
+	return &url.URL{Path: "/"}
 }

@@ -68,8 +68,8 @@ func (u *UI) play(c echo.Context) error {
 	for _, msg := range validation.IsDNS1123Label(cfg.Namespace) {
 		problem(i18n.Say("play.badNamespace", strconv.Quote(cfg.Namespace), msg))
 	}
-	if p := u.mayNotWrite(c.Request(), cfg.Namespace); p != "" {
-		problem(i18n.Same(p))
+	if p := u.mayNotWrite(c.Request(), cfg.Namespace); !p.IsZero() {
+		problem(p)
 	}
 	if p := u.replayProblem(); !p.IsZero() {
 		problem(p)
@@ -153,19 +153,20 @@ func slowChoices(ctx context.Context, t *candidate.Timings) []templates.SlowChoi
 // mayNotWrite says why the signed-in user may not run a candidate in namespace ns (a
 // participant's tab for another participant's namespace would only repeat 403s), or "" when
 // it may.
-func (u *UI) mayNotWrite(r *http.Request, ns string) string {
+func (u *UI) mayNotWrite(r *http.Request, ns string) i18n.Text {
 	if u.opts.TabUser == nil {
-		return ""
+		return i18n.Text{}
 	}
 	tu, ok := u.opts.TabUser(r)
 	if !ok || tu.mayReport(ns) {
-		return ""
+		return i18n.Text{}
 	}
 	quoted := make([]string, len(tu.Namespaces))
 	for i, n := range tu.Namespaces {
 		quoted[i] = strconv.Quote(n)
 	}
-	return fmt.Sprintf("%s may not write in namespace %q: open the tab in %s", tu.Name, ns, strings.Join(quoted, " or "))
+	where := i18n.Text{En: strings.Join(quoted, " or "), Zh: strings.Join(quoted, " 或 ")}
+	return i18n.Say("play.mayNotWrite", tu.Name, strconv.Quote(ns), where)
 }
 
 // candidateSays is one of the candidate's sentences in both languages.

@@ -184,6 +184,7 @@
     hideFiltered();
     if (changed && board) { send.reopen(); board.reopen(); }
     openTabNS.value = LL.writeNamespace(nsFilter);
+    document.getElementById('open-tab-ns-label').textContent = openTabNS.value + '/';
     if (document.activeElement !== newLeaseNS) newLeaseNS.value = LL.writeNamespace(nsFilter);
     download.setAttribute('href', nsFilter ? '/ui/history?namespace=' + enc(nsFilter) : '/ui/history');
     const u = new URL(location.href);

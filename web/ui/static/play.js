@@ -45,22 +45,31 @@
 
   // Switching the language loads the page again. The candidate comes back under the same
   // identity, and so renews the lease it held instead of leaving it to expire: client-go
-  // takes a record that names itself as its own. The identity rides in the URL only across
-  // the switch (rejoin=1), so that a duplicate of this tab is still a candidate of its own.
+  // takes a record that names itself as its own. The identity rides in the URL of that one
+  // navigation only (rejoin=1): the link itself never carries it, so that the link opened in
+  // another tab, a copy of it or a duplicate of this tab is a candidate of its own.
   const here = new URL(location.href);
-  if (here.searchParams.get('rejoin') === '1') {
-    here.searchParams.delete('identity');
-    here.searchParams.delete('rejoin');
-    history.replaceState(null, '', here.href);
-  }
   const langSwitch = document.querySelector('[data-testid="lang-switch"]');
-  if (langSwitch) {
-    const to = new URL(langSwitch.href, location.href);
-    if (!to.searchParams.has('identity')) {
+  const rejoined = here.searchParams.get('rejoin') === '1';
+  const strip = (href) => {
+    const u = new URL(href, location.href);
+    u.searchParams.delete('identity');
+    u.searchParams.delete('rejoin');
+    return u.href;
+  };
+  if (rejoined) {
+    history.replaceState(null, '', strip(location.href));
+    if (langSwitch) langSwitch.href = strip(langSwitch.href);
+  }
+  if (langSwitch && (rejoined || !here.searchParams.has('identity'))) {
+    langSwitch.addEventListener('click', (e) => {
+      if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      const to = new URL(langSwitch.href, location.href);
       to.searchParams.set('identity', cfg.start.identity);
       to.searchParams.set('rejoin', '1');
-      langSwitch.href = to.href;
-    }
+      location.assign(to.href);
+    });
   }
 
   let snap = null;
