@@ -126,6 +126,11 @@ func TestWorkshopBrowser(t *testing.T) {
 	if err != nil || id == "" {
 		t.Fatalf("identity: %q %v", id, err)
 	}
+	oldest := `(document.querySelector('#log li:last-child time') || {}).textContent || ''`
+	first, err := browserEval(lang, oldest)
+	if err != nil || first == "" {
+		t.Fatalf("the decision log before the switch: %q %v", first, err)
+	}
 	// The link itself never names the identity: opened in another tab, it is another candidate.
 	switchHref := `document.querySelector('[data-testid=lang-switch]').href`
 	if href, err := browserEval(lang, switchHref); err != nil || strings.Contains(href, "identity=") {
@@ -143,6 +148,9 @@ func TestWorkshopBrowser(t *testing.T) {
 	}
 	if href, err := browserEval(lang, switchHref); err != nil || strings.Contains(href, "identity=") || strings.Contains(href, "rejoin") {
 		t.Errorf("the language link after the switch: %q %v", href, err)
+	}
+	if got, err := browserEval(lang, oldest); err != nil || got != first {
+		t.Errorf("the decision log after the switch starts at %q (%v), want the line of %q from before it", got, err, first)
 	}
 	l, err = inst.CoordinationV1().Leases("participant-01").Get(ctx, "lang", metav1.GetOptions{})
 	if err != nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != id || l.Spec.LeaseTransitions == nil || *l.Spec.LeaseTransitions != 0 {

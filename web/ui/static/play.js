@@ -57,10 +57,16 @@
     u.searchParams.delete('rejoin');
     return u.href;
   };
+  // The decision log comes across the switch too: kept in this tab's session storage for the
+  // one navigation, then shown after the new page's own lines.
+  const savedLog = 'leaselab.log.' + cfg.start.identity;
+  let earlierLog = [];
   if (rejoined) {
     history.replaceState(null, '', strip(location.href));
     if (langSwitch) langSwitch.href = strip(langSwitch.href);
+    try { earlierLog = JSON.parse(sessionStorage.getItem(savedLog) || '[]'); } catch (_) { earlierLog = []; }
   }
+  try { sessionStorage.removeItem(savedLog); } catch (_) { /* storage off: nothing kept */ }
   if (langSwitch && (rejoined || !here.searchParams.has('identity'))) {
     langSwitch.addEventListener('click', (e) => {
       if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
@@ -68,6 +74,7 @@
       const to = new URL(langSwitch.href, location.href);
       to.searchParams.set('identity', cfg.start.identity);
       to.searchParams.set('rejoin', '1');
+      try { sessionStorage.setItem(savedLog, JSON.stringify(((snap && snap.log) || []).concat(earlierLog).slice(0, 60))); } catch (_) { /* the log starts again */ }
       location.assign(to.href);
     });
   }
@@ -177,7 +184,7 @@
       showDelay();
     }
     $('active-faults').textContent = s.activeFaults && s.activeFaults.length ? activeFaults(s) : t('js.none');
-    renderLog(s.log || []);
+    renderLog((s.log || []).concat(earlierLog));
     drawBars();
   }
 
