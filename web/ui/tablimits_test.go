@@ -351,3 +351,54 @@ func TestTokenBucket(t *testing.T) {
 		t.Errorf("after an hour %d more tokens, want 9 (the burst less the one taken)", n)
 	}
 }
+
+// TestParticipantsCommandTheirOwnTabs: over the wire, a participant's dashboard sends fault
+// commands to the tabs the participant opened, and its commands to another participant's tab
+// are refused with the reason; the instructor's reach every tab.
+func TestParticipantsCommandTheirOwnTabs(t *testing.T) {
+	tu := mustNewUI(t, t0, workshopUsers, func(o *Options) {
+		o.MayCommandTabs = func(r *http.Request) bool { return r.Header.Get("X-Test-User") == "instructor" }
+	})
+	srv := httptest.NewServer(tu.echo)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	tabs := map[string]*websocket.Conn{}
+	ids := map[string]string{}
+	for _, owner := range []string{"participant-01", "participant-02"} {
+		c := dialAs(t, ctx, srv, "/ui/tabs/connect", owner)
+		ids[owner], _ = readJSON(t, ctx, c)["id"].(string)
+		writeJSON(t, ctx, c, report("tab-"+owner, owner, "leader", "leading"))
+		tabs[owner] = c
+	}
+	dash := dialAs(t, ctx, srv, "/ui/tabs/watch", "participant-01")
+	readTabs(t, ctx, dash, func(ts []TabInfo) bool { return len(ts) == 2 })
+	command := func(c *websocket.Conn, tab string) {
+		writeJSON(t, ctx, c, map[string]any{"type": "command", "tab": tab, "command": map[string]any{"type": "pause"}})
+	}
+	// Another participant's tab: refused, and the tab is not told.
+	command(dash, ids["participant-02"])
+	for {
+		m := readJSON(t, ctx, dash)
+		if m["type"] != "error" {
+			continue
+		}
+		if got, _ := m["error"].(string); got != ErrNotYours.Error() || m["tab"] != ids["participant-02"] {
+			t.Errorf("participant-01 pausing participant-02's tab: %v", m)
+		}
+		break
+	}
+	// Their own: the tab gets the command.
+	command(dash, ids["participant-01"])
+	if m := readJSON(t, ctx, tabs["participant-01"]); m["type"] != "command" {
+		t.Errorf("participant-01's own tab got %v, want the command", m)
+	}
+	// The instructor's reach participant-02's tab, which had been told nothing before.
+	inst := dialAs(t, ctx, srv, "/ui/tabs/watch", "instructor")
+	readTabs(t, ctx, inst, func(ts []TabInfo) bool { return len(ts) == 2 })
+	command(inst, ids["participant-02"])
+	if m := readJSON(t, ctx, tabs["participant-02"]); m["type"] != "command" {
+		t.Errorf("participant-02's tab got %v after the instructor's command, want the command", m)
+	}
+}

@@ -95,3 +95,73 @@ func TestWrittenObjectIsKeptAsDecoded(t *testing.T) {
 	}
 	check("update", updated)
 }
+
+// TestPendingWriteDecodedOnce: while a write is being committed, the watch that meets its
+// change takes a copy of the decoded form the writer holds, with the change's revision,
+// instead of decoding the stored JSON again; it is what decoding gives. Once the writer drops
+// it, the change is decoded as any other.
+func TestPendingWriteDecodedOnce(t *testing.T) {
+	ctx := context.Background()
+	logger := slog.New(slog.DiscardHandler)
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "leaselab.db"), sqlite.Options{CompactInterval: -1}, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	reg := kinds.NewRegistry(kinds.DefaultOptions())
+	r := New(logger, reg, db, Options{})
+	if err := r.WaitFieldManagers(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gv := schema.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}
+	ks := r.For(reg.Lookup(gv.Group, gv.Version, "leases"))
+	now := time.Date(2026, 5, 1, 10, 0, 0, 123456789, time.UTC)
+	created, err := ks.Create(ctx, &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "default"},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To("one"), RenewTime: &metav1.MicroTime{Time: now}},
+	}, WriteOptions{Manager: "elector", GV: gv}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := db.Get(ctx, ks.key("default", "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, ok := decodedForm(created)
+	if !ok {
+		t.Fatal("no decoded form")
+	}
+	// The same bytes under a revision nothing cached: as the watch meets a change mid-commit.
+	change := stored
+	change.Revision = stored.Revision + 100
+	value := append([]byte(nil), stored.Value...)
+	change.Value = value
+	r.pending.put(value, form)
+	got, err := ks.decode(change)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := r.decodeStored(ks.kind, change)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if string(gj) != string(wj) {
+		t.Fatalf("taken from the writer\n%s\ndecoded\n%s", gj, wj)
+	}
+	got.(*coordinationv1.Lease).Spec.HolderIdentity = ptr.To("changed")
+	if again, _ := r.pending.copyOf(value); *again.(*coordinationv1.Lease).Spec.HolderIdentity != "one" {
+		t.Fatal("the watch's copy shares the writer's object")
+	}
+	if _, ok := r.decoded.Get(decodedKey{Key: change.Key, rev: change.Revision}); ok {
+		t.Error("the watch cached the pending form itself: that is the writer's")
+	}
+	r.pending.drop(value)
+	if _, ok := r.pending.copyOf(value); ok {
+		t.Error("the form is still held after drop")
+	}
+	if got, err := ks.decode(change); err != nil || got.(*coordinationv1.Lease).Spec.HolderIdentity == nil || *got.(*coordinationv1.Lease).Spec.HolderIdentity != "one" {
+		t.Errorf("after drop: %v %v", got, err)
+	}
+}
