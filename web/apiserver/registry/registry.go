@@ -58,7 +58,6 @@ type Registry struct {
 	fieldManagersErr   error
 
 	decoded *ring.Ring[decodedKey, runtime.Object] // decoded stored objects, never handed out
-	pending pendingDecoded                         // the decoded form of the values being committed
 
 	nsMu    sync.Mutex
 	knownNS map[string]bool // namespaces known to exist and not being deleted

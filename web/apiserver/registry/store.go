@@ -45,12 +45,6 @@ func (ks *Store) decode(o store.Object) (runtime.Object, error) {
 	if obj, ok := ks.r.decoded.Get(key); ok {
 		return obj.DeepCopyObject(), nil
 	}
-	if obj, ok := ks.r.pending.copyOf(o.Value); ok {
-		// A change whose write is still being answered: its writer caches it.
-		acc, _ := meta.Accessor(obj)
-		acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
-		return obj, nil
-	}
 	obj, err := ks.r.decodeStored(ks.kind, o)
 	if err != nil {
 		return nil, err
@@ -232,26 +226,13 @@ func (ks *Store) listError(ctx context.Context, err error, so store.ListOptions,
 // precision the stored JSON keeps (seconds, micro-seconds for MicroTime) and put in the local
 // zone, as JSON decoding gives them; nothing else in an object differs from its decoded form.
 func (ks *Store) keepDecoded(o store.Object, obj runtime.Object) {
-	if c, ok := decodedForm(obj); ok {
-		ks.keep(o, c)
-	}
-}
-
-// decodedForm is a copy of obj as decoding its stored form gives it, but for the
-// resourceVersion, which the commit assigns.
-func decodedForm(obj runtime.Object) (runtime.Object, bool) {
 	c := obj.DeepCopyObject()
 	c.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-	if _, err := meta.Accessor(c); err != nil {
-		return nil, false
+	acc, err := meta.Accessor(c)
+	if err != nil {
+		return
 	}
 	normalizeTimes(reflect.ValueOf(c))
-	return c, true
-}
-
-// keep caches c, the decoded form (decodedForm) of o, with o's revision.
-func (ks *Store) keep(o store.Object, c runtime.Object) {
-	acc, _ := meta.Accessor(c)
 	acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
 	ks.r.decoded.Add(decodedKey{Key: o.Key, rev: o.Revision}, c)
 }

@@ -344,13 +344,7 @@ func (ks *Store) updateObject(ctx context.Context, obj, old runtime.Object, expe
 	if err := ks.admitSize(ctx, acc, value); err != nil {
 		return nil, err
 	}
-	// The watch events go out as the commit is published: they find the decoded form here.
-	decoded, ok := decodedForm(obj)
-	if ok {
-		ks.r.pending.put(value, decoded)
-	}
 	o, err := ks.r.store.Update(ctx, ks.key(acc.GetNamespace(), acc.GetName()), expect, value)
-	ks.r.pending.drop(value)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) {
 		return nil, storeConflict{Modified(ks.kind.GroupResource(), acc.GetName())}
 	}
@@ -358,9 +352,7 @@ func (ks *Store) updateObject(ctx context.Context, obj, old runtime.Object, expe
 		return nil, storeError(err, ks.kind.GroupResource(), acc.GetName())
 	}
 	acc.SetResourceVersion(strconv.FormatInt(o.Revision, 10))
-	if ok {
-		ks.keep(o, decoded)
-	}
+	ks.keepDecoded(o, obj)
 	if oldAcc, _ := meta.Accessor(old); ownersChanged(acc, oldAcc) {
 		ks.r.collect(ctx) // its remaining owners may be gone
 	}
