@@ -68,7 +68,7 @@ func (u *UI) createLease(c echo.Context) error {
 		}
 		return u.render(c, code, templates.DashboardView(v))
 	}
-	return c.Redirect(http.StatusSeeOther, u.dashboardURL(c.Request()))
+	return c.Redirect(http.StatusSeeOther, dashboardURL(u.homeNamespace(c.Request())))
 }
 
 // homeNamespace is the namespace a participant's dashboard shows (their own), "" for everyone
@@ -81,14 +81,6 @@ func (u *UI) homeNamespace(r *http.Request) string {
 		return tu.Namespaces[0]
 	}
 	return ""
-}
-
-// dashboardURL is the user's dashboard, where an action on it returns to.
-func (u *UI) dashboardURL(r *http.Request) string {
-	if ns := u.homeNamespace(r); ns != "" {
-		return "/?namespace=" + url.QueryEscape(ns)
-	}
-	return "/"
 }
 
 // refuse adds a reason the form was refused.
@@ -111,7 +103,7 @@ func (u *UI) deleteLease(c echo.Context) error {
 	if err != nil && !(errors.As(err, &se) && se.code == http.StatusNotFound) {
 		return u.failSays(c, http.StatusBadGateway, i18n.Say("error.notDeleted", err.Error()))
 	}
-	return c.Redirect(http.StatusSeeOther, u.dashboardURL(c.Request()))
+	return c.Redirect(http.StatusSeeOther, dashboardURL(u.homeNamespace(c.Request())))
 }
 
 func leasesPath(ns string) string {
