@@ -215,7 +215,7 @@ func (h *Hub) report(t *hubTab, r tabproto.Report) error {
 		if wasReported && !sameCandidate(prev, r) {
 			h.views.Gone(prev.Identity, prev.Namespace, prev.Lease, sourceOf(prev), h.now())
 		}
-		h.views.Report(r, sourceOf(r), h.now())
+		h.views.ReportBy(t.owner.Name, r, sourceOf(r), h.now())
 	}
 	return nil
 }

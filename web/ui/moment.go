@@ -142,7 +142,7 @@ func (u *UI) tabRows(ctx context.Context, m moment, ns, lease string) ([]templat
 		if rec.State == string(tabproto.StateStopped) || (lease != "" && rec.Lease != lease) {
 			continue
 		}
-		t := tabView(TabInfo{Report: rec.Report()})
+		t := tabView(TabInfo{Report: rec.Report(), Owner: rec.Owner})
 		t.Recorded = true
 		out = append(out, t)
 	}

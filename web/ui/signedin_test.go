@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,6 +116,14 @@ func TestParticipantIsOfferedWhatTheyMayDo(t *testing.T) {
 				doc := tu.mustGetDoc(t, "/leases/"+ns+"/"+map[string]string{"p1": "a", "p2": "b"}[ns], http.StatusOK)
 				if got := doc.Find("#lease-page").AttrOr("data-writable", ""); got != mine(ns) {
 					t.Errorf("lease page in %s: data-writable=%q, want %s", ns, got, mine(ns))
+				}
+			}
+
+			// A past moment's tabs, read back from the views on record, still say who opened them.
+			past := tu.mustGetDoc(t, "/?at="+url.QueryEscape(t0.UTC().Format(momentLayout)), http.StatusOK)
+			for _, owner := range []string{"p1", "p2"} {
+				if got := past.Find(`[data-tab-row][data-identity="tab-` + owner + `"]`).AttrOr("data-owner", ""); got != owner {
+					t.Errorf("at a past moment, tab-%s was opened by %q, want %s", owner, got, owner)
 				}
 			}
 

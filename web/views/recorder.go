@@ -44,6 +44,12 @@ func key(namespace, lease, identity string) store.Key {
 // Report records what a candidate reported (a cleaned tabproto.Report) at received, on the
 // server's clock, if it changed anything of note.
 func (r *Recorder) Report(rep tabproto.Report, source string, received time.Time) {
+	r.ReportBy("", rep, source, received)
+}
+
+// ReportBy is Report for a candidate that owner runs (the signed-in user who opened the tab):
+// the view keeps who, for the screens of a past moment.
+func (r *Recorder) ReportBy(owner string, rep tabproto.Report, source string, received time.Time) {
 	if rep.Identity == "" || rep.Namespace == "" || rep.Lease == "" {
 		return
 	}
@@ -52,6 +58,7 @@ func (r *Recorder) Report(rep tabproto.Report, source string, received time.Time
 	prev, seen := r.last[k]
 	r.mu.Unlock()
 	rec := FromReport(rep, source, received, prev.role)
+	rec.Owner = owner
 	if seen && prev.note == rec.notable() {
 		return
 	}

@@ -34,6 +34,8 @@ type Record struct {
 	Namespace string `json:"namespace"`
 	Lease     string `json:"lease"`
 	Source    string `json:"source"`
+	// Owner is the signed-in user who opened the tab, on a server with tokens.
+	Owner string `json:"owner,omitempty"`
 	// State is the candidate's one word (tabproto.State); Role what its algorithm believes
 	// (leader, follower or "" when stopped); Leads whether it believes it leads; Stale whether
 	// it does while the record it last read names another holder (Holder).
