@@ -139,6 +139,11 @@ type Server struct {
 // New adds the browser screens to a and returns the server, ready to serve. a belongs to the
 // server from now on.
 func New(a *API, screens Screens) (*Server, error) {
+	if a.Served() {
+		// A request context Echo made then has room for the API routes' path parameters only;
+		// reused for a screen's route with more, it panics.
+		return nil, errors.New("the API served an in-process request before the screens' routes were added: add them first")
+	}
 	cfg := a.Config()
 	uiOpts := ui.Options{Now: cfg.Now, Context: a.Context(), API: a.Transport(), Elections: screens.Elections, Replay: screens.Replay, Upstream: screens.Upstream,
 		ScenarioAPI: a.Transport().As(scenarioUser)}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,5 +171,32 @@ func TestShutdownClosesFreshConnections(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, err := c.Read(make([]byte, 1)); err == nil {
 		t.Error("the fresh connection is still open")
+	}
+}
+
+// TestScreensBeforeTheFirstRequest: Echo gives each pooled request context room for the path
+// parameters of the routes it has when the context is made, so a context made by an early
+// in-process request, reused for a screen's route with more parameters, panics (the lease
+// page, a card's Delete). web.New refuses to add the screens after the API served a request.
+func TestScreensBeforeTheFirstRequest(t *testing.T) {
+	logger := slog.New(slog.DiscardHandler)
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "leaselab.db"), sqlite.Options{CompactInterval: -1}, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	a, err := web.NewAPI(web.Config{Logger: logger, Store: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	req := httptest.NewRequest(http.MethodGet, "/healthz", nil)
+	resp, err := a.Transport().RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, err := web.New(a, web.Screens{}); err == nil || !strings.Contains(err.Error(), "before the screens' routes") {
+		t.Errorf("web.New after an in-process request: %v, want a refusal", err)
 	}
 }

@@ -413,14 +413,6 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		logger.Info("serving in front of a cluster; its own controller decides elections", slog.String("server", up.cluster.Server()),
 			slog.String("user", up.cluster.User), slog.Any("namespaces", up.cluster.Namespaces))
 	}
-	if err := acc.createNamespaces(ctx, front.Transport()); err != nil {
-		if up == nil {
-			return fail(err)
-		}
-		// The cluster decides its namespaces: the participants' may be there already, or the
-		// identity may not create them.
-		logger.Warn("the participants' namespaces could not all be created on the cluster; create them there", slog.Any("error", err))
-	}
 	var ctrl *election.Controller
 	if cfg.coordinated && cfg.cleController && up == nil {
 		if ctrl, err = newElection(cfg, logger, front.Transport()); err != nil {
@@ -428,9 +420,18 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		}
 		screens.Elections = ctrl
 	}
+	// Every route is added before the first in-process request (web.New checks it).
 	w, err := web.New(front, screens)
 	if err != nil {
 		return fail(err)
+	}
+	if err := acc.createNamespaces(ctx, front.Transport()); err != nil {
+		if up == nil {
+			return fail(err)
+		}
+		// The cluster decides its namespaces: the participants' may be there already, or the
+		// identity may not create them.
+		logger.Warn("the participants' namespaces could not all be created on the cluster; create them there", slog.Any("error", err))
 	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	_ "net/http/pprof" // served only with Config.Profiling
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -104,6 +105,10 @@ type API struct {
 	api       *apiserver.Server
 	echo      *echo.Echo
 	transport *inprocess.Transport
+	// served is set by the first in-process request. Echo gives each pooled request context
+	// room for as many path parameters as the routes had when it was made, so no route may be
+	// added after a request was served: web.New checks it (Served).
+	served atomic.Bool
 
 	// ctx ends long-lived streams (watches, WebSockets) at shutdown.
 	ctx    context.Context
@@ -151,9 +156,16 @@ func New(cfg Config) (*API, error) {
 		a.echo.Any("/debug/pprof/*", echo.WrapHandler(http.DefaultServeMux))
 	}
 	a.api.Register(a.echo)
-	a.transport = inprocess.New(a.echo)
+	a.transport = inprocess.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.served.Store(true)
+		a.echo.ServeHTTP(w, r)
+	}))
 	return a, nil
 }
+
+// Served reports whether the in-process transport has served a request: routes added after
+// that would meet pooled request contexts too small for their path parameters.
+func (a *API) Served() bool { return a.served.Load() }
 
 // chain is the Echo instance with the middleware every request goes through, in order.
 func (a *API) chain() *echo.Echo {

@@ -122,7 +122,7 @@ func TestParticipantIsOfferedWhatTheyMayDo(t *testing.T) {
 			// A past moment's tabs, read back from the views on record, still say who opened them.
 			past := tu.mustGetDoc(t, "/?at="+url.QueryEscape(t0.UTC().Format(momentLayout)), http.StatusOK)
 			for _, owner := range []string{"p1", "p2"} {
-				if got := past.Find(`[data-tab-row][data-identity="tab-` + owner + `"]`).AttrOr("data-owner", ""); got != owner {
+				if got := past.Find(`[data-tab-row][data-identity="tab-`+owner+`"]`).AttrOr("data-owner", ""); got != owner {
 					t.Errorf("at a past moment, tab-%s was opened by %q, want %s", owner, got, owner)
 				}
 			}
