@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -162,30 +160,5 @@ func TestFailedStartLeavesNoFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(cfg.db); err != nil {
 		t.Errorf("the existing database after a failed start: %v", err)
-	}
-}
-
-// TestTuneGC: a server collects garbage at twice its live heap under a soft limit of 768 MiB,
-// unless GOGC or GOMEMLIMIT say otherwise.
-func TestTuneGC(t *testing.T) {
-	gc, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
-	defer func() { debug.SetGCPercent(gc); debug.SetMemoryLimit(limit) }()
-	env := map[string]string{}
-	getenv := func(k string) string { return env[k] }
-
-	tuneGC(getenv)
-	if got := debug.SetGCPercent(100); got != serveGCPercent {
-		t.Errorf("GC percent %d, want %d", got, serveGCPercent)
-	}
-	if got := debug.SetMemoryLimit(math.MaxInt64); got != serveMemoryLimit {
-		t.Errorf("memory limit %d, want %d", got, serveMemoryLimit)
-	}
-	env["GOGC"], env["GOMEMLIMIT"] = "50", "2GiB"
-	tuneGC(getenv)
-	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("with GOGC set: GC percent %d, want it left at 100", got)
-	}
-	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-		t.Errorf("with GOMEMLIMIT set: memory limit %d, want it left alone", got)
 	}
 }

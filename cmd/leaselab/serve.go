@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -225,7 +224,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	tuneGC(os.Getenv)
 	srv, err := startServer(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -553,27 +551,4 @@ func (rs *runningServer) close() error {
 		err = nil
 	}
 	return err
-}
-
-// serveGCPercent and serveMemoryLimit are the garbage collector's settings of a server whose
-// environment sets neither GOGC nor GOMEMLIMIT. Its live heap is small beside what every
-// request allocates (each decodes and encodes objects), so the collector waits for twice the
-// live heap instead of Go's default of once: 3 % less CPU per renewal for a quarter more
-// memory at small heaps (BENCHMARKS.md, issue 20, sixth round). The soft limit makes it work
-// harder again as the heap nears 768 MiB, so that a room of ten thousand watchers stays under
-// a gigabyte.
-const (
-	serveGCPercent   = 200
-	serveMemoryLimit = 768 << 20
-)
-
-// tuneGC applies serveGCPercent and serveMemoryLimit where getenv finds GOGC and GOMEMLIMIT
-// unset: those, as always in Go, win.
-func tuneGC(getenv func(string) string) {
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(serveGCPercent)
-	}
-	if getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(serveMemoryLimit)
-	}
 }
