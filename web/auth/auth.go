@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -71,6 +72,9 @@ type Auth struct {
 	watches *watchCounter
 	byName  map[string]Token
 	order   []string // identity names, instructors first
+	// seen holds, per workshop identity, when it last made a request (Unix ns, 0 for never):
+	// the workshop page tells the instructor who has joined.
+	seen map[string]*atomic.Int64
 	// quotaLocks holds a *sync.Mutex per namespace/resource (AdmitCreate).
 	quotaLocks sync.Map
 }
@@ -93,6 +97,7 @@ func New(logger *slog.Logger, st store.Interface, opts Options) *Auth {
 		authn:   NewAuthenticator(opts.Tokens),
 		watches: &watchCounter{max: opts.MaxWatchers},
 		byName:  map[string]Token{},
+		seen:    map[string]*atomic.Int64{},
 	}
 	if opts.RateQPS > 0 {
 		a.rate = newRateLimiter(opts.RateQPS, opts.RateBurst)
@@ -104,6 +109,7 @@ func New(logger *slog.Logger, st store.Interface, opts Options) *Auth {
 					a.order = append(a.order, t.User.Name)
 				}
 				a.byName[t.User.Name] = t
+				a.seen[t.User.Name] = new(atomic.Int64)
 			}
 		}
 	}
@@ -194,6 +200,9 @@ func (a *Auth) admit(c echo.Context) (User, bool, error) {
 		}
 	}
 	c.SetRequest(r.WithContext(WithUser(r.Context(), u)))
+	if at := a.seen[u.Name]; at != nil {
+		at.Store(a.opts.Now().UnixNano())
+	}
 	// The server's own clients (system:leaselab...) are not limited.
 	if a.rate != nil && !internalUser(u) {
 		if ok, wait := a.rate.allow(u.Name, a.opts.Now()); !ok {

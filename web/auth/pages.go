@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"rsc.io/qr"
@@ -164,6 +165,10 @@ type identityView struct {
 	Name, Namespace, Role string
 	JoinURL               string
 	QRURL, KubeconfigURL  string
+	// SeenKey and SeenN say when the identity last made a request: the words' key (seconds,
+	// minutes or hours ago) and the number; "" for never.
+	SeenKey string
+	SeenN   int
 }
 
 type workshopView struct {
@@ -172,6 +177,8 @@ type workshopView struct {
 	BaseURL    string
 	Loopback   bool
 	Identities []identityView
+	// Participants counts the participants, Joined those who have made a request.
+	Participants, Joined int
 }
 
 func (a *Auth) workshopPage(c echo.Context) error {
@@ -185,16 +192,27 @@ func (a *Auth) workshopPage(c echo.Context) error {
 		ip := net.ParseIP(host)
 		v.Loopback = host == "localhost" || ip != nil && ip.IsLoopback()
 	}
+	now := a.opts.Now()
 	for _, name := range a.order {
 		t := a.byName[name]
-		v.Identities = append(v.Identities, identityView{
+		iv := identityView{
 			Name:          name,
 			Namespace:     t.User.Namespace,
 			Role:          string(t.User.Role),
 			JoinURL:       base + "/join?" + url.Values{"token": {t.Token}}.Encode(),
 			QRURL:         "/workshop/qr/" + url.PathEscape(name),
 			KubeconfigURL: "/workshop/kubeconfig/" + url.PathEscape(name),
-		})
+		}
+		if ns := a.seen[name].Load(); ns != 0 {
+			iv.SeenKey, iv.SeenN = seenAgo(now.Sub(time.Unix(0, ns)))
+		}
+		if t.User.Role == RoleParticipant {
+			v.Participants++
+			if iv.SeenKey != "" {
+				v.Joined++
+			}
+		}
+		v.Identities = append(v.Identities, iv)
 	}
 	c.Response().Header().Set("Referrer-Policy", "no-referrer")
 	return a.renderPage(c, http.StatusOK, workshopTmpl, &v)
@@ -293,11 +311,13 @@ var workshopTmpl = template.Must(template.New("workshop").Funcs(pageFuncs).Parse
 {{if .Viewer}}<span class="signed-in" data-testid="signed-in" title="{{call .W.T "layout.signedIn" .Viewer}}">{{.Viewer}}</span>{{end}}<a class="lang" href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></header>
 <main><h1>{{call .W.T "auth.ws.title"}}</h1>
 <p class="lead">{{call .W.T "auth.ws.joinAt"}}<code data-testid="base-url">{{.BaseURL}}</code>{{call .W.T "auth.ws.lead"}}<code>arena</code>{{call .W.T "auth.ws.leadEnd"}}</p>
+<p class="no-print" data-testid="joined" data-joined="{{.Joined}}" data-participants="{{.Participants}}">{{call .W.T "auth.ws.joined" .Joined .Participants}}</p>
 {{if .Loopback}}<p class="warning" data-testid="loopback-warning"><strong>{{call .W.T "auth.ws.loopback"}}</strong></p>{{end}}
 <p class="toolbar no-print"><span>{{call .W.T "auth.ws.print"}}</span></p>
 <ul class="cards">
 {{range .Identities}}<li class="card{{if eq .Role "instructor"}} instructor no-print{{end}}" data-testid="identity" data-name="{{.Name}}" data-role="{{.Role}}">
 <h2>{{.Name}}</h2>
+<div class="seen no-print" data-testid="seen">{{if .SeenKey}}{{call $.W.T .SeenKey .SeenN}}{{else}}{{call $.W.T "auth.ws.notSeen"}}{{end}}</div>
 <div class="role">{{call $.W.T (print "auth.role." .Role)}} · {{if .Namespace}}{{call $.W.T "auth.ws.writesIn"}}<code>{{.Namespace}}</code>{{call $.W.T "auth.ws.and"}}<code>arena</code>{{else}}{{call $.W.T "auth.ws.everywhere"}}{{end}}</div>
 <img src="{{.QRURL}}" alt="{{call $.W.T "auth.ws.qrAlt" .Name}}" width="200" height="200" data-testid="qr">
 <a class="link" href="{{.JoinURL}}" data-testid="join-link">{{.JoinURL}}</a>
@@ -307,3 +327,15 @@ var workshopTmpl = template.Must(template.New("workshop").Funcs(pageFuncs).Parse
 {{end}}</ul>
 </main></body></html>
 `))
+
+// seenAgo is how long ago, roughly, as the key of its words and their number: seconds,
+// minutes or hours.
+func seenAgo(d time.Duration) (key string, n int) {
+	switch {
+	case d < time.Minute:
+		return "auth.ws.seenS", int(max(d, 0) / time.Second)
+	case d < time.Hour:
+		return "auth.ws.seenMin", int(d / time.Minute)
+	}
+	return "auth.ws.seenH", int(d / time.Hour)
+}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -230,5 +231,43 @@ func TestPagesSpeakChinese(t *testing.T) {
 	}
 	if body := get("http://lab.example/workshop", map[string]string{"Authorization": "Bearer ti"}).Body.String(); !strings.Contains(body, `<h1>Workshop</h1>`) || !strings.Contains(body, `participant · writes in <code>p1</code> and <code>arena</code>`) {
 		t.Errorf("the workshop page is not in English by default:\n%s", body)
+	}
+}
+
+// TestWorkshopPageSaysWhoJoined: the workshop page tells the instructor which identities have
+// made a request, and how long ago, and how many participants have joined.
+func TestWorkshopPageSaysWhoJoined(t *testing.T) {
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	clock := now
+	a := New(nil, countingStore{}, Options{Tokens: []Token{
+		{"tp1", User{Name: "p1", Role: RoleParticipant, Namespace: "p1"}},
+		{"tp2", User{Name: "p2", Role: RoleParticipant, Namespace: "p2"}},
+		{"ti", User{Name: "instructor", Role: RoleInstructor}},
+	}, Words: catalogWords, Now: func() time.Time { return clock }})
+	e := echo.New()
+	e.Use(a.Middleware)
+	a.Register(e)
+	e.GET("/", func(c echo.Context) error { return c.String(http.StatusOK, "dashboard") })
+	get := func(path, token string) string {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, rec.Code)
+		}
+		return rec.Body.String()
+	}
+	get("/", "tp1") // p1 joins at 9:00:00
+	clock = now.Add(90 * time.Second)
+	body := get("/workshop", "ti")
+	for _, want := range []string{
+		`data-testid="joined" data-joined="1" data-participants="2">1 of 2 participants have joined`,
+		`data-name="p1"`, `seen 1 min ago`, `not joined yet`, `seen 0 s ago`, // the instructor, now
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("workshop page lacks %q:\n%s", want, body)
+		}
 	}
 }
