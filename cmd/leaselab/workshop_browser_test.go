@@ -104,6 +104,15 @@ func TestWorkshopBrowser(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the instructor's room: %v", err)
 	}
+	// A second tab takes the lease the paused one still believes it leads: the room flags the
+	// split brain on the participant's line, as the lease's card counts it.
+	openBrowserTab(t, browser, w.URL+"/play?namespace=participant-01&lease=demo&identity=tab-two&leaseDuration=3&renewDeadline=2&retryPeriod=1")
+	if _, err := browserWait(30*time.Second, func() (bool, string) {
+		s, _ := browserEval(dash, `(r => r ? r.dataset.splitBrains + ' ' + r.className + ' ' + r.textContent : '')(document.querySelector('[data-testid=room-row][data-owner=participant-01]'))`)
+		return strings.HasPrefix(s, "1 room-row stale") && strings.Contains(s, "1 split brain"), s
+	}); err != nil {
+		t.Fatalf("the room's line of a participant with a split brain: %v", err)
+	}
 	if err := chromedp.Do(ctxWith(dash, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid=room-row][data-owner=participant-01] .room-name`))); err != nil {
 		t.Fatalf("a name in the room: %v", err)
 	}
@@ -112,6 +121,16 @@ func TestWorkshopBrowser(t *testing.T) {
 		return s == "?namespace=participant-01 room hidden=true", s
 	}); err != nil {
 		t.Fatalf("after a name in the room: %v", err)
+	}
+	// Back returns to the whole room.
+	if _, err := browserEval(dash, `(history.back(), 'ok')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := browserWait(10*time.Second, func() (bool, string) {
+		s, _ := browserEval(dash, `location.search + ' room hidden=' + document.getElementById('room').hidden + ' filter=' + document.getElementById('ns-filter').value`)
+		return s == " room hidden=false filter=", s
+	}); err != nil {
+		t.Fatalf("Back after a name in the room: %v", err)
 	}
 
 	// Switching a candidate tab's language keeps its identity: it renews the lease it holds.

@@ -31,6 +31,7 @@ var authMessages = map[string]Text{
 	"auth.ws.seenMin":              {En: "seen %d min ago", Zh: "%d 分钟前在线"},
 	"auth.ws.seenH":                {En: "seen %d h ago", Zh: "%d 小时前在线"},
 	"auth.ws.notSeen":              {En: "not joined yet", Zh: "尚未加入"},
+	"auth.instructorOnly":          {En: "Only the instructor may open this page.", Zh: "只有讲师可以打开此页面。"},
 	"auth.ws.print":                {En: "Print this page (Ctrl+P, or ⌘P on a Mac) for a card per participant to hand round.", Zh: "打印本页（Ctrl+P，Mac 上为 ⌘P），每位参与者一张卡片，分发下去。"},
 	"auth.ws.writesIn":             {En: "writes in ", Zh: "写入 "},
 	"auth.ws.and":                  {En: " and ", Zh: " 和 "},

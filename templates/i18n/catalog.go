@@ -78,7 +78,7 @@ var pages = map[string]Text{
 	"dash.roomTab1":                 {En: "1 tab", Zh: "1 个标签页"},
 	"dash.roomLeading":              {En: "%d leading", Zh: "%d 个领导者"},
 	"dash.roomPaused":               {En: "%d paused", Zh: "%d 个已暂停"},
-	"dash.roomPartitioned":          {En: "%d partitioned", Zh: "%d 个网络分区"},
+	"dash.roomPartitioned":          {En: "%d partitioned", Zh: "%d 个处于网络分区"},
 	"dash.roomStopped":              {En: "%d stopped", Zh: "%d 个已停止"},
 	"dash.roomStale":                {En: "%d stale leader", Zh: "%d 个过期的领导者"},
 	"dash.roomNoLeader":             {En: "no leader", Zh: "无领导者"},

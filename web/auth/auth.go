@@ -318,7 +318,7 @@ func (a *Auth) serveUI(c echo.Context, next echo.HandlerFunc, u User) error {
 	switch {
 	case strings.HasPrefix(p, "/workshop") || strings.HasPrefix(p, "/debug/"):
 		if u.Role != RoleInstructor {
-			return c.String(http.StatusForbidden, "only the instructor may open "+p+"\n")
+			return a.instructorOnly(c, u)
 		}
 	case p == "/ui/tabs/watch", p == "/ui/tabs/connect", p == "/ui/board/watch":
 		// Everyone sees the tabs and the board live; the UI lets only the instructor command them

@@ -145,6 +145,12 @@ func dashboardOf(u User) string {
 	return "/"
 }
 
+// instructorOnly answers a participant who opened a page of the instructor's, in the page's
+// language, with the way back to their own dashboard.
+func (a *Auth) instructorOnly(c echo.Context, u User) error {
+	return a.renderPage(c, http.StatusForbidden, signInTmpl, &signInView{Message: "auth.instructorOnly", Back: dashboardOf(u)})
+}
+
 func (a *Auth) signInPage(c echo.Context) error {
 	return a.renderPage(c, http.StatusUnauthorized, signInTmpl, &signInView{Message: "auth.signin.needed"})
 }
@@ -279,13 +285,14 @@ func (a *Auth) renderPage(c echo.Context, code int, t *template.Template, v inte
 type signInView struct {
 	page
 	Message string
+	Back    string // where the page's one link leads, "" for none
 }
 
 var signInTmpl = template.Must(template.New("signin").Funcs(pageFuncs).Parse(`<!doctype html>
 <html lang="{{.W.HTMLLang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="{{css}}">
 <title>{{call .W.T "auth.signin.title"}} — leaselab</title></head>
-<body><main><p class="lang no-print"><a href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></p><h1>leaselab</h1><p data-testid="signin-message">{{call .W.T .Message}}</p></main></body></html>
+<body><main><p class="lang no-print"><a href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></p><h1>leaselab</h1><p data-testid="signin-message">{{call .W.T .Message}}</p>{{if .Back}}<p><a href="{{.Back}}">{{call .W.T "error.back"}}</a></p>{{end}}</main></body></html>
 `))
 
 var joinTmpl = template.Must(template.New("join").Funcs(pageFuncs).Parse(`<!doctype html>

@@ -271,3 +271,18 @@ func TestWorkshopPageSaysWhoJoined(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkshopPageRefusesParticipants: a participant who opens the instructor's page gets a
+// page in their language that says why and leads back to their own dashboard.
+func TestWorkshopPageRefusesParticipants(t *testing.T) {
+	e := pagesServer("tp")
+	req := httptest.NewRequest(http.MethodGet, "/workshop?lang=zh", nil)
+	req.Header.Set("Authorization", "Bearer tp")
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, req)
+	body := rec.Body.String()
+	if rec.Code != http.StatusForbidden || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") ||
+		!strings.Contains(body, "只有讲师可以打开此页面。") || !strings.Contains(body, `<a href="/?namespace=p1">`) {
+		t.Errorf("participant opens /workshop: %d %s\n%s", rec.Code, rec.Header().Get("Content-Type"), body)
+	}
+}

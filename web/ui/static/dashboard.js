@@ -91,6 +91,10 @@
     setStatus(card, c.status);
     const split = LL.field(card, 'split');
     split.hidden = !c.overlaps;
+    if (card.dataset.overlaps !== String(c.overlaps || 0)) {
+      card.dataset.overlaps = String(c.overlaps || 0);
+      roomSoon();
+    }
     split.setAttribute('title', c.overlapText || '');
     LL.setText(card, 'split-text', c.overlaps === 1 ? LL.t('dash.splitBrain1') : LL.t('dash.splitBrains', c.overlaps));
     showCardConflict(card);
@@ -178,7 +182,8 @@
     emptyStates();
   }
 
-  function applyFilter() {
+  /** Shows the namespace the filter names; push makes it a step Back returns from. */
+  function applyFilter(push) {
     const changed = nsFilter !== filter.value;
     nsFilter = filter.value;
     hideFiltered();
@@ -189,9 +194,17 @@
     download.setAttribute('href', nsFilter ? '/ui/history?namespace=' + enc(nsFilter) : '/ui/history');
     const u = new URL(location.href);
     if (nsFilter) u.searchParams.set('namespace', nsFilter); else u.searchParams.delete('namespace');
-    history.replaceState(null, '', u.href);
+    if (push === true) history.pushState(null, '', u.href); else history.replaceState(null, '', u.href);
   }
-  filter.addEventListener('change', applyFilter);
+  filter.addEventListener('change', () => applyFilter());
+  // Back from a namespace the room's name showed: the filter follows the address.
+  window.addEventListener('popstate', () => {
+    const ns = new URL(location.href).searchParams.get('namespace') || '';
+    if (ns !== filter.value && Array.from(filter.options).some((o) => o.value === ns)) {
+      filter.value = ns;
+      applyFilter();
+    }
+  });
   // The time control swapped in the dashboard of a moment.
   root.addEventListener('ll:swapped', hideFiltered);
 
@@ -417,6 +430,14 @@
     emptyStates();
   }
 
+  /** Draws the room again once, soon: a card's split brains changed. */
+  let roomPending = false;
+  function roomSoon() {
+    if (!room || roomPending) return;
+    roomPending = true;
+    requestAnimationFrame(() => { roomPending = false; renderRoom(tabs); });
+  }
+
   // The instructor's room (workshop mode): one line per participant with tabs open, drawn from
   // the tab list while the dashboard shows every namespace; a name shows that participant's.
   function renderRoom(list) {
@@ -435,6 +456,12 @@
       const count = (f) => ts.filter(f).length;
       const leading = count((t) => t.state === 'leader' && !t.stale);
       const stale = count((t) => t.stale);
+      // Split brains on the leases of their tabs, as the cards count them.
+      let splits = 0;
+      for (const k of new Set(ts.map((t) => key(t.namespace, t.lease)))) {
+        const card = leases.get(k);
+        if (card) splits += Number(card.dataset.overlaps || 0);
+      }
       const facts = [ts.length === 1 ? LL.t('dash.roomTab1') : LL.t('dash.roomTabs', ts.length),
         leading ? LL.t('dash.roomLeading', leading) : LL.t('dash.roomNoLeader')];
       for (const [n, key] of [[count((t) => t.faults && t.faults.paused), 'dash.roomPaused'],
@@ -443,12 +470,13 @@
       // The participant's namespace: where their tabs run, the arena only when nowhere else.
       const own = ts.map((t) => t.namespace).find((ns) => ns !== 'arena') || ts[0].namespace;
       const li = document.createElement('li');
-      li.className = 'room-row' + (stale ? ' stale' : '') + (leading ? '' : ' leaderless');
+      li.className = 'room-row' + (stale || splits ? ' stale' : '') + (leading ? '' : ' leaderless');
       li.dataset.testid = 'room-row';
       li.dataset.owner = owner;
       li.dataset.tabs = String(ts.length);
       li.dataset.leading = String(leading);
       li.dataset.stale = String(stale);
+      li.dataset.splitBrains = String(splits);
       const name = document.createElement('button');
       name.type = 'button';
       name.className = 'room-name';
@@ -458,10 +486,12 @@
       text.className = 'room-facts';
       text.textContent = facts.join(' · ');
       li.append(name, text);
-      if (stale) {
+      for (const [n, text] of [[stale, LL.t('dash.roomStale', stale)],
+        [splits, splits === 1 ? LL.t('dash.splitBrain1') : LL.t('dash.splitBrains', splits)]]) {
+        if (!n) continue;
         const badge = document.createElement('span');
         badge.className = 'badge room-stale';
-        badge.textContent = LL.t('dash.roomStale', stale);
+        badge.textContent = text;
         li.append(badge);
       }
       ul.append(li);
@@ -475,7 +505,7 @@
       if (!b) return;
       if (!Array.from(filter.options).some((o) => o.value === b.dataset.namespace)) filter.add(new Option(b.dataset.namespace, b.dataset.namespace));
       filter.value = b.dataset.namespace;
-      applyFilter();
+      applyFilter(true);
     });
   }
 
