@@ -171,7 +171,7 @@ func TestWorkshopBrowser(t *testing.T) {
 	if got, err := browserEval(lang, oldest); err != nil || got != first {
 		t.Errorf("the decision log after the switch starts at %q (%v), want the line of %q from before it", got, err, first)
 	}
-	l, err = inst.CoordinationV1().Leases("participant-01").Get(ctx, "lang", metav1.GetOptions{})
+	l, err = inst.CoordinationV1().Leases("participant-01").Get(ctxT(t, 10*time.Second), "lang", metav1.GetOptions{})
 	if err != nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != id || l.Spec.LeaseTransitions == nil || *l.Spec.LeaseTransitions != 0 {
 		t.Errorf("lease participant-01/lang after the switch: %v %+v (want %s holding it, no transition)", err, l.Spec, id)
 	}
