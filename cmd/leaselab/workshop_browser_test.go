@@ -132,6 +132,19 @@ func TestWorkshopBrowser(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("Back after a name in the room: %v", err)
 	}
+	// Folded, it stays folded across a reload.
+	if _, err := browserEval(dash, `(document.querySelector('#room summary').click(), 'ok')`); err != nil {
+		t.Fatal(err)
+	}
+	mustSee(t, dash, `String(document.getElementById('room').open)`, "false")
+	if err := chromedp.Do(ctxWith(dash, 10*time.Second), chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	mustSee(t, dash, `String(document.getElementById('room').open)`, "false")
+	if _, err := browserEval(dash, `(document.querySelector('#room summary').click(), 'ok')`); err != nil {
+		t.Fatal(err)
+	}
+	mustSee(t, dash, `String(document.getElementById('room').open)`, "true")
 
 	// Switching a candidate tab's language keeps its identity: it renews the lease it holds.
 	lang, _ := openBrowserTab(t, browser, w.URL+"/play?namespace=participant-01&lease=lang&leaseDuration=3&renewDeadline=2&retryPeriod=1")

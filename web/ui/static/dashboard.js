@@ -500,6 +500,11 @@
     document.getElementById('room-empty').hidden = byOwner.size > 0;
   }
   if (room) {
+    // Folded, the room stays folded across reloads of this browser.
+    try { if (localStorage.getItem('leaselab.room') === 'folded') room.open = false; } catch (_) { /* no storage */ }
+    room.addEventListener('toggle', () => {
+      try { localStorage.setItem('leaselab.room', room.open ? 'open' : 'folded'); } catch (_) { /* no storage */ }
+    });
     room.addEventListener('click', (e) => {
       const b = e.target.closest('.room-name');
       if (!b) return;
