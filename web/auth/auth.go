@@ -200,12 +200,13 @@ func (a *Auth) admit(c echo.Context) (User, bool, error) {
 		}
 	}
 	c.SetRequest(r.WithContext(WithUser(r.Context(), u)))
+	now := a.opts.Now()
 	if at := a.seen[u.Name]; at != nil {
-		at.Store(a.opts.Now().UnixNano())
+		at.Store(now.UnixNano())
 	}
 	// The server's own clients (system:leaselab...) are not limited.
 	if a.rate != nil && !internalUser(u) {
-		if ok, wait := a.rate.allow(u.Name, a.opts.Now()); !ok {
+		if ok, wait := a.rate.allow(u.Name, now); !ok {
 			se := tooManyRequests("too many requests from user \""+u.Name+"\", please try again later", wait)
 			return User{}, false, writeErr(c, se)
 		}

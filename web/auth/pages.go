@@ -171,8 +171,8 @@ type identityView struct {
 	Name, Namespace, Role string
 	JoinURL               string
 	QRURL, KubeconfigURL  string
-	// SeenKey and SeenN say when the identity last made a request: the words' key (seconds,
-	// minutes or hours ago) and the number; "" for never.
+	// SeenKey and SeenN say when the identity last made a request: the catalog's key of an age
+	// and its number; "" for never.
 	SeenKey string
 	SeenN   int
 }
@@ -324,7 +324,7 @@ var workshopTmpl = template.Must(template.New("workshop").Funcs(pageFuncs).Parse
 <ul class="cards">
 {{range .Identities}}<li class="card{{if eq .Role "instructor"}} instructor no-print{{end}}" data-testid="identity" data-name="{{.Name}}" data-role="{{.Role}}">
 <h2>{{.Name}}</h2>
-<div class="seen no-print" data-testid="seen">{{if .SeenKey}}{{call $.W.T .SeenKey .SeenN}}{{else}}{{call $.W.T "auth.ws.notSeen"}}{{end}}</div>
+<div class="seen no-print" data-testid="seen">{{if .SeenKey}}{{call $.W.T "auth.ws.seen" (call $.W.T .SeenKey .SeenN)}}{{else}}{{call $.W.T "auth.ws.notSeen"}}{{end}}</div>
 <div class="role">{{call $.W.T (print "auth.role." .Role)}} · {{if .Namespace}}{{call $.W.T "auth.ws.writesIn"}}<code>{{.Namespace}}</code>{{call $.W.T "auth.ws.and"}}<code>arena</code>{{else}}{{call $.W.T "auth.ws.everywhere"}}{{end}}</div>
 <img src="{{.QRURL}}" alt="{{call $.W.T "auth.ws.qrAlt" .Name}}" width="200" height="200" data-testid="qr">
 <a class="link" href="{{.JoinURL}}" data-testid="join-link">{{.JoinURL}}</a>
@@ -335,14 +335,17 @@ var workshopTmpl = template.Must(template.New("workshop").Funcs(pageFuncs).Parse
 </main></body></html>
 `))
 
-// seenAgo is how long ago, roughly, as the key of its words and their number: seconds,
-// minutes or hours.
+// seenAgo is how long ago, roughly, as the catalog's words for an age (web/ui's ageSays picks
+// the same keys; this package takes its words from the catalog, not the catalog itself) and
+// their number.
 func seenAgo(d time.Duration) (key string, n int) {
-	switch {
+	switch d = max(d, 0); {
 	case d < time.Minute:
-		return "auth.ws.seenS", int(max(d, 0) / time.Second)
+		return "age.s", int(d / time.Second)
 	case d < time.Hour:
-		return "auth.ws.seenMin", int(d / time.Minute)
+		return "age.min", int(d / time.Minute)
+	case d < 48*time.Hour:
+		return "age.h", int(d / time.Hour)
 	}
-	return "auth.ws.seenH", int(d / time.Hour)
+	return "age.d", int(d / (24 * time.Hour))
 }
