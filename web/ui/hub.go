@@ -403,21 +403,17 @@ var (
 // CommandOwn forwards a fault command to one of the tabs that user opened: ErrNotYours for
 // anyone else's, so that what one participant does cannot hurt another.
 func (h *Hub) CommandOwn(user, tabID string, cmd tabproto.Command) error {
-	h.mu.Lock()
-	t := h.tabs[tabID]
-	h.mu.Unlock()
-	if t == nil {
-		return ErrNoSuchTab
-	}
-	if t.owner.Name != user {
-		return ErrNotYours
-	}
-	return h.Command(tabID, cmd)
+	return h.command(tabID, cmd, func(owner TabUser) bool { return owner.Name == user })
 }
 
 // Command forwards a fault command to one tab. It returns ErrNoSuchTab, ErrTabSlow, or the
 // reason the command was refused (see tabproto.Command.Validate).
 func (h *Hub) Command(tabID string, cmd tabproto.Command) error {
+	return h.command(tabID, cmd, nil)
+}
+
+// command forwards cmd to the tab tabID when mine, if set, accepts the tab's owner.
+func (h *Hub) command(tabID string, cmd tabproto.Command, mine func(TabUser) bool) error {
 	msg, err := tabproto.EncodeCommand(cmd)
 	if err != nil {
 		return err
@@ -427,6 +423,9 @@ func (h *Hub) Command(tabID string, cmd tabproto.Command) error {
 	h.mu.Unlock()
 	if t == nil {
 		return ErrNoSuchTab
+	}
+	if mine != nil && !mine(t.owner) {
+		return ErrNotYours
 	}
 	if t.obey != nil {
 		return t.obey(cmd)
