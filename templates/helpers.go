@@ -320,25 +320,33 @@ func (s SignedIn) mayCommand(owner string) bool {
 	return s.Name == "" || s.Instructor || owner == s.Name
 }
 
+// Home is the namespace the user's dashboard shows: a participant's own, "" (every
+// namespace) for anyone who writes anywhere.
+func (s SignedIn) Home() string {
+	if len(s.Namespaces) == 0 {
+		return ""
+	}
+	return s.Namespaces[0]
+}
+
 // writeNamespace is the namespace a form that writes starts with: ns when the user may write
 // there, else the user's own, else "default".
 func (s SignedIn) writeNamespace(ns string) string {
 	switch {
 	case ns != "" && s.mayWrite(ns):
 		return ns
-	case len(s.Namespaces) > 0:
-		return s.Namespaces[0]
+	case s.Home() != "":
+		return s.Home()
 	}
 	return "default"
 }
 
-// dashboardURL is where the header's dashboard link goes: a participant's own namespace, as
-// after joining.
+// dashboardURL is where the header's dashboard link goes: the user's Home, as after joining.
 func (s SignedIn) dashboardURL() templ.SafeURL {
-	if s.Instructor || len(s.Namespaces) == 0 {
+	if s.Home() == "" {
 		return "/"
 	}
-	return templ.SafeURL("/?namespace=" + url.QueryEscape(s.Namespaces[0]))
+	return templ.SafeURL("/?namespace=" + url.QueryEscape(s.Home()))
 }
 
 type signedInKey struct{}

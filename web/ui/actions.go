@@ -71,16 +71,10 @@ func (u *UI) createLease(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, dashboardURL(u.homeNamespace(c.Request())))
 }
 
-// homeNamespace is the namespace a participant's dashboard shows (their own), "" for everyone
-// else (every namespace).
+// homeNamespace is the namespace the user's dashboard shows (templates.SignedIn.Home).
 func (u *UI) homeNamespace(r *http.Request) string {
-	if u.opts.TabUser == nil {
-		return ""
-	}
-	if tu, ok := u.opts.TabUser(r); ok && len(tu.Namespaces) > 0 {
-		return tu.Namespaces[0]
-	}
-	return ""
+	s, _ := u.signedIn(r)
+	return s.Home()
 }
 
 // refuse adds a reason the form was refused.

@@ -334,14 +334,23 @@ func (u *UI) render(c echo.Context, status int, comp templ.Component) error {
 // tokens: the header names the identity, and links the workshop page for the instructor; the
 // page offers only what the user may do.
 func (u *UI) withSignedIn(r *http.Request) context.Context {
-	if u.opts.TabUser == nil {
-		return r.Context()
-	}
-	tu, ok := u.opts.TabUser(r)
+	s, ok := u.signedIn(r)
 	if !ok {
 		return r.Context()
 	}
-	return templates.WithSignedIn(r.Context(), templates.SignedIn{Name: tu.Name, Instructor: u.mayRunScenarios(r), Namespaces: tu.Namespaces})
+	return templates.WithSignedIn(r.Context(), s)
+}
+
+// signedIn is who the request is made by, on a server with tokens; false without them.
+func (u *UI) signedIn(r *http.Request) (templates.SignedIn, bool) {
+	if u.opts.TabUser == nil {
+		return templates.SignedIn{}, false
+	}
+	tu, ok := u.opts.TabUser(r)
+	if !ok {
+		return templates.SignedIn{}, false
+	}
+	return templates.SignedIn{Name: tu.Name, Instructor: u.mayRunScenarios(r), Namespaces: tu.Namespaces}, true
 }
 
 var gzipPool = sync.Pool{New: func() any {
