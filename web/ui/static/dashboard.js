@@ -443,6 +443,7 @@
   function renderRoom(list) {
     if (!room) return;
     room.hidden = !!nsFilter;
+    if (nsFilter) return; // the list is one namespace's: the room is drawn again with all
     const byOwner = new Map();
     for (const t of list) {
       if (!t.owner) continue;
@@ -464,9 +465,9 @@
       }
       const facts = [ts.length === 1 ? LL.t('dash.roomTab1') : LL.t('dash.roomTabs', ts.length),
         leading ? LL.t('dash.roomLeading', leading) : LL.t('dash.roomNoLeader')];
-      for (const [n, key] of [[count((t) => t.faults && t.faults.paused), 'dash.roomPaused'],
+      for (const [n, msgKey] of [[count((t) => t.faults && t.faults.paused), 'dash.roomPaused'],
         [count((t) => t.faults && t.faults.partition), 'dash.roomPartitioned'],
-        [count((t) => t.state === 'stopped'), 'dash.roomStopped']]) if (n) facts.push(LL.t(key, n));
+        [count((t) => t.state === 'stopped'), 'dash.roomStopped']]) if (n) facts.push(LL.t(msgKey, n));
       // The participant's namespace: where their tabs run, the arena only when nowhere else.
       const own = ts.map((t) => t.namespace).find((ns) => ns !== 'arena') || ts[0].namespace;
       const li = document.createElement('li');
@@ -486,12 +487,12 @@
       text.className = 'room-facts';
       text.textContent = facts.join(' · ');
       li.append(name, text);
-      for (const [n, text] of [[stale, LL.t('dash.roomStale', stale)],
+      for (const [n, words] of [[stale, LL.t('dash.roomStale', stale)],
         [splits, splits === 1 ? LL.t('dash.splitBrain1') : LL.t('dash.splitBrains', splits)]]) {
         if (!n) continue;
         const badge = document.createElement('span');
         badge.className = 'badge room-stale';
-        badge.textContent = text;
+        badge.textContent = words;
         li.append(badge);
       }
       ul.append(li);
