@@ -87,7 +87,8 @@ const maxLeasesWithDecisions = 4096
 
 // Controller elects the holders of Leases that have LeaseCandidates, as kube-apiserver's
 // Coordinated Leader Election controller does, through an ordinary API client: informers on v1
-// Leases and v1beta1 LeaseCandidates in every namespace, one worker on a queue of Leases, pings
+// LeaseCandidates and (from the first candidate on) v1 Leases in every namespace, one worker on
+// a queue of Leases, pings
 // as updates of the candidates' pingTime, and a garbage collector of candidates that stopped
 // renewing. Every decision worth showing is kept (Decisions) and published (Subscribe).
 type Controller struct {
@@ -98,9 +99,12 @@ type Controller struct {
 	clock   clock.WithTicker
 	factory informers.SharedInformerFactory
 
+	// leases is nil until a Lease has an admissible candidate: the worker, its only reader, then
+	// starts the Lease informer (watchLeases). A server whose clients never use Coordinated
+	// Leader Election keeps no copy of its Leases and decodes none of their renewals.
 	leases          coordinationv1listers.LeaseLister
-	candidates      coordinationv1beta1listers.LeaseCandidateLister
 	leasesSynced    cache.InformerSynced
+	candidates      coordinationv1beta1listers.LeaseCandidateLister
 	candidateSynced cache.InformerSynced
 
 	queue     workqueue.TypedRateLimitingInterface[types.NamespacedName]
@@ -137,18 +141,8 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 		),
 		decisions: newDecisionLog(opts.DecisionsPerLease, maxLeasesWithDecisions),
 	}
-	leaseInformer := c.factory.Coordination().V1().Leases()
 	candInformer := c.factory.Coordination().V1beta1().LeaseCandidates()
-	c.leases = leaseInformer.Lister()
 	c.candidates = candInformer.Lister()
-	lr, err := leaseInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueueLease,
-		UpdateFunc: func(_, obj any) { c.enqueueLease(obj) },
-		DeleteFunc: c.enqueueLease,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("election controller: lease handler: %w", err)
-	}
 	cr, err := candInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueueCandidate,
 		UpdateFunc: func(_, obj any) { c.enqueueCandidate(obj) },
@@ -157,7 +151,7 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("election controller: candidate handler: %w", err)
 	}
-	c.leasesSynced, c.candidateSynced = lr.HasSynced, cr.HasSynced
+	c.candidateSynced = cr.HasSynced
 	return c, nil
 }
 
@@ -191,7 +185,7 @@ func (c *Controller) Run(ctx context.Context) {
 	defer c.queue.ShutDown()
 
 	c.factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), c.leasesSynced, c.candidateSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), c.candidateSynced) {
 		return
 	}
 	// Candidates that existed before the start get their Leases looked at.
@@ -274,6 +268,9 @@ func (c *Controller) reconcile(ctx context.Context, key types.NamespacedName) (t
 	if len(cands) == 0 {
 		return 0, nil
 	}
+	if err := c.watchLeases(ctx); err != nil {
+		return requeue, err
+	}
 	lease, err := c.leases.Leases(key.Namespace).Get(key.Name)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -340,6 +337,29 @@ func (c *Controller) reconcile(ctx context.Context, key types.NamespacedName) (t
 		desired.Reason = desired.Says.English()
 	}
 	return c.write(ctx, key, desired)
+}
+
+// watchLeases starts the Lease informer, once, and waits until its cache holds every Lease.
+// Only the worker calls it.
+func (c *Controller) watchLeases(ctx context.Context) error {
+	if c.leases == nil {
+		inf := c.factory.Coordination().V1().Leases()
+		reg, err := inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    c.enqueueLease,
+			UpdateFunc: func(_, obj any) { c.enqueueLease(obj) },
+			DeleteFunc: c.enqueueLease,
+		})
+		if err != nil {
+			return fmt.Errorf("lease handler: %w", err)
+		}
+		c.leases, c.leasesSynced = inf.Lister(), reg.HasSynced
+		c.log.Info("watching leases: a lease has candidates")
+		c.factory.Start(ctx.Done())
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), c.leasesSynced) {
+		return fmt.Errorf("lease cache: %w", context.Cause(ctx))
+	}
+	return nil
 }
 
 // ping sets pingTime on every candidate in parallel. It never pings a candidate without

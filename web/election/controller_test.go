@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,6 +49,28 @@ type env struct {
 
 	mu    sync.Mutex
 	muted map[string]bool
+	// asked lists the controller's requests, as "METHOD path?query".
+	asked []string
+}
+
+// controllerAsked returns the requests the controller's client has made so far.
+func (en *env) controllerAsked() []string {
+	en.mu.Lock()
+	defer en.mu.Unlock()
+	return slices.Clone(en.asked)
+}
+
+// recordRequests is the controller's transport: it notes every request, then sends it.
+type recordRequests struct {
+	en   *env
+	next http.RoundTripper
+}
+
+func (rr recordRequests) RoundTrip(r *http.Request) (*http.Response, error) {
+	rr.en.mu.Lock()
+	rr.en.asked = append(rr.en.asked, r.Method+" "+r.URL.RequestURI())
+	rr.en.mu.Unlock()
+	return rr.next.RoundTrip(r)
 }
 
 // countingHandler counts the log records with one message, whatever child logger wrote them.
@@ -125,19 +148,22 @@ func mustStartEnv(tb testing.TB, configure func(*election.Options), seed func(*e
 	})
 	srv := webtest.Start(tb, web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true, Now: clk.Now}, web.Screens{})
 	client := kubernetes.NewForConfigOrDie(&rest.Config{Host: srv.URL, QPS: -1, UserAgent: "election-test/v0"})
+	dyn := dynamic.NewForConfigOrDie(&rest.Config{Host: srv.URL, QPS: -1, UserAgent: "election-test/v0"})
+	en := &env{client: client, dyn: dyn, clock: clk, failedSteps: failedSteps, muted: map[string]bool{}}
 
 	opts := election.Options{Clock: clk, Logger: logger}
 	if configure != nil {
 		configure(&opts)
 	}
-	ctrl, err := election.New(client, opts)
+	ctrlClient := kubernetes.NewForConfigOrDie(&rest.Config{Host: srv.URL, QPS: -1, UserAgent: "election-controller-test/v0",
+		WrapTransport: func(next http.RoundTripper) http.RoundTripper { return recordRequests{en, next} }})
+	ctrl, err := election.New(ctrlClient, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	en.ctrl = ctrl
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	dyn := dynamic.NewForConfigOrDie(&rest.Config{Host: srv.URL, QPS: -1, UserAgent: "election-test/v0"})
-	en := &env{client: client, dyn: dyn, clock: clk, ctrl: ctrl, failedSteps: failedSteps, muted: map[string]bool{}}
 	wg.Go(func() { en.answerPings(ctx) })
 	if seed != nil {
 		seed(en)
@@ -384,6 +410,57 @@ func TestControllerPingsAndElects(t *testing.T) {
 	}
 	if !slices.Contains(kinds, election.KindElect) {
 		t.Errorf("subscriber got %v", kinds)
+	}
+}
+
+// TestControllerWatchesLeasesForCandidates: the controller neither lists nor watches Leases
+// until a Lease has a candidate, so that renewals on a server without Coordinated Leader
+// Election cost it nothing; from the first candidate on it elects as usual.
+func TestControllerWatchesLeasesForCandidates(t *testing.T) {
+	en := mustStartEnv(t, nil, nil)
+	leaseRequests := func() []string {
+		var out []string
+		for _, r := range en.controllerAsked() {
+			if strings.Contains(r, "/leases") {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	// The candidate informer is watching: the controller has started, and an informer of
+	// Leases started with it would have listed them by now.
+	poll.Until(t, 10*time.Second, "the controller watches LeaseCandidates", func() (bool, string) {
+		for _, r := range en.controllerAsked() {
+			if strings.HasPrefix(r, "GET ") && strings.Contains(r, "/leasecandidates?") && strings.Contains(r, "watch=true") {
+				return true, ""
+			}
+		}
+		return false, strings.Join(en.controllerAsked(), "\n")
+	})
+	leases := en.client.CoordinationV1().Leases(ns)
+	l, err := leases.Create(context.Background(), &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "plain"},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("someone")}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		l.Spec.RenewTime = &metav1.MicroTime{Time: en.clock.Now()}
+		if l, err = leases.Update(context.Background(), l, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := leaseRequests(); len(r) > 0 {
+		t.Fatalf("the controller asked for Leases before any candidate: %q", r)
+	}
+
+	en.createCandidate(t, "cand-a", "1.36.0", "1.36.0", 0, coordinationv1.OldestEmulationVersion)
+	en.stepUntil(t, 700*time.Millisecond, 20*time.Second, "cand-a elected", func() bool { return holder(en.lease(t)) == "cand-a" })
+	var watched bool
+	for _, r := range leaseRequests() {
+		watched = watched || strings.HasPrefix(r, "GET /apis/coordination.k8s.io/v1/leases?") && strings.Contains(r, "watch=true")
+	}
+	if !watched {
+		t.Errorf("no watch of Leases after the first candidate; the controller asked for %q", leaseRequests())
 	}
 }
 
