@@ -102,7 +102,7 @@ func (o Overlap) Length(now time.Time) time.Duration {
 // words.
 func Overlaps(lease string, changes []Change, views []View, now time.Time) []Overlap {
 	changes = sortedBy(changes, func(c *Change) time.Time { return c.At })
-	views = sortedBy(views, func(v *View) time.Time { return v.At })
+	views = believedAfterWriting(changes, sortedBy(views, func(v *View) time.Time { return v.At }))
 	var (
 		out       []Overlap
 		believers = map[string]bool{}
@@ -121,10 +121,7 @@ func Overlaps(lease string, changes []Change, views []View, now time.Time) []Ove
 		changed := false // whether the holder or the believers changed at t
 		for ; ci < len(changes) && !changes[ci].At.After(t); ci++ {
 			c := &changes[ci]
-			h := c.Holder
-			if c.Deleted {
-				h = ""
-			}
+			h := c.holder()
 			changed = changed || h != holder
 			holder = h
 			if c.Duration > 0 {
@@ -196,6 +193,53 @@ func Disagreeing(views []View, holder string) bool {
 		}
 	}
 	return false
+}
+
+// believedAfterWriting moves a view in which a candidate believes it leads, dated while the
+// record named another holder, to the change that made it the holder when that change follows
+// within OverlapGrace: a candidate leads only once its write has succeeded, and a report's
+// dating is approximate (it is counted back on the candidate's own clock). Left as it is, such
+// a view would begin a disagreement with the previous holder that never was, and a split brain
+// that follows at once would name that holder as the one its believer missed. views and
+// changes are ordered by At; views is copied before any view moves.
+func believedAfterWriting(changes []Change, views []View) []View {
+	copied := false
+	ci, holder := 0, ""
+	for i := range views {
+		v := &views[i]
+		for ; ci < len(changes) && !changes[ci].At.After(v.At); ci++ {
+			holder = changes[ci].holder()
+		}
+		if !believes(v) || holder == v.Identity {
+			continue
+		}
+		for _, c := range changes[ci:] {
+			if c.At.Sub(v.At) > OverlapGrace {
+				break
+			}
+			if h := c.holder(); h == v.Identity {
+				if !copied {
+					views, copied = slices.Clone(views), true
+				}
+				views[i].At = c.At
+				break
+			} else if h != holder {
+				break // someone else wrote in between: the view is not early for its own write
+			}
+		}
+	}
+	if copied {
+		slices.SortStableFunc(views, func(a, b View) int { return a.At.Compare(b.At) })
+	}
+	return views
+}
+
+// holder is the holder the change leaves in the record; "" when it deleted the Lease.
+func (c Change) holder() string {
+	if c.Deleted {
+		return ""
+	}
+	return c.Holder
 }
 
 // believes reports whether v is the view of a candidate that believes it leads.

@@ -186,6 +186,24 @@ func TestOverlaps(t *testing.T) {
 			text: []string{"alice was paused and did not see bob take over; and bob was paused and did not see carol take over."},
 		},
 		{
+			// As above, but bob's report dates his belief 50 ms before the write that made
+			// him the holder (a report's dating is approximate; the run's clocks may be fast):
+			// he led only once that write succeeded, so no disagreement begins with alice as
+			// the holder and bob missed carol's takeover, not alice's.
+			name: "two GC pauses, the second leader's belief dated before its write",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 17, 20, 10, 1, 0)
+				s.hold("carol", 31, 39, 10, 2, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), follow(0.1, "carol"), lead(6.5, "alice", paused),
+					lead(16.95, "bob"), lead(21, "bob", paused), lead(30.9, "carol"),
+					lead(35, "alice"), follow(35.4, "alice", decided("lost")), lead(36, "bob"), follow(36.4, "bob", decided("lost")))
+			},
+			now:  40,
+			want: []string{"17-36.4 alice,bob,carol stale alice,bob paused"},
+			text: []string{"alice was paused and did not see bob take over; and bob was paused and did not see carol take over."},
+		},
+		{
 			// Someone with kubectl writes mallory, who is no candidate, into the record at 5,
 			// while alice's hold runs to 14; alice learns of it when she renews at 6.
 			name: "a writer that is not a candidate takes the lease over",
