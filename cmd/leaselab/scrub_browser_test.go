@@ -19,8 +19,9 @@ import (
 // ← show the earlier moments (bob's takeover, then alice's acquisition: the holder is alice,
 // and the URL carries that moment), → shows bob again, and L goes back to live; played from
 // alice's moment, the page reaches now and is live again. On the
-// dashboard, ← ← scrubs to alice's moment, and its card names her; L loads the live
-// dashboard again. The keys do nothing while the reader types in a field.
+// dashboard, ← ← scrubs to alice's moment, and its card names her; the keys work the same with
+// the focus on the bar's slider, and space scrolls nothing; L loads the live dashboard again.
+// The keys do nothing while the reader types in a field.
 func TestBrowserScrub(t *testing.T) {
 	ts := mustStartServer(t, "")
 	out := browserOutputDir(t)
@@ -92,6 +93,24 @@ func TestBrowserScrub(t *testing.T) {
 	}
 	browserScreenshot(t, dash, out, "dashboard-scrubbed.png")
 	browserPhoneScreenshot(t, dash, out, "dashboard-scrubbed-phone.png")
+	// Once the bar's slider has the focus (a click leaves it there), it takes the bar's keys:
+	// → goes on to bob's takeover, not 0.1 s on; space plays and stops without scrolling the
+	// page away from the bar; L (below) goes live.
+	if _, err := browserEval(dash, `document.body.style.minHeight = '3000px'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(dash, chromedp.Focus(chromedp.CSS(`[data-testid=scrub-slider]`))); err != nil {
+		t.Fatal(err)
+	}
+	mustPress(t, dash, kb.ArrowRight)
+	mustSee(t, dash, card, "bob")
+	mustPress(t, dash, kb.ArrowLeft)
+	mustSee(t, dash, card, "alice")
+	playing := `document.querySelector('[data-testid=scrub-play]').getAttribute('aria-pressed') + ' ' + scrollY`
+	mustPress(t, dash, " ")
+	mustSee(t, dash, playing, "true 0")
+	mustPress(t, dash, " ")
+	mustSee(t, dash, playing, "false 0")
 	mustPress(t, dash, "L")
 	mustSee(t, dash, `location.search + '|' + document.getElementById('conn').textContent`, "|live")
 	mustSee(t, dash, card, "bob")

@@ -204,17 +204,28 @@
     copied.then(() => say(LL.t('js.linkCopied', u.href)), () => say(LL.t('js.copyThis', u.href)));
   });
 
-  // Keys, unless the reader is typing or a button takes the key itself.
+  // Keys, unless the reader is typing or a button takes the key itself. The bar's own slider
+  // takes the bar's keys too: once clicked it keeps the focus, and its arrows then step from
+  // event to event as the bar's buttons do, not by the slider's 0.1 s.
+  let handled = '';
   document.addEventListener('keydown', (e) => {
+    handled = '';
     if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
     const t = e.target instanceof Element ? e.target : document.body;
-    if (t.closest('input, select, textarea, [contenteditable]:not([contenteditable="false"])')) return;
+    if (t !== slider && t.closest('input, select, textarea, [contenteditable]:not([contenteditable="false"])')) return;
     if (e.key === 'l' || e.key === 'L') toggleLive();
     else if (e.key === 'ArrowLeft') step(-1);
     else if (e.key === 'ArrowRight') step(1);
     else if (e.key === ' ' && !t.closest('button, a, summary')) togglePlay();
     else return;
     e.preventDefault();
+    handled = e.key;
+  });
+  // A key handled above has no keypress in a browser; a synthetic one may still come, and a
+  // space's would scroll the page away from the bar.
+  document.addEventListener('keypress', (e) => {
+    if (e.key === handled) e.preventDefault();
+    handled = '';
   });
 
   // While live, what the page is told of (the dashboard's feed and tabs, the lease page's live
