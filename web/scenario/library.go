@@ -203,8 +203,8 @@ var gcPause = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "The lease has a new holder, and alice, frozen, still believes she leads: two leaders. Whatever alice does the moment she wakes, before her next renewal fails, she does as a stale leader.",
-				Zh: "租约有了新的持有者，而被冻结的 alice 仍以为自己是领导者：出现了两个领导者。alice 醒来后、下一次续约失败之前所做的一切，都是以过期领导者的身份做的。",
+				En: "The lease has a new holder, and alice, frozen, still believes she leads: two leaders. Whatever alice does from the moment she wakes until she steps down, she does as a stale leader.",
+				Zh: "租约有了新的持有者，而被冻结的 alice 仍以为自己是领导者：出现了两个领导者。alice 从醒来到退位之间所做的一切，都是以过期领导者的身份做的。",
 			},
 			Until:   func(w *World) bool { return w.For(3 * time.Second) },
 			Waiting: i18n.Text{En: "for a moment, with two leaders", Zh: "两个领导者并存片刻"},
