@@ -49,6 +49,7 @@ var pages = map[string]Text{
 	"time.next":                     {En: "Next event", Zh: "下一个事件"},
 	"time.nextTitle":                {En: "Next event (→)", Zh: "下一个事件（→）"},
 	"time.play":                     {En: "Play", Zh: "播放"},
+	"time.spaceKey":                 {En: "Space", Zh: "空格"},
 	"time.stop":                     {En: "Stop", Zh: "停止"},
 	"time.playTitle":                {En: "Play from the moment shown (space)", Zh: "从所显示的时刻开始播放（空格）"},
 	"time.speed":                    {En: "Speed", Zh: "速度"},

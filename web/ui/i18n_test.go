@@ -14,6 +14,7 @@ import (
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/judge"
+	"github.com/leaselab/leaselab/web/said"
 	"github.com/leaselab/leaselab/web/timings"
 )
 
@@ -114,6 +115,24 @@ func TestSentencesInChinese(t *testing.T) {
 		s := says(tl.Says)
 		if s.En != tl.Text || s.Zh == "" || s.Zh == s.En {
 			t.Errorf("%q in Chinese: %q", tl.Text, s.Zh)
+		}
+	}
+}
+
+// TestChineseSentencesSpacedWhereTheyJoin: where the parts of a judge's sentence meet, the
+// Chinese is spaced as Chinese is: no space between Chinese words, one before an identity.
+func TestChineseSentencesSpacedWhereTheyJoin(t *testing.T) {
+	length := said.Say("judge.scaledLength", "12.3 s", "3.1 s")
+	for _, tc := range []struct {
+		s    said.Said
+		want string
+	}{
+		{said.Say("judge.forSpan", length, "12:00:01.0", "12:00:04.1"), "，持续了候选者时钟上的 12.3 s（服务器时钟上的 3.1 s）（12:00:01.0 至 12:00:04.1）"},
+		{said.Say("judge.forSpan", "4.0 s", "12:00:01.0", "12:00:05.0"), "，持续了 4.0 s（12:00:01.0 至 12:00:05.0）"},
+		{said.Say("judge.alsoWhy", said.Same("bob")), "；而且 bob"},
+	} {
+		if got := says(tc.s).Zh; got != tc.want {
+			t.Errorf("%s in Chinese:\n got %q\nwant %q", tc.s.English(), got, tc.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/election"
@@ -38,13 +39,44 @@ func says(s said.Said) i18n.Text {
 			args[i] = a
 		}
 	}
+	var t i18n.Text
 	switch s.Key {
 	case "":
-		return i18n.Concat(parts...)
+		t = i18n.Concat(parts...)
 	case election.KeyList:
-		return i18n.Join(parts, i18n.Text{En: ", ", Zh: "、"})
+		t = i18n.Join(parts, i18n.Text{En: ", ", Zh: "、"})
+	default:
+		t = i18n.Say(s.Key, args...)
 	}
-	return i18n.Say(s.Key, args...)
+	t.Zh = zhSpacing(t.Zh)
+	return t
+}
+
+// zhSpacing spaces a Chinese sentence put together from parts as Chinese text is spaced: no
+// space between two Han characters, one between a Han character and a Latin letter or digit
+// (an identity, a figure). Each message of the catalog is spaced so; the gaps come where one
+// part meets the next ("持续了 %s" before a length that begins in Chinese).
+func zhSpacing(s string) string {
+	if s == "" {
+		return s
+	}
+	rs := []rune(s)
+	han := func(i int) bool { return i >= 0 && i < len(rs) && unicode.Is(unicode.Han, rs[i]) }
+	latin := func(i int) bool {
+		return i >= 0 && i < len(rs) && rs[i] < unicode.MaxASCII && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i]))
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i, r := range rs {
+		if r == ' ' && han(i-1) && han(i+1) {
+			continue
+		}
+		if han(i-1) && latin(i) || latin(i-1) && han(i) {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // namesZh lists identities in a Chinese sentence, as the judge's list does in English:

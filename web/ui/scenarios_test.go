@@ -2,6 +2,7 @@ package ui
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,18 @@ func TestMemberCardShowsBelief(t *testing.T) {
 		if m.Believes != tc.want {
 			t.Errorf("%s %s: believes %v, want %v", tc.role, tc.state, m.Believes, tc.want)
 		}
+	}
+}
+
+// TestMemberCardFaultsInTheReadersLanguage: a card's faults are worded in the page's language.
+func TestMemberCardFaultsInTheReadersLanguage(t *testing.T) {
+	s := candidate.Snapshot{Identity: "alice", Role: candidate.RoleLeader, State: candidate.StatePaused,
+		Faults: candidate.Faults{Paused: true}}
+	if got := memberView(i18n.ZH, s, 1).Faults; !slices.Equal(got, []string{"已暂停"}) {
+		t.Errorf("Chinese card's faults: %q", got)
+	}
+	if got := memberView(i18n.EN, s, 1).Faults; !slices.Equal(got, []string{"paused"}) {
+		t.Errorf("English card's faults: %q", got)
 	}
 }
 
