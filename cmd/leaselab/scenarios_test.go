@@ -143,6 +143,19 @@ func TestScenarioPages(t *testing.T) {
 	if st := doc.Find(`[data-testid="scenario-status"]`).Text(); strings.Contains(st, "Looking back") {
 		t.Errorf("status after Back and Next: %q", st)
 	}
+	// Auto-play on: its button shows it (pressed, filled), and once a step is done the status
+	// says that the next one follows by itself.
+	if resp := post("auto", url.Values{"seed": {"42"}, "on": {"1"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("auto: %d", resp.StatusCode)
+	}
+	doc = getDoc(t, client, page, http.StatusOK)
+	if b := doc.Find(`[data-testid="auto"]`); b.AttrOr("aria-pressed", "") != "true" || !b.HasClass("toggle") {
+		t.Errorf("auto-play button when on: aria-pressed %q, class %q", b.AttrOr("aria-pressed", ""), b.AttrOr("class", ""))
+	}
+	waitFor(t, ctx, "the status to say auto-play goes on", func() (bool, string) {
+		st := strings.Join(strings.Fields(getDoc(t, client, page, http.StatusOK).Find(`[data-testid="scenario-status"]`).Text()), " ")
+		return strings.Contains(st, "Auto-play: the next step follows once this one has had time to be read."), st
+	})
 	// The run's members are on the dashboard's tab list like tabs.
 	tabs := getDoc(t, client, srv.URL+"/?namespace="+ns, http.StatusOK)
 	if !strings.Contains(tabs.Text(), "alice") {

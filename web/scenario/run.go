@@ -458,13 +458,30 @@ func (r *Run) look(read bool) {
 			r.changedLocked()
 		}
 	}
-	if r.ready && r.auto && r.step+1 < len(r.sc.Steps) && !now.Before(r.readyAt.Add(autoPause)) {
+	if r.ready && r.auto && r.step+1 < len(r.sc.Steps) && !now.Before(r.autoNextLocked()) {
 		r.advanceLocked(now)
 	}
 }
 
-// autoPause is how long auto-play lets a finished step be read before the next.
+// autoPause is the least time auto-play leaves a finished step on screen, in real time.
 const autoPause = 3 * time.Second
+
+// readingPace is how long a reader takes over a word of narration, in real time: about
+// 240 words a minute, read aloud to a room a little slower.
+const readingPace = 300 * time.Millisecond
+
+// autoNextLocked is when auto-play goes on from the current step, on the run's clock: once
+// the step is done and has been on screen for autoPause, and not before its narration could be
+// read. Both are real time, so at 4x they are four times as long on the run's clock.
+func (r *Run) autoNextLocked() time.Time {
+	speed := r.clock.Rate()
+	read := time.Duration(len(strings.Fields(r.sc.Steps[r.step].Say.En))) * readingPace
+	next := r.readyAt.Add(time.Duration(float64(autoPause) * speed))
+	if byReading := r.entered[r.step].Add(time.Duration(float64(read) * speed)); byReading.After(next) {
+		next = byReading
+	}
+	return next
+}
 
 func sameLease(a, b *coordinationv1.Lease) bool {
 	if a == nil || b == nil {

@@ -306,3 +306,47 @@ func TestRoleChangeDatedOnTheServersClock(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoPlayLeavesTimeToRead: auto-play leaves each step on screen for at least autoPause of
+// real time, and for as long as its narration takes to read (readingPace a word), at any
+// speed: at 4x the run's clock runs four times as fast, and the reader does not.
+func TestAutoPlayLeavesTimeToRead(t *testing.T) {
+	sc := Find("leader-crash")
+	synctest.Test(t, func(t *testing.T) {
+		srv := leasetest.Start(t)
+		cfg := srv.Config()
+		run, err := Start(t.Context(), sc, Options{Transport: cfg.Transport, BaseURL: cfg.Host,
+			Namespace: "scenario-" + sc.Name, Seed: 3, Speed: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer run.Stop()
+		changed, unsubscribe := run.Subscribe()
+		defer unsubscribe()
+		run.SetAuto(true)
+		shownAt := []time.Time{time.Now()}
+		limit := time.Now().Add(10 * time.Minute)
+		for len(shownAt) < len(sc.Steps) {
+			select {
+			case <-changed:
+			case <-time.After(time.Minute):
+			}
+			if time.Now().After(limit) {
+				t.Fatalf("auto-play stopped at step %d of %d", len(shownAt), len(sc.Steps))
+			}
+			run.mu.Lock()
+			step := run.step
+			run.mu.Unlock()
+			for len(shownAt) <= step {
+				shownAt = append(shownAt, time.Now())
+			}
+		}
+		for i := 1; i < len(shownAt); i++ {
+			read := time.Duration(len(strings.Fields(sc.Steps[i-1].Say.En))) * readingPace
+			if on := shownAt[i].Sub(shownAt[i-1]); on < max(autoPause, read) {
+				t.Errorf("step %d was on screen for %v of real time; its %d words take %v to read",
+					i, on, len(strings.Fields(sc.Steps[i-1].Say.En)), read)
+			}
+		}
+	})
+}

@@ -132,7 +132,8 @@
     const t = e.target;
     if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA')) return;
     switch (e.key) {
-      case ' ': case 'ArrowRight': click('next'); break;
+      // Before the lesson runs, the presenter's clicker (space or →) starts it.
+      case ' ': case 'ArrowRight': click(live() && live().dataset.running === 'true' ? 'next' : 'start'); break;
       case 'ArrowLeft': click('back'); break;
       case 'a': case 'A': click('auto'); break;
       case 'f': case 'F': setPresent(!document.body.classList.contains('present')); break;
