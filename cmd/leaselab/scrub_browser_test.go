@@ -37,6 +37,14 @@ func TestBrowserScrub(t *testing.T) {
 	holder := `document.querySelector('#lease-live [data-testid=holder]').textContent`
 	mustSee(t, page, holder, "bob")
 	mustSee(t, page, `document.getElementById('conn').textContent`, "live")
+	// Beside the events panel, at 1280, the terms table fits its column: no column out of sight.
+	if s, _ := browserEval(page, `(() => { const w = document.querySelector('[data-testid=terms]').parentElement; return w.scrollWidth + ' ' + w.clientWidth })()`); func() bool {
+		var sw, cw int
+		_, err := fmt.Sscan(s, &sw, &cw)
+		return err != nil || sw > cw
+	}() {
+		t.Errorf("the terms table overflows its column (scroll and client width %s)", s)
+	}
 	if err := chromedp.Do(page, chromedp.Click(chromedp.CSS(`[data-testid=scrub-live]`))); err != nil {
 		t.Fatal(err)
 	}
