@@ -93,19 +93,22 @@ type Run struct {
 	// enteredBase is when each step began on the base clock (the server's), for links to the
 	// moment.
 	enteredBase []time.Time
-	ready       bool
-	auto        bool
-	readyAt     time.Time
-	lease       *coordinationv1.Lease
-	leaseErr    string
-	holder      string
-	events      []Event
-	views       []judge.View
-	changes     []judge.Change
-	notes       map[string]string
-	done        bool
-	version     uint64
-	subs        map[chan struct{}]struct{}
+	// readyBase is when each step reached was done, on the base clock: the moment the next
+	// step's narration tells of, unless that step acts itself.
+	readyBase []time.Time
+	ready     bool
+	auto      bool
+	readyAt   time.Time
+	lease     *coordinationv1.Lease
+	leaseErr  string
+	holder    string
+	events    []Event
+	views     []judge.View
+	changes   []judge.Change
+	notes     map[string]string
+	done      bool
+	version   uint64
+	subs      map[chan struct{}]struct{}
 }
 
 type member struct {
@@ -455,6 +458,7 @@ func (r *Run) look(read bool) {
 		if st := r.sc.Steps[r.step]; st.Until == nil || st.Until(w) {
 			r.ready = true
 			r.readyAt = now
+			r.readyBase = append(r.readyBase[:min(r.step, len(r.readyBase))], r.opts.Clock.Now())
 			r.changedLocked()
 		}
 	}
@@ -830,6 +834,11 @@ type State struct {
 	// Entered is when each step reached began, on the base clock (the server's: the moment
 	// the lease page shows).
 	Entered []time.Time
+	// Moments are the moments each step reached tells of, on the base clock, for its link to
+	// the lease page: momentAfter past what it does (its faults), or past the moment the step
+	// before it was done when it does nothing itself (its narration then tells what that step
+	// waited for, however long the reader took to press Next). Never after now.
+	Moments []time.Time
 	// Holder and Transitions are the lease's record; Overlaps the split brains found so far.
 	Holder      string
 	Transitions int32
@@ -839,12 +848,32 @@ type State struct {
 	Members []candidate.Snapshot
 }
 
+// momentAfter is how long after what a step tells of its link shows the lease page: long
+// enough for the candidates to have reported what it did to them.
+const momentAfter = 500 * time.Millisecond
+
+// momentsLocked are State.Moments.
+func (r *Run) momentsLocked() []time.Time {
+	now := r.opts.Clock.Now()
+	out := make([]time.Time, len(r.enteredBase))
+	for i, at := range r.enteredBase {
+		if i > 0 && r.sc.Steps[i].Do == nil && i-1 < len(r.readyBase) {
+			at = r.readyBase[i-1]
+		}
+		if at = at.Add(momentAfter); at.After(now) {
+			at = now
+		}
+		out[i] = at
+	}
+	return out
+}
+
 // State returns the run's state.
 func (r *Run) State() State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := State{Step: r.step, Shown: r.shown, Ready: r.ready, Auto: r.auto, Stopped: r.done || r.ctx.Err() != nil,
-		Speed: r.clock.Rate(), Entered: slices.Clone(r.enteredBase), Holder: r.holder}
+		Speed: r.clock.Rate(), Entered: slices.Clone(r.enteredBase), Moments: r.momentsLocked(), Holder: r.holder}
 	if r.lease != nil && r.lease.Spec.LeaseTransitions != nil {
 		st.Transitions = *r.lease.Spec.LeaseTransitions
 	}

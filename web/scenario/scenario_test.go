@@ -350,3 +350,56 @@ func TestAutoPlayLeavesTimeToRead(t *testing.T) {
 		}
 	})
 }
+
+// TestStepLinksShowWhatTheyTell: a step's link to the lease page shows the moment its
+// narration tells of, however long the reader waited before Next: leader-crash's step 4 ("the
+// lease has expired") links to when the others' clocks said so, before bob's takeover, not to
+// the Next pressed 15 s later; step 3, which kills alice, links to just after her death.
+func TestStepLinksShowWhatTheyTell(t *testing.T) {
+	sc := Find("leader-crash")
+	synctest.Test(t, func(t *testing.T) {
+		srv := leasetest.Start(t)
+		cfg := srv.Config()
+		run, err := Start(t.Context(), sc, Options{Transport: cfg.Transport, BaseURL: cfg.Host,
+			Namespace: "scenario-" + sc.Name, Seed: 42, Speed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer run.Stop()
+		changed, unsubscribe := run.Subscribe()
+		defer unsubscribe()
+		for st := run.State(); st.Step < 3; st = run.State() {
+			if st.Ready {
+				time.Sleep(15 * time.Second) // a reader who takes their time
+				if err := run.Next(); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			select {
+			case <-changed:
+			case <-time.After(time.Minute):
+			}
+		}
+		for !run.State().Ready {
+			<-changed
+		}
+		time.Sleep(15 * time.Second)
+		if err := run.Next(); err != nil { // step 4: the lease has expired
+			t.Fatal(err)
+		}
+		st := run.State()
+		terms := srv.History(run.opts.Namespace, sc.Lease)
+		if len(terms) < 2 || terms[0].Holder != "alice" {
+			t.Fatalf("terms %+v", terms)
+		}
+		if killed := st.Entered[2]; !st.Moments[2].Equal(killed.Add(momentAfter)) {
+			t.Errorf("step 3's link shows %s, want %v after alice's death at %s", st.Moments[2].Format(time.RFC3339Nano), momentAfter, killed.Format(time.RFC3339Nano))
+		}
+		expired, taken := terms[0].End, terms[1].Start
+		if m := st.Moments[3]; m.Before(expired) || m.After(taken.Add(momentAfter)) {
+			t.Errorf("step 4's link shows %s; the lease expired at %s and bob took it at %s", m.Format(time.RFC3339Nano),
+				expired.Format(time.RFC3339Nano), taken.Format(time.RFC3339Nano))
+		}
+	})
+}

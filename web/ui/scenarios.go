@@ -285,7 +285,7 @@ func (u *UI) scenarioLive(ctx context.Context, sc *scenario.Scenario, run *scena
 		l.Waiting = sc.Steps[st.Step].Waiting.In(lang)
 	}
 	for i := 0; i <= st.Step; i++ {
-		at := st.Entered[i]
+		at := st.Moments[i]
 		l.Steps = append(l.Steps, templates.ScenarioStep{
 			N: i + 1, Say: sc.Steps[i].Say.In(lang), At: at.UTC().Format("15:04:05"),
 			MomentURL: leaseURL(ns, sc.Lease) + "?at=" + url.QueryEscape(at.UTC().Format(time.RFC3339Nano)),
