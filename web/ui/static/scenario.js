@@ -32,7 +32,9 @@
     if (!cur || cur.dataset.n === shownStep) return;
     shownStep = cur.dataset.n;
     const r = cur.getBoundingClientRect();
-    if (r.top >= 0 && r.bottom <= window.innerHeight + 1) return;
+    const controls = document.querySelector('.scenario-controls');
+    const top = controls ? controls.getBoundingClientRect().bottom : 0; // the sticky controls cover what is above
+    if (r.top >= top && r.bottom <= window.innerHeight + 1) return;
     const reduce = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
     cur.scrollIntoView({ block: 'nearest', behavior: reduce ? 'auto' : 'smooth' });
   }
