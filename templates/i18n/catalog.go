@@ -249,6 +249,7 @@ var pages = map[string]Text{
 	"lease.splitAtTitle":            {En: "the lease page %s into this split brain, when it is first told", Zh: "在租约页面上查看此脑裂开始 %s 后、首次被报告时的情形"},
 	"lease.splitNow":                {En: "– now", Zh: "– 现在"},
 	"lease.ongoing":                 {En: "ONGOING", Zh: "进行中"},
+	"lease.ongoingThen":             {En: "STILL GOING THEN", Zh: "当时仍在进行"},
 	"decision.conflict":             {En: "CONFLICT", Zh: "冲突"},
 	"decision.ping":                 {En: "PING", Zh: "PING"},
 	"decision.wait":                 {En: "WAIT", Zh: "等待"},

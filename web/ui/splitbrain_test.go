@@ -75,6 +75,10 @@ func TestSplitBrainShown(t *testing.T) {
 	if o.Length() != 1 || o.AttrOr("data-ongoing", "") != "true" || o.AttrOr("data-end", "") != ms(18) {
 		t.Errorf("at 18 s: %d overlaps, ongoing=%q end=%q; want one lasting, ending at the moment", o.Length(), o.AttrOr("data-ongoing", ""), o.AttrOr("data-end", ""))
 	}
+	// A past moment's lasting interval runs to that moment, not to "now".
+	if when := strings.Join(strings.Fields(o.Find(".overlap-when").Text()), " "); strings.Contains(when, "now") || !strings.Contains(when, "STILL GOING THEN") {
+		t.Errorf("at 18 s the interval reads %q, want it to last up to the moment, still going then", when)
+	}
 	if h := doc.Find("[data-testid=holder]").Text(); h != "bob" {
 		t.Errorf("at 18 s the holder is %q, want bob", h)
 	}

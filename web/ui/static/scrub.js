@@ -26,7 +26,9 @@
 
   /** A moment as the control shows it: "14:02:11.3". */
   function clockText(ms) {
-    return LL.clock(ms) + '.' + Math.floor((ms % 1000) / 100);
+    // Rounded to the tenth, as the server's sentences say their times.
+    const r = Math.round(ms / 100) * 100;
+    return LL.clock(r) + '.' + Math.floor((r % 1000) / 100);
   }
 
   /** Says something to the reader (and to screen readers: the status is a live region). */
