@@ -307,22 +307,33 @@ func TestRoleChangeDatedOnTheServersClock(t *testing.T) {
 	}
 }
 
+// startRun starts sc with seed at speed against a server of its own, inside the test's bubble,
+// and returns the run, a channel that says when it changed, and the server; the test's end
+// stops it.
+func startRun(t *testing.T, sc *Scenario, seed uint64, speed float64) (*Run, <-chan struct{}, *leasetest.Server) {
+	t.Helper()
+	srv := leasetest.Start(t)
+	cfg := srv.Config()
+	run, err := Start(t.Context(), sc, Options{Transport: cfg.Transport, BaseURL: cfg.Host,
+		Namespace: "scenario-" + sc.Name, Seed: seed, Speed: speed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, unsubscribe := run.Subscribe()
+	t.Cleanup(func() {
+		unsubscribe()
+		run.Stop()
+	})
+	return run, changed, srv
+}
+
 // TestAutoPlayLeavesTimeToRead: auto-play leaves each step on screen for at least autoPause of
 // real time, and for as long as its narration takes to read (readingPace a word), at any
 // speed: at 4x the run's clock runs four times as fast, and the reader does not.
 func TestAutoPlayLeavesTimeToRead(t *testing.T) {
 	sc := Find("leader-crash")
 	synctest.Test(t, func(t *testing.T) {
-		srv := leasetest.Start(t)
-		cfg := srv.Config()
-		run, err := Start(t.Context(), sc, Options{Transport: cfg.Transport, BaseURL: cfg.Host,
-			Namespace: "scenario-" + sc.Name, Seed: 3, Speed: 4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer run.Stop()
-		changed, unsubscribe := run.Subscribe()
-		defer unsubscribe()
+		run, changed, _ := startRun(t, sc, 3, 4)
 		run.SetAuto(true)
 		shownAt := []time.Time{time.Now()}
 		limit := time.Now().Add(10 * time.Minute)
@@ -358,16 +369,7 @@ func TestAutoPlayLeavesTimeToRead(t *testing.T) {
 func TestStepLinksShowWhatTheyTell(t *testing.T) {
 	sc := Find("leader-crash")
 	synctest.Test(t, func(t *testing.T) {
-		srv := leasetest.Start(t)
-		cfg := srv.Config()
-		run, err := Start(t.Context(), sc, Options{Transport: cfg.Transport, BaseURL: cfg.Host,
-			Namespace: "scenario-" + sc.Name, Seed: 42, Speed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer run.Stop()
-		changed, unsubscribe := run.Subscribe()
-		defer unsubscribe()
+		run, changed, srv := startRun(t, sc, 42, 1)
 		for st := run.State(); st.Step < 3; st = run.State() {
 			if st.Ready {
 				time.Sleep(15 * time.Second) // a reader who takes their time
