@@ -32,7 +32,10 @@
   }
 
   /** Says something to the reader (and to screen readers: the status is a live region). */
-  function say(text) { $('status').textContent = text; }
+  function say(text) {
+    $('status').textContent = text;
+    $('status').title = text; // the bar shows two lines of it
+  }
 
   /** Reads the recorded window and its events, at most every two seconds. */
   function load() {
@@ -148,23 +151,36 @@
     load();
   }
 
-  /** Shows the previous (dir -1) or the next (dir 1) event. */
+  /** Shows the previous (dir -1) or the next (dir 1) event. Events of one instant (a split
+   *  brain's end and the roles that ended it) are stepped through one by one: stepped is the
+   *  event last stepped to, while the moment shown is still its instant. */
+  let stepped = -1;
   function step(dir) {
     stop();
     load().then(() => {
       const cur = at || LL.serverNow();
-      const e = dir < 0 ? moments.findLast((m) => m.ms < cur) : moments.find((m) => m.ms > cur);
-      if (!e) {
+      let i;
+      if (at && moments[stepped] && moments[stepped].ms === at && moments[stepped + dir] && moments[stepped + dir].ms === at) {
+        i = stepped + dir;
+      } else if (dir < 0) {
+        i = moments.findLastIndex((m) => m.ms < cur);
+      } else {
+        i = moments.findIndex((m) => m.ms > cur);
+      }
+      if (i < 0) {
         say(LL.t(dir < 0 ? 'js.noEarlier' : 'js.noLater'));
         return;
       }
+      const e = moments[i];
       show(e.ms);
+      stepped = i;
       say(clockText(e.ms) + ': ' + e.text);
     });
   }
 
   /** Plays from the moment shown (live: from the start of the window) until it reaches now. */
   function play() {
+    say('');
     if (!at) show(from || LL.serverNow());
     playing = { ms: at, wall: performance.now() };
     draw();
@@ -194,7 +210,7 @@
   $('prev').addEventListener('click', () => step(-1));
   $('next').addEventListener('click', () => step(1));
   speed.addEventListener('change', () => { if (playing) playing = { ms: at, wall: performance.now() }; });
-  slider.addEventListener('input', () => { stop(); show(Number(slider.value)); });
+  slider.addEventListener('input', () => { stop(); say(''); show(Number(slider.value)); });
   $('ticks').addEventListener('click', (e) => {
     const t = e.target.closest('.tick');
     if (t) { stop(); show(Number(t.dataset.ms)); say(t.title); }
