@@ -668,9 +668,10 @@ func nobody(holder string) Said {
 // seconds is a duration in words, to a tenth of a second: "3.2 s".
 func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
-// clock is an instant in words, in UTC rounded to a tenth of a second: "14:02:11.3" (the
-// screens show 14:02:11.286 as that, not as .2).
-func clock(t time.Time) string { return t.UTC().Round(100 * time.Millisecond).Format("15:04:05.0") }
+// clock is an instant in words, in the server's local time (as the screens' other times, and
+// as the browser on the same machine shows them), rounded to a tenth of a second: "14:02:11.3"
+// (the screens show 14:02:11.286 as that, not as .2).
+func clock(t time.Time) string { return t.Local().Round(100 * time.Millisecond).Format("15:04:05.0") }
 
 // overlapAdvice says in a sentence what real code does about an overlap of the cause.
 func overlapAdvice(cause string) string { return overlapAdviceSays(cause).English() }

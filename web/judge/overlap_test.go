@@ -601,6 +601,16 @@ func TestSplitBrainBegunNamesAnotherThanTheHolder(t *testing.T) {
 	}
 }
 
+// TestClockInLocalTime: a sentence says its times in the server's local time, as the screens'
+// other times and a browser on the same machine show them.
+func TestClockInLocalTime(t *testing.T) {
+	defer func(l *time.Location) { time.Local = l }(time.Local)
+	time.Local = time.FixedZone("UTC+8", 8*3600)
+	if got := clock(t0.Add(42886 * time.Millisecond)); got != "22:00:42.9" {
+		t.Errorf("14:00:42.886 UTC in UTC+8: %s, want 22:00:42.9", got)
+	}
+}
+
 // TestClockRounds: an instant in a sentence is rounded to its tenth, as the screens' times
 // beside it read: 14:00:42.886 is .9, not .8.
 func TestClockRounds(t *testing.T) {

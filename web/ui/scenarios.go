@@ -287,7 +287,7 @@ func (u *UI) scenarioLive(ctx context.Context, sc *scenario.Scenario, run *scena
 	for i := 0; i <= st.Step; i++ {
 		at := st.Moments[i]
 		l.Steps = append(l.Steps, templates.ScenarioStep{
-			N: i + 1, Say: sc.Steps[i].Say.In(lang), At: at.UTC().Format("15:04:05"),
+			N: i + 1, Say: sc.Steps[i].Say.In(lang), At: clockTime(at),
 			MomentURL: leaseURL(ns, sc.Lease) + "?at=" + url.QueryEscape(at.UTC().Format(time.RFC3339Nano)),
 			Current:   i == st.Shown,
 		})
