@@ -133,6 +133,9 @@
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
     if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA')) return;
+    // Space on a focused button or link is that element's own click: taking it here too would
+    // press twice (Start twice is a restart).
+    if (e.key === ' ' && t instanceof Element && t.closest('button, a, summary')) return;
     switch (e.key) {
       // Before the lesson runs, the presenter's clicker (space or →) starts it.
       case ' ': case 'ArrowRight': click(live() && live().dataset.running === 'true' ? 'next' : 'start'); break;
