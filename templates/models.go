@@ -345,9 +345,6 @@ type Overlap struct {
 	Identities string
 	Start, End string
 	Ongoing    bool
-	// Past says that the page shows a past moment: an interval Ongoing then lasted at least up
-	// to that moment (End), which is not now.
-	Past bool
 	// StartText and EndText are clock times ("14:02:11.300"); Duration "3.2 s".
 	StartText, EndText, Duration string
 	Cause                        string

@@ -110,7 +110,7 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string, m moment) (temp
 	if err != nil {
 		return live, false, err
 	}
-	live.Overlaps = overlapViews(overlaps, ns, name, now, m.past())
+	live.Overlaps = overlapViews(overlaps, ns, name, now)
 	live.ViewsRecorded = len(vs) > 0
 	live.Timeline = layoutTimeline(judge.Terms(changes, now), overlaps, now)
 	events, err := u.leaseEvents(ctx, ns, name, m)

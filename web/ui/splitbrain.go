@@ -52,7 +52,7 @@ func viewsUntil(vs []judge.View, t time.Time) []judge.View {
 }
 
 // overlapViews are the overlaps as the lease page lists them, newest first.
-func overlapViews(overlaps []judge.Overlap, ns, name string, now time.Time, past bool) []templates.Overlap {
+func overlapViews(overlaps []judge.Overlap, ns, name string, now time.Time) []templates.Overlap {
 	out := make([]templates.Overlap, 0, len(overlaps))
 	for _, o := range slices.Backward(overlaps) {
 		end := o.End
@@ -65,7 +65,6 @@ func overlapViews(overlaps []judge.Overlap, ns, name string, now time.Time, past
 			Start:      start,
 			End:        end.UTC().Format(momentLayout),
 			Ongoing:    o.End.IsZero(),
-			Past:       past,
 			StartText:  preciseTime(o.Start),
 			EndText:    preciseTime(end),
 			Duration:   secsText(end.Sub(o.Start)),
