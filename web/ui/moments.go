@@ -105,6 +105,9 @@ func minTime(a, b time.Time) time.Time {
 
 // momentText writes the moment t as links do, rounded up to the millisecond: the page of that
 // moment then includes what happened at t.
-func momentText(t time.Time) string {
-	return t.Add(time.Millisecond - 1).Truncate(time.Millisecond).UTC().Format(momentLayout)
+func momentText(t time.Time) string { return ceilMillisecond(t).UTC().Format(momentLayout) }
+
+// ceilMillisecond is t rounded up to the millisecond, the precision of a moment in a link.
+func ceilMillisecond(t time.Time) time.Time {
+	return t.Add(time.Millisecond - 1).Truncate(time.Millisecond)
 }

@@ -73,7 +73,7 @@ func overlapViews(overlaps []judge.Overlap, ns, name string, now time.Time) []te
 			Advice:     o.Advice,
 			Says:       says(o.Says),
 			AdviceSays: says(o.AdviceSays),
-			AtURL:      leaseURL(ns, name) + "?at=" + url.QueryEscape(toldAt(o.Start, end).UTC().Format(momentLayout)),
+			AtURL:      leaseURL(ns, name) + "?at=" + url.QueryEscape(momentText(toldAt(o.Start, end))),
 			AtSays:     i18n.Say("lease.splitAtTitle", exactSecsText(judge.OverlapGrace)),
 		})
 	}
@@ -89,10 +89,7 @@ func toldAt(start, end time.Time) time.Time {
 	if end.Before(at) {
 		at = end
 	}
-	if ms := at.Truncate(time.Millisecond); ms.Before(at) {
-		return ms.Add(time.Millisecond)
-	}
-	return at
+	return ceilMillisecond(at)
 }
 
 // preciseTime is a clock time to the millisecond: "14:02:11.300".
