@@ -16,8 +16,16 @@ import (
 // package's English for it, TestJudgeSentencesInCatalog and its kin check it), its sentences
 // within are put in each language too. The judge's lists of identities read "a, b and c" and
 // "a、b 和 c"; the controller's lists "a, b" and "a、b". The zero sentence is the zero Text (a
-// decision made without its sentence: the screens show its Message).
+// decision made without its sentence: the screens show its Message). The Chinese is spaced once
+// the sentence is whole (zhSpacing).
 func says(s said.Said) i18n.Text {
+	t := saysParts(s)
+	t.Zh = zhSpacing(t.Zh)
+	return t
+}
+
+// saysParts is says before the Chinese is spaced where its parts meet.
+func saysParts(s said.Said) i18n.Text {
 	if s.IsZero() {
 		return i18n.Text{}
 	}
@@ -32,24 +40,20 @@ func says(s said.Said) i18n.Text {
 	parts := make([]i18n.Text, len(s.Args))
 	for i, a := range s.Args {
 		if n, ok := a.(said.Said); ok {
-			parts[i] = says(n)
+			parts[i] = saysParts(n)
 			args[i] = parts[i]
 		} else {
 			parts[i] = i18n.Same(fmt.Sprint(a))
 			args[i] = a
 		}
 	}
-	var t i18n.Text
 	switch s.Key {
 	case "":
-		t = i18n.Concat(parts...)
+		return i18n.Concat(parts...)
 	case election.KeyList:
-		t = i18n.Join(parts, i18n.Text{En: ", ", Zh: "、"})
-	default:
-		t = i18n.Say(s.Key, args...)
+		return i18n.Join(parts, i18n.Text{En: ", ", Zh: "、"})
 	}
-	t.Zh = zhSpacing(t.Zh)
-	return t
+	return i18n.Say(s.Key, args...)
 }
 
 // zhSpacing spaces a Chinese sentence put together from parts as Chinese text is spaced: no
@@ -57,9 +61,6 @@ func says(s said.Said) i18n.Text {
 // (an identity, a figure). Each message of the catalog is spaced so; the gaps come where one
 // part meets the next ("持续了 %s" before a length that begins in Chinese).
 func zhSpacing(s string) string {
-	if s == "" {
-		return s
-	}
 	rs := []rune(s)
 	han := func(i int) bool { return i >= 0 && i < len(rs) && unicode.Is(unicode.Han, rs[i]) }
 	latin := func(i int) bool {
