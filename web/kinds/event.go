@@ -42,7 +42,7 @@ func eventKind() *Kind {
 		// Through core/v1 the real server applies only the legacy event rules, on create and on
 		// update alike; the generic metadata rules come from the wrappers.
 		Validate: createValidation(true, validateEvent),
-		ValidateUpdate: updateValidation(true, func(ev, _ *corev1.Event) field.ErrorList {
+		ValidateUpdate: updateValidation(true, func(ev, _ *corev1.Event, _ field.ErrorList) field.ErrorList {
 			return validateEvent(ev)
 		}),
 		// The server prints events wide: every column, in this order.

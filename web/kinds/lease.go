@@ -78,9 +78,10 @@ func validateLease(lease *coordinationv1.Lease) field.ErrorList {
 	return append(errs, validateLeaseSpec(&lease.Spec, field.NewPath("spec"))...)
 }
 
-func validateLeaseUpdate(lease, old *coordinationv1.Lease) field.ErrorList {
-	errs := apivalidation.ValidateObjectMetaUpdate(&lease.ObjectMeta, &old.ObjectMeta, metadataPath)
-	return append(errs, validateLeaseSpec(&lease.Spec, field.NewPath("spec"))...)
+// validateLeaseUpdate is the real server's ValidateLeaseUpdate: its metadata update rules
+// (metaUpdate, as updateValidation found them), then the spec's.
+func validateLeaseUpdate(lease, _ *coordinationv1.Lease, metaUpdate field.ErrorList) field.ErrorList {
+	return append(metaUpdateAgain(metaUpdate), validateLeaseSpec(&lease.Spec, field.NewPath("spec"))...)
 }
 
 func validateLeaseSpec(spec *coordinationv1.LeaseSpec, path *field.Path) field.ErrorList {

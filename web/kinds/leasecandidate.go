@@ -76,9 +76,8 @@ func validateLeaseCandidate(lc *coordinationv1beta1.LeaseCandidate) field.ErrorL
 	return append(errs, validateLeaseCandidateSpec(lc, field.NewPath("spec"))...)
 }
 
-func validateLeaseCandidateUpdate(lc, old *coordinationv1beta1.LeaseCandidate) field.ErrorList {
-	errs := apivalidation.ValidateObjectMetaUpdate(&lc.ObjectMeta, &old.ObjectMeta, metadataPath)
-	errs = append(errs, validateLeaseCandidateSpec(lc, field.NewPath("spec"))...)
+func validateLeaseCandidateUpdate(lc, old *coordinationv1beta1.LeaseCandidate, metaUpdate field.ErrorList) field.ErrorList {
+	errs := append(metaUpdateAgain(metaUpdate), validateLeaseCandidateSpec(lc, field.NewPath("spec"))...)
 	return append(errs, apivalidation.ValidateImmutableField(lc.Spec.LeaseName, old.Spec.LeaseName, field.NewPath("spec", "leaseName"))...)
 }
 

@@ -37,8 +37,8 @@ func namespaceKind() *Kind {
 		PrepareForCreate:         prepareCreate(prepareNamespaceCreate),
 		PrepareForUpdate:         prepareUpdate(prepareNamespaceUpdate),
 		Validate:                 createValidation(false, validateNamespace),
-		ValidateUpdate: updateValidation(false, func(ns, old *corev1.Namespace) field.ErrorList {
-			return append(validateNamespace(ns), validateCoreObjectMetaUpdate(&ns.ObjectMeta, &old.ObjectMeta)...)
+		ValidateUpdate: updateValidation(false, func(ns, _ *corev1.Namespace, metaUpdate field.ErrorList) field.ErrorList {
+			return append(validateNamespace(ns), validateCoreObjectMetaUpdate(&ns.ObjectMeta, metaUpdate)...)
 		}),
 		TableColumns: []metav1.TableColumnDefinition{
 			nameColumn(),
@@ -115,9 +115,10 @@ func validateCoreObjectMeta(m *metav1.ObjectMeta, namespaced bool, name apivalid
 	return errs
 }
 
-// validateCoreObjectMetaUpdate is validateCoreObjectMeta's counterpart for updates.
-func validateCoreObjectMetaUpdate(m, old *metav1.ObjectMeta) field.ErrorList {
-	errs := apivalidation.ValidateObjectMetaUpdate(m, old, metadataPath)
+// validateCoreObjectMetaUpdate is validateCoreObjectMeta's counterpart for updates, given the
+// metadata update errors updateValidation found.
+func validateCoreObjectMetaUpdate(m *metav1.ObjectMeta, metaUpdate field.ErrorList) field.ErrorList {
+	errs := metaUpdateAgain(metaUpdate)
 	for i, f := range m.Finalizers {
 		errs = append(errs, validateKubeFinalizerName(f, metadataPath.Child("finalizers").Index(i))...)
 	}
