@@ -42,6 +42,7 @@ const (
 	CauseClockOffset = "clock-offset"
 	CauseClockDrift  = "clock-drift" // its clock ran slow or fast
 	CauseReleased    = "released"    // released the lease while still working
+	CauseDeleted     = "deleted"     // the lease was deleted while it held it
 	CauseUnknown     = "unknown"
 )
 
@@ -483,6 +484,10 @@ func (s *span) cause(id, other string, changes []Change, views []View, end time.
 		}
 	}
 	switch {
+	case s.holder == "" && deletedUnder(id, changes, s.start):
+		// Whatever else was wrong with it, a holder believes until its next renewal that a
+		// lease deleted under it is still its own.
+		c.cause = CauseDeleted
 	case paused:
 		c.cause = CausePaused
 	case c.rate != 0 && c.rate < 1:
@@ -529,6 +534,12 @@ func tookOver(id, other string, changes []Change, from, end time.Time) bool {
 	return handedOver(id, other, changes, from, end, continuous)
 }
 
+// deletedUnder reports whether, at t, the record was gone, deleted while it named id.
+func deletedUnder(id string, changes []Change, t time.Time) bool {
+	i := sort.Search(len(changes), func(i int) bool { return changes[i].At.After(t) }) - 1
+	return i >= 1 && changes[i].Deleted && !changes[i-1].Deleted && changes[i-1].Holder == id
+}
+
 // releasedBy reports whether the record went from naming id to naming nobody (a release, not
 // a deletion) after from and by end.
 func releasedBy(id string, changes []Change, from, end time.Time) bool {
@@ -573,6 +584,8 @@ func overlapText(lease string, o Overlap, stale, other string, c cause, end, now
 		parts = append(parts, say("judge.afterReleasing"))
 	case released:
 		parts = append(parts, say("judge.afterReleased", Shown(stale)))
+	case c.cause == CauseDeleted:
+		parts = append(parts, say("judge.afterDeleted"))
 	case !slices.Contains(o.Believers, o.Holder):
 		parts = append(parts, say("judge.whileRecordNamed", nobody(o.Holder)))
 	}
@@ -620,6 +633,8 @@ func whyOf(o Overlap, stale, other string, c cause, end time.Time) Said {
 		} else {
 			why = say("judge.whyReleased", Shown(stale))
 		}
+	case CauseDeleted:
+		why = say("judge.whyDeleted", Shown(stale))
 	default:
 		why = say("judge.whyUnknown", Shown(stale))
 		if c.otherWriter {
@@ -681,7 +696,7 @@ func overlapAdviceSays(cause string) Said {
 	switch cause {
 	case CauseClockOffset:
 		return say("advice." + cause)
-	case CausePaused, CausePartitioned, CauseSlowNetwork, CauseClockDrift, CauseReleased:
+	case CausePaused, CausePartitioned, CauseSlowNetwork, CauseClockDrift, CauseReleased, CauseDeleted:
 		return say("advice."+cause, say("advice.fencing"), say("advice.exit"))
 	}
 	return say("advice.unknown", say("advice.fencing"), say("advice.exit"))

@@ -415,8 +415,34 @@ func TestOverlaps(t *testing.T) {
 				s.see(lead(0.05, "alice"), follow(7, "alice"))
 			},
 			now:  8,
-			want: []string{"5-7 alice stale alice unknown"},
-			text: []string{"alice believed it led ns/x for 2.0 s", "while the record named nobody"},
+			want: []string{"5-7 alice stale alice deleted"},
+			text: []string{"alice believed it led ns/x for 2.0 s (14:00:05.0 to 14:00:07.0) after the lease was deleted: " +
+				"the lease was deleted while alice held it, and a holder finds that out only at its next renewal."},
+		},
+		{
+			// As client-go does, alice's next renewal finds no lease and creates it again;
+			// her clock had been set to run fast, which is not why she believed.
+			name: "a deletion under the holder, then its renewal",
+			story: func(s *story) {
+				s.hold("alice", 0, 4, 10, 0, 0)
+				s.h.changes = append(s.h.changes, deleted(5))
+				s.hold("alice", 6.5, 8.5, 10, 0, 0)
+				s.see(lead(0.05, "alice", func(v *View) { v.ClockRate = 1.25 }))
+			},
+			now:  9,
+			want: []string{"5-6.5 alice stale alice deleted"},
+		},
+		{
+			// The lease is deleted while bob holds it; alice, paused from before, still believes.
+			name: "a deletion under another holder",
+			story: func(s *story) {
+				s.hold("alice", 0, 4, 10, 0, 0)
+				s.hold("bob", 15, 17, 10, 1, 0)
+				s.h.changes = append(s.h.changes, deleted(18))
+				s.see(lead(0.05, "alice"), lead(4.5, "alice", paused), lead(15.05, "bob"), follow(18.1, "bob"))
+			},
+			now:  19,
+			want: []string{"15-… alice,bob stale alice,bob paused"},
 		},
 	}
 	for _, tt := range tests {
@@ -597,6 +623,19 @@ func TestSplitBrainBegunNamesAnotherThanTheHolder(t *testing.T) {
 		Holder: "alice", Start: t0, End: t0.Add(5 * time.Second)}
 	lines := TellOverlaps("demo", []Overlap{o})
 	if len(lines) == 0 || lines[0].Text != "split brain: carol believes it leads demo while alice holds it" {
+		t.Fatalf("the opening line: %+v", lines)
+	}
+}
+
+// TestSplitBrainBegunAfterDeletion: a split brain that begins with the lease deleted under its
+// holder says so, rather than that the record names nobody, as after a release.
+func TestSplitBrainBegunAfterDeletion(t *testing.T) {
+	var s story
+	s.hold("alice", 0, 4, 10, 0, 0)
+	s.h.changes = append(s.h.changes, deleted(5))
+	s.see(lead(0.05, "alice"), follow(7, "alice"))
+	lines := TellOverlaps("ns/x", Overlaps("ns/x", s.h.changes, sortedViews(s.views), at(8)))
+	if len(lines) == 0 || lines[0].Text != "split brain: alice believes it leads ns/x, which was deleted" {
 		t.Fatalf("the opening line: %+v", lines)
 	}
 }

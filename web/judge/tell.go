@@ -100,6 +100,9 @@ func begunText(lease string, o Overlap) Said {
 			break
 		}
 	}
+	if o.Holder == "" && o.Cause == CauseDeleted {
+		return say("judge.splitDeleted", stale, lease)
+	}
 	if o.Holder == "" {
 		return say("judge.splitNobody", stale, lease)
 	}
