@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/templates"
@@ -48,7 +49,14 @@ type board struct {
 	from      int64
 	seenLease map[leaseKey]int64
 	seenViews map[leaseKey]int64
+	// gone holds the keys of the feed lines told of deleted leases, at most maxGone of them:
+	// a lease created again under the same name then does not tell its history a second time.
+	gone map[leaseKey]map[string]bool
 }
+
+// maxGone bounds board.gone; past it a lease created again may tell its history before its
+// deletion twice.
+const maxGone = 1000
 
 // boardLease is what the board knows of one lease.
 type boardLease struct {
@@ -178,7 +186,7 @@ const (
 func newBoard(u *UI) *board {
 	return &board{u: u, leases: map[leaseKey]*boardLease{}, cands: map[leaseKey]boardCandidate{},
 		subs: map[*boardSub]struct{}{}, wake: make(chan struct{}, 1), recheck: map[leaseKey]time.Time{},
-		seenLease: map[leaseKey]int64{}, seenViews: map[leaseKey]int64{}}
+		seenLease: map[leaseKey]int64{}, seenViews: map[leaseKey]int64{}, gone: map[leaseKey]map[string]bool{}}
 }
 
 // subscribe adds a dashboard; its first message is the whole board. It starts the board on
@@ -215,6 +223,7 @@ func (b *board) start(ctx context.Context) error {
 	b.from = rev
 	clear(b.seenLease)
 	clear(b.seenViews)
+	clear(b.gone)
 	var feed []templates.FeedItem
 	for _, l := range leases {
 		// Read after the list: the caches then hold everything up to its revision.
@@ -288,6 +297,27 @@ func (b *board) tellLease(ctx context.Context, l *coordinationv1.Lease, prev *bo
 	return bl, fresh, nil
 }
 
+// tellDeletedLocked tells what the deletion of lease k ended (its story read up to the
+// deletion) and keeps the lines told of it in b.gone.
+func (b *board) tellDeletedLocked(ctx context.Context, k leaseKey, prev *boardLease, now time.Time, seen known) []templates.FeedItem {
+	told := prev.told
+	var items []templates.FeedItem
+	stub := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: k.ns, Name: k.name}}
+	if bl, fresh, err := b.tellLease(ctx, stub, prev, now, seen); err != nil {
+		b.u.log.Warn("dashboard board: lease history", slog.Any("error", err))
+	} else {
+		told, items = bl.told, fresh
+	}
+	if len(b.gone) >= maxGone {
+		for g := range b.gone {
+			delete(b.gone, g)
+			break
+		}
+	}
+	b.gone[k] = told
+	return items
+}
+
 // cardOf is the card the script draws.
 func cardOf(c templates.LeaseCard) boardCard {
 	return boardCard{
@@ -359,6 +389,7 @@ func (b *board) restart() {
 	clear(b.leases)
 	clear(b.cands)
 	clear(b.recheck)
+	clear(b.gone)
 	for s := range b.subs {
 		close(s.dropped)
 		delete(b.subs, s)
@@ -435,14 +466,20 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 	var feed []templates.FeedItem
 	for k, l := range dirty {
 		prev := b.leases[k]
+		seen := known{changes: b.seen(b.seenLease, k), views: b.seen(b.seenViews, k)}
 		if l == nil {
 			if prev != nil {
 				delete(b.leases, k)
 				msg.Gone = append(msg.Gone, prev.card)
+				feed = append(feed, b.tellDeletedLocked(ctx, k, prev, now, seen)...)
 			}
 			continue
 		}
-		bl, items, err := b.tellLease(ctx, l, prev, now, known{changes: b.seen(b.seenLease, k), views: b.seen(b.seenViews, k)})
+		if told := b.gone[k]; prev == nil && told != nil {
+			prev = &boardLease{told: told}
+			delete(b.gone, k)
+		}
+		bl, items, err := b.tellLease(ctx, l, prev, now, seen)
 		if err != nil {
 			b.u.log.Warn("dashboard board: lease history", slog.Any("error", err))
 			continue

@@ -122,6 +122,48 @@ func TestBoardTellsOnce(t *testing.T) {
 
 // TestBoardCandidates: LeaseCandidate rows come with their strategies worded by the server,
 // the whole v1alpha1 list in order for a candidate written through v1alpha1.
+// TestBoardTellsDeletion: the board tells that a held lease was deleted when it happens, and a
+// lease created again under the same name does not tell its history before that once more.
+func TestBoardTellsDeletion(t *testing.T) {
+	tu, clock := mustNewClockedUI(t)
+	ctx := context.Background()
+	tu.putLease(t, lease("arena", "shared", "a", t0, 10, 0), t0)
+	sub, err := tu.board.subscribe(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tu.board.unsubscribe(sub)
+	mustBoardMessage(t, sub)
+
+	clock.Store(t0.Add(3 * time.Second).UnixNano())
+	tu.st.remove(store.Key{Resource: "leases.coordination.k8s.io", Namespace: "arena", Name: "shared"}, t0.Add(3*time.Second))
+	m := mustBoardMessage(t, sub)
+	if len(m.Gone) != 1 {
+		t.Fatalf("after the deletion: %+v", m)
+	}
+	if got, want := feedTexts(m.Feed), "deleted: arena/shared was deleted while a held it"; got != want {
+		t.Errorf("feed %q, want %q", got, want)
+	}
+
+	clock.Store(t0.Add(5 * time.Second).UnixNano())
+	tu.putLease(t, lease("arena", "shared", "a", t0.Add(5*time.Second), 10, 0), t0.Add(5*time.Second))
+	m = mustBoardMessage(t, sub)
+	if got, want := feedTexts(m.Feed), "acquired: a acquired arena/shared (transitions 0)"; got != want {
+		t.Errorf("feed once created again:\n%s\nwant:\n%s", got, want)
+	}
+	late, err := tu.board.subscribe(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tu.board.unsubscribe(late)
+	want := "acquired: a acquired arena/shared (transitions 0)\n" +
+		"deleted: arena/shared was deleted while a held it\n" +
+		"acquired: a acquired arena/shared (transitions 0)"
+	if got := feedTexts(mustBoardMessage(t, late).Feed); got != want {
+		t.Errorf("a late dashboard's feed:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 func TestBoardCandidates(t *testing.T) {
 	tu := mustNewUI(t, t0)
 	ctx := context.Background()

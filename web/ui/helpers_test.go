@@ -72,6 +72,22 @@ func (s *testStore) clock() time.Time {
 	return s.now
 }
 
+// remove deletes key as a change made at time at.
+func (s *testStore) remove(key store.Key, at time.Time) {
+	s.mu.Lock()
+	saved := s.now
+	s.now = at
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.now = saved
+		s.mu.Unlock()
+	}()
+	if _, err := s.Delete(context.Background(), key, 0); err != nil {
+		panic(fmt.Sprintf("delete %v: %v", key, err))
+	}
+}
+
 // put writes value under key as a change made at time at (creating or replacing the object).
 func (s *testStore) put(key store.Key, value []byte, at time.Time) store.Object {
 	s.mu.Lock()
