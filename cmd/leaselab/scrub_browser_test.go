@@ -62,6 +62,8 @@ func TestBrowserScrub(t *testing.T) {
 			aliceAt.Format(time.RFC3339Nano), aliceDone.Format(time.RFC3339Nano))
 	}
 	mustSee(t, page, `document.querySelector('#lease-live').dataset.at`, at.UTC().Format("2006-01-02T15:04:05.000Z"))
+	// The time bar's age of the moment is kept current as the banner's is.
+	mustSee(t, page, `document.querySelector('[data-testid=scrub-shown] [data-ago]').dataset.ago`, at.UTC().Format("2006-01-02T15:04:05.000Z"))
 	browserScreenshot(t, page, out, "lease-scrubbed.png")
 	browserPhoneScreenshot(t, page, out, "lease-scrubbed-phone.png")
 	mustPress(t, page, kb.ArrowRight)

@@ -102,7 +102,16 @@
     $('play').setAttribute('aria-pressed', playing ? 'true' : 'false');
     slider.value = String(at || to);
     const text = at ? clockText(at) + ' — ' + LL.ago(at) : LL.t('time.live');
-    $('shown').textContent = at ? LL.t('js.showing', text) : text;
+    if (at) {
+      // The age is kept current as the moment banner's is (data-ago), so that both read alike.
+      const [before, after = ''] = LL.t('js.showing', '\u0001').split('\u0001');
+      const age = document.createElement('span');
+      age.dataset.ago = iso(at);
+      age.textContent = LL.ago(at);
+      $('shown').replaceChildren(before + clockText(at) + ' — ', age, after);
+    } else {
+      $('shown').textContent = text;
+    }
     slider.setAttribute('aria-valuetext', at ? text : LL.t('js.liveAria'));
   }
 
