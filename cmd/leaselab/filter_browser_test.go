@@ -78,4 +78,15 @@ func TestBrowserDashboardFollowsFilter(t *testing.T) {
 	if u, err := browserEval(dash, `location.search`); err != nil || u != "?namespace=team-b" {
 		t.Errorf("URL after choosing team-b: %q %v", u, err)
 	}
+
+	// Deleting a lease leads back to the namespace shown, not to the one the page opened on.
+	if _, err := browserEval(dash, `(() => { window.confirm = () => true; document.querySelector('[data-lease-card][data-namespace="team-b"] [data-testid=delete-lease]').click(); return 'ok'; })()`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := browserWait(20*time.Second, func() (bool, string) {
+		s, _ := browserEval(dash, `location.search + ' cards=' + document.querySelectorAll('[data-lease-card]:not([hidden])').length`)
+		return s == "?namespace=team-b cards=0", s
+	}); err != nil {
+		t.Errorf("after deleting team-b/demo: %v, want the dashboard of team-b with no card", err)
+	}
 }

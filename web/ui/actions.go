@@ -68,7 +68,19 @@ func (u *UI) createLease(c echo.Context) error {
 		}
 		return u.render(c, code, templates.DashboardView(v))
 	}
-	return c.Redirect(http.StatusSeeOther, dashboardURL(u.homeNamespace(c.Request())))
+	return c.Redirect(http.StatusSeeOther, u.returnTo(c))
+}
+
+// returnTo is the dashboard a form's user goes back to: the namespace it showed (the view field,
+// which the page's script fills in as the filter changes; "" for every namespace), else the
+// user's home namespace.
+func (u *UI) returnTo(c echo.Context) string {
+	if err := c.Request().ParseForm(); err == nil {
+		if view, ok := c.Request().PostForm["view"]; ok && len(view) == 1 && (view[0] == "" || len(validation.IsDNS1123Label(view[0])) == 0) {
+			return dashboardURL(view[0])
+		}
+	}
+	return dashboardURL(u.homeNamespace(c.Request()))
 }
 
 // homeNamespace is the namespace the user's dashboard shows (templates.SignedIn.Home).
@@ -97,7 +109,7 @@ func (u *UI) deleteLease(c echo.Context) error {
 	if err != nil && !(errors.As(err, &se) && se.code == http.StatusNotFound) {
 		return u.failSays(c, http.StatusBadGateway, i18n.Say("error.notDeleted", err.Error()))
 	}
-	return c.Redirect(http.StatusSeeOther, dashboardURL(u.homeNamespace(c.Request())))
+	return c.Redirect(http.StatusSeeOther, u.returnTo(c))
 }
 
 func leasesPath(ns string) string {

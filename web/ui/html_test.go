@@ -320,6 +320,24 @@ func TestCreateAndDeleteLease(t *testing.T) {
 	if w := post("/ui/leases/team-a/demo/delete", nil, nil); w.Code != http.StatusSeeOther {
 		t.Errorf("delete again: status %d", w.Code)
 	}
+
+	// Either form leads back to the namespace the dashboard showed (its view field), else home.
+	for _, tc := range []struct {
+		path string
+		form url.Values
+		want string
+	}{
+		{"/ui/leases", url.Values{"namespace": {"arena"}, "name": {"shared"}, "view": {"arena"}}, "/?namespace=arena"},
+		{"/ui/leases/arena/shared/delete", url.Values{"view": {"arena"}}, "/?namespace=arena"},
+		{"/ui/leases/arena/shared/delete", url.Values{"view": {""}}, "/"},
+		{"/ui/leases/arena/shared/delete", url.Values{"view": {"Not A Namespace"}}, "/"},
+		{"/ui/leases/arena/shared/delete", url.Values{"view": {"https://evil.example"}}, "/"},
+	} {
+		w := post(tc.path, tc.form, nil)
+		if w.Code != http.StatusSeeOther || w.Header().Get("Location") != tc.want {
+			t.Errorf("POST %s %v: %d to %q, want 303 to %q", tc.path, tc.form, w.Code, w.Header().Get("Location"), tc.want)
+		}
+	}
 }
 
 func TestPlayPage(t *testing.T) {

@@ -197,6 +197,19 @@
     if (push === true) history.pushState(null, '', u.href); else history.replaceState(null, '', u.href);
   }
   filter.addEventListener('change', () => applyFilter());
+  // A form leads back to the namespace shown: the server reads it from the form's view field.
+  document.addEventListener('submit', (e) => {
+    const form = e.target;
+    if (!(form instanceof HTMLFormElement) || form.method !== 'post') return;
+    let view = form.querySelector('input[name=view]');
+    if (!view) {
+      view = document.createElement('input');
+      view.type = 'hidden';
+      view.name = 'view';
+      form.append(view);
+    }
+    view.value = nsFilter;
+  }, true);
   // Back from a namespace the room's name showed: the filter follows the address.
   window.addEventListener('popstate', () => {
     const ns = new URL(location.href).searchParams.get('namespace') || '';
