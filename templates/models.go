@@ -347,6 +347,7 @@ type Overlap struct {
 	Ongoing    bool
 	// StartText and EndText are clock times ("14:02:11.300"); Duration "3.2 s".
 	StartText, EndText, Duration string
+	DurationSays                 i18n.Text // Duration in both languages
 	Cause                        string
 	Text                         string
 	Advice                       string
@@ -441,12 +442,14 @@ type TimelineTick struct {
 
 // TimelineTerm is one term as a table row.
 type TimelineTerm struct {
-	Holder    string
-	Start     string
-	End       string // "" while held
-	Duration  string
-	Ended     string // "", released, takeover, expired, stepped-down, deleted
-	EndedText string // "held", "released", "taken over by tab-2", ...
+	Holder   string
+	Start    string
+	End      string // "" while held
+	Duration string
+	// DurationSays is Duration in both languages.
+	DurationSays i18n.Text
+	Ended        string // "", released, takeover, expired, stepped-down, deleted
+	EndedText    string // "held", "released", "taken over by tab-2", ...
 	// EndSays and EndedSays are End and EndedText in both languages; the strings alone when
 	// zero.
 	EndSays, EndedSays i18n.Text

@@ -28,6 +28,16 @@ func secsText(d time.Duration) string {
 	return strconv.FormatFloat(s, 'f', 1, 64) + " s"
 }
 
+// lengthSays is how long a term or a split brain lasted: secsText under 100 s, else minutes
+// and seconds ("6 min 49 s"), which read at a glance where "409 s" does not.
+func lengthSays(d time.Duration) i18n.Text {
+	if d < 100*time.Second {
+		return i18n.Same(secsText(d))
+	}
+	s := int(d.Round(time.Second) / time.Second)
+	return i18n.Say("span.minSec", s/60, s%60)
+}
+
 // exactSecsText is a duration in seconds with as many decimals as it has, one at least, as
 // secsText writes the screens' seconds: "0.25 s", "1.5 s", "10.0 s" (a delay's label, which
 // must not round 250 ms to "0.2 s"; live.js's delaySecs writes the same).

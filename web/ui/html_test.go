@@ -842,3 +842,17 @@ func TestSlowChoiceLabels(t *testing.T) {
 		t.Errorf("labels %v", labels)
 	}
 }
+
+// TestLongTermsReadInMinutes: a term of more than 100 s reads in minutes and seconds, in the
+// page's language.
+func TestLongTermsReadInMinutes(t *testing.T) {
+	tu := mustNewUI(t, t0.Add(410*time.Second))
+	tu.putLease(t, lease("default", "long", "a", t0, 600, 0), t0)
+	tu.putLease(t, lease("default", "long", "b", t0.Add(409*time.Second), 600, 1), t0.Add(409*time.Second))
+	for lang, want := range map[string]string{"en": "6 min 49 s", "zh": "6 分 49 秒"} {
+		doc := tu.mustGetDoc(t, "/leases/default/long?lang="+lang, http.StatusOK)
+		if got := text(doc.Find(`[data-testid=term][data-holder=a] [data-testid=term-duration]`)); got != want {
+			t.Errorf("%s: a's term lasted %q, want %q", lang, got, want)
+		}
+	}
+}

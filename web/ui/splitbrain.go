@@ -60,21 +60,23 @@ func overlapViews(overlaps []judge.Overlap, ns, name string, now time.Time) []te
 			end = now
 		}
 		start := o.Start.UTC().Format(momentLayout)
+		length := lengthSays(end.Sub(o.Start))
 		out = append(out, templates.Overlap{
-			Identities: strings.Join(o.Identities, ","),
-			Start:      start,
-			End:        end.UTC().Format(momentLayout),
-			Ongoing:    o.End.IsZero(),
-			StartText:  preciseTime(o.Start),
-			EndText:    preciseTime(end),
-			Duration:   secsText(end.Sub(o.Start)),
-			Cause:      o.Cause,
-			Text:       o.Text,
-			Advice:     o.Advice,
-			Says:       says(o.Says),
-			AdviceSays: says(o.AdviceSays),
-			AtURL:      leaseURL(ns, name) + "?at=" + url.QueryEscape(momentText(toldAt(o.Start, end))),
-			AtSays:     i18n.Say("lease.splitAtTitle", exactSecsText(judge.OverlapGrace)),
+			Identities:   strings.Join(o.Identities, ","),
+			Start:        start,
+			End:          end.UTC().Format(momentLayout),
+			Ongoing:      o.End.IsZero(),
+			StartText:    preciseTime(o.Start),
+			EndText:      preciseTime(end),
+			Duration:     length.En,
+			DurationSays: length,
+			Cause:        o.Cause,
+			Text:         o.Text,
+			Advice:       o.Advice,
+			Says:         says(o.Says),
+			AdviceSays:   says(o.AdviceSays),
+			AtURL:        leaseURL(ns, name) + "?at=" + url.QueryEscape(momentText(toldAt(o.Start, end))),
+			AtSays:       i18n.Say("lease.splitAtTitle", exactSecsText(judge.OverlapGrace)),
 		})
 	}
 	return out

@@ -136,7 +136,8 @@ func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time)
 			end = t.End
 			row.End = clockTime(t.End)
 		}
-		row.Duration = secsText(end.Sub(t.Start))
+		row.DurationSays = lengthSays(end.Sub(t.Start))
+		row.Duration = row.DurationSays.En
 		tl.Terms = append(tl.Terms, row)
 	}
 	return tl
@@ -191,7 +192,7 @@ func termTitleSays(t judge.Term) i18n.Text {
 	if t.End.IsZero() {
 		return i18n.Say("timeline.holds", judge.Shown(t.Holder), clockTime(t.Start), t.Transitions, says(judge.EndedSays(t)))
 	}
-	return i18n.Say("timeline.held", judge.Shown(t.Holder), clockTime(t.Start), clockTime(t.End), secsText(t.End.Sub(t.Start)), t.Transitions, says(judge.EndedSays(t)))
+	return i18n.Say("timeline.held", judge.Shown(t.Holder), clockTime(t.Start), clockTime(t.End), lengthSays(t.End.Sub(t.Start)), t.Transitions, says(judge.EndedSays(t)))
 }
 
 // historyCache keeps, per lease, the compacted changes read so far from the store's change
