@@ -71,6 +71,21 @@ func TestBrowserScrub(t *testing.T) {
 	mustPress(t, page, "l")
 	mustSee(t, page, `location.search + '|' + document.getElementById('conn').textContent + '|' + (document.querySelector('#lease-live').dataset.at || '')`, "|live|")
 	mustSee(t, page, holder, "bob")
+	// On a phone the timeline opens scrolled to now, and says that earlier times lie to the
+	// left (app.css shades the lane names' edge); where it fits, nothing is scrolled.
+	scrolled := `String(document.querySelector('.timeline-wrap').classList.contains('scrolled'))`
+	mustSee(t, page, scrolled, "false")
+	if err := chromedp.Do(page, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(page, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	mustSee(t, page, scrolled, "true")
+	if err := chromedp.Do(page, chromedp.EmulateViewport(1280, 720)); err != nil {
+		t.Fatal(err)
+	}
+	mustSee(t, page, holder, "bob")
 	// Play from alice's moment at 8×: bob takes over, and once it reaches now the page is live.
 	mustPress(t, page, kb.ArrowLeft)
 	mustPress(t, page, kb.ArrowLeft)

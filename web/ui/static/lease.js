@@ -48,6 +48,13 @@
     if (w && atEnd && w.scrollWidth > w.clientWidth) w.scrollLeft = w.scrollWidth;
   }
 
+  /** Marks a scrolled timeline (app.css shades the names' edge and hides the cut time labels).
+   *  The timeline is drawn anew with each refresh: its scrolls are caught on the document. */
+  document.addEventListener('scroll', (e) => {
+    const w = e.target;
+    if (w instanceof Element && w.classList.contains('timeline-wrap')) w.classList.toggle('scrolled', w.scrollLeft > 0);
+  }, true);
+
   /** Refreshes soon, at most once a second. */
   function schedule() {
     if (timer) return;
