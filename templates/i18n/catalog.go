@@ -106,7 +106,7 @@ var pages = map[string]Text{
 	"dash.tabsLabel":                {En: "candidate tabs", Zh: "候选者标签页"},
 	"dash.tabs":                     {En: "Candidate tabs", Zh: "候选者标签页"},
 	"dash.tabsThen":                 {En: "The candidate tabs running then, each as it had last told the server about itself.", Zh: "当时正在运行的候选者标签页，各自以其最后一次向服务器报告的状态显示。"},
-	"dash.tabsNow":                  {En: "The browser tabs running a candidate right now. The buttons inject the same faults as the keys on each tab.", Zh: "此刻正在运行候选者的浏览器标签页。这些按钮注入的故障与各标签页上的按键相同。"},
+	"dash.tabsNow":                  {En: "The browser tabs running a candidate right now, and the candidates a running lesson plays on the server (opened by the lesson). The buttons inject the same faults as the keys on each tab.", Zh: "此刻正在运行候选者的浏览器标签页，以及正在进行的课程在服务器上运行的候选者（由该课程打开）。这些按钮注入的故障与各标签页上的按键相同。"},
 	"dash.noTabsThen":               {En: "No candidate tab was running then.", Zh: "当时没有正在运行的候选者标签页。"},
 	"dash.noTabs":                   {En: "No candidate tabs are connected.", Zh: "没有已连接的候选者标签页。"},
 	"dash.lcLabel":                  {En: "lease candidates", Zh: "租约候选者"},
