@@ -32,12 +32,7 @@ func FuzzDecodeJSON(f *testing.F) {
 		f.Add([]byte(seed), false)
 	}
 	reg := kinds.NewRegistry(kinds.DefaultOptions())
-	var info runtime.SerializerInfo
-	for _, i := range reg.Codecs.SupportedMediaTypes() {
-		if i.MediaType == runtime.ContentTypeJSON {
-			info = i
-		}
-	}
+	info := jsonSerializer(reg)
 	gvk := schema.GroupVersionKind{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"}
 	f.Fuzz(func(t *testing.T, body []byte, strict bool) {
 		fast, err := reg.Scheme.New(gvk)
@@ -93,12 +88,7 @@ func TestDecodeJSONTakesPlainBodies(t *testing.T) {
 // fields) strictly, through the serializer and through decodeJSON.
 func BenchmarkDecodeRenewalBody(b *testing.B) {
 	reg := kinds.NewRegistry(kinds.DefaultOptions())
-	var info runtime.SerializerInfo
-	for _, i := range reg.Codecs.SupportedMediaTypes() {
-		if i.MediaType == runtime.ContentTypeJSON {
-			info = i
-		}
-	}
+	info := jsonSerializer(reg)
 	gvk := schema.GroupVersionKind{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"}
 	body := []byte(`{"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"elector-1","namespace":"leaselab-bench","uid":"0b5f5c1e-7f7a-4f7e-9a43-3f0d2b8a1c11","resourceVersion":"1234","creationTimestamp":"2026-11-27T13:40:00Z","labels":{"app.kubernetes.io/created-by":"leaselab-bench"},"managedFields":[{"manager":"leaselab","operation":"Update","apiVersion":"coordination.k8s.io/v1","time":"2026-11-27T13:40:01Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:app.kubernetes.io/created-by":{}}},"f:spec":{"f:holderIdentity":{},"f:leaseDurationSeconds":{},"f:renewTime":{}}}}]},"spec":{"holderIdentity":"elector-1","leaseDurationSeconds":15,"renewTime":"2026-11-27T13:40:01.123456Z"}}`)
 	b.Run("serializer", func(b *testing.B) {
@@ -117,4 +107,14 @@ func BenchmarkDecodeRenewalBody(b *testing.B) {
 			}
 		}
 	})
+}
+
+// jsonSerializer is the registry's JSON serializer.
+func jsonSerializer(reg *kinds.Registry) runtime.SerializerInfo {
+	for _, i := range reg.Codecs.SupportedMediaTypes() {
+		if i.MediaType == runtime.ContentTypeJSON {
+			return i
+		}
+	}
+	panic("no JSON serializer")
 }

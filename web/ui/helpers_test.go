@@ -74,31 +74,28 @@ func (s *testStore) clock() time.Time {
 
 // remove deletes key as a change made at time at.
 func (s *testStore) remove(key store.Key, at time.Time) {
-	s.mu.Lock()
-	saved := s.now
-	s.now = at
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.now = saved
-		s.mu.Unlock()
-	}()
+	defer s.setNow(at)()
 	if _, err := s.Delete(context.Background(), key, 0); err != nil {
 		panic(fmt.Sprintf("delete %v: %v", key, err))
 	}
 }
 
-// put writes value under key as a change made at time at (creating or replacing the object).
-func (s *testStore) put(key store.Key, value []byte, at time.Time) store.Object {
+// setNow stands the store's clock at at until the returned function puts it back.
+func (s *testStore) setNow(at time.Time) (restore func()) {
 	s.mu.Lock()
 	saved := s.now
 	s.now = at
 	s.mu.Unlock()
-	defer func() {
+	return func() {
 		s.mu.Lock()
 		s.now = saved
 		s.mu.Unlock()
-	}()
+	}
+}
+
+// put writes value under key as a change made at time at (creating or replacing the object).
+func (s *testStore) put(key store.Key, value []byte, at time.Time) store.Object {
+	defer s.setNow(at)()
 	ctx := context.Background()
 	cur, err := s.Get(ctx, key)
 	var o store.Object
