@@ -81,9 +81,11 @@
 
   /** Sets the slider's range to the window and puts each tick where the slider reaches it. */
   function placeTicks() {
+    // The end on a step of the slider (a tenth of a second): live, the thumb then sits at the
+    // very end, as it could not at an end between two steps (5 % short in a window of 2 s).
+    const span = Math.ceil(Math.max(1, to - from) / 100) * 100;
     slider.min = String(from);
-    slider.max = String(to);
-    const span = Math.max(1, to - from);
+    slider.max = String(from + span);
     for (const t of $('ticks').children) t.style.left = ((100 * (Number(t.dataset.ms) - from)) / span).toFixed(3) + '%';
   }
 
@@ -100,7 +102,7 @@
     $('live').querySelector('[data-label]').textContent = at ? LL.t('js.live') : LL.t('time.pause');
     $('play').querySelector('[data-label]').textContent = playing ? LL.t('time.stop') : LL.t('time.play');
     $('play').setAttribute('aria-pressed', playing ? 'true' : 'false');
-    slider.value = String(at || to);
+    slider.value = at ? String(at) : slider.max;
     const text = at ? clockText(at) + ' — ' + LL.ago(at) : LL.t('time.live');
     if (at) {
       // The age is kept current as the moment banner's is (data-ago), so that both read alike.
