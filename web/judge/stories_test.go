@@ -135,6 +135,20 @@ func TestStepDownForPreferredHolder(t *testing.T) {
 	if got, want := termStrings(Terms(r.changes[:2], at(30))), "old 0-11 stepped-down>new t0 r1"; got != want {
 		t.Errorf("run out when asked: %s, want %s", got, want)
 	}
+
+	// Read with the views: a holder that had crashed before the controller preferred another
+	// did not step down; its lease ran out. One that was running and gave way did.
+	crashed := []View{{Identity: "old", At: at(0.05), Leads: true, State: "leader"}, {Identity: "old", At: at(8.5), State: "stopped"}}
+	if got, want := termStrings(TermsSeen(h.changes, crashed, at(25))), "old 0-18.2 expired>new t0 r5\nnew 18.2-… t1 r3"; got != want {
+		t.Errorf("a crashed holder's terms:\n%s\nwant:\n%s", got, want)
+	}
+	if told := texts(Tell("kube-system/sched", TermsSeen(h.changes, crashed, at(25)))); strings.Contains(told, "stepped down") {
+		t.Errorf("a crashed holder's feed says it stepped down:\n%s", told)
+	}
+	gaveWay := []View{{Identity: "old", At: at(0.05), Leads: true, State: "leader"}, {Identity: "old", At: at(9.1), State: "follower", Decision: "stepped-down"}}
+	if got, want := termStrings(TermsSeen(h.changes, gaveWay, at(25))), "old 0-18.2 stepped-down>new t0 r5\nnew 18.2-… t1 r3"; got != want {
+		t.Errorf("a holder that gave way:\n%s\nwant:\n%s", got, want)
+	}
 }
 
 // TestObservedIgnoresOtherWrites: a write that leaves the election record alone (a label, an

@@ -27,6 +27,9 @@ type Term struct {
 	NextAt      time.Time
 	Transitions int32 // leaseTransitions when the term began
 	Renewals    int
+
+	// asked is when the record first named another preferredHolder during the term.
+	asked time.Time
 }
 
 // Terms turns a lease's changes (oldest first) into terms. A term begins when a holder first
@@ -63,6 +66,9 @@ func Terms(changes []Change, now time.Time) []Term {
 			} else {
 				terms[cur].Renewals += 1 + ch.Folded
 			}
+			if t := &terms[cur]; t.asked.IsZero() && ch.PreferredHolder != "" && ch.PreferredHolder != t.Holder {
+				t.asked = ch.At
+			}
 			last = ch
 			continue
 		case cur >= 0:
@@ -85,6 +91,41 @@ func Terms(changes []Change, now time.Time) []Term {
 		}
 	}
 	return terms
+}
+
+// TermsSeen is Terms read with the candidates' views: a term the record alone
+// reads as stepped down ended by expiry when its holder had already stopped (crashed) or was
+// paused when the election controller named another. Such a holder gave nothing up: its
+// renewals stopped, and the controller's preference came after. On the record the two look
+// alike, as a stepping-down holder too lets its lease run out.
+func TermsSeen(changes []Change, views []View, now time.Time) []Term {
+	terms := Terms(changes, now)
+	for i := range terms {
+		t := &terms[i]
+		if t.Ended != EndSteppedDown || t.asked.IsZero() {
+			continue
+		}
+		if v := viewAt(views, t.Holder, t.asked); v != nil && (v.State == "stopped" || v.Paused) {
+			t.Ended = EndExpired
+			if t.NextAt.IsZero() {
+				t.Next = ""
+			}
+		}
+	}
+	return terms
+}
+
+// viewAt is id's latest view at or before t (of two at one instant, the later in views); nil
+// when it had none.
+func viewAt(views []View, id string, t time.Time) *View {
+	var found *View
+	for i := range views {
+		v := &views[i]
+		if v.Identity == id && !v.At.After(t) && (found == nil || !v.At.Before(found.At)) {
+			found = v
+		}
+	}
+	return found
 }
 
 // endTerm ends t, whose last write was last, because of the change at at naming next as the

@@ -141,7 +141,7 @@ func (u *UI) storyKnown(ctx context.Context, l *coordinationv1.Lease, now time.T
 		s.card.OverlapText, s.card.OverlapSays = overlaps[n-1].Text, says(overlaps[n-1].Says)
 	}
 	name := l.Namespace + "/" + l.Name
-	s.told = append(judge.Tell(name, judge.Terms(changes, now)), judge.TellOverlaps(name, overlaps)...)
+	s.told = append(judge.Tell(name, judge.TermsSeen(changes, vs, now)), judge.TellOverlaps(name, overlaps)...)
 	return s, nil
 }
 
