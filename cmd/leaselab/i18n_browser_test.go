@@ -121,3 +121,28 @@ func TestBrowserPlayChinese(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestBrowserLanguagePerTab: a page keeps its language when another tab switches the language:
+// the parts its script fetches again (the lease page's live part) come in the page's own, not
+// in the cookie's.
+func TestBrowserLanguagePerTab(t *testing.T) {
+	ts := mustStartServer(t, "")
+	mustRenewLease(t, ts, "default", "lang", "alice", 60)
+	browser := mustStartBrowser(t)
+	zh, _ := openBrowserTab(t, browser, ts.URL+"/leases/default/lang?lang=zh")
+	live := `document.getElementById('lease-live').textContent`
+	chinese := func() string {
+		s, _ := browserEval(zh, live)
+		return fmt.Sprint(han.MatchString(s) && !strings.Contains(s, "Holder timeline"))
+	}
+	if c := chinese(); c != "true" {
+		t.Fatalf("the Chinese page's live part is not Chinese")
+	}
+	openBrowserTab(t, browser, ts.URL+"/leases/default/lang?lang=en") // the cookie says English now
+	mustRenewLease(t, ts, "default", "lang", "bob", 60)
+	mustSee(t, zh, `document.querySelector('#lease-live [data-testid=holder]').textContent`, "bob")
+	if c := chinese(); c != "true" {
+		s, _ := browserEval(zh, live)
+		t.Errorf("after another tab chose English, the Chinese page's live part reads:\n%.300s", s)
+	}
+}

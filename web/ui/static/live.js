@@ -262,7 +262,9 @@
     const pathNow = typeof path === 'function' ? path : () => path;
     function open() {
       if (ws || closed || moment()) return;
-      ws = new WebSocket(wsURL(pathNow()).href);
+      const u = wsURL(pathNow());
+      u.searchParams.set('page-lang', document.documentElement.lang); // its words in the page's language
+      ws = new WebSocket(u.href);
       ws.onopen = () => { delay = 500; setStream(name, true); if (onOpen) onOpen(); };
       ws.onmessage = (m) => {
         let msg;
@@ -309,7 +311,9 @@
   function swap(url, id) {
     const seq = (swaps.get(id) || 0) + 1;
     swaps.set(id, seq);
-    return fetch(url, { headers: { Accept: 'text/html' }, cache: 'no-store' })
+    // In the page's language, whatever another tab has switched the cookie to since.
+    const headers = { Accept: 'text/html', 'X-Leaselab-Page-Lang': document.documentElement.lang };
+    return fetch(url, { headers, cache: 'no-store' })
       .then((r) => r.text().then((html) => {
         const doc = new DOMParser().parseFromString(html, 'text/html');
         if (!r.ok) {

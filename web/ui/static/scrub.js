@@ -43,7 +43,8 @@
     loaded = Date.now();
     clearTimeout(reloadTimer);
     reloadTimer = 0;
-    return fetch(bar.dataset.momentsUrl, { headers: { Accept: 'application/json' }, cache: 'no-store' })
+    const headers = { Accept: 'application/json', 'X-Leaselab-Page-Lang': document.documentElement.lang };
+    return fetch(bar.dataset.momentsUrl, { headers, cache: 'no-store' })
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error('HTTP ' + r.status))))
       .then((m) => {
         from = Date.parse(m.from);
