@@ -173,6 +173,23 @@ func scenarioTimings(sc *scenario.Scenario) string {
 	return "&leaseDuration=" + f(sc.LeaseDuration) + "&renewDeadline=" + f(sc.RenewDeadline) + "&retryPeriod=" + f(sc.RetryPeriod)
 }
 
+// scenarioMode is the rest of a join link's query: in a coordinated lesson the joining tab is a
+// coordinated candidate too, with the versions of the cast's last member (a rolling upgrade's
+// newest), so that the election controller, not the lease's expiry, decides for it.
+func scenarioMode(sc *scenario.Scenario) string {
+	if !sc.Coordinated {
+		return ""
+	}
+	q := url.Values{"coordinated": {"true"}}
+	for _, m := range sc.Cast {
+		if m.BinaryVersion != "" {
+			q.Set("binaryVersion", m.BinaryVersion)
+			q.Set("emulationVersion", m.EmulationVersion)
+		}
+	}
+	return "&" + q.Encode()
+}
+
 // scenarioList serves /scenarios.
 func (u *UI) scenarioList(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -251,7 +268,7 @@ func (u *UI) scenarioView(c echo.Context, sc *scenario.Scenario, seed uint64, sp
 		Lease:        sc.Lease,
 		LeaseURL:     leaseURL(ns, sc.Lease),
 		DashboardURL: "/?namespace=" + url.QueryEscape(ns),
-		JoinURL:      "/play?namespace=" + url.QueryEscape(ns) + "&lease=" + url.QueryEscape(sc.Lease) + scenarioTimings(sc),
+		JoinURL:      "/play?namespace=" + url.QueryEscape(ns) + "&lease=" + url.QueryEscape(sc.Lease) + scenarioTimings(sc) + scenarioMode(sc),
 		ShareURL:     scenarioURL(sc.Name, seed, speed, nil),
 		OtherSeedURL: scenarioURL(sc.Name, seed+1, speed, keep),
 		Actions:      base,

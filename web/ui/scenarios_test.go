@@ -2,6 +2,7 @@ package ui
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -86,5 +87,30 @@ func TestCountdownSaysWhatComesNext(t *testing.T) {
 		Now: now, ObservedExpiry: now.Add(-time.Second), LeaseDurationSeconds: 10}, 1)
 	if m.LeftMs > 0 || m.Countdown != "lease expires, by its clock, in" || m.Elapsed != "lease expired, by its clock: it tries to take it at its next try" {
 		t.Errorf("card %+v", m)
+	}
+}
+
+// TestJoinLinkOfACoordinatedLesson: the tab that joins a Coordinated Leader Election lesson is a
+// coordinated candidate with the versions of the cast's newest member; another lesson's is not.
+func TestJoinLinkOfACoordinatedLesson(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	for _, c := range []struct {
+		name string
+		want url.Values
+	}{
+		{"cle-rolling-upgrade", url.Values{"coordinated": {"true"}, "binaryVersion": {"1.36.0"}, "emulationVersion": {"1.35.0"}}},
+		{"leader-crash", url.Values{"coordinated": nil, "binaryVersion": nil, "emulationVersion": nil}},
+	} {
+		doc := tu.mustGetDoc(t, "/scenarios/"+c.name+"?seed=7", http.StatusOK)
+		href, ok := doc.Find(`[data-testid="scenario-join"]`).Attr("href")
+		u, err := url.Parse(href)
+		if !ok || err != nil {
+			t.Fatalf("%s: no join link (%q, %v)", c.name, href, err)
+		}
+		for k, want := range c.want {
+			if got := u.Query()[k]; strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("%s: the join link's %s is %q, want %q (%s)", c.name, k, got, want, href)
+			}
+		}
 	}
 }
