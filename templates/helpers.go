@@ -2,6 +2,7 @@ package templates
 
 import (
 	"context"
+	"html"
 	"math"
 	"net/url"
 	"slices"
@@ -369,4 +370,29 @@ func legendTitle(ctx context.Context, key string) templ.Attributes {
 		return nil
 	}
 	return templ.Attributes{"title": tr(ctx, key)}
+}
+
+// wordBreaks shows a CamelCase name (a strategy: OldestEmulationVersion) with a place to break
+// between its words (<wbr>, which adds no space to its text), so that a narrow screen breaks
+// it there and not inside a word. Each word is escaped: the name is whatever a client wrote.
+func wordBreaks(s string) templ.Component {
+	words := camelWords(s)
+	for i, w := range words {
+		words[i] = html.EscapeString(w)
+	}
+	return templ.Raw(strings.Join(words, "<wbr>"))
+}
+
+// camelWords splits a CamelCase name before each capital that follows a small letter:
+// "OldestEmulationVersion" is Oldest, Emulation, Version.
+func camelWords(s string) []string {
+	var out []string
+	start := 0
+	for i := 1; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z' {
+			out = append(out, s[start:i])
+			start = i
+		}
+	}
+	return append(out, s[start:])
 }

@@ -856,3 +856,25 @@ func TestLongTermsReadInMinutes(t *testing.T) {
 		}
 	}
 }
+
+// TestStrategyBreaksBetweenWords: a lease's strategy may break between its words on a narrow
+// screen, adds nothing to its text, and is escaped like anything a client wrote.
+func TestStrategyBreaksBetweenWords(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	for _, c := range []struct{ strategy, html string }{
+		{"OldestEmulationVersion", "Oldest<wbr/>Emulation<wbr/>Version"},
+		{"example.com/<b>Mine</b>", "example.com/&lt;b&gt;Mine&lt;/b&gt;"},
+	} {
+		l := lease("default", "cle", "a", t0, 10, 0)
+		l.Spec.Strategy = (*coordinationv1.CoordinatedLeaseStrategy)(&c.strategy)
+		tu.putLease(t, l, t0)
+		doc := tu.mustGetDoc(t, "/leases/default/cle", http.StatusOK)
+		dd := doc.Find(`.lease-now .facts dd`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+			return strings.Contains(s.Text(), "Mine") || strings.Contains(s.Text(), "Oldest")
+		})
+		got, _ := dd.Html()
+		if dd.Text() != c.strategy || got != c.html {
+			t.Errorf("strategy %q: shown as %q (%q), want %q", c.strategy, dd.Text(), got, c.html)
+		}
+	}
+}
