@@ -363,6 +363,8 @@ var pages = map[string]Text{
 	"judge.afterReleased":           {En: " after %s released it", Zh: "，而此前 %s 已释放了租约"},
 	"judge.afterDeleted":            {En: " after the lease was deleted", Zh: "，而此时租约已被删除"},
 	"judge.whileRecordNamed":        {En: " while the record named %s", Zh: "，而记录中的持有者是 %s"},
+	"judge.secs":                    {En: "%s s", Zh: "%s 秒"},
+	"judge.minSecs":                 {En: "%d min %d s", Zh: "%d 分 %d 秒"},
 	"judge.nobody":                  {En: "nobody", Zh: "无人"},
 	"judge.missedRecord":            {En: "the record change", Zh: "记录的变化"},
 	"judge.missedTakeover":          {En: "%s take over", Zh: "%s 的接管"},

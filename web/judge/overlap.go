@@ -680,8 +680,15 @@ func nobody(holder string) Said {
 	return same(Shown(holder))
 }
 
-// seconds is a duration in words, to a tenth of a second: "3.2 s".
-func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+// seconds is a duration in words, to a tenth of a second ("3.2 s", in Chinese "3.2 秒"), and
+// from 100 s in minutes and seconds ("1 min 51 s"), as the screens' tables say lengths.
+func seconds(d time.Duration) Said {
+	if d >= 100*time.Second {
+		s := int(d.Round(time.Second) / time.Second)
+		return say("judge.minSecs", s/60, s%60)
+	}
+	return say("judge.secs", fmt.Sprintf("%.1f", d.Seconds()))
+}
 
 // clock is an instant in words, in the server's local time (as the screens' other times, and
 // as the browser on the same machine shows them), rounded to a tenth of a second: "14:02:11.3"

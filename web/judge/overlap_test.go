@@ -659,3 +659,15 @@ func TestClockRounds(t *testing.T) {
 		}
 	}
 }
+
+// TestLongSplitBrainInMinutes: a split brain of 100 s or more is told in minutes and seconds.
+func TestLongSplitBrainInMinutes(t *testing.T) {
+	var s story
+	s.hold("alice", 0, 4, 10, 0, 0)
+	s.h.changes = append(s.h.changes, deleted(5))
+	s.see(lead(0.05, "alice"), follow(116.3, "alice"))
+	o := Overlaps("ns/x", s.h.changes, sortedViews(s.views), at(120))
+	if len(o) != 1 || !strings.Contains(o[0].Text, "for 1 min 51 s (14:00:05.0 to 14:01:56.3)") {
+		t.Fatalf("overlaps: %+v", o)
+	}
+}

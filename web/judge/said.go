@@ -64,6 +64,8 @@ var english = said.Register(map[string]string{
 	"judge.afterReleased":       " after %s released it",
 	"judge.afterDeleted":        " after the lease was deleted",
 	"judge.whileRecordNamed":    " while the record named %s",
+	"judge.secs":                "%s s",
+	"judge.minSecs":             "%d min %d s",
 	"judge.nobody":              "nobody",
 	"judge.missedRecord":        "the record change",
 	"judge.missedTakeover":      "%s take over",

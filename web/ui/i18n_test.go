@@ -130,6 +130,9 @@ func TestChineseSentencesSpacedWhereTheyJoin(t *testing.T) {
 		{said.Say("judge.forSpan", length, "12:00:01.0", "12:00:04.1"), "，持续了候选者时钟上的 12.3 s（服务器时钟上的 3.1 s）（12:00:01.0 至 12:00:04.1）"},
 		{said.Say("judge.forSpan", "4.0 s", "12:00:01.0", "12:00:05.0"), "，持续了 4.0 s（12:00:01.0 至 12:00:05.0）"},
 		{said.Say("judge.alsoWhy", said.Same("bob")), "；而且 bob"},
+		// Lengths in the judge's words are in the sentence's language, in minutes from 100 s.
+		{said.Say("judge.forSpan", said.Say("judge.secs", "4.0"), "12:00:01.0", "12:00:05.0"), "，持续了 4.0 秒（12:00:01.0 至 12:00:05.0）"},
+		{said.Say("judge.forSpan", said.Say("judge.minSecs", 1, 51), "12:00:01.0", "12:01:52.3"), "，持续了 1 分 51 秒（12:00:01.0 至 12:01:52.3）"},
 	} {
 		if got := says(tc.s).Zh; got != tc.want {
 			t.Errorf("%s in Chinese:\n got %q\nwant %q", tc.s.English(), got, tc.want)
