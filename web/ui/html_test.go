@@ -878,3 +878,19 @@ func TestStrategyBreaksBetweenWords(t *testing.T) {
 		}
 	}
 }
+
+// TestDeletedLeaseOffersNoDelete: the page of a lease that is gone shows what is left of its
+// history, and no Delete button.
+func TestDeletedLeaseOffersNoDelete(t *testing.T) {
+	tu := mustNewUI(t, t0.Add(10*time.Second))
+	tu.putLease(t, lease("default", "gone", "a", t0, 10, 0), t0)
+	if n := tu.mustGetDoc(t, "/leases/default/gone", http.StatusOK).Find(`[data-testid=delete-lease]`).Length(); n != 1 {
+		t.Errorf("a lease's page has %d Delete buttons, want 1", n)
+	}
+	tu.st.remove(store.Key{Resource: "leases.coordination.k8s.io", Namespace: "default", Name: "gone"}, t0.Add(5*time.Second))
+	doc := tu.mustGetDoc(t, "/leases/default/gone", http.StatusOK)
+	if doc.Find(`[data-testid=lease-missing]`).Length() != 1 || doc.Find(`[data-testid=delete-lease]`).Length() != 0 {
+		t.Errorf("a deleted lease's page: %d missing notes, %d Delete buttons; want 1 and 0",
+			doc.Find(`[data-testid=lease-missing]`).Length(), doc.Find(`[data-testid=delete-lease]`).Length())
+	}
+}
