@@ -202,6 +202,14 @@ func TestBrowserDashboardStrategyConflict(t *testing.T) {
 	browserScreenshot(t, dash, out, "dashboard-strategy-conflict-card.png")
 	_, _ = browserEval(dash, `document.querySelector('[data-testid=elections]').scrollIntoView(), ''`)
 	browserScreenshot(t, dash, out, "dashboard-strategy-conflict.png")
+	// At 1280 (1260 with a page scrollbar) the LeaseCandidates table fits its column: names and
+	// strategies break between their words rather than push the last column out of sight.
+	if err := chromedp.Do(dash, chromedp.EmulateViewport(1260, 720)); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := browserEval(dash, `(() => { const w = document.querySelector('[data-testid=lease-candidates]').parentElement; return w.scrollWidth <= w.clientWidth ? 'fits' : w.scrollWidth + ' > ' + w.clientWidth })()`); s != "fits" {
+		t.Errorf("the LeaseCandidates table overflows its column (scroll width > client width: %s %v)", s, err)
+	}
 	// On a phone the tables scroll in place.
 	if err := chromedp.Do(dash, chromedp.EmulateViewport(390, 800)); err == nil {
 		_, _ = browserEval(dash, `document.querySelector('[data-testid=elections]').scrollIntoView(), ''`)

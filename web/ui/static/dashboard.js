@@ -101,6 +101,13 @@
     card.hidden = !!nsFilter && card.dataset.namespace !== nsFilter;
   }
 
+  /** Shows a CamelCase name (a strategy) with a place to break between its words, as the server
+   *  renders it (wordBreaks): a narrow column breaks OldestEmulation / Version, not inside a word. */
+  function setWords(el, s) {
+    if (!el || el.textContent === s) return;
+    el.replaceChildren(...s.split(/(?<=[a-z])(?=[A-Z])/).flatMap((w, i) => (i ? [document.createElement('wbr'), w] : [w])));
+  }
+
   function removeCard(c) {
     const k = key(c.namespace, c.name);
     const card = leases.get(k);
@@ -248,7 +255,7 @@
     a.setAttribute('href', '/leases/' + enc(c.namespace) + '/' + enc(c.leaseName));
     LL.setText(row, 'binary', c.binaryVersion);
     LL.setText(row, 'emulation', c.emulationVersion);
-    LL.setText(row, 'strategy', c.strategies);
+    setWords(LL.field(row, 'strategy'), c.strategies);
     LL.field(row, 'v1alpha1').hidden = !c.v1alpha1;
     LL.setText(row, 'ping', c.pingTime);
     LL.setText(row, 'renew', c.renewTime);
