@@ -322,6 +322,9 @@ type LeaseLive struct {
 	// Decisions are its decisions about this lease, newest first.
 	Election  bool
 	Decisions []DecisionView
+	// DecisionsLater is true at a past moment that none of the decisions the server keeps
+	// precedes: it keeps the newest only, so those before may be gone.
+	DecisionsLater bool
 	// Conflict is the latest decision's message when that is a strategy conflict; "" otherwise.
 	Conflict string
 	// ConflictSays is Conflict in both languages; Conflict alone when zero.

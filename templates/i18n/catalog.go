@@ -239,6 +239,7 @@ var pages = map[string]Text{
 	"lease.decisionsLabel":          {En: "election decisions", Zh: "选举决定"},
 	"lease.decisions":               {En: "Election decisions", Zh: "选举决定"},
 	"lease.decisionsSmall":          {En: "the server's Coordinated Leader Election controller, newest first", Zh: "服务器的协调式领导者选举控制器，最新的在前"},
+	"lease.decisionsLater":          {En: "None of the decisions the server keeps about this lease is from before this moment: it keeps the newest only.", Zh: "服务器保留的关于此租约的决定都晚于此时刻：它只保留最新的决定。"},
 	"lease.noDecisions":             {En: "No decisions about this lease yet: it needs LeaseCandidates.", Zh: "还没有关于此租约的决定：它需要 LeaseCandidate。"},
 	"lease.objectLabel":             {En: "object", Zh: "对象"},
 	"lease.object":                  {En: "Object", Zh: "对象"},

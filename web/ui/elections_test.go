@@ -211,6 +211,20 @@ func TestLeasePageWithoutLease(t *testing.T) {
 			t.Errorf("%s: decisions %v, want conflict, ping", path, kinds)
 		}
 	}
+	// At a past moment before every decision kept, the page says that the server keeps the
+	// newest only, not that the lease has had no decisions.
+	tu.putLease(t, lease("default", "sched", "sched-a", at(10), 60, 0), at(10))
+	for _, c := range []struct {
+		at        float64
+		decisions int
+		later     bool
+	}{{30, 0, true}, {45, 1, false}} {
+		doc = tu.mustGetDoc(t, atPath("/leases/default/sched", c.at), http.StatusOK)
+		n, later := doc.Find(`[data-testid=lease-decisions] [data-testid=decision]`).Length(), doc.Find(`[data-testid=decisions-later]`).Length() == 1
+		if n != c.decisions || later != c.later {
+			t.Errorf("at %v s: %d decisions, 'none kept from before' shown %v; want %d, %v", c.at, n, later, c.decisions, c.later)
+		}
+	}
 }
 
 // TestElectionEscaping: names users typed, inside the controller's messages and as candidate

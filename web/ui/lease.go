@@ -145,6 +145,7 @@ func (u *UI) leaseCandidates(ctx context.Context, live *templates.LeaseLive, ns,
 	if f := u.decisionsAt(m); f != nil {
 		live.Election = true
 		live.Decisions = decisionViews(f(ns, name), now)
+		live.DecisionsLater = len(live.Decisions) == 0 && m.past() && len(u.decisionsFunc()(ns, name)) > 0
 		if len(live.Decisions) > 0 && live.Decisions[0].Kind == templates.DecisionConflict && len(live.Candidates) > 0 {
 			live.Conflict, live.ConflictSays = live.Decisions[0].Message, live.Decisions[0].Says
 		}
