@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/templates/i18n"
@@ -89,6 +90,11 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 	latest := u.electionRows(&v, cands, m)
 	if err := u.dashboardCards(ctx, &v, leases, latest, m); err != nil {
 		return templates.Dashboard{}, err
+	}
+	if ns != "" && !slices.Contains(namespaces, ns) && len(validation.IsDNS1123Label(ns)) == 0 {
+		// A namespace with nothing in it yet (a join link's, say): the filter shows it, as the
+		// forms that write in it do, rather than every namespace.
+		namespaces = append(namespaces, ns)
 	}
 	v.Namespaces = knownNamespaces(namespaces, leases)
 	return v, nil

@@ -894,3 +894,24 @@ func TestDeletedLeaseOffersNoDelete(t *testing.T) {
 			doc.Find(`[data-testid=lease-missing]`).Length(), doc.Find(`[data-testid=delete-lease]`).Length())
 	}
 }
+
+// TestDashboardOfAnEmptyNamespace: a dashboard opened on a namespace with nothing in it yet
+// filters on it, as its forms write in it, rather than showing every namespace.
+func TestDashboardOfAnEmptyNamespace(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	tu.putLease(t, lease("default", "demo", "a", t0, 10, 0), t0)
+	doc := tu.mustGetDoc(t, "/?namespace=nothing-here", http.StatusOK)
+	if got := doc.Find(`#ns-filter option[selected]`).AttrOr("value", "?"); got != "nothing-here" {
+		t.Errorf("the filter shows %q, want nothing-here", got)
+	}
+	if got := doc.Find(`#new-lease-namespace`).AttrOr("value", ""); got != "nothing-here" {
+		t.Errorf("New lease writes in %q, want nothing-here", got)
+	}
+	if doc.Find(`#ns-filter option[value="Bad_Name"]`).Length() != 0 {
+		t.Error("an option for a name that is no namespace name")
+	}
+	doc = tu.mustGetDoc(t, "/?namespace=Bad_Name", http.StatusOK)
+	if doc.Find(`#ns-filter option[value="Bad_Name"]`).Length() != 0 {
+		t.Error("the filter offers Bad_Name, which no namespace can be called")
+	}
+}
