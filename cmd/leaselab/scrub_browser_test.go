@@ -82,6 +82,9 @@ func TestBrowserScrub(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSee(t, page, scrolled, "true")
+	// No time label shows cut by the names: one that reaches under them is hidden.
+	mustSee(t, page, `(() => { const w = document.querySelector('.timeline-wrap'); const edge = w.querySelector('.timeline-names').getBoundingClientRect().right;
+		return String([...w.querySelectorAll('.timeline .tick')].filter((t) => getComputedStyle(t).visibility !== 'hidden' && t.getBoundingClientRect().left < edge).length) })()`, "0")
 	if err := chromedp.Do(page, chromedp.EmulateViewport(1280, 720)); err != nil {
 		t.Fatal(err)
 	}

@@ -52,8 +52,20 @@
    *  The timeline is drawn anew with each refresh: its scrolls are caught on the document. */
   document.addEventListener('scroll', (e) => {
     const w = e.target;
-    if (w instanceof Element && w.classList.contains('timeline-wrap')) w.classList.toggle('scrolled', w.scrollLeft > 0);
+    if (!(w instanceof Element) || !w.classList.contains('timeline-wrap')) return;
+    w.classList.toggle('scrolled', w.scrollLeft > 0);
+    hideCoveredTimes(w);
   }, true);
+
+  /** Hides the time labels that reach under the lane names, which would show cut ('6:00'). */
+  function hideCoveredTimes(w) {
+    const names = w.querySelector('.timeline-names');
+    if (!names) return;
+    const edge = names.getBoundingClientRect().right;
+    for (const t of w.querySelectorAll('.timeline .tick')) {
+      t.style.visibility = w.scrollLeft > 0 && t.getBoundingClientRect().left < edge ? 'hidden' : '';
+    }
+  }
 
   /** Refreshes soon, at most once a second. */
   function schedule() {
