@@ -369,6 +369,9 @@ func TestPlayPage(t *testing.T) {
 	// Bad timings are refused on the page, with the reason.
 	doc = tu.mustGetDoc(t, "/play?lease=demo&leaseDuration=2&renewDeadline=3&retryPeriod=x", http.StatusUnprocessableEntity)
 	problems := text(doc.Find(`[data-testid=problems]`))
+	if doc.Find(`[data-testid=problems] [data-testid=change-in-settings]`).Length() != 1 {
+		t.Error("refused settings do not say where to change them")
+	}
 	for _, s := range []string{"retryPeriod must be a number", "must be greater than renewDeadline"} {
 		if !strings.Contains(problems, s) {
 			t.Errorf("problems %q lack %q", problems, s)

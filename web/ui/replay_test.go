@@ -73,6 +73,9 @@ func TestReplayScreens(t *testing.T) {
 		!strings.Contains(doc.Find(`script#play-config`).Text(), `"disabled":true`) {
 		t.Error("the candidate tab's page does not refuse to join the replay")
 	}
+	if doc.Find(`[data-testid=change-in-settings]`).Length() != 0 {
+		t.Error("the refusal to join a replay advises changing the tab's settings")
+	}
 	w := tu.do(t, httptest.NewRequest(http.MethodGet, "/ui/tabs/connect", nil))
 	var st metav1.Status
 	if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil || w.Code != http.StatusMethodNotAllowed ||
