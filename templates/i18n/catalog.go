@@ -275,6 +275,7 @@ var pages = map[string]Text{
 	"play.wasmMissing":              {En: "candidate.wasm is not built: run make build", Zh: "candidate.wasm 尚未构建：请运行 make build"},
 	"play.wasmMissing2":             {En: " (or ", Zh: "（或 "},
 	"play.wasmMissing3":             {En: "), then reload this page.", Zh: "），然后重新加载此页面。"},
+	"play.timingsCoordinated":       {En: "In coordinated mode the server's election controller picks each holder: after a release or an expiry the next one is chosen when the controller next decides, not at a follower's next try. The figures below are those of the plain election.", Zh: "协调模式下由服务器的选举控制器挑选每一任持有者：租约被释放或过期后，下一任要等控制器下一次做决定时才选出，而不是在跟随者下一次尝试时。下面的数字是普通选举的。"},
 	"play.refused":                  {En: "These settings were refused", Zh: "这些设置被拒绝了"},
 	"play.changeIn1":                {En: "Change them in ", Zh: "请在下方的"},
 	"play.changeIn2":                {En: " below.", Zh: "中修改。"},

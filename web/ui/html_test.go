@@ -408,10 +408,15 @@ func TestPlayPageCoordinated(t *testing.T) {
 	if v := form.Find(`input[name=emulationVersion]`).AttrOr("value", ""); v != "1.35.0" {
 		t.Errorf("emulationVersion in the settings: %q", v)
 	}
+	// The timing calculator counts a plain election's failover; in coordinated mode the page says so.
+	if doc.Find(`[data-testid=timings]`).Length() != 1 || !strings.Contains(text(doc.Find(`[data-testid=timings-coordinated]`)), "election controller picks each holder") {
+		t.Error("a coordinated tab's timings do not say that the controller picks the holder")
+	}
 
 	// Not coordinated: no mode line, nothing coordinated in the config.
 	doc = tu.mustGetDoc(t, "/play?lease=demo", http.StatusOK)
-	if doc.Find(`[data-testid=coordinated]`).Length() != 0 || strings.Contains(doc.Find(`script#play-config`).Text(), "coordinated") {
+	if doc.Find(`[data-testid=coordinated]`).Length() != 0 || strings.Contains(doc.Find(`script#play-config`).Text(), "coordinated") ||
+		doc.Find(`[data-testid=timings-coordinated]`).Length() != 0 {
 		t.Error("coordinated mode shown without coordinated=1")
 	}
 
