@@ -24,14 +24,8 @@ func (tu *testUI) recordView(identity string, state tabproto.State, role tabprot
 	r := tabproto.Report{Identity: identity, Namespace: "default", Lease: "x", State: state, Role: role, Holder: holder,
 		Faults: tabproto.Faults{Paused: state == tabproto.StatePaused}, Clock: at.UnixMilli(), RoleSince: at.UnixMilli()}
 	// The store commits it then, as it does a report it receives.
-	tu.st.mu.Lock()
-	saved := tu.st.now
-	tu.st.now = at
-	tu.st.mu.Unlock()
+	defer tu.st.setNow(at)()
 	tu.hub.views.Report(r, views.SourceTab, at)
-	tu.st.mu.Lock()
-	tu.st.now = saved
-	tu.st.mu.Unlock()
 }
 
 // TestSplitBrainShown replays a GC pause: alice leads, is paused past her lease, bob takes
@@ -258,5 +252,25 @@ func TestToldAt(t *testing.T) {
 		if got := toldAt(start, c.end); !got.Equal(c.want) {
 			t.Errorf("toldAt(…, end %v) = %v, want %v", c.end.Sub(t0), got.Sub(t0), c.want.Sub(t0))
 		}
+	}
+}
+
+// TestPastTabsKeepTheirMode: at a past moment a coordinated candidate's row shows its mode, as
+// it did live, not plain.
+func TestPastTabsKeepTheirMode(t *testing.T) {
+	tu := mustNewUI(t, t0.Add(10*time.Second))
+	tu.putLease(t, lease("default", "x", "alice", t0, 60, 0), t0)
+	at := t0.Add(time.Second)
+	r := tabproto.Report{Identity: "alice", Namespace: "default", Lease: "x", State: tabproto.StateLeader, Role: tabproto.RoleLeader,
+		Holder: "alice", Clock: at.UnixMilli(), RoleSince: at.UnixMilli(),
+		Coordinated: true, BinaryVersion: "1.36.0", EmulationVersion: "1.35.0", Strategy: "OldestEmulationVersion"}
+	restore := tu.st.setNow(at)
+	tu.hub.views.Report(r, views.SourceTab, at)
+	restore()
+	doc := tu.mustGetDoc(t, atPath("/", 2), http.StatusOK)
+	row := doc.Find(`[data-tab-row][data-identity=alice]`)
+	if row.Length() != 1 || row.Find(`[data-testid=tab-mode]`).AttrOr("data-mode", "") != "coordinated" {
+		html, _ := row.Html()
+		t.Errorf("alice's row at a past moment (%d rows): mode %q\n%s", row.Length(), row.Find(`[data-testid=tab-mode]`).AttrOr("data-mode", ""), html)
 	}
 }

@@ -58,6 +58,14 @@ type Record struct {
 	DecisionText string `json:"decisionText,omitempty"`
 	// DecisionMsg is DecisionText as the candidate said it as a message, when it did.
 	DecisionMsg *tabproto.Msg `json:"decisionMsg,omitempty"`
+	// Coordinated and the rest are the candidate's Coordinated Leader Election mode, as its
+	// report gave them (tabproto.Report); absent for a plain candidate.
+	Coordinated      bool   `json:"coordinated,omitempty"`
+	BinaryVersion    string `json:"binaryVersion,omitempty"`
+	EmulationVersion string `json:"emulationVersion,omitempty"`
+	Strategy         string `json:"strategy,omitempty"`
+	PreferredHolder  string `json:"preferredHolder,omitempty"`
+	Native           bool   `json:"native,omitempty"`
 	// ClockMs is the candidate's own clock when it reported and RoleSinceMs when its role last
 	// changed, on that clock; ReceivedMs is the server's clock on receipt; AtMs is when, on
 	// the server's clock, this view began: the receipt, less how long before it the
@@ -84,6 +92,8 @@ func FromReport(r tabproto.Report, source string, received time.Time, prevRole s
 		LatencyMs: r.Faults.LatencyMs, ClockOffsetMs: r.Faults.ClockOffsetMs, ClockRate: r.Faults.ClockRate,
 		ActiveFaults: r.ActiveFaults,
 		Decision:     r.LastLog.Kind, DecisionText: r.LastLog.Text, DecisionMsg: r.LastLog.Msg,
+		Coordinated: r.Coordinated, BinaryVersion: r.BinaryVersion, EmulationVersion: r.EmulationVersion,
+		Strategy: r.Strategy, PreferredHolder: r.PreferredHolder, Native: r.Native,
 		ClockMs: r.Clock, RoleSinceMs: r.RoleSince,
 		ReceivedMs: received.UnixMilli(), AtMs: received.UnixMilli(),
 	}
@@ -141,6 +151,8 @@ func (r Record) Report() tabproto.Report {
 			LatencyMs: r.LatencyMs, ClockOffsetMs: r.ClockOffsetMs, ClockRate: r.ClockRate},
 		ActiveFaults: r.ActiveFaults,
 		LastLog:      tabproto.LogLine{At: r.ClockMs, Kind: r.Decision, Text: r.DecisionText, Msg: r.DecisionMsg},
+		Coordinated:  r.Coordinated, BinaryVersion: r.BinaryVersion, EmulationVersion: r.EmulationVersion,
+		Strategy: r.Strategy, PreferredHolder: r.PreferredHolder, Native: r.Native,
 	}
 }
 
