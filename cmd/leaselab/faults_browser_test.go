@@ -87,6 +87,10 @@ func TestBrowserFaults(t *testing.T) {
 	if s := text(tab, "#delay-value"); s != "10.0 s" {
 		t.Errorf("the tab's delay control follows the dashboard: %q", s)
 	}
+	// A screen reader says the delay as the page shows it, not the slider's index.
+	if s, _ := browserEval(tab, `document.getElementById('delay-slider').getAttribute('aria-valuetext') + '|' + document.getElementById('offset-slider').getAttribute('aria-valuetext')`); s != "10.0 s|0 s" {
+		t.Errorf("the sliders' spoken values: %q, want 10.0 s|0 s", s)
+	}
 	// A renewal cannot outlast 10 s: the leader gives up leading at its renew deadline.
 	want("slow past the deadline", "follower|10000||1", "follower|10000||1")
 	click(dash, row+` [data-cmd=slow]`)

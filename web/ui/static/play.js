@@ -130,6 +130,7 @@
   function showDelay() {
     const d = chosenDelay();
     $('delay-value').textContent = d.label || '';
+    delaySlider.setAttribute('aria-valuetext', d.label || ''); // "8.0 s", not the choice's index
     $('delay-effect').textContent = d.effect || '';
     delaySlider.parentElement.title = d.effect || '';
     const b = faultbar.querySelector('[data-cmd="slow"]');
@@ -177,6 +178,7 @@
     LL.showFaults(faultbar.parentElement, s.faults, cand);
     LL.showActionable(faultbar, s.state);
     slider.value = String(Math.round((s.faults.clockOffsetMs || 0) / 1000));
+    speakOffset();
     // A delay set from the dashboard shows here too.
     const i = delays.findIndex((d) => d.ms === s.faults.latencyMs);
     if (i >= 0 && String(i) !== delaySlider.value && document.activeElement !== delaySlider) {
@@ -305,6 +307,13 @@
     const b = e.target.closest('[data-cmd]');
     if (b) send(b.dataset.cmd);
   });
+  /** The clock offset slider's value as a screen reader says it: "+3 s". */
+  function speakOffset() {
+    const v = Number(slider.value);
+    slider.setAttribute('aria-valuetext', (v > 0 ? '+' : '') + v + ' s');
+  }
+  slider.addEventListener('input', speakOffset);
+  speakOffset();
   slider.addEventListener('change', () => {
     worker.postMessage({ type: 'clockOffset', seconds: Number(slider.value) });
   });
