@@ -60,6 +60,7 @@ func TestExportHistoryAndReplay(t *testing.T) {
 	}
 	aliceAt, bobAt := commitTime(t, rec.String(), alice.ResourceVersion), commitTime(t, rec.String(), bob.ResourceVersion)
 
+	browser := mustStartBrowser(t) // before TMPDIR is the replay's, which must be left empty
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	replayURL, stop := mustReplay(t, file)
@@ -80,6 +81,9 @@ func TestExportHistoryAndReplay(t *testing.T) {
 			t.Errorf("holder at %q: %q, want %q", tc.at, h, tc.holder)
 		}
 	}
+	// The time bar's newest moment is the end of the recording, not LIVE.
+	page, _ := openBrowserTab(t, browser, replayURL+"/leases/demo/x")
+	mustSee(t, page, `document.querySelector('[data-testid=scrub-shown]').textContent`, "END OF THE RECORDING")
 	_, err = client.CoordinationV1().Leases("demo").Update(ctx, got, metav1.UpdateOptions{})
 	if !apierrors.IsMethodNotSupported(err) || !strings.Contains(err.Error(), file) {
 		t.Errorf("update on a replay: %v", err)

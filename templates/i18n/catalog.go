@@ -42,6 +42,7 @@ var pages = map[string]Text{
 	"time.liveTitle":                {En: "Stop on the moment shown, or go back to live (L)", Zh: "停在所显示的时刻，或回到实时（L）"},
 	"time.pause":                    {En: "Pause", Zh: "暂停"},
 	"time.live":                     {En: "LIVE", Zh: "实时"},
+	"time.liveReplay":               {En: "END OF THE RECORDING", Zh: "录制的结尾"},
 	"time.liveButton":               {En: "Live", Zh: "实时"},
 	"time.group":                    {En: "step and play", Zh: "单步与播放"},
 	"time.prev":                     {En: "Previous event", Zh: "上一个事件"},

@@ -104,7 +104,8 @@
     $('play').querySelector('[data-label]').textContent = playing ? LL.t('time.stop') : LL.t('time.play');
     $('play').setAttribute('aria-pressed', playing ? 'true' : 'false');
     slider.value = at ? String(at) : slider.max;
-    const text = at ? clockText(at) + ' — ' + LL.ago(at) : LL.t('time.live');
+    // A replay's newest moment is the end of its recording, not now.
+    const text = at ? clockText(at) + ' — ' + LL.ago(at) : LL.t(document.body.hasAttribute('data-replay') ? 'time.liveReplay' : 'time.live');
     if (at) {
       // The age is kept current as the moment banner's is (data-ago), so that both read alike.
       const [before, after = ''] = LL.t('js.showing', '\u0001').split('\u0001');
