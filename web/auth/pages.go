@@ -319,7 +319,7 @@ var workshopTmpl = template.Must(template.New("workshop").Funcs(pageFuncs).Parse
 <main><h1>{{call .W.T "auth.ws.title"}}</h1>
 <p class="lead">{{call .W.T "auth.ws.joinAt"}}<code data-testid="base-url">{{.BaseURL}}</code>{{call .W.T "auth.ws.lead"}}<code>arena</code>{{call .W.T "auth.ws.leadEnd"}}</p>
 <p class="no-print" data-testid="joined" data-joined="{{.Joined}}" data-participants="{{.Participants}}">{{call .W.T "auth.ws.joined" .Joined .Participants}}</p>
-{{if .Loopback}}<p class="warning" data-testid="loopback-warning"><strong>{{call .W.T "auth.ws.loopback"}}</strong></p>{{end}}
+{{if .Loopback}}<p class="warning no-print" data-testid="loopback-warning"><strong>{{call .W.T "auth.ws.loopback"}}</strong></p>{{end}}
 <p class="toolbar no-print"><span>{{call .W.T "auth.ws.print"}}</span></p>
 <ul class="cards">
 {{range .Identities}}<li class="card{{if eq .Role "instructor"}} instructor no-print{{end}}" data-testid="identity" data-name="{{.Name}}" data-role="{{.Role}}">
