@@ -34,6 +34,7 @@ var authMessages = map[string]Text{
 	"auth.ws.writesIn":             {En: "writes in ", Zh: "写入 "},
 	"auth.ws.and":                  {En: " and ", Zh: " 和 "},
 	"auth.ws.everywhere":           {En: "writes everywhere", Zh: "可在所有地方写入"},
+	"auth.ws.kubeconfigOf":         {En: "kubeconfig of %s", Zh: "%s 的 kubeconfig"},
 	"auth.ws.qrAlt":                {En: "QR code of the join link of %s", Zh: "%s 的加入链接二维码"},
 	"auth.ws.instructor":           {En: "Yours alone: it signs in with every right, so it is left out when the page is printed.", Zh: "仅供你自己使用：它以全部权限登录，因此打印本页时不会包含它。"},
 	"auth.role.instructor":         {En: "instructor", Zh: "讲师"},

@@ -328,7 +328,7 @@ var workshopTmpl = template.Must(template.New("workshop").Funcs(pageFuncs).Parse
 <div class="role">{{call $.W.T (print "auth.role." .Role)}} · {{if .Namespace}}{{call $.W.T "auth.ws.writesIn"}}<code>{{.Namespace}}</code>{{call $.W.T "auth.ws.and"}}<code>arena</code>{{else}}{{call $.W.T "auth.ws.everywhere"}}{{end}}</div>
 <img src="{{.QRURL}}" alt="{{call $.W.T "auth.ws.qrAlt" .Name}}" width="200" height="200" data-testid="qr">
 <a class="link" href="{{.JoinURL}}" data-testid="join-link">{{.JoinURL}}</a>
-<div class="actions"><a href="{{.KubeconfigURL}}" download data-testid="kubeconfig-link">kubeconfig</a></div>
+<div class="actions"><a href="{{.KubeconfigURL}}" download data-testid="kubeconfig-link" aria-label="{{call $.W.T "auth.ws.kubeconfigOf" .Name}}">kubeconfig</a></div>
 {{if eq .Role "instructor"}}<p class="keep" data-testid="instructor-note">{{call $.W.T "auth.ws.instructor"}}</p>{{end}}
 </li>
 {{end}}</ul>

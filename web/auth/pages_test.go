@@ -265,6 +265,7 @@ func TestWorkshopPageSaysWhoJoined(t *testing.T) {
 	for _, want := range []string{
 		`data-testid="joined" data-joined="1" data-participants="2">1 of 2 participants have joined`,
 		`data-name="p1"`, `seen 1 min ago`, `not joined yet`, `seen 0 s ago`, // the instructor, now
+		`aria-label="kubeconfig of p1"`, // each download link says whose it is
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("workshop page lacks %q:\n%s", want, body)
