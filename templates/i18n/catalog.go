@@ -474,6 +474,7 @@ var pages = map[string]Text{
 	"js.nothingObserved":            {En: "nothing observed yet", Zh: "尚未观察到任何东西"},
 	"js.now":                        {En: "now", Zh: "现在"},
 	"js.lag":                        {En: "At %s the candidate's loop fell behind by %s: the browser or the machine was too busy to run it on time, so renewals may have been late.", Zh: "%s 时候选者的循环落后了 %s：浏览器或机器太忙，无法按时运行它，所以续约可能已经迟了。"},
+	"js.remoteSentBy":               {En: "At %s %s sent from the dashboard: %s", Zh: "%s 时 %s 从仪表盘发来了：%s"},
 	"js.remoteSent":                 {En: "At %s the dashboard sent: %s", Zh: "%s 时仪表盘发来了：%s"},
 	"js.cmd.pause":                  {En: "pause", Zh: "暂停"},
 	"js.cmd.resume":                 {En: "resume", Zh: "恢复"},

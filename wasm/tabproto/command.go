@@ -73,13 +73,18 @@ func (c Command) Validate() error {
 type commandMessage struct {
 	Type    string  `json:"type"`
 	Command Command `json:"command"`
+	// From is who sent it from a dashboard, on a server with tokens; the tab's page says so.
+	From string `json:"from,omitempty"`
 }
 
 // EncodeCommand returns the message the hub sends a tab to forward c. It returns Validate's
 // error for a command a tab must not obey.
-func EncodeCommand(c Command) ([]byte, error) {
+func EncodeCommand(c Command) ([]byte, error) { return EncodeCommandFrom(c, "") }
+
+// EncodeCommandFrom is EncodeCommand of a command that user from sent ("" when unknown).
+func EncodeCommandFrom(c Command, from string) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	return json.Marshal(commandMessage{Type: TypeCommand, Command: c})
+	return json.Marshal(commandMessage{Type: TypeCommand, Command: c, From: from})
 }

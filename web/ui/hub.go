@@ -403,18 +403,20 @@ var (
 // CommandOwn forwards a fault command to one of the tabs that user opened: ErrNotYours for
 // anyone else's, so that what one participant does cannot hurt another.
 func (h *Hub) CommandOwn(user, tabID string, cmd tabproto.Command) error {
-	return h.command(tabID, cmd, func(owner TabUser) bool { return owner.Name == user })
+	return h.command(tabID, cmd, user, func(owner TabUser) bool { return owner.Name == user })
 }
 
-// Command forwards a fault command to one tab. It returns ErrNoSuchTab, ErrTabSlow, or the
-// reason the command was refused (see tabproto.Command.Validate).
-func (h *Hub) Command(tabID string, cmd tabproto.Command) error {
-	return h.command(tabID, cmd, nil)
+// Command forwards a fault command that from sent (the signed-in user; "" without tokens) to
+// one tab. It returns ErrNoSuchTab, ErrTabSlow, or the reason the command was refused (see
+// tabproto.Command.Validate).
+func (h *Hub) Command(tabID, from string, cmd tabproto.Command) error {
+	return h.command(tabID, cmd, from, nil)
 }
 
-// command forwards cmd to the tab tabID when mine, if set, accepts the tab's owner.
-func (h *Hub) command(tabID string, cmd tabproto.Command, mine func(TabUser) bool) error {
-	msg, err := tabproto.EncodeCommand(cmd)
+// command forwards cmd, sent by from, to the tab tabID when mine, if set, accepts the tab's
+// owner.
+func (h *Hub) command(tabID string, cmd tabproto.Command, from string, mine func(TabUser) bool) error {
+	msg, err := tabproto.EncodeCommandFrom(cmd, from)
 	if err != nil {
 		return err
 	}

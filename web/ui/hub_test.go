@@ -147,7 +147,7 @@ func TestTabHubDisconnectsSlowTab(t *testing.T) {
 	tab := h.addTab(TabUser{}, func() { kicked = true })
 	var err error
 	for range tabQueue + 1 {
-		err = h.Command(tab.id, tabproto.Command{Type: "pause"})
+		err = h.Command(tab.id, "", tabproto.Command{Type: "pause"})
 	}
 	if err != ErrTabSlow || !kicked {
 		t.Errorf("a tab that takes no commands: err %v, kicked %v", err, kicked)

@@ -391,14 +391,15 @@ func TestParticipantsCommandTheirOwnTabs(t *testing.T) {
 	}
 	// Their own: the tab gets the command.
 	command(dash, ids["participant-01"])
-	if m := readJSON(t, ctx, tabs["participant-01"]); m["type"] != "command" {
-		t.Errorf("participant-01's own tab got %v, want the command", m)
+	if m := readJSON(t, ctx, tabs["participant-01"]); m["type"] != "command" || m["from"] != "participant-01" {
+		t.Errorf("participant-01's own tab got %v, want the command, from participant-01", m)
 	}
 	// The instructor's reach participant-02's tab, which had been told nothing before.
 	inst := dialAs(t, ctx, srv, "/ui/tabs/watch", "instructor")
 	readTabs(t, ctx, inst, func(ts []TabInfo) bool { return len(ts) == 2 })
 	command(inst, ids["participant-02"])
-	if m := readJSON(t, ctx, tabs["participant-02"]); m["type"] != "command" {
-		t.Errorf("participant-02's tab got %v after the instructor's command, want the command", m)
+	// The tab is told who sent it: its page says so.
+	if m := readJSON(t, ctx, tabs["participant-02"]); m["type"] != "command" || m["from"] != "instructor" {
+		t.Errorf("participant-02's tab got %v after the instructor's command, want the command, from instructor", m)
 	}
 }

@@ -305,7 +305,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 			case limit.take(now) > 0:
 				cmdErr = errTooManyCommands
 			case mayCommand:
-				cmdErr = u.hub.Command(m.Tab, m.Command)
+				cmdErr = u.hub.Command(m.Tab, self, m.Command)
 			case self != "":
 				cmdErr = u.hub.CommandOwn(self, m.Tab, m.Command)
 			}

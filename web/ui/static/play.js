@@ -341,7 +341,9 @@
       // The candidate obeys only fault commands (wasm/tabproto decides which).
       worker.postMessage({ type: 'remote', command: msg.command });
       const note = $('remote-note');
-      note.textContent = t('js.remoteSent', LL.clock(Date.now()), commandWords(msg.command));
+      note.textContent = msg.from
+        ? t('js.remoteSentBy', LL.clock(Date.now()), msg.from, commandWords(msg.command))
+        : t('js.remoteSent', LL.clock(Date.now()), commandWords(msg.command));
       note.hidden = false;
       // Said for a while, not for good: the faults panel says what is on now.
       clearTimeout(noteTimer);
