@@ -112,7 +112,7 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string, m moment) (temp
 	}
 	live.Overlaps = overlapViews(overlaps, ns, name, now)
 	live.ViewsRecorded = len(vs) > 0
-	live.Timeline = layoutTimeline(judge.TermsSeen(changes, vs, now), overlaps, now)
+	live.Timeline = layoutTimeline(judge.TermsSeen(changes, vs, now), overlaps, now, u.timelineMax())
 	events, err := u.leaseEvents(ctx, ns, name, m)
 	if err != nil {
 		return live, false, err

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/store/changelog"
@@ -81,5 +83,20 @@ func TestReplayScreens(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil || w.Code != http.StatusMethodNotAllowed ||
 		st.Reason != metav1.StatusReasonMethodNotAllowed || !strings.Contains(st.Message, "candidate tabs cannot join") {
 		t.Errorf("tab connection: %d %v %s", w.Code, err, w.Body.String())
+	}
+}
+
+// TestLongReplayTimeline: a replay's holder timeline shows the whole recording, not only its
+// last five minutes: it has no now to follow.
+func TestLongReplayTimeline(t *testing.T) {
+	replay := &Replay{File: "class.jsonl", From: t0, To: t0.Add(8 * time.Minute), FirstRevision: 1, LastRevision: 3, Changes: 3}
+	tu := mustNewUI(t, replay.To, func(o *Options) { o.Replay = replay })
+	tu.putLease(t, lease("demo", "x", "first", t0, 60, 0), t0) // its hold ends after a minute
+	tu.putLease(t, lease("demo", "x", "second", t0.Add(7*time.Minute), 600, 1), t0.Add(7*time.Minute))
+	doc := tu.mustGetDoc(t, "/leases/demo/x", http.StatusOK)
+	var lanes []string
+	doc.Find(`.timeline-names .lane-label`).Each(func(_ int, s *goquery.Selection) { lanes = append(lanes, s.Text()) })
+	if !slices.Contains(lanes, "first") || !slices.Contains(lanes, "second") {
+		t.Errorf("the replay's timeline draws the lanes %q, want first and second", lanes)
 	}
 }

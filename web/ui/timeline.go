@@ -30,22 +30,23 @@ const (
 )
 
 // timelineSpan is the window the drawing shows: from the first term (with a little room), at
-// least tlMinSpan and at most tlMaxSpan, ending now.
-func timelineSpan(terms []judge.Term, now time.Time) time.Duration {
+// least tlMinSpan and at most maxSpan, ending now.
+func timelineSpan(terms []judge.Term, now time.Time, maxSpan time.Duration) time.Duration {
 	span := tlMinSpan
 	if len(terms) > 0 {
 		if d := now.Sub(terms[0].Start); d > 0 {
 			span = d + d/20
 		}
 	}
-	return min(max(span, tlMinSpan), tlMaxSpan)
+	return min(max(span, tlMinSpan), maxSpan)
 }
 
 // layoutTimeline places terms on an SVG: one lane per holder in order of first appearance, a
 // bar per term within the window, a marker at each term's end, a hatched band across the lanes
 // for each split-brain interval, and a time axis.
-func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time) templates.Timeline {
-	span := timelineSpan(terms, now)
+// maxSpan is its longest window (timelineMax).
+func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time, maxSpan time.Duration) templates.Timeline {
+	span := timelineSpan(terms, now, maxSpan)
 	from := now.Add(-span)
 	plot := tlWidth - tlLabelWidth - tlRightPad
 	x := func(t time.Time) float64 {
@@ -141,6 +142,15 @@ func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time)
 		tl.Terms = append(tl.Terms, row)
 	}
 	return tl
+}
+
+// timelineMax is the longest window the holder timeline shows: tlMaxSpan, the recent past of a
+// live lease; on a replay, which has no now to follow, the whole recording, up to an hour.
+func (u *UI) timelineMax() time.Duration {
+	if r := u.opts.Replay; r != nil {
+		return min(max(tlMaxSpan, r.To.Sub(r.From)*21/20), time.Hour)
+	}
+	return tlMaxSpan
 }
 
 // tickSteps are the axis steps to choose from.

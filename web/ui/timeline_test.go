@@ -30,7 +30,7 @@ func sampleTerms() []judge.Term {
 
 func TestLayoutTimeline(t *testing.T) {
 	terms := sampleTerms()
-	tl := layoutTimeline(terms, nil, at(60))
+	tl := layoutTimeline(terms, nil, at(60), tlMaxSpan)
 	if len(tl.Lanes) != 2 || tl.Lanes[0].Identity != "tab-1" || tl.Lanes[1].Identity != "tab-2" {
 		t.Fatalf("lanes %+v", tl.Lanes)
 	}
@@ -62,7 +62,7 @@ func TestLayoutTimeline(t *testing.T) {
 	}
 
 	// Terms that ended before the window are left out; the window is at most five minutes.
-	tl = layoutTimeline(terms, nil, at(3600))
+	tl = layoutTimeline(terms, nil, at(3600), tlMaxSpan)
 	if len(tl.Lanes) != 0 || len(tl.Terms) != 0 || tl.Span != "5 min" {
 		t.Errorf("an hour later: %d lanes, %d terms, span %s", len(tl.Lanes), len(tl.Terms), tl.Span)
 	}
@@ -72,7 +72,7 @@ func TestLayoutTimeline(t *testing.T) {
 // ran out before another took it, both when it expired and when the other took it.
 func TestTimelineMarkTitles(t *testing.T) {
 	terms := sampleTerms()
-	tl := layoutTimeline(terms, nil, at(60))
+	tl := layoutTimeline(terms, nil, at(60), tlMaxSpan)
 	var titles []string
 	for _, m := range tl.Marks {
 		titles = append(titles, m.Kind+": "+m.Title+" | "+m.TitleSays.Zh)
@@ -94,7 +94,7 @@ func TestTimelineTicksFit(t *testing.T) {
 	for s := 0.0; s < 120; s += 0.25 {
 		now := at(600 + s)
 		for _, terms := range [][]judge.Term{nil, judge.Terms([]judge.Change{write(600+s-40, "a", 10, 0)}, now)} {
-			tl := layoutTimeline(terms, nil, now)
+			tl := layoutTimeline(terms, nil, now, tlMaxSpan)
 			for _, k := range tl.Ticks {
 				w := tlCharWidth * float64(len(k.Label))
 				left, right := k.X-w/2, k.X+w/2
