@@ -402,7 +402,6 @@ var pages = map[string]Text{
 	"age.min":                       {En: "%d min ago", Zh: "%d 分钟前"},
 	"age.h":                         {En: "%d h ago", Zh: "%d 小时前"},
 	"age.d":                         {En: "%d d ago", Zh: "%d 天前"},
-	"span.minSec":                   {En: "%d min %d s", Zh: "%d 分 %d 秒"},
 	"span.min":                      {En: "%s min", Zh: "%s 分钟"},
 	"timeline.endedAt":              {En: "%s at %s", Zh: "%s，于 %s"},
 	"timeline.expiredThenTook":      {En: "expired at %s, then %s took it at %s", Zh: "于 %s 过期，之后 %s 于 %s 获得"},

@@ -681,13 +681,19 @@ func nobody(holder string) Said {
 }
 
 // seconds is a duration in words, to a tenth of a second ("3.2 s", in Chinese "3.2 秒"), and
-// from 100 s in minutes and seconds ("1 min 51 s"), as the screens' tables say lengths.
+// from 100 s in minutes and seconds (MinutesAndSeconds).
 func seconds(d time.Duration) Said {
 	if d >= 100*time.Second {
-		s := int(d.Round(time.Second) / time.Second)
-		return say("judge.minSecs", s/60, s%60)
+		return MinutesAndSeconds(d)
 	}
 	return say("judge.secs", fmt.Sprintf("%.1f", d.Seconds()))
+}
+
+// MinutesAndSeconds is a length in words to the second: "1 min 51 s", "1 分 51 秒". A length of
+// 100 s or more reads so in the judge's sentences and in the screens' tables alike.
+func MinutesAndSeconds(d time.Duration) Said {
+	s := int(d.Round(time.Second) / time.Second)
+	return say("judge.minSecs", s/60, s%60)
 }
 
 // clock is an instant in words, in the server's local time (as the screens' other times, and

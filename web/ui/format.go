@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/web/judge"
 )
 
 func itoa(v int) string { return strconv.Itoa(v) }
@@ -34,8 +35,7 @@ func lengthSays(d time.Duration) i18n.Text {
 	if d < 100*time.Second {
 		return i18n.Same(secsText(d))
 	}
-	s := int(d.Round(time.Second) / time.Second)
-	return i18n.Say("span.minSec", s/60, s%60)
+	return says(judge.MinutesAndSeconds(d))
 }
 
 // exactSecsText is a duration in seconds with as many decimals as it has, one at least, as
