@@ -77,12 +77,9 @@ type commandMessage struct {
 	From string `json:"from,omitempty"`
 }
 
-// EncodeCommand returns the message the hub sends a tab to forward c. It returns Validate's
-// error for a command a tab must not obey.
-func EncodeCommand(c Command) ([]byte, error) { return EncodeCommandFrom(c, "") }
-
-// EncodeCommandFrom is EncodeCommand of a command that user from sent ("" when unknown).
-func EncodeCommandFrom(c Command, from string) ([]byte, error) {
+// EncodeCommand returns the message the hub sends a tab to forward c, sent by from ("" when
+// unknown). It returns Validate's error for a command a tab must not obey.
+func EncodeCommand(c Command, from string) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func TestWireCompatible(t *testing.T) {
 		{tabproto.Command{Type: tabproto.CommandSlow, LatencyMs: &ms}, `{"type":"command","command":{"type":"slow","latencyMs":2500}}`},
 		{tabproto.Command{Type: tabproto.CommandClockOffset, Seconds: &secs}, `{"type":"command","command":{"type":"clockOffset","seconds":-3}}`},
 	} {
-		if b, err := tabproto.EncodeCommand(tc.cmd); err != nil || string(b) != tc.want {
+		if b, err := tabproto.EncodeCommand(tc.cmd, ""); err != nil || string(b) != tc.want {
 			t.Errorf("command %+v: %s, %v, want %s", tc.cmd, b, err, tc.want)
 		}
 	}
@@ -178,7 +178,7 @@ func TestCommandValidate(t *testing.T) {
 		if (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
 			t.Errorf("%+v: %v, want %q", tc.cmd, err, tc.err)
 		}
-		if _, encErr := tabproto.EncodeCommand(tc.cmd); (encErr == nil) != (err == nil) {
+		if _, encErr := tabproto.EncodeCommand(tc.cmd, ""); (encErr == nil) != (err == nil) {
 			t.Errorf("%+v: EncodeCommand %v, Validate %v", tc.cmd, encErr, err)
 		}
 	}

@@ -416,7 +416,7 @@ func (h *Hub) Command(tabID, from string, cmd tabproto.Command) error {
 // command forwards cmd, sent by from, to the tab tabID when mine, if set, accepts the tab's
 // owner.
 func (h *Hub) command(tabID string, cmd tabproto.Command, from string, mine func(TabUser) bool) error {
-	msg, err := tabproto.EncodeCommandFrom(cmd, from)
+	msg, err := tabproto.EncodeCommand(cmd, from)
 	if err != nil {
 		return err
 	}
