@@ -104,8 +104,6 @@
     $('play').querySelector('[data-label]').textContent = playing ? LL.t('time.stop') : LL.t('time.play');
     $('play').setAttribute('aria-pressed', playing ? 'true' : 'false');
     slider.value = at ? String(at) : slider.max;
-    // A replay's newest moment is the end of its recording, not now.
-    const text = at ? clockText(at) + ' — ' + LL.ago(at) : LL.t(document.body.hasAttribute('data-replay') ? 'time.liveReplay' : 'time.live');
     if (at) {
       // The age is kept current as the moment banner's is (data-ago), so that both read alike.
       const [before, after = ''] = LL.t('js.showing', '\u0001').split('\u0001');
@@ -113,10 +111,12 @@
       age.dataset.ago = iso(at);
       age.textContent = LL.ago(at);
       $('shown').replaceChildren(before + clockText(at) + ' — ', age, after);
+      slider.setAttribute('aria-valuetext', clockText(at) + ' — ' + age.textContent);
     } else {
-      $('shown').textContent = text;
+      // A replay's newest moment is the end of its recording, not now.
+      $('shown').textContent = LL.t(document.body.hasAttribute('data-replay') ? 'time.liveReplay' : 'time.live');
+      slider.setAttribute('aria-valuetext', LL.t('js.liveAria'));
     }
-    slider.setAttribute('aria-valuetext', at ? text : LL.t('js.liveAria'));
   }
 
   /** Shows the moment ms: the page's rendering of it, and the URL that leads to it. */
