@@ -171,6 +171,12 @@ type DamageReporter interface {
 	Damaged() error
 }
 
+// WriteHealthReporter is implemented by stores whose writes can fail for a while without
+// damage, as on a full disk. WriteHealth returns nil when writes work, else why they do not.
+type WriteHealthReporter interface {
+	WriteHealth(ctx context.Context) error
+}
+
 // LogReader is implemented by stores that read their change log as of one snapshot: exports
 // and recordings (web/recording) read it whole while writes go on.
 type LogReader interface {

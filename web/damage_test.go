@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/store/sqlite"
@@ -45,6 +46,20 @@ func TestDamagedStoreIsNotReady(t *testing.T) {
 	if code, _ := get(t, srv.URL+"/readyz"); code != http.StatusOK {
 		t.Fatalf("readyz before the damage: %d", code)
 	}
+	current, _, err := db.Revision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, err := http.Get(fmt.Sprintf("%s/apis/coordination.k8s.io/v1/namespaces/default/leases?watch=1&resourceVersion=%d", srv.URL, current))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Body.Close()
+	streamed := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(watch.Body)
+		streamed <- string(b)
+	}()
 	// Move every page into the main file, then write junk into its middle.
 	raw, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -74,6 +89,27 @@ func TestDamagedStoreIsNotReady(t *testing.T) {
 	code, body := get(t, srv.URL+"/readyz")
 	if code != http.StatusInternalServerError || !strings.Contains(body, "[-]store") {
 		t.Errorf("readyz after the damage: %d %q", code, body)
+	}
+	// Writes are refused with a Status that says why, and the open watch ends with an ERROR.
+	for i := range 3 {
+		resp, err := http.Post(srv.URL+"/apis/coordination.k8s.io/v1/namespaces/default/leases", "application/json",
+			strings.NewReader(fmt.Sprintf(`{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"late-%d"}}`, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(b), `"kind":"Status"`) || !strings.Contains(string(b), "damaged") {
+			t.Errorf("create %d on a damaged store: %d %s; want a 500 Status saying the storage is damaged", i, resp.StatusCode, b)
+		}
+	}
+	select {
+	case got := <-streamed:
+		if !strings.Contains(got, `"type":"ERROR"`) || strings.Contains(got, "late-") {
+			t.Errorf("the open watch streamed %q; want an ERROR event and none of the refused writes", got)
+		}
+	case <-time.After(time.Minute):
+		t.Error("the open watch did not end after the damage")
 	}
 	if l := logs.String(); !strings.Contains(l, "level=ERROR") || !strings.Contains(l, "database damaged") {
 		t.Errorf("logs do not say the database is damaged at error level:\n%s", l)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,9 +38,15 @@ func TestMain(m *testing.M) {
 // startChild runs `leaselab serve` in a child process and returns its URL.
 func startChild(t *testing.T, db string) (*exec.Cmd, string) {
 	t.Helper()
+	return startChildWith(t, db, nil, os.Stderr)
+}
+
+// startChildWith is startChild with more environment and the child's logs going to stderr.
+func startChildWith(t *testing.T, db string, env []string, stderr io.Writer) (*exec.Cmd, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--db", db, "--log-level", "warn")
-	cmd.Env = append(os.Environ(), "LEASELAB_TEST_AS_BINARY=1")
-	cmd.Stderr = os.Stderr
+	cmd.Env = append(append(os.Environ(), "LEASELAB_TEST_AS_BINARY=1"), env...)
+	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -12,10 +12,10 @@ import (
 const repeatWindow = 10 * time.Second
 
 // repeatHandler folds repeated records: a warning or error with the same message and the same
-// "error" attribute as one written less than repeatWindow ago is counted instead of written, and
-// the count is written when the window ends, as "... (repeated N times in 10s)". A full disk
-// fails every write the same way; without this it fills the log with thousands of identical
-// lines a second.
+// "error" attribute (or, without one, the same "status" attribute: a failed request) as one
+// written less than repeatWindow ago is counted instead of written, and the count is written
+// when the window ends, as "... (repeated N times in 10s)". A full disk fails every write the
+// same way; without this it fills the log with thousands of identical lines a second.
 type repeatHandler struct {
 	next slog.Handler
 	now  func() time.Time
@@ -53,14 +53,20 @@ func (h *repeatHandler) Handle(ctx context.Context, r slog.Record) error {
 	if r.Level < slog.LevelWarn {
 		return h.next.Handle(ctx, r)
 	}
-	var errText string
+	var errText, status string
 	r.Attrs(func(a slog.Attr) bool {
-		if a.Key == "error" {
+		switch a.Key {
+		case "error":
 			errText = a.Value.String()
 			return false
+		case "status":
+			status = "status " + a.Value.String()
 		}
 		return true
 	})
+	if errText == "" {
+		errText = status
+	}
 	if errText == "" {
 		return h.next.Handle(ctx, r)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,5 +38,20 @@ func TestRepeatedErrorsAreFolded(t *testing.T) {
 	log.Error("request", slog.Any("error", disk))
 	if got := strings.Count(out.String(), "disk is full"); got != 4 {
 		t.Errorf("%d lines after the window, want 4:\n%s", got, out.String())
+	}
+}
+
+// TestFailedRequestsAreFolded: the access log's warning for each failed request, which has a
+// status but no error, folds by its status.
+func TestFailedRequestsAreFolded(t *testing.T) {
+	var out bytes.Buffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	log := slog.New(newRepeatHandler(slog.NewTextHandler(&out, nil), func() time.Time { return now }))
+	for i := range 500 {
+		log.Warn("request", slog.String("path", "/apis/x/"+strconv.Itoa(i)), slog.Int("status", 500))
+	}
+	log.Warn("request", slog.String("path", "/apis/y"), slog.Int("status", 503))
+	if n := strings.Count(out.String(), "level=WARN"); n != 2 {
+		t.Fatalf("%d lines for 500 failed requests of one status and one of another, want 2:\n%s", n, out.String())
 	}
 }

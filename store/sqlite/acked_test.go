@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,14 +14,22 @@ import (
 	"time"
 )
 
-// TestLostWALIsRefused: after a kill -9, a database whose -wal file is deleted opens as it was
-// at its last checkpoint. Open refuses it, naming the file; with AcceptRollback it opens and
-// new writes get revisions above every one acknowledged before.
-func TestLostWALIsRefused(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "lost.db")
+// crashRun is a child process writing to a database until it is killed (crashChild), and the
+// writes it acknowledged.
+type crashRun struct {
+	t     *testing.T
+	path  string
+	cmd   *exec.Cmd
+	lines *bufio.Scanner
+	acked map[string]int64
+	// highest is the highest revision the child acknowledged.
+	highest int64
+}
+
+func startCrashChild(t *testing.T, path string, env ...string) *crashRun {
+	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), crashEnv+"="+path, crashNoCheckpointEnv+"=1")
+	cmd.Env = append(append(os.Environ(), crashEnv+"="+path), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -30,51 +39,235 @@ func TestLostWALIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	timeout := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() })
-	defer timeout.Stop()
-	// Read acknowledgements until the record beside the database has caught up with some.
-	var highest int64
-	lines := bufio.NewScanner(out)
-	for lines.Scan() {
+	t.Cleanup(func() { timeout.Stop() })
+	return &crashRun{t: t, path: path, cmd: cmd, lines: bufio.NewScanner(out), acked: map[string]int64{}}
+}
+
+// next reads one acknowledgement; false when the child's output ended.
+func (r *crashRun) next() bool {
+	for r.lines.Scan() {
 		var key string
 		var rev int64
-		if _, err := fmt.Sscanf(lines.Text(), "ack %s %d", &key, &rev); err == nil {
-			highest = max(highest, rev)
-		}
-		if rec, _ := readAcked(path); rec >= 100 {
-			break
+		if _, err := fmt.Sscanf(r.lines.Text(), "ack %s %d", &key, &rev); err == nil {
+			r.acked[key] = rev
+			r.highest = max(r.highest, rev)
+			return true
 		}
 	}
-	if err := cmd.Process.Kill(); err != nil {
+	return false
+}
+
+// kill kills the child with SIGKILL and reads the acknowledgements it printed before dying.
+func (r *crashRun) kill() {
+	if err := r.cmd.Process.Kill(); err != nil {
+		r.t.Fatal(err)
+	}
+	for r.next() {
+	}
+	_ = r.cmd.Wait()
+}
+
+// mainFile returns what changes in the database file when a checkpoint writes to it.
+func mainFile(t *testing.T, path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	_ = cmd.Wait()
-	for lines.Scan() {
-		var key string
-		var rev int64
-		if _, err := fmt.Sscanf(lines.Text(), "ack %s %d", &key, &rev); err == nil {
-			highest = max(highest, rev)
-		}
+	return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+}
+
+// killAfterCheckpoint runs a child with frequent checkpoints and 4 writers, waits until the
+// database file changed under a checkpoint and after more acknowledgements, kills the child,
+// and deletes the -wal and -shm files.
+func killAfterCheckpoint(t *testing.T, path string, more int) *crashRun {
+	t.Helper()
+	r := startCrashChild(t, path, crashCheckpointEnv+"=64", crashWritersEnv+"=4")
+	for r.next() && len(r.acked) < 50 {
 	}
-	if rec, _ := readAcked(path); rec < 100 {
-		t.Fatalf("the record beside the database says %d", rec)
+	before := mainFile(t, path)
+	for r.next() && mainFile(t, path) == before {
+	}
+	for i := 0; i < more && r.next(); i++ {
+	}
+	r.kill()
+	if len(r.acked) < 50 {
+		t.Fatalf("the child acknowledged only %d writes", len(r.acked))
 	}
 	if err := os.Remove(path + "-wal"); err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(path + "-shm")
+	return r
+}
 
-	_, err = Open(context.Background(), path, testOptions(), testLogger(t))
-	if !errors.Is(err, ErrRolledBack) || !strings.Contains(err.Error(), path+"-wal") {
-		t.Fatalf("open after the -wal was deleted: %v; want ErrRolledBack naming the -wal file", err)
+// lost returns the acknowledged writes that db does not have.
+func (r *crashRun) lost(db *DB) []string {
+	var lost []string
+	for key, rev := range r.acked {
+		got, err := db.Get(context.Background(), leaseKey("crash", key))
+		if err != nil || got.Revision != rev {
+			lost = append(lost, key)
+		}
 	}
+	return lost
+}
 
-	opts := testOptions()
-	opts.AcceptRollback = true
-	db := MustOpenPath(t, path, opts)
-	rec, _ := readAcked(path)
+// TestLostWALIsNeverSilent: kill -9 right after a checkpoint (and a few writes later), the
+// -wal file deleted. Whatever the timing, Open either refuses with ErrRolledBack, naming the
+// -wal file, or has every acknowledged write.
+func TestLostWALIsNeverSilent(t *testing.T) {
+	t.Parallel()
+	refused := 0
+	for i, more := range []int{0, 0, 1, 3, 10, 40} {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("lost%d.db", i))
+		r := killAfterCheckpoint(t, path, more)
+		db, err := Open(context.Background(), path, testOptions(), testLogger(t))
+		if err != nil {
+			if !errors.Is(err, ErrRolledBack) || !strings.Contains(err.Error(), path+"-wal") {
+				t.Fatalf("run %d: open after the -wal was deleted: %v; want ErrRolledBack naming the -wal file", i, err)
+			}
+			refused++
+			continue
+		}
+		if lost := r.lost(db); len(lost) > 0 {
+			t.Errorf("run %d: opened without a word, and %d of %d acknowledged writes are gone (%v...)", i, len(lost), len(r.acked), lost[0])
+		}
+		db.Close()
+	}
+	t.Logf("%d of 6 starts refused", refused)
+}
+
+// TestAcceptedRollbackNeverReusesRevisions: with AcceptRollback, a database that lost its -wal
+// opens, and new writes get revisions above every one acknowledged before.
+func TestAcceptedRollbackNeverReusesRevisions(t *testing.T) {
+	t.Parallel()
+	for i, more := range []int{0, 5, 40} {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("accept%d.db", i))
+		r := killAfterCheckpoint(t, path, more)
+		opts := testOptions()
+		opts.AcceptRollback = true
+		db := MustOpenPath(t, path, opts)
+		for j := range 3 {
+			obj := MustCreate(t, db, leaseKey("crash", fmt.Sprintf("after-%d", j)), "{}")
+			if obj.Revision <= r.highest {
+				t.Fatalf("run %d: a write after the accepted rollback got revision %d, acknowledged before up to %d", i, obj.Revision, r.highest)
+			}
+		}
+		// Accepted once, the rollback is not refused again at the next start.
+		db.Close()
+		MustOpenPath(t, path, testOptions()).Close()
+	}
+}
+
+// TestLostWALWithoutCheckpointIsRefused: everything since the start in the -wal file, which is
+// deleted after a kill -9: the database is empty, and Open refuses.
+func TestLostWALWithoutCheckpointIsRefused(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "lost.db")
+	r := startCrashChild(t, path, crashNoCheckpointEnv+"=1")
+	for r.next() && len(r.acked) < 100 {
+	}
+	r.kill()
+	rec, _, err := readRecord(path)
+	if err != nil || rec.acked < r.highest {
+		t.Fatalf("the record says %d (%v), the child acknowledged up to %d", rec.acked, err, r.highest)
+	}
+	if err := os.Remove(path + "-wal"); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path + "-shm")
+	if _, err := Open(context.Background(), path, testOptions(), testLogger(t)); !errors.Is(err, ErrRolledBack) {
+		t.Fatalf("open after the -wal was deleted: %v; want ErrRolledBack", err)
+	}
+}
+
+// TestCrashKeepsRevisionsUnique: after a kill -9 with the -wal intact, nothing is lost and
+// new revisions continue above every acknowledged one; after a clean Close they continue
+// right after the last.
+func TestCrashKeepsRevisionsUnique(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "unique.db")
+	r := startCrashChild(t, path, crashWritersEnv+"=4")
+	for r.next() && len(r.acked) < 200 {
+	}
+	r.kill()
+	db := MustOpenPath(t, path, testOptions())
+	if lost := r.lost(db); len(lost) > 0 {
+		t.Fatalf("%d acknowledged writes lost with the -wal intact", len(lost))
+	}
 	obj := MustCreate(t, db, leaseKey("crash", "after"), "{}")
-	if obj.Revision <= highest {
-		t.Errorf("a write after the accepted rollback got revision %d, not above the acknowledged %d", obj.Revision, highest)
+	if obj.Revision <= r.highest {
+		t.Fatalf("first write after the crash got revision %d, acknowledged before up to %d", obj.Revision, r.highest)
 	}
-	t.Logf("acknowledged up to %d before the kill, recorded %d; first write after: %d", highest, rec, obj.Revision)
+	db.Close()
+	db = MustOpenPath(t, path, testOptions())
+	if next := MustCreate(t, db, leaseKey("crash", "after-close"), "{}"); next.Revision != obj.Revision+1 {
+		t.Fatalf("after a clean close the next revision is %d, want %d", next.Revision, obj.Revision+1)
+	}
+}
+
+// TestOlderCopyIsRefused: a copy of the database taken earlier, put in place of the file after
+// a clean Close, is refused.
+func TestOlderCopyIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "copy.db")
+	db := MustOpenPath(t, path, testOptions())
+	MustCreate(t, db, leaseKey("copy", "a"), "{}")
+	db.Close()
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db = MustOpenPath(t, path, testOptions())
+	MustCreate(t, db, leaseKey("copy", "b"), "{}")
+	db.Close()
+	if err := os.WriteFile(path, old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(context.Background(), path, testOptions(), testLogger(t)); !errors.Is(err, ErrRolledBack) {
+		t.Fatalf("open of an older copy: %v; want ErrRolledBack", err)
+	}
+}
+
+// TestRecordSurvivesATornSlot: a slot torn by a power cut is skipped for the other, one
+// write older; a record of the older one-number format still reads.
+func TestRecordSurvivesATornSlot(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "torn.db")
+	rec, err := createRecord(path, revisionRecord{acked: 10, reserved: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.write(20, 1044); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.write(30, 1044); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := readRecord(path)
+	if err != nil || got.acked != 30 || got.reserved != 1044 {
+		t.Fatalf("record %+v, %v; want acknowledged 30, reserved 1044", got, err)
+	}
+	// Tear the newest slot half-way.
+	if _, err := rec.f.WriteAt([]byte(strings.Repeat("\x00", slotSize/2)), (rec.rec.seq%2)*slotSize+slotSize/2); err != nil {
+		t.Fatal(err)
+	}
+	rec.close()
+	if got, _, err := readRecord(path); err != nil || got.acked != 20 {
+		t.Fatalf("record with a torn slot %+v, %v; want the older slot, acknowledged 20", got, err)
+	}
+
+	if err := os.WriteFile(ackedPath(path), []byte("301\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := readRecord(path); err != nil || got.acked != 301 || got.reserved < 301+legacyMargin {
+		t.Fatalf("older record %+v, %v; want acknowledged 301 and a margin reserved", got, err)
+	}
+	if err := os.WriteFile(ackedPath(path), []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readRecord(path); err == nil || !strings.Contains(err.Error(), ackedPath(path)) {
+		t.Fatalf("unreadable record: %v; want an error naming the file", err)
+	}
 }

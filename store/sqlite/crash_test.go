@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +16,10 @@ import (
 const (
 	crashEnv             = "LEASELAB_CRASH_DB"
 	crashNoCheckpointEnv = "LEASELAB_CRASH_NO_CHECKPOINT"
+	// crashCheckpointEnv sets the child's wal_autocheckpoint (pages), so that checkpoints
+	// come every few dozen writes.
+	crashCheckpointEnv = "LEASELAB_CRASH_CHECKPOINT_PAGES"
+	crashWritersEnv    = "LEASELAB_CRASH_WRITERS"
 )
 
 // TestCrashKeepsAcknowledgedWrites runs writers in a child process, kills it with SIGKILL while
@@ -84,16 +89,24 @@ func crashChild(path string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	pages := os.Getenv(crashCheckpointEnv)
 	if os.Getenv(crashNoCheckpointEnv) != "" {
 		// Everything stays in the -wal file, as between two checkpoints.
-		if _, err := db.wdb.Exec("PRAGMA wal_autocheckpoint=0"); err != nil {
+		pages = "0"
+	}
+	if pages != "" {
+		if _, err := db.wdb.Exec("PRAGMA wal_autocheckpoint=" + pages); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 	}
+	writers := 8
+	if n, err := strconv.Atoi(os.Getenv(crashWritersEnv)); err == nil {
+		writers = n
+	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for g := range 8 {
+	for g := range writers {
 		wg.Go(func() {
 			for i := 0; ; i++ {
 				key := fmt.Sprintf("g%d-%d", g, i)

@@ -32,7 +32,10 @@ func (db *DB) noteDamage(err error) error {
 	}
 	d := fmt.Errorf("%w: database %s: %w", store.ErrDamaged, db.path, err)
 	if db.damage.CompareAndSwap(nil, &d) {
-		db.logger.Error("database damaged: "+damageHint, slog.String(logKeyPath, db.path), slog.Any(logKeyError, err))
+		db.logger.Error("database damaged: writes are refused from now on; "+damageHint, slog.String(logKeyPath, db.path), slog.Any(logKeyError, err))
+		// Whatever they would deliver next comes from a file that cannot be trusted: their
+		// clients get an ERROR event instead of silence.
+		db.hub.endAll(d)
 	}
 	return d
 }

@@ -117,3 +117,46 @@ func TestDamageWhileServing(t *testing.T) {
 		t.Errorf("Damaged() = %v", d)
 	}
 }
+
+// TestDamageRefusesWrites: once damage is known, every write fails with ErrDamaged and
+// changes nothing, and a watch that was open ends with ErrDamaged instead of delivering
+// writes that exist only in a file that has to be restored.
+func TestDamageRefusesWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.db")
+	db := MustOpenPath(t, path, testOptions())
+	fillDB(t, db, 400)
+	ctx := context.Background()
+	current, _, err := db.Revision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := db.Watch(ctx, store.WatchOptions{Resource: "leases", After: current})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.wdb.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		t.Fatal(err)
+	}
+	scribble(t, path, 20<<10)
+	if _, err := db.List(ctx, store.ListOptions{Resource: "leases"}); !errors.Is(err, store.ErrDamaged) {
+		t.Fatalf("list after the damage: %v, want ErrDamaged", err)
+	}
+	for i := range 5 {
+		obj, err := db.Create(ctx, leaseKey("default", fmt.Sprintf("late-%d", i)), []byte("{}"))
+		if !errors.Is(err, store.ErrDamaged) {
+			t.Fatalf("create %d after the damage was found: revision %d, %v; want ErrDamaged", i, obj.Revision, err)
+		}
+	}
+	for ev := range open.Events() {
+		t.Errorf("the open watch delivered %s %s at %d after the damage", ev.Type, ev.Object.Name, ev.Object.Revision)
+	}
+	if !errors.Is(open.Err(), store.ErrDamaged) {
+		t.Errorf("the open watch ended with %v, want ErrDamaged", open.Err())
+	}
+	if _, err := db.Watch(ctx, store.WatchOptions{Resource: "leases", After: current}); !errors.Is(err, store.ErrDamaged) {
+		t.Errorf("a new watch: %v, want ErrDamaged", err)
+	}
+	if err := db.WriteHealth(ctx); !errors.Is(err, store.ErrDamaged) {
+		t.Errorf("WriteHealth: %v, want ErrDamaged", err)
+	}
+}

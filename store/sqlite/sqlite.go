@@ -122,6 +122,7 @@ type DB struct {
 
 	writes     chan *writeOp
 	writerDone chan struct{}
+	acks       chan *ackBatch // committed batches, from the writer to the acknowledger (ack.go)
 	commits    atomic.Int64 // transactions the writer committed, for the benchmarks' writes per commit
 
 	hub    *hub
@@ -130,9 +131,10 @@ type DB struct {
 	compactMu sync.Mutex
 	// damage is the first error that found the file damaged (noteDamage).
 	damage atomic.Pointer[error]
-	// acked is the highest revision acknowledged to a caller; recorded the highest written to
-	// the record beside the database (acked.go).
-	acked, recorded atomic.Int64
+	// writeFailure is why the last commit failed, nil once one succeeds (health.go).
+	writeFailure atomic.Pointer[error]
+	// rec is the revision record beside the database (acked.go), written by the writer.
+	rec *recorder
 
 	closed    atomic.Bool
 	ctx       context.Context // ends when Close starts
@@ -155,6 +157,7 @@ func Open(ctx context.Context, path string, opts Options, logger *slog.Logger) (
 		logger:     logger,
 		writes:     make(chan *writeOp, 4*maxBatch),
 		writerDone: make(chan struct{}),
+		acks:       make(chan *ackBatch, ackQueue),
 	}
 	db.hub = newHub(db.opts.WatchQueue)
 	db.latest = newLatest()
@@ -175,28 +178,27 @@ func Open(ctx context.Context, path string, opts Options, logger *slog.Logger) (
 	}
 	current, compacted, err := db.Revision(ctx)
 	if err == nil {
-		current, err = db.checkRollback(ctx, current)
+		current, err = db.startRevision(ctx, current)
+	}
+	if err == nil {
+		db.rec, err = createRecord(path, revisionRecord{acked: current, reserved: current})
+		if err != nil {
+			err = fmt.Errorf("record the acknowledged revision in %s: %w", ackedPath(path), err)
+		}
 	}
 	if err != nil {
 		db.closeDBs()
 		return nil, err
 	}
-	db.acked.Store(current)
-	db.recorded.Store(current)
-	if err := writeAcked(path, current); err != nil {
-		db.closeDBs()
-		return nil, fmt.Errorf("record the acknowledged revision: %w", err)
-	}
 	db.ctx, db.cancel = context.WithCancel(context.Background())
-	db.wg.Add(1)
-	go func() {
-		defer db.wg.Done()
-		db.keepAcked()
-	}()
-	db.wg.Add(1)
+	db.wg.Add(2)
 	go func() {
 		defer db.wg.Done()
 		db.writeLoop()
+	}()
+	go func() {
+		defer db.wg.Done()
+		db.ackLoop()
 	}()
 	if db.opts.CompactInterval > 0 {
 		db.wg.Add(1)
@@ -298,7 +300,7 @@ func (db *DB) Close() error {
 		db.cancel()
 		db.wg.Wait()
 		db.hub.close()
-		db.recordAcked()
+		db.recordClean()
 		// A Compact called by a user stops at its next batch; wait for it.
 		db.compactMu.Lock()
 		defer db.compactMu.Unlock()
@@ -313,7 +315,7 @@ func (db *DB) closeDBs() error {
 	if db.getStmt != nil {
 		errs = append(errs, db.getStmt.Close())
 	}
-	errs = append(errs, db.w.close())
+	errs = append(errs, db.w.close(), db.rec.close())
 	if db.rdb != nil {
 		errs = append(errs, db.rdb.Close())
 	}

@@ -34,6 +34,9 @@ func (db *DB) Watch(ctx context.Context, opts store.WatchOptions) (store.Watch, 
 	if db.closed.Load() {
 		return nil, store.ErrClosed
 	}
+	if err := db.Damaged(); err != nil {
+		return nil, err
+	}
 	opts.After = max(opts.After, 0)
 	w := &watch{
 		hub:    db.hub,
@@ -102,6 +105,19 @@ func (h *hub) publish(events []store.Event) {
 	defer h.mu.RUnlock()
 	for w := range h.watches {
 		w.offer(events, h.queue)
+	}
+}
+
+// endAll ends every running watch with err; new watches may start.
+func (h *hub) endAll(err error) {
+	h.mu.RLock()
+	ws := make([]*watch, 0, len(h.watches))
+	for w := range h.watches {
+		ws = append(ws, w)
+	}
+	h.mu.RUnlock()
+	for _, w := range ws {
+		w.end(err)
 	}
 }
 

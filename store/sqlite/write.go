@@ -90,6 +90,9 @@ func (db *DB) write(ctx context.Context, kind opKind, key store.Key, expect int6
 	if db.closed.Load() {
 		return store.Object{}, store.ErrClosed
 	}
+	if err := db.Damaged(); err != nil {
+		return store.Object{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return store.Object{}, err
 	}
@@ -128,7 +131,7 @@ func (db *DB) write(ctx context.Context, kind opKind, key store.Key, expect int6
 // writeLoop is the writer goroutine: it takes every queued op (up to maxBatch), commits them
 // in one transaction, and repeats until Close.
 func (db *DB) writeLoop() {
-	defer close(db.writerDone)
+	defer close(db.acks) // the acknowledger closes writerDone once it has told everyone
 	batch := make([]*writeOp, 0, maxBatch)
 	for {
 		// Checked first: select picks at random among ready cases, and after Close nothing
@@ -227,6 +230,16 @@ func (db *DB) commitBatch(tx *sql.Tx, batch []*writeOp) {
 		}
 		return
 	}
+	if err := db.Damaged(); err != nil {
+		// Found damaged while these waited: nothing more is written to the file.
+		if tx != nil {
+			_ = tx.Rollback()
+		}
+		for _, op := range ops {
+			op.done <- writeResult{err: err}
+		}
+		return
+	}
 	start := time.Now()
 	db.latest.begin(ops)
 	all := slices.Clone(ops) // ops loses the ones that fail alone
@@ -239,6 +252,7 @@ func (db *DB) commitBatch(tx *sql.Tx, batch []*writeOp) {
 		}
 		if failed < 0 {
 			err = db.noteDamage(err)
+			db.noteWriteFailure(err)
 			db.latest.end(all, nil)
 			// The callers get the error; logging it here too would report it twice.
 			db.logger.LogAttrs(context.Background(), slog.LevelDebug, "write batch failed",
@@ -274,17 +288,10 @@ func (db *DB) commitBatch(tx *sql.Tx, batch []*writeOp) {
 	}
 	// Before anyone can know of the commit: see latest.
 	db.latest.end(all, committed)
-	// The callers first: publishing readies the goroutine of every watch, and a caller
-	// answered after that waits behind all of them before it can send its response.
-	if last > 0 {
-		db.acked.Store(last)
-	}
-	for i, op := range ops {
-		op.done <- writeResult{obj: outcomes[i].obj, err: outcomes[i].err}
-	}
-	if len(events) > 0 {
-		db.hub.publish(events)
-	}
+	db.noteWriteFailure(nil)
+	// The acknowledger answers the callers and publishes the events once the revision record
+	// is on disk, while this goroutine goes on with the next batch.
+	db.acks <- &ackBatch{ops: ops, outcomes: outcomes, events: events, last: last}
 	db.logger.LogAttrs(context.Background(), slog.LevelDebug, "write batch committed",
 		slog.Int(logKeyOps, len(ops)), slog.Int(logKeyFailed, nFailed),
 		slog.Int64(logKeyRevision, last), slog.Duration(logKeyDuration, time.Since(start)))
@@ -330,6 +337,9 @@ func (db *DB) runBatch(tx *sql.Tx, ops []*writeOp, outcomes []opOutcome) (failed
 		if outcomes[i].event != nil {
 			rev++
 		}
+	}
+	if err := db.reserve(rev); err != nil {
+		return -1, err
 	}
 	if err := tx.Commit(); err != nil {
 		return -1, fmt.Errorf("commit: %w", err)

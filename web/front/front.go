@@ -225,6 +225,9 @@ func (a *API) health(ready bool) echo.HandlerFunc {
 			if d, ok := a.st.(store.DamageReporter); ok && d.Damaged() != nil {
 				failed = "store"
 			}
+			if w, ok := a.st.(store.WriteHealthReporter); ok && failed == "" && w.WriteHealth(c.Request().Context()) != nil {
+				failed = "store"
+			}
 			for _, rc := range a.cfg.ReadyChecks {
 				checks = append(checks, rc.Name)
 				if failed == "" && rc.Check(c.Request().Context()) != nil {
