@@ -123,7 +123,7 @@ type DB struct {
 	writes     chan *writeOp
 	writerDone chan struct{}
 	acks       chan *ackBatch // committed batches, from the writer to the acknowledger (ack.go)
-	commits    atomic.Int64 // transactions the writer committed, for the benchmarks' writes per commit
+	commits    atomic.Int64   // transactions the writer committed, for the benchmarks' writes per commit
 
 	hub    *hub
 	latest *latest // current objects for Get, kept by the writer
