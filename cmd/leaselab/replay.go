@@ -12,6 +12,8 @@ import (
 
 	"github.com/leaselab/leaselab/store/changelog"
 	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/recording"
 	"github.com/leaselab/leaselab/web/ui"
 )
 
@@ -58,14 +60,19 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return srv.serveUntilDone(ctx)
 }
 
-// importRecording builds the database at db from the recording in file.
+// importRecording builds the database at db from the recording in file, refusing a file that
+// holds anything but what recordings hold, or an object the server could not read back.
 func importRecording(ctx context.Context, file, db string) (*ui.Replay, error) {
+	rec, err := recording.New(kinds.NewRegistry(kinds.DefaultOptions()))
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	sum, err := sqlite.Import(ctx, db, f)
+	sum, err := sqlite.Import(ctx, db, f, rec.Checker())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

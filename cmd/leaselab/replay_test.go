@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +25,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/leaselab/leaselab/store/changelog"
+	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/web/auth"
+	"github.com/leaselab/leaselab/web/ui"
 	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
@@ -253,4 +258,140 @@ func holderOnPage(t *testing.T, base, at string) string {
 		t.Fatalf("GET %s: %d %v", u, resp.StatusCode, err)
 	}
 	return doc.Find(`.lease-now [data-testid="holder"]`).Text()
+}
+
+// The lines of a small recording: the namespace, then a lease whose renewTime is %s and
+// whose object is %s when not empty.
+const (
+	recordedNamespace = `{"revision":1,"type":"ADDED","time":"2026-01-02T03:00:00Z","resource":"namespaces","name":"default","createRevision":1,` +
+		`"object":{"metadata":{"name":"default","creationTimestamp":"2026-01-02T03:00:00Z"}}}`
+	recordedLease = `{"revision":2,"type":"ADDED","time":"2026-01-02T03:00:01Z","resource":"leases.coordination.k8s.io","namespace":"default","name":"x","createRevision":2,"object":%s}`
+	leaseObject   = `{"metadata":{"name":"x","namespace":"default","creationTimestamp":"2026-01-02T03:00:01Z"},"spec":{"holderIdentity":"alice","leaseDurationSeconds":15,"renewTime":"%s"}}`
+	// recordedInstructor is a workshop identity with a token someone knows.
+	recordedInstructor = `{"revision":3,"type":"ADDED","time":"2026-01-02T03:00:02Z","resource":"participants.leaselab.dev","name":"instructor","createRevision":3,` +
+		`"object":{"name":"instructor","uid":"u","token":"attacker-known-token-0123456789","role":"instructor"}}`
+)
+
+// recordingResources are the resources a recording's header lists.
+var recordingResources = []string{"leases.coordination.k8s.io", "leasecandidates.coordination.k8s.io", "candidateviews.leaselab.dev", "namespaces", "events"}
+
+// writeRecording writes a recording of lines, with a header that lists resources and sums the
+// lines up, or none when resources is nil; it returns the file.
+func writeRecording(t *testing.T, resources []string, lines ...string) string {
+	t.Helper()
+	var b strings.Builder
+	if resources != nil {
+		h := changelog.Header{Recording: changelog.Format, Resources: resources, Changes: int64(len(lines))}
+		for i, l := range lines {
+			var c changelog.Change
+			if err := json.Unmarshal([]byte(l), &c); err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				h.FirstRevision, h.From = c.Revision, c.Time
+			}
+			h.LastRevision, h.To = c.Revision, c.Time
+		}
+		b.WriteString(mustJSON(t, h) + "\n")
+	}
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	file := filepath.Join(t.TempDir(), "crafted.jsonl")
+	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// replayRefused runs leaselab replay FILE and wants it refused at once, with an error naming
+// the file's line and saying msg. A replay that serves instead is stopped after a while.
+func replayRefused(t *testing.T, file string, line int, msg string) {
+	t.Helper()
+	var out syncBuffer
+	code := run(ctxT(t, 10*time.Second), []string{"replay", "--addr", "127.0.0.1:0", file}, &out, &out)
+	want := fmt.Sprintf("%s: line %d: ", file, line)
+	if code != 1 || !strings.Contains(out.String(), want) || !strings.Contains(out.String(), msg) {
+		t.Errorf("exit %d, want 1 and %q saying %q:\n%s", code, want, msg, out.String())
+	}
+	if strings.Contains(out.String(), "https://") {
+		t.Errorf("the replay served HTTPS:\n%s", out.String())
+	}
+}
+
+// TestReplayRefusesWhatConfiguresTheServer: a recording holds what its header lists, and may
+// list only what recordings hold; a workshop identity slipped into one (its header listing it
+// or not, or a plain export) is refused on its line, and no replay starts with tokens on.
+func TestReplayRefusesWhatConfiguresTheServer(t *testing.T) {
+	lease := fmt.Sprintf(recordedLease, fmt.Sprintf(leaseObject, "2026-01-02T03:00:01.000000Z"))
+	for _, tc := range []struct {
+		name      string
+		resources []string
+		line      int
+		msg       string
+	}{
+		{"listed in the header", append(slices.Clone(recordingResources), "participants.leaselab.dev"), 1, `"participants.leaselab.dev"`},
+		{"not listed in the header", recordingResources, 4, `resource "participants.leaselab.dev" is not one the header lists`},
+		{"a plain export", nil, 3, `resource "participants.leaselab.dev" is not one a recording holds`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			replayRefused(t, writeRecording(t, tc.resources, recordedNamespace, lease, recordedInstructor), tc.line, tc.msg)
+		})
+	}
+}
+
+// TestReplayLoadsNoStoredIdentity: whatever its database holds, a replay serves without
+// tokens and without TLS: workshop identities in it are not loaded.
+func TestReplayLoadsNoStoredIdentity(t *testing.T) {
+	ctx := ctxT(t, 30*time.Second)
+	path := filepath.Join(t.TempDir(), "replay.db")
+	db, err := sqlite.Open(ctx, path, sqlite.Options{CompactInterval: -1}, discardLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := auth.EnsureWorkshop(ctx, db, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	replay := &ui.Replay{File: "crafted.jsonl", From: at, To: at, FirstRevision: 1, LastRevision: 3, Changes: 3}
+	rs, err := startServer(ctx, replayConfig("127.0.0.1:0", path, replay), discardLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	if !strings.HasPrefix(rs.URL, "http://") || rs.access.auth != nil {
+		t.Errorf("a replay of a database with workshop identities serves %s with tokens %v", rs.URL, rs.access.auth != nil)
+	}
+}
+
+// TestReplayRefusesUndecodableObjects: an object the server could not read back (a renewTime
+// with nine fractional digits where MicroTime takes six, bytes that are not JSON, a field of
+// the wrong type, no object at all) is refused on its line before anything serves; the same
+// recording with a good lease replays.
+func TestReplayRefusesUndecodableObjects(t *testing.T) {
+	for _, tc := range []struct{ name, object, msg string }{
+		{"nine fractional digits", fmt.Sprintf(leaseObject, "2026-01-02T03:00:01.123456789Z"), `cannot parse "789Z"`},
+		{"not JSON", `"` + base64.StdEncoding.EncodeToString([]byte("\x00\x01garbage")) + `"`, "invalid character"},
+		{"a wrong type", strings.Replace(fmt.Sprintf(leaseObject, "2026-01-02T03:00:01.000000Z"), `:15,`, `:"15",`, 1), "cannot unmarshal string"},
+		{"a null object", `null`, "no object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			replayRefused(t, writeRecording(t, recordingResources, recordedNamespace, fmt.Sprintf(recordedLease, tc.object)), 3, tc.msg)
+		})
+	}
+	good := fmt.Sprintf(recordedLease, fmt.Sprintf(leaseObject, "2026-01-02T03:00:01.123456Z"))
+	replayURL, _ := mustReplay(t, writeRecording(t, recordingResources, recordedNamespace, good))
+	for _, path := range []string{"/", "/leases/default/x", "/apis/coordination.k8s.io/v1/leases"} {
+		resp, err := http.Get(replayURL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s on the replay of a good recording: %d", path, resp.StatusCode)
+		}
+	}
 }

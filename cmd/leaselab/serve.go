@@ -371,7 +371,9 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	acc, err := setupAccess(ctx, cfg.access, cfg.addr, cfg.db, db, logger)
+	ac := cfg.access
+	ac.replay = cfg.replay != nil
+	acc, err := setupAccess(ctx, ac, cfg.addr, cfg.db, db, logger)
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -68,7 +68,7 @@ func write(tb testing.TB, h *Header, evs []store.Event) string {
 // the state before it; objects go out byte for byte (no HTML escaping added, raw values base64).
 func TestRoundTrip(t *testing.T) {
 	want := events()
-	h := &Header{Recording: Format, Namespace: "demo", FirstRevision: 2, LastRevision: 9, Changes: 4}
+	h := &Header{Recording: Format, Namespace: "demo", Resources: []string{"namespaces", "leases.coordination.k8s.io"}, FirstRevision: 2, LastRevision: 9, Changes: 4}
 	file := write(t, h, want)
 	if !strings.Contains(file, `"holderIdentity":"<alice>"`) || !strings.Contains(file, `"object":"AHJhdw=="`) {
 		t.Errorf("file:\n%s", file)
@@ -95,6 +95,7 @@ func TestRoundTrip(t *testing.T) {
 // TestReaderRefuses: each way a file can fail to be a change log is named, on its line.
 func TestReaderRefuses(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(write(t, nil, events())), "\n")
+	leasesOnly := `{"recording":"leaselab/v1","resources":["leases.coordination.k8s.io"],"firstRevision":2,"lastRevision":3,"changes":2}`
 	for _, tc := range []struct {
 		name string
 		file []string
@@ -109,6 +110,7 @@ func TestReaderRefuses(t *testing.T) {
 		{"bad base64", []string{strings.Replace(lines[0], `"AHJhdw=="`, `"!!"`, 1)}, 1, "base64"},
 		{"zero revision", []string{strings.Replace(lines[0], `"revision":2`, `"revision":0`, 1)}, 1, "positive revision"},
 		{"too long", []string{lines[0], `{"name":"` + strings.Repeat("x", MaxLine) + `"}`}, 2, "longer than"},
+		{"a resource the header does not list", []string{leasesOnly, lines[0], lines[1]}, 2, `resource "namespaces" is not one the header lists`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := readAll(t, strings.Join(tc.file, "\n"))
@@ -123,7 +125,7 @@ func TestReaderRefuses(t *testing.T) {
 // FuzzReader: no input makes the reader panic, and what it accepts, written again, reads back
 // the same.
 func FuzzReader(f *testing.F) {
-	f.Add(write(f, &Header{Recording: Format, FirstRevision: 2, LastRevision: 9, Changes: 4}, events()))
+	f.Add(write(f, &Header{Recording: Format, Resources: []string{"namespaces", "leases.coordination.k8s.io"}, FirstRevision: 2, LastRevision: 9, Changes: 4}, events()))
 	f.Add(write(f, nil, events()))
 	f.Add(`{"recording":"leaselab/v1"}` + "\n" + `{"revision":1}`)
 	f.Add("{\"revision\":1,\"type\":\"ADDED\",\"time\":\"2026-01-02T03:04:05Z\",\"resource\":\"r\",\"name\":\"n\",\"createRevision\":1,\"object\":\"AA==\"}\n")

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/leaselab/leaselab/store"
@@ -26,11 +28,12 @@ func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e
 func (e *LineError) Unwrap() error { return e.Err }
 
 // Reader reads a change log file, a recording or a plain export, and checks that it is one:
-// JSON lines, the header (when there is one) first, revisions increasing, and each object's
-// changes in an order a change log can hold (created while it does not exist, changed or
-// deleted while it does).
+// JSON lines, the header (when there is one) first, every change of a resource the header
+// lists, revisions increasing, and each object's changes in an order a change log can hold
+// (created while it does not exist, changed or deleted while it does).
 type Reader struct {
 	sc     *bufio.Scanner
+	check  Checker
 	line   int
 	header *Header
 	sum    Header
@@ -53,6 +56,22 @@ func NewReader(r io.Reader) *Reader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
 	return &Reader{sc: sc, keys: map[store.Key]*keyState{}}
+}
+
+// Checker judges what the format cannot, knowing what the objects are: which resources a
+// header may list, and whether each change's object is one the reader of the file can use.
+// The Reader reports its errors on the line they are about.
+type Checker interface {
+	// Header checks a recording's header; a plain export has none.
+	Header(Header) error
+	// Change checks one change once the format's own rules passed.
+	Change(store.Event) error
+}
+
+// Check has the reader run c on the header and on every change, and returns the reader.
+func (r *Reader) Check(c Checker) *Reader {
+	r.check = c
+	return r
 }
 
 // Next returns the next change as an event of the store (Prev set when an earlier line holds
@@ -112,6 +131,11 @@ func (r *Reader) readHeader(b []byte) (bool, error) {
 	if h.Recording != Format {
 		return false, fmt.Errorf("the recording's format is %q; this leaselab reads %q", h.Recording, Format)
 	}
+	if r.check != nil {
+		if err := r.check.Header(h); err != nil {
+			return false, err
+		}
+	}
 	r.header = &h
 	return true, nil
 }
@@ -134,6 +158,14 @@ func (r *Reader) change(b []byte) (store.Event, error) {
 	ev, err := r.parse(l.Change)
 	if err != nil {
 		return store.Event{}, r.errorf("%v", err)
+	}
+	if err := r.listed(ev.Object.Resource); err != nil {
+		return store.Event{}, r.errorf("%v", err)
+	}
+	if r.check != nil {
+		if err := r.check.Change(ev); err != nil {
+			return store.Event{}, r.errorf("%v", err)
+		}
 	}
 	if err := r.follow(&ev); err != nil {
 		return store.Event{}, r.errorf("%v", err)
@@ -177,6 +209,20 @@ func (r *Reader) parse(c Change) (store.Event, error) {
 		Value:          value,
 	}
 	return ev, nil
+}
+
+// listed refuses a resource the header does not list: a recording holds what its header says
+// and nothing else, so that a line added to it cannot slip in another kind of object. A plain
+// export has no header, and no list.
+func (r *Reader) listed(resource string) error {
+	if r.header == nil || slices.Contains(r.header.Resources, resource) {
+		return nil
+	}
+	listed := "none"
+	if len(r.header.Resources) > 0 {
+		listed = strings.Join(r.header.Resources, ", ")
+	}
+	return fmt.Errorf("resource %q is not one the header lists (%s): a recording holds only what its header lists, so the line was added to it; replay the file as leaselab wrote it", resource, listed)
 }
 
 // follow checks that ev can follow the earlier lines about its object, sets its Prev and

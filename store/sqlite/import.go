@@ -21,10 +21,14 @@ import (
 // revision and the log counts as compacted just below the first one, so that a watch from
 // further back gets 410 Expired as it would from the original.
 //
+// check, when not nil, judges the header and every change beyond the format's rules
+// (changelog.Checker): what the objects are is the caller's to know, not the store's.
+//
 // It returns the file's summary. It fails when path exists, when the file holds no change,
-// with a *changelog.LineError for a line that is not a change or does not follow the ones
-// before it, or with an error of the database; after a failure nothing is left at path.
-func Import(ctx context.Context, path string, r io.Reader) (changelog.Header, error) {
+// with a *changelog.LineError for a line that is not a change, does not follow the ones
+// before it or fails check, or with an error of the database; after a failure nothing is
+// left at path.
+func Import(ctx context.Context, path string, r io.Reader, check changelog.Checker) (changelog.Header, error) {
 	if _, err := os.Stat(path); err == nil {
 		return changelog.Header{}, fmt.Errorf("import: %s already exists", path)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -33,7 +37,11 @@ func Import(ctx context.Context, path string, r io.Reader) (changelog.Header, er
 	if err := checkPath(path); err != nil {
 		return changelog.Header{}, err
 	}
-	sum, err := importFile(ctx, path, r)
+	cr := changelog.NewReader(r)
+	if check != nil {
+		cr.Check(check)
+	}
+	sum, err := importFile(ctx, path, cr)
 	if err != nil {
 		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 			os.Remove(path + suffix)
@@ -42,8 +50,8 @@ func Import(ctx context.Context, path string, r io.Reader) (changelog.Header, er
 	return sum, err
 }
 
-// importFile creates the database at path and fills it from r in one transaction.
-func importFile(ctx context.Context, path string, r io.Reader) (changelog.Header, error) {
+// importFile creates the database at path and fills it from cr in one transaction.
+func importFile(ctx context.Context, path string, cr *changelog.Reader) (changelog.Header, error) {
 	if err := createPrivate(path); err != nil {
 		return changelog.Header{}, fmt.Errorf("create database: %w", err)
 	}
@@ -63,7 +71,7 @@ func importFile(ctx context.Context, path string, r io.Reader) (changelog.Header
 		return changelog.Header{}, fmt.Errorf("import: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	sum, err := insertChanges(ctx, tx, changelog.NewReader(r))
+	sum, err := insertChanges(ctx, tx, cr)
 	if err != nil {
 		return sum, err
 	}

@@ -38,7 +38,7 @@ func TestImportRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(dir, "copy.db")
-	sum, err := Import(ctx, dst, bytes.NewReader(file.Bytes()))
+	sum, err := Import(ctx, dst, bytes.NewReader(file.Bytes()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestImportPart(t *testing.T) {
 
 func mustImport(tb testing.TB, path, file string) string {
 	tb.Helper()
-	if _, err := Import(context.Background(), path, strings.NewReader(file)); err != nil {
+	if _, err := Import(context.Background(), path, strings.NewReader(file), nil); err != nil {
 		tb.Fatalf("import: %v", err)
 	}
 	return path
@@ -126,12 +126,13 @@ func TestImportRefuses(t *testing.T) {
 		{"bad time", strings.Replace(line(1, "a"), "2026-01-02T03:04:05Z", "yesterday", 1), 1, "RFC 3339"},
 		{"late header", line(1, "a") + "\n" + `{"recording":"leaselab/v1"}`, 2, "only be the first line"},
 		{"other format", `{"recording":"leaselab/v9"}` + "\n" + line(1, "a"), 1, "leaselab/v9"},
-		{"cut short", `{"recording":"leaselab/v1","firstRevision":1,"lastRevision":2,"changes":2}` + "\n" + line(1, "a") + "\n", 0, "incomplete"},
+		{"cut short", `{"recording":"leaselab/v1","resources":["leases.coordination.k8s.io"],"firstRevision":1,"lastRevision":2,"changes":2}` + "\n" + line(1, "a") + "\n", 0, "incomplete"},
+		{"a resource the header does not list", `{"recording":"leaselab/v1","resources":["events"],"firstRevision":1,"lastRevision":1,"changes":1}` + "\n" + line(1, "a") + "\n", 2, "not one the header lists"},
 		{"empty", "\n", 0, "no change"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			_, err := Import(context.Background(), filepath.Join(dir, "x.db"), strings.NewReader(tc.file))
+			_, err := Import(context.Background(), filepath.Join(dir, "x.db"), strings.NewReader(tc.file), nil)
 			if err == nil || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("import: %v, want an error saying %q", err, tc.msg)
 			}
@@ -151,7 +152,7 @@ func TestImportRefuses(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := mustImport(t, filepath.Join(dir, "x.db"), line(1, "a"))
-	if _, err := Import(context.Background(), path, strings.NewReader(line(1, "a"))); err == nil || !strings.Contains(err.Error(), "exists") {
+	if _, err := Import(context.Background(), path, strings.NewReader(line(1, "a")), nil); err == nil || !strings.Contains(err.Error(), "exists") {
 		t.Errorf("import over an existing database: %v", err)
 	}
 }

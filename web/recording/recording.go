@@ -2,8 +2,9 @@
 // story is made of (its Leases, LeaseCandidates, the candidates' views, the Namespace and the
 // Events) as a change log file (store/changelog) with a header. `leaselab export --history`
 // and the screens' "Download recording" (/ui/history) both write them here, from a snapshot of
-// the database; `leaselab replay` serves one. Nothing that holds a secret (the workshop's
-// identities) is ever in a recording: only the resources listed here are.
+// the database; `leaselab replay` serves one, read through Checker. Nothing that holds a secret
+// (the workshop's identities) is ever in a recording: only the resources listed here are, and
+// Checker refuses a file that holds anything else.
 package recording
 
 import (
@@ -21,11 +22,13 @@ import (
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/store/changelog"
 	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/views"
 )
 
-// CandidateViewResource is the store resource of the candidates' own views of each lease:
-// namespace the lease's, name "<lease>/<identity>". A recording carries them as they are.
-const CandidateViewResource = "candidateviews.leaselab.dev"
+// CandidateViewResource is the store resource of the candidates' own views of each lease
+// (web/views): namespace the lease's, name "<lease>/<identity>". A recording carries them as
+// they are.
+const CandidateViewResource = views.Resource
 
 // Scope is what a recording is of: a namespace, or one lease of it; everything when empty.
 type Scope struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -186,5 +187,60 @@ func TestScopeValidateAndFileName(t *testing.T) {
 		} else if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%+v: %v, want %q", tc.scope, err, tc.err)
 		}
+	}
+}
+
+// TestRecordingsPassTheirCheck: what the Recorder writes, the Checker (what leaselab replay
+// imports with) accepts whole.
+func TestRecordingsPassTheirCheck(t *testing.T) {
+	f := newFixture(t)
+	f.put(t, recording.CandidateViewResource, "demo", "x/bob", `{"identity":"bob","receivedMs":1767323045000,"atMs":1767323045000}`)
+	var buf bytes.Buffer
+	if err := f.rec.Write(context.Background(), &buf, f.db, recording.Scope{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := sqlite.Import(context.Background(), filepath.Join(t.TempDir(), "replay.db"), &buf, f.rec.Checker())
+	if err != nil || sum.Changes == 0 {
+		t.Fatalf("import of a recording: %v (%d changes)", err, sum.Changes)
+	}
+}
+
+// TestCheckRefuses: a recording whose header lists what recordings never hold, a plain export
+// with a workshop identity, and an object the server could not read back are each refused on
+// their line, saying why.
+func TestCheckRefuses(t *testing.T) {
+	const (
+		header = `{"recording":"leaselab/v1","resources":[%s],"firstRevision":1,"lastRevision":2,"changes":2}`
+		ns     = `{"revision":1,"type":"ADDED","time":"2026-01-02T03:00:00Z","resource":"namespaces","name":"default","createRevision":1,"object":{"metadata":{"name":"default"}}}`
+		change = `{"revision":2,"type":"ADDED","time":"2026-01-02T03:00:01Z","resource":"%s","namespace":"default","name":"x","createRevision":2,"object":%s}`
+		lease  = `{"metadata":{"name":"x"},"spec":{"holderIdentity":"alice","leaseDurationSeconds":15,"renewTime":"%s"}}`
+	)
+	recorded := `"leases.coordination.k8s.io","leasecandidates.coordination.k8s.io","candidateviews.leaselab.dev","namespaces","events"`
+	leaseLine := func(object string) string { return fmt.Sprintf(change, "leases.coordination.k8s.io", object) }
+	good := fmt.Sprintf(lease, "2026-01-02T03:00:01.000000Z")
+	for _, tc := range []struct {
+		name string
+		file []string
+		line int
+		msg  string
+	}{
+		{"a header listing identities", []string{fmt.Sprintf(header, `"namespaces","`+auth.IdentityResource+`"`), ns, leaseLine(good)}, 1,
+			`the header lists resource "participants.leaselab.dev", which a recording never holds`},
+		{"a plain export with an identity", []string{ns, fmt.Sprintf(change, auth.IdentityResource, `{"token":"t","role":"instructor"}`)}, 2,
+			`resource "participants.leaselab.dev" is not one a recording holds`},
+		{"nine fractional digits", []string{fmt.Sprintf(header, recorded), ns, leaseLine(fmt.Sprintf(lease, "2026-01-02T03:00:01.123456789Z"))}, 3, `cannot parse "789Z"`},
+		{"garbage", []string{fmt.Sprintf(header, recorded), ns, leaseLine(`"AAEC"`)}, 3, "invalid character"},
+		{"a wrong type", []string{fmt.Sprintf(header, recorded), ns, leaseLine(`{"spec":{"holderIdentity":7}}`)}, 3, "cannot unmarshal number"},
+		{"a null object", []string{fmt.Sprintf(header, recorded), ns, leaseLine(`null`)}, 3, "has no object"},
+		{"a view of the wrong shape", []string{fmt.Sprintf(header, recorded), ns, fmt.Sprintf(change, recording.CandidateViewResource, `{"atMs":"soon"}`)}, 3, "cannot unmarshal string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			_, err := sqlite.Import(context.Background(), filepath.Join(t.TempDir(), "replay.db"), strings.NewReader(strings.Join(tc.file, "\n")), f.rec.Checker())
+			var le *changelog.LineError
+			if !errors.As(err, &le) || le.Line != tc.line || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("import: %v, want line %d saying %q", err, tc.line, tc.msg)
+			}
+		})
 	}
 }

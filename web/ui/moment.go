@@ -196,7 +196,7 @@ func (u *UI) viewsAt(ctx context.Context, m moment, ns string) ([]views.Record, 
 			if err != nil {
 				return nil, err
 			}
-			if rec.AtMs <= began {
+			if rec = rec.Dated(ev.Time); rec.AtMs <= began {
 				byKey[o.Key] = rec
 			}
 		}

@@ -65,7 +65,7 @@ func longHistory(b *testing.B, n int) (path string, end time.Time) {
 		b.Fatal(err)
 	}
 	path = filepath.Join(b.TempDir(), "long.db")
-	if _, err := sqlite.Import(context.Background(), path, &buf); err != nil {
+	if _, err := sqlite.Import(context.Background(), path, &buf, nil); err != nil {
 		b.Fatal(err)
 	}
 	return path, end

@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/store/changelog"
+	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/web/kinds"
+	"github.com/leaselab/leaselab/web/recording"
 )
 
 // TestHistoryDownload: /ui/history offers the recording of a lease (or a namespace) as a
@@ -98,5 +104,45 @@ func TestLongReplayTimeline(t *testing.T) {
 	doc.Find(`.timeline-names .lane-label`).Each(func(_ int, s *goquery.Selection) { lanes = append(lanes, s.Text()) })
 	if !slices.Contains(lanes, "first") || !slices.Contains(lanes, "second") {
 		t.Errorf("the replay's timeline draws the lanes %q, want first and second", lanes)
+	}
+}
+
+// TestReplayTimeBarSkipsUndatedViews: a recorded view with no time of its own (atMs 0, as no
+// server writes one) is dated by its commit: the time bar of the replay starts at the
+// recording's first change, not in 1970, and every moment it lists lies within it.
+func TestReplayTimeBarSkipsUndatedViews(t *testing.T) {
+	const (
+		leaseLine = `{"revision":%d,"type":"%s","time":"%s","resource":"leases.coordination.k8s.io","namespace":"default","name":"x","createRevision":1,` +
+			`"object":{"metadata":{"name":"x","namespace":"default","creationTimestamp":"%[3]s"},"spec":{"holderIdentity":"alice","leaseDurationSeconds":15,"renewTime":"%[4]s"}}}`
+		viewLine = `{"revision":2,"type":"ADDED","time":"%s","resource":"candidateviews.leaselab.dev","namespace":"default","name":"x/alice","createRevision":2,` +
+			`"object":{"identity":"alice","namespace":"default","lease":"x","source":"tab","state":"leader","role":"leader","leads":true,"holder":"alice","receivedMs":0,"atMs":0}}`
+	)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	micro := func(t time.Time) string { return t.UTC().Format(metav1.RFC3339Micro) }
+	file := fmt.Sprintf(leaseLine, 1, "ADDED", changelog.FormatTime(at(0)), micro(at(0))) + "\n" +
+		fmt.Sprintf(viewLine, changelog.FormatTime(at(1))) + "\n" +
+		fmt.Sprintf(leaseLine, 3, "MODIFIED", changelog.FormatTime(at(4)), micro(at(4))) + "\n"
+	path := filepath.Join(t.TempDir(), "replay.db")
+	rec, err := recording.New(kinds.NewRegistry(kinds.DefaultOptions()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqlite.Import(context.Background(), path, strings.NewReader(file), rec.Checker()); err != nil {
+		t.Fatal(err)
+	}
+	replay := &Replay{File: "x.jsonl", From: at(0), To: at(4), FirstRevision: 1, LastRevision: 3, Changes: 3}
+	rp := mustNewUIOn(t, openTestStore(t, path, at(4)), at(4), func(o *Options) { o.Replay = replay })
+	w := rp.do(t, httptest.NewRequest(http.MethodGet, "/ui/moments?namespace=default&lease=x", nil))
+	var r momentsReply
+	if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil || w.Code != http.StatusOK {
+		t.Fatalf("moments: %d %v %s", w.Code, err, w.Body.String())
+	}
+	if want := momentText(at(0)); r.From != want {
+		t.Errorf("the time bar starts at %s, want the recording's first change %s", r.From, want)
+	}
+	for _, m := range r.Moments {
+		if m.At < r.From || m.At > r.To {
+			t.Errorf("moment %s %q outside the time bar %s to %s", m.At, m.Text, r.From, r.To)
+		}
 	}
 }

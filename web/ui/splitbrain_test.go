@@ -208,7 +208,7 @@ func TestRecordingReplaysTheSplitBrain(t *testing.T) {
 		t.Fatalf("download: %d %s", w.Code, w.Body.String())
 	}
 	path := filepath.Join(t.TempDir(), "replay.db")
-	sum, err := sqlite.Import(context.Background(), path, w.Body)
+	sum, err := sqlite.Import(context.Background(), path, w.Body, tu.rec.Checker())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -160,7 +160,7 @@ func viewOf(ev store.Event) (judge.View, bool) {
 	if ev.Type == store.Deleted {
 		rec = Gone(rec.Identity, rec.Namespace, rec.Lease, rec.Source, ev.Time)
 	}
-	return rec.View(), true
+	return rec.Dated(ev.Time).View(), true
 }
 
 // trim drops the oldest views beyond n, keeping every candidate's latest: what a candidate

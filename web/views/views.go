@@ -156,6 +156,16 @@ func (r Record) Report() tabproto.Report {
 	}
 }
 
+// Dated is r with a date: a view without one (atMs unset, which no server writes, as it dates
+// every view on receipt) began at the latest when it was recorded, at commit, and is dated so
+// rather than in 1970, where it would stretch every time range back.
+func (r Record) Dated(commit time.Time) Record {
+	if r.AtMs <= 0 {
+		r.AtMs = commit.UnixMilli()
+	}
+	return r
+}
+
 // RecordOf decodes a stored view (an object of Resource).
 func RecordOf(o store.Object) (Record, error) {
 	r, err := decode(o.Value)
