@@ -81,8 +81,9 @@ type access struct {
 }
 
 // setupAccess reads the token file, creates or loads the workshop identities, refuses an open
-// server on a non-loopback address, and prepares TLS.
-func setupAccess(ctx context.Context, c accessConfig, addr, dbPath string, st store.Interface, logger *slog.Logger) (*access, error) {
+// server on a non-loopback address, and prepares TLS. addr is the address asked for, listening
+// the one the listener got (its port chosen when addr's is 0).
+func setupAccess(ctx context.Context, c accessConfig, addr, listening, dbPath string, st store.Interface, logger *slog.Logger) (*access, error) {
 	a := &access{}
 	if c.tokenFile != "" {
 		f, err := os.Open(c.tokenFile)
@@ -178,9 +179,11 @@ func setupAccess(ctx context.Context, c accessConfig, addr, dbPath string, st st
 			MaxWatchers:            c.maxWatchers,
 			MaxObjectsPerNamespace: c.maxObjects,
 			MaxObjectBytes:         c.maxBytes,
-			PublicURL:              c.publicURL,
-			CAData:                 a.caData,
-			Words:                  web.AuthWords,
+			// Join links and kubeconfigs name the URL the server announces, never a request's
+			// Host header, which whoever sends the request chooses.
+			PublicURL: announcedURL(c.publicURL, a.scheme()+"://"+listening),
+			CAData:    a.caData,
+			Words:     web.AuthWords,
 		})
 	}
 	return a, nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -475,7 +476,7 @@ func TestRestartKeepsTLS(t *testing.T) {
 	// --tls off still serves plain HTTP, warning off loopback.
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	a, err := setupAccess(context.Background(), accessConfig{tls: "off"}, "192.0.2.1:8443", db, w.db, logger)
+	a, err := setupAccess(context.Background(), accessConfig{tls: "off"}, "192.0.2.1:8443", "192.0.2.1:8443", db, w.db, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -609,5 +610,48 @@ func TestKubeconfigFromDB(t *testing.T) {
 	var errOut bytes.Buffer
 	if code := run(context.Background(), []string{"kubeconfig", "--db", db, "--token", "not-a-token"}, io.Discard, &errOut); code != 1 || !strings.Contains(errOut.String(), "workshop identities") {
 		t.Errorf("kubeconfig with an unknown token: exit %d %s", code, errOut.String())
+	}
+}
+
+// TestKubeconfigIgnoresHost: the kubeconfig, join links and QR codes the workshop page serves
+// name the --public-url, else the address the server listens at, never the request's Host
+// header, which whoever sends the request chooses.
+func TestKubeconfigIgnoresHost(t *testing.T) {
+	for _, public := range []string{"", "https://lab.example:18225"} {
+		w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.publicURL = public })
+		want := cmp.Or(public, w.URL)
+		hc := w.httpClient(t)
+		w.join(t, hc, auth.InstructorName)
+		get := func(path string) []byte {
+			t.Helper()
+			req, _ := http.NewRequest(http.MethodGet, w.URL+path, nil)
+			// (net/http picks the jar's cookies by Host: the session goes by hand.)
+			for _, c := range hc.Jar.Cookies(req.URL) {
+				req.AddCookie(c)
+			}
+			req.Host = "evil.example"
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s with a forged Host: %d %s", path, resp.StatusCode, b)
+			}
+			return b
+		}
+		raw, err := clientcmd.Load(get("/workshop/kubeconfig/participant-01"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := raw.Clusters[raw.Contexts[raw.CurrentContext].Cluster].Server; s != want {
+			t.Errorf("public URL %q: the kubeconfig names %s, want %s", public, s, want)
+		}
+		page := get("/workshop")
+		if bytes.Contains(page, []byte("evil.example")) || !bytes.Contains(page, []byte(`href="`+want+`/join?token=`)) {
+			t.Errorf("public URL %q: the workshop page's join links do not name %s", public, want)
+		}
+		w.Close()
 	}
 }

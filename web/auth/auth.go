@@ -37,8 +37,9 @@ type Options struct {
 	MaxObjectBytes int
 	// MaxFormBytes bounds a UI form post; default 64 KiB.
 	MaxFormBytes int64
-	// PublicURL, when set, is the base of join links and kubeconfigs (e.g. https://10.0.0.5:8443);
-	// otherwise the URL the instructor's browser used.
+	// PublicURL is the base of join links and kubeconfigs (e.g. https://10.0.0.5:8443);
+	// `leaselab serve` sets its --public-url, else the address it listens at. Empty: the
+	// address each request came in at (never its Host header).
 	PublicURL string
 	// CAData is the PEM certificate authority kubeconfigs carry (TLS with a self-signed or
 	// private certificate).

@@ -155,7 +155,9 @@ func (a *Auth) signInPage(c echo.Context) error {
 	return a.renderPage(c, http.StatusUnauthorized, signInTmpl, &signInView{Message: "auth.signin.needed"})
 }
 
-// baseURL is the URL participants reach this server at.
+// baseURL is the URL participants reach this server at: Options.PublicURL, else the address
+// the request came in at. Never the Host header: whoever sends the request chooses it, and a
+// kubeconfig naming another server would hand it the participant's token.
 func (a *Auth) baseURL(r *http.Request) string {
 	if a.opts.PublicURL != "" {
 		return strings.TrimRight(a.opts.PublicURL, "/")
@@ -164,7 +166,11 @@ func (a *Auth) baseURL(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	host := "localhost"
+	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		host = addr.String()
+	}
+	return scheme + "://" + host
 }
 
 type identityView struct {

@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/leaselab/leaselab/templates/i18n"
 )
@@ -285,5 +288,24 @@ func TestWorkshopPageRefusesParticipants(t *testing.T) {
 	if rec.Code != http.StatusForbidden || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") ||
 		!strings.Contains(body, "只有讲师可以打开此页面。") || !strings.Contains(body, `<a href="/?namespace=p1">`) {
 		t.Errorf("participant opens /workshop: %d %s\n%s", rec.Code, rec.Header().Get("Content-Type"), body)
+	}
+}
+
+// TestKubeconfigServerWithoutPublicURL: without a public URL, a kubeconfig names the address
+// the request came in at, not its Host header, which whoever sends the request chooses.
+func TestKubeconfigServerWithoutPublicURL(t *testing.T) {
+	e := pagesServer("tp")
+	req := httptest.NewRequest(http.MethodGet, "http://evil.example/workshop/kubeconfig/p1", nil)
+	req.Header.Set("Authorization", "Bearer ti")
+	local := &net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 8443}
+	req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, net.Addr(local)))
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, req)
+	cfg, err := clientcmd.Load(rec.Body.Bytes())
+	if rec.Code != http.StatusOK || err != nil {
+		t.Fatalf("kubeconfig: %d %v %s", rec.Code, err, rec.Body)
+	}
+	if s := cfg.Clusters["leaselab"].Server; s != "http://192.0.2.7:8443" {
+		t.Errorf("kubeconfig server %s, want http://192.0.2.7:8443", s)
 	}
 }
