@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/auth"
 )
 
@@ -653,5 +655,65 @@ func TestKubeconfigIgnoresHost(t *testing.T) {
 			t.Errorf("public URL %q: the workshop page's join links do not name %s", public, want)
 		}
 		w.Close()
+	}
+}
+
+// TestSessionCookie: the session cookie is a random id, not the join link's token, and the
+// database keeps only its hash; the session signs the browser's API reads and its WebSocket
+// watches in, and lasts over a restart.
+func TestSessionCookie(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "leaselab.db")
+	w := mustStartWorkshop(t, 1, db, nil)
+	hc := w.httpClient(t)
+	w.join(t, hc, "participant-01")
+	u, _ := url.Parse(w.URL)
+	cookies := hc.Jar.Cookies(u)
+	if len(cookies) != 1 || cookies[0].Value == "" || cookies[0].Value == w.tokens["participant-01"] {
+		t.Fatalf("session cookies %v: want one that is not the token", cookies)
+	}
+	id := cookies[0].Value
+	res, err := w.db.List(context.Background(), store.ListOptions{Resource: auth.SessionResource})
+	if err != nil || len(res.Objects) != 1 {
+		t.Fatalf("stored sessions: %v %d", err, len(res.Objects))
+	}
+	if o := res.Objects[0]; strings.Contains(o.Name+string(o.Value), id) || strings.Contains(string(o.Value), w.tokens["participant-01"]) {
+		t.Errorf("the database keeps the session id or the token: %s %s", o.Name, o.Value)
+	}
+
+	check := func(w *workshop) {
+		t.Helper()
+		resp, err := hc.Get(w.URL + "/apis/coordination.k8s.io/v1/namespaces/participant-01/leases")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("API read with the session: %d", resp.StatusCode)
+		}
+		ctx := ctxT(t, 10*time.Second)
+		c, _, err := websocket.Dial(ctx, "wss"+strings.TrimPrefix(w.URL, "https")+"/apis/coordination.k8s.io/v1/namespaces/participant-01/leases?watch=1",
+			&websocket.DialOptions{HTTPClient: hc})
+		if err != nil {
+			t.Fatalf("WebSocket watch with the session: %v", err)
+		}
+		c.CloseNow()
+	}
+	check(w)
+	w.Close()
+	// The cookie names the host, not the port: the restarted server gets it too.
+	w = mustStartWorkshop(t, 1, db, nil)
+	check(w)
+	// A cookie that is a token, or an id the server never gave, signs nobody in.
+	for _, v := range []string{w.tokens["participant-01"], "made-up"} {
+		req, _ := http.NewRequest(http.MethodGet, w.URL+"/apis/coordination.k8s.io/v1/namespaces/participant-01/leases", nil)
+		req.AddCookie(&http.Cookie{Name: auth.SessionCookie, Value: v})
+		resp, err := w.httpClient(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("cookie %q: %d, want 401", v, resp.StatusCode)
+		}
 	}
 }

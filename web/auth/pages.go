@@ -93,7 +93,7 @@ func (a *Auth) joinPage(c echo.Context) error {
 		return a.renderPage(c, http.StatusUnauthorized, signInTmpl, &signInView{Message: invalidJoin})
 	}
 	if ck, err := r.Cookie(SessionCookie); err == nil {
-		if cur, ok := a.authn.Lookup(ck.Value); ok && cur.Name == u.Name {
+		if cur, ok := a.authn.sessionUser(r.Context(), ck.Value); ok && cur.Name == u.Name {
 			return c.Redirect(http.StatusSeeOther, dashboardOf(u))
 		}
 	}
@@ -104,8 +104,9 @@ func (a *Auth) joinPage(c echo.Context) error {
 
 // join turns a token posted by the join page into a browser session. Only a same-origin post
 // is taken (Sec-Fetch-Site, then Origin against Host): another site cannot sign a browser in.
-// The cookie is HttpOnly (scripts never see the token), SameSite=Strict (no cross-site request
-// carries it) and Secure over TLS.
+// The cookie carries a random session id, not the token (see SessionResource); it is HttpOnly
+// (scripts never see it), SameSite=Strict (no cross-site request carries it) and Secure over
+// TLS.
 func (a *Auth) join(c echo.Context) error {
 	r := c.Request()
 	noReferrer(c)
@@ -118,14 +119,18 @@ func (a *Auth) join(c echo.Context) error {
 	if !ok {
 		return a.renderPage(c, http.StatusUnauthorized, signInTmpl, &signInView{Message: invalidJoin})
 	}
+	id, err := a.sessions.open(r.Context(), token)
+	if err != nil {
+		return err
+	}
 	c.SetCookie(&http.Cookie{
 		Name:     SessionCookie,
-		Value:    token,
+		Value:    id,
 		Path:     "/",
 		HttpOnly: true,
 		Secure:   r.TLS != nil,
 		SameSite: http.SameSiteStrictMode,
-		MaxAge:   7 * 24 * 3600,
+		MaxAge:   int(sessionTTL / time.Second),
 	})
 	return c.Redirect(http.StatusSeeOther, dashboardOf(u))
 }
