@@ -54,7 +54,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		// review: they stay out of the export.
 		return sqlite.Export(ctx, *db, stdout, sqlite.ExportOptions{
 			After: *after,
-			Skip:  func(resource string) bool { return resource == auth.IdentityResource || resource == auth.SessionResource },
+			Skip: func(resource string) bool {
+				return resource == auth.IdentityResource || resource == auth.SessionResource
+			},
 		})
 	}
 	if *after != 0 {
