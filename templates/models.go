@@ -335,6 +335,10 @@ type LeaseLive struct {
 	// one, the checker can only compare nothing.
 	ViewsRecorded bool
 	YAML          string
+	// YAMLCut is true when YAML shows some long value cut; ObjectURL is the whole object's
+	// address in the API.
+	YAMLCut   bool
+	ObjectURL string
 	// Revision is the store revision this view reflects.
 	Revision string
 }

@@ -48,7 +48,7 @@ func (c *accessConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.tlsCertFile, "tls-cert-file", "", "PEM certificate (chain) for HTTPS; without it a self-signed certificate is generated beside the database")
 	fs.StringVar(&c.tlsKeyFile, "tls-private-key-file", "", "PEM private key of --tls-cert-file")
 	fs.BoolVar(&c.http2, "http2", false, "offer HTTP/2 over TLS as kube-apiserver does, so that client-go puts its requests and watches on one connection; off: HTTP/1.1, which costs Go's server a quarter to a third less CPU per request (BENCHMARKS.md). WebSockets use HTTP/1.1 either way")
-	fs.StringVar(&c.publicURL, "public-url", "", "URL participants reach this server at, for join links and kubeconfigs (default: the URL the instructor's browser uses)")
+	fs.StringVar(&c.publicURL, "public-url", "", "URL participants reach this server at, for join links and kubeconfigs (default: the address it listens at, a wildcard one named by this machine's host name)")
 	fs.Float64Var(&c.rateQPS, "rate-limit-qps", 20, "requests per second each identity may make when tokens are on (429 beyond); 0 for no limit")
 	fs.IntVar(&c.rateBurst, "rate-limit-burst", 100, "burst of requests each identity may make above --rate-limit-qps")
 	fs.IntVar(&c.maxWatchers, "max-watches-per-user", 50, "watches and WebSockets each identity may hold open when tokens are on; 0 for no limit")
@@ -85,8 +85,9 @@ type access struct {
 }
 
 // setupAccess reads the token file, creates or loads the workshop identities, refuses an open
-// server on a non-loopback address, and prepares TLS.
-func setupAccess(ctx context.Context, c accessConfig, addr, dbPath string, st store.Interface, logger *slog.Logger) (*access, error) {
+// server on a non-loopback address, and prepares TLS. addr is the address asked for, listening
+// the one the listener got (its port chosen when addr's is 0).
+func setupAccess(ctx context.Context, c accessConfig, addr, listening, dbPath string, st store.Interface, logger *slog.Logger) (*access, error) {
 	a := &access{}
 	if c.tokenFile != "" {
 		f, err := os.Open(c.tokenFile)
@@ -185,9 +186,11 @@ func setupAccess(ctx context.Context, c accessConfig, addr, dbPath string, st st
 			MaxWatchers:            c.maxWatchers,
 			MaxObjectsPerNamespace: c.maxObjects,
 			MaxObjectBytes:         c.maxBytes,
-			PublicURL:              c.publicURL,
-			CAData:                 a.caData,
-			Words:                  web.AuthWords,
+			// Join links and kubeconfigs name the URL the server announces, never a request's
+			// Host header, which whoever sends the request chooses.
+			PublicURL: announcedURL(c.publicURL, a.scheme()+"://"+listening),
+			CAData:    a.caData,
+			Words:     web.AuthWords,
 		})
 	}
 	return a, nil

@@ -50,10 +50,13 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if scope != (recording.Scope{}) {
 			return errors.New("--namespace and --lease choose what --history records: add --history")
 		}
-		// Workshop identities hold tokens: they stay out of the export.
+		// Workshop identities hold tokens, and browser sessions are sign-ins, not changes to
+		// review: they stay out of the export.
 		return sqlite.Export(ctx, *db, stdout, sqlite.ExportOptions{
 			After: *after,
-			Skip:  func(resource string) bool { return resource == auth.IdentityResource },
+			Skip: func(resource string) bool {
+				return resource == auth.IdentityResource || resource == auth.SessionResource
+			},
 		})
 	}
 	if *after != 0 {

@@ -116,7 +116,7 @@ func TestHTTP2(t *testing.T) {
 			cancel()
 		}
 		if !h2 {
-			_, err := setupAccess(ctx, accessConfig{tls: "off", http2: true}, "127.0.0.1:0", "", w.db, discardLogger())
+			_, err := setupAccess(ctx, accessConfig{tls: "off", http2: true}, "127.0.0.1:0", "127.0.0.1:0", "", w.db, discardLogger())
 			if err == nil || !strings.Contains(err.Error(), "--tls on") {
 				t.Errorf("--http2 without TLS: %v, want a refusal naming --tls on", err)
 			}

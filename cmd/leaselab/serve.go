@@ -367,19 +367,28 @@ func globEscape(path string) string {
 // openServer opens the database and starts serving.
 func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*runningServer, error) {
 	start := time.Now()
+	// Listening comes first: the join links and kubeconfigs name the address the server
+	// listens at (with port 0, known only now) when no --public-url is given.
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
 	db, err := sqlite.Open(ctx, cfg.db, sqlite.Options{CompactKeep: cfg.compactKeep, CompactMaxAge: cfg.compactMaxAge, CompactInterval: cfg.compactInterval, AcceptRollback: cfg.acceptRollback}, logger)
 	if err != nil {
+		ln.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	ac := cfg.access
 	ac.replay = cfg.replay != nil
-	acc, err := setupAccess(ctx, ac, cfg.addr, cfg.db, db, logger)
+	acc, err := setupAccess(ctx, ac, cfg.addr, ln.Addr().String(), cfg.db, db, logger)
 	if err != nil {
+		ln.Close()
 		db.Close()
 		return nil, err
 	}
 	up, err := newUpstream(cfg, db, logger)
 	if err != nil {
+		ln.Close()
 		db.Close()
 		return nil, err
 	}
@@ -395,11 +404,13 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		Upstream:                  up.web(),
 	})
 	if err != nil {
+		ln.Close()
 		up.close()
 		db.Close()
 		return nil, err
 	}
 	fail := func(err error) (*runningServer, error) {
+		ln.Close()
 		up.close()
 		front.Close()
 		db.Close()
@@ -434,10 +445,6 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		// The cluster decides its namespaces: the participants' may be there already, or the
 		// identity may not create them.
 		logger.Warn("the participants' namespaces could not all be created on the cluster; create them there", slog.Any("error", err))
-	}
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fail(fmt.Errorf("listen: %w", err))
 	}
 	ln = acc.wrap(ln)
 	rs := &runningServer{

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/auth"
 )
 
@@ -475,7 +478,7 @@ func TestRestartKeepsTLS(t *testing.T) {
 	// --tls off still serves plain HTTP, warning off loopback.
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	a, err := setupAccess(context.Background(), accessConfig{tls: "off"}, "192.0.2.1:8443", db, w.db, logger)
+	a, err := setupAccess(context.Background(), accessConfig{tls: "off"}, "192.0.2.1:8443", "192.0.2.1:8443", db, w.db, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -609,5 +612,108 @@ func TestKubeconfigFromDB(t *testing.T) {
 	var errOut bytes.Buffer
 	if code := run(context.Background(), []string{"kubeconfig", "--db", db, "--token", "not-a-token"}, io.Discard, &errOut); code != 1 || !strings.Contains(errOut.String(), "workshop identities") {
 		t.Errorf("kubeconfig with an unknown token: exit %d %s", code, errOut.String())
+	}
+}
+
+// TestKubeconfigIgnoresHost: the kubeconfig, join links and QR codes the workshop page serves
+// name the --public-url, else the address the server listens at, never the request's Host
+// header, which whoever sends the request chooses.
+func TestKubeconfigIgnoresHost(t *testing.T) {
+	for _, public := range []string{"", "https://lab.example:18225"} {
+		w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.publicURL = public })
+		want := cmp.Or(public, w.URL)
+		hc := w.httpClient(t)
+		w.join(t, hc, auth.InstructorName)
+		get := func(path string) []byte {
+			t.Helper()
+			req, _ := http.NewRequest(http.MethodGet, w.URL+path, nil)
+			// (net/http picks the jar's cookies by Host: the session goes by hand.)
+			for _, c := range hc.Jar.Cookies(req.URL) {
+				req.AddCookie(c)
+			}
+			req.Host = "evil.example"
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s with a forged Host: %d %s", path, resp.StatusCode, b)
+			}
+			return b
+		}
+		raw, err := clientcmd.Load(get("/workshop/kubeconfig/participant-01"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := raw.Clusters[raw.Contexts[raw.CurrentContext].Cluster].Server; s != want {
+			t.Errorf("public URL %q: the kubeconfig names %s, want %s", public, s, want)
+		}
+		page := get("/workshop")
+		if bytes.Contains(page, []byte("evil.example")) || !bytes.Contains(page, []byte(`href="`+want+`/join?token=`)) {
+			t.Errorf("public URL %q: the workshop page's join links do not name %s", public, want)
+		}
+		w.Close()
+	}
+}
+
+// TestSessionCookie: the session cookie is a random id, not the join link's token, and the
+// database keeps only its hash; the session signs the browser's API reads and its WebSocket
+// watches in, and lasts over a restart.
+func TestSessionCookie(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "leaselab.db")
+	w := mustStartWorkshop(t, 1, db, nil)
+	hc := w.httpClient(t)
+	w.join(t, hc, "participant-01")
+	u, _ := url.Parse(w.URL)
+	cookies := hc.Jar.Cookies(u)
+	if len(cookies) != 1 || cookies[0].Value == "" || cookies[0].Value == w.tokens["participant-01"] {
+		t.Fatalf("session cookies %v: want one that is not the token", cookies)
+	}
+	id := cookies[0].Value
+	res, err := w.db.List(context.Background(), store.ListOptions{Resource: auth.SessionResource})
+	if err != nil || len(res.Objects) != 1 {
+		t.Fatalf("stored sessions: %v %d", err, len(res.Objects))
+	}
+	if o := res.Objects[0]; strings.Contains(o.Name+string(o.Value), id) || strings.Contains(string(o.Value), w.tokens["participant-01"]) {
+		t.Errorf("the database keeps the session id or the token: %s %s", o.Name, o.Value)
+	}
+
+	check := func(w *workshop) {
+		t.Helper()
+		resp, err := hc.Get(w.URL + "/apis/coordination.k8s.io/v1/namespaces/participant-01/leases")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("API read with the session: %d", resp.StatusCode)
+		}
+		ctx := ctxT(t, 10*time.Second)
+		c, _, err := websocket.Dial(ctx, "wss"+strings.TrimPrefix(w.URL, "https")+"/apis/coordination.k8s.io/v1/namespaces/participant-01/leases?watch=1",
+			&websocket.DialOptions{HTTPClient: hc})
+		if err != nil {
+			t.Fatalf("WebSocket watch with the session: %v", err)
+		}
+		c.CloseNow()
+	}
+	check(w)
+	w.Close()
+	// The cookie names the host, not the port: the restarted server gets it too.
+	w = mustStartWorkshop(t, 1, db, nil)
+	check(w)
+	// A cookie that is a token, or an id the server never gave, signs nobody in.
+	for _, v := range []string{w.tokens["participant-01"], "made-up"} {
+		req, _ := http.NewRequest(http.MethodGet, w.URL+"/apis/coordination.k8s.io/v1/namespaces/participant-01/leases", nil)
+		req.AddCookie(&http.Cookie{Name: auth.SessionCookie, Value: v})
+		resp, err := w.httpClient(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("cookie %q: %d, want 401", v, resp.StatusCode)
+		}
 	}
 }

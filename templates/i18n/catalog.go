@@ -245,6 +245,7 @@ var pages = map[string]Text{
 	"lease.objectLabel":             {En: "object", Zh: "对象"},
 	"lease.object":                  {En: "Object", Zh: "对象"},
 	"lease.objectSmall":             {En: "as kubectl get -o yaml shows it", Zh: "与 kubectl get -o yaml 的输出相同"},
+	"lease.objectCut":               {En: "Long values are cut here. The whole object:", Zh: "此处截断了过长的值。完整对象："},
 	"lease.splitLabel":              {En: "split brain", Zh: "脑裂"},
 	"lease.split":                   {En: "Split brain", Zh: "脑裂"},
 	"lease.splitCount":              {En: "%d in the recorded window", Zh: "记录窗口内共 %d 次"},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -841,4 +842,70 @@ func TestJSONPatchCopyLimit(t *testing.T) {
 	a.MustCreate(t, leasesPath, leaseJSON("doubled", "holder-a"))
 	r := a.Do(t, http.MethodPatch, leasesPath+"/doubled", apiserver.DoublingJSONPatch(24), "Content-Type", "application/json-patch+json")
 	WantBody(t, r, http.StatusUnprocessableEntity, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server rejected our request due to an error in our request","reason":"Invalid","details":{},"code":422}`+"\n")
+}
+
+// TestEtcdRequestTooLarge: an object over what etcd takes in one request (--max-request-bytes,
+// 1.5 MiB by default) is refused as kube-apiserver refuses it, with the etcd client's error as
+// a 500 without a reason (k8s.io/apiserver pkg/endpoints/handlers/responsewriters/status.go
+// ErrorToAPIStatus); over the etcd client's 2 MiB send limit, with gRPC's error. Bodies up to
+// 3 MiB pass the body limit, dry runs never reach etcd, and a refused write changes nothing.
+func TestEtcdRequestTooLarge(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	tooLarge := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"etcdserver: request is too large","code":500}` + "\n"
+	holder := func(n int) string { return strings.Repeat("h", n) }
+	post := func(path, body string) response {
+		return a.Do(t, http.MethodPost, path, body, "Content-Type", "application/json")
+	}
+
+	WantBody(t, post(leasesPath, leaseJSON("big", holder(1600000))), http.StatusInternalServerError, tooLarge)
+	r := post(leasesPath, leaseJSON("bigger", holder(2500000)))
+	WantCode(t, r, http.StatusInternalServerError)
+	if !regexp.MustCompile(`^\{"kind":"Status","apiVersion":"v1","metadata":\{\},"status":"Failure","message":"rpc error: code = ResourceExhausted desc = trying to send message larger than max \(2500\d\d\d vs\. 2097152\)","code":500\}\n$`).Match(r.Body) {
+		t.Errorf("over the client's send limit: %s", r.Body)
+	}
+	WantCode(t, a.Do(t, http.MethodPost, leasesPath+"?dryRun=All", leaseJSON("big", holder(1600000)), "Content-Type", "application/json"), http.StatusCreated)
+
+	rv := a.MustCreate(t, leasesPath, leaseJSON("fits", holder(1400000)))
+	put := strings.Replace(leaseJSON("fits", holder(1600000)), `"namespace":"default"`, `"namespace":"default","resourceVersion":"`+rv+`"`, 1)
+	WantBody(t, a.Do(t, http.MethodPut, leasesPath+"/fits", put, "Content-Type", "application/json"), http.StatusInternalServerError, tooLarge)
+	WantBody(t, a.Do(t, http.MethodPatch, leasesPath+"/fits", `{"spec":{"holderIdentity":"`+holder(1600000)+`"}}`, "Content-Type", mergePatch), http.StatusInternalServerError, tooLarge)
+	if got := a.MustDo(t, http.StatusOK, http.MethodGet, leasesPath+"/fits", ""); got != rv {
+		t.Errorf("after the refused writes: resourceVersion %s, want %s", got, rv)
+	}
+
+	// A LeaseCandidate has no free-form field that large but an owner reference's name.
+	candidate := `{"apiVersion":"coordination.k8s.io/v1beta1","kind":"LeaseCandidate","metadata":{"name":"big","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"` +
+		holder(1600000) + `","uid":"6a4b0d3e-1c53-4f0e-9d8c-9d4e1c1f2a11"}]},"spec":{"leaseName":"l","binaryVersion":"1.36.0","emulationVersion":"1.36.0","strategy":"OldestEmulationVersion"}}`
+	WantBody(t, post(candidatesPath, candidate), http.StatusInternalServerError, tooLarge)
+}
+
+// TestEtcdTooLargeDropsManagedFields: a write over etcd's limit is tried again without
+// managedFields, as kube-apiserver's create handler does: the largest Lease that can be
+// created is stored without them, and one a little smaller keeps them.
+func TestEtcdTooLargeDropsManagedFields(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	create := func(n int) response {
+		r := a.Do(t, http.MethodPost, leasesPath, leaseJSON("edge", strings.Repeat("h", n)), "Content-Type", "application/json")
+		if r.Code == http.StatusCreated {
+			a.MustDo(t, http.StatusOK, http.MethodDelete, leasesPath+"/edge", "")
+		}
+		return r
+	}
+	lo, hi := 1500000, 1600000 // created, refused
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if create(mid).Code == http.StatusCreated {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if r := create(lo); bytes.Contains(r.Body, []byte(`"managedFields"`)) {
+		t.Errorf("the largest Lease etcd takes (holderIdentity of %d bytes) kept its managedFields", lo)
+	}
+	if r := create(lo - 1000); !bytes.Contains(r.Body, []byte(`"managedFields"`)) {
+		t.Errorf("a Lease 1000 bytes under etcd's limit lost its managedFields: %.300s", r.Body)
+	}
 }

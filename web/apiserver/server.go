@@ -114,11 +114,15 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 func (s *Server) serializer(media string) runtime.SerializerInfo { return s.serializers[media] }
 
 // Register routes every API path under /api and /apis to the server. Exact discovery routes
-// registered elsewhere win over these wildcards.
+// registered elsewhere win over these wildcards. Echo's Any takes only the methods Echo knows:
+// the other ones (FOO) reach the server through the not-found routes, so that every method
+// without a verb gets the same 405 Status, as from kube-apiserver's router.
 func (s *Server) Register(e *echo.Echo) {
 	h := echo.WrapHandler(http.HandlerFunc(s.ServeHTTP))
-	e.Any("/api/*", h)
-	e.Any("/apis/*", h)
+	for _, prefix := range []string{"/api/*", "/apis/*"} {
+		e.Any(prefix, h)
+		e.RouteNotFound(prefix, h)
+	}
 }
 
 // request is one API request being served.

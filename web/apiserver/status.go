@@ -11,14 +11,10 @@ import (
 )
 
 // errNotFoundPath is the answer for a path under an API prefix that names no served resource.
-func errNotFoundPath() *apierrors.StatusError {
-	return status.New(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", &metav1.StatusDetails{})
-}
+func errNotFoundPath() *apierrors.StatusError { return status.PathNotFound() }
 
 // errMethodNotAllowed is the router's answer for a method it has no route for on a path it knows.
-func errMethodNotAllowed() *apierrors.StatusError {
-	return status.New(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource", &metav1.StatusDetails{})
-}
+func errMethodNotAllowed() *apierrors.StatusError { return status.NoRouteForMethod() }
 
 // errRouterNotAcceptable is the router's 406 for an Accept header that allows none of the
 // media types the route produces.

@@ -153,12 +153,14 @@ func (q *request) watch() error {
 	if err != nil {
 		return err
 	}
-	timeout := time.Duration(float64(minRequestTimeout) * (1 + rand.Float64()))
-	if opts.TimeoutSeconds != nil {
-		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	timeout := watchTimeout(opts.TimeoutSeconds)
+	// The stream ends with the server, the client, or the timeout. A timeout that has already
+	// passed still opens the watch (the store is asked under the request's context), and the
+	// stream ends as soon as it is open.
+	ctx, cancel := context.WithCancel(q.r.Context())
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(q.r.Context(), timeout)
 	}
-	// The stream ends with the server, the client, or the timeout.
-	ctx, cancel := context.WithTimeout(q.r.Context(), timeout)
 	defer cancel()
 	stop := context.AfterFunc(q.s.opts.Context, cancel)
 	defer stop()
@@ -177,10 +179,23 @@ func (q *request) watch() error {
 		return err
 	}
 	defer done()
+	if timeout < 0 {
+		return nil
+	}
 	ws := &watchServer{q: q, out: out, headers: true,
 		frame: frameKey{resource: q.kind.StorageResource(), media: out.info.MediaType, gv: q.gv}}
 	ws.serve(sink, w)
 	return nil
+}
+
+// watchTimeout is how long a watch lasts, as the real server's handleWatch decides it: 0 or no
+// timeoutSeconds is a random time between one and two minRequestTimeouts, so that clients
+// reconnect spread out; a negative one is not refused, and the watch ends as soon as it opens.
+func watchTimeout(seconds *int64) time.Duration {
+	if seconds == nil || *seconds == 0 {
+		return time.Duration(float64(minRequestTimeout) * (1 + rand.Float64()))
+	}
+	return time.Duration(*seconds) * time.Second
 }
 
 // negotiateWatch picks the format of a watch's events: a stream format, and of the

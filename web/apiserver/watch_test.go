@@ -417,3 +417,27 @@ func TestWatchParamValues(t *testing.T) {
 		}
 	})
 }
+
+// TestWatchTimeoutSeconds: kube-apiserver's handleWatch (k8s.io/apiserver
+// pkg/endpoints/handlers/get.go) validates no timeoutSeconds: 0 is "not set" (the random 30 to
+// 60 minutes), and a negative one a timer that has already fired, so the watch answers 200 with
+// the stream's headers and ends at once (a 504 before).
+func TestWatchTimeoutSeconds(t *testing.T) {
+	t.Parallel()
+	a := MustStartAPI(t, sqlite.Options{})
+	cur := a.MustCreate(t, leasesPath, leaseJSON("a", "holder-a"))
+	t.Run("negative", func(t *testing.T) {
+		for _, path := range []string{
+			leasesPath + "?watch=1&timeoutSeconds=-1&resourceVersion=" + cur,
+			leasesPath + "?watch=1&timeoutSeconds=-30&resourceVersion=" + cur,
+		} {
+			w := a.MustWatch(t, path)
+			w.WantEnd(t, 5*time.Second)
+		}
+	})
+	t.Run("zero is not set", func(t *testing.T) {
+		w := a.MustWatch(t, leasesPath+"?watch=1&timeoutSeconds=0&resourceVersion="+cur)
+		rv := a.MustDo(t, http.StatusOK, http.MethodPatch, leasesPath+"/a", `{"spec":{"holderIdentity":"holder-b"}}`, "Content-Type", mergePatch)
+		WantEvent(t, w.NextEvent(t), "MODIFIED", "a", rv)
+	})
+}

@@ -37,8 +37,9 @@ type Options struct {
 	MaxObjectBytes int
 	// MaxFormBytes bounds a UI form post; default 64 KiB.
 	MaxFormBytes int64
-	// PublicURL, when set, is the base of join links and kubeconfigs (e.g. https://10.0.0.5:8443);
-	// otherwise the URL the instructor's browser used.
+	// PublicURL is the base of join links and kubeconfigs (e.g. https://10.0.0.5:8443);
+	// `leaselab serve` sets its --public-url, else the address it listens at. Empty: the
+	// address each request came in at (never its Host header).
 	PublicURL string
 	// CAData is the PEM certificate authority kubeconfigs carry (TLS with a self-signed or
 	// private certificate).
@@ -77,6 +78,8 @@ type Auth struct {
 	seen map[string]*atomic.Int64
 	// quotaLocks holds a *sync.Mutex per namespace/resource (AdmitCreate).
 	quotaLocks sync.Map
+	// sessions are the browsers signed in with a join link.
+	sessions *sessions
 }
 
 // New returns an Auth for opts.Tokens, counting objects for the quota in st.
@@ -91,14 +94,16 @@ func New(logger *slog.Logger, st store.Interface, opts Options) *Auth {
 		opts.MaxFormBytes = 64 << 10
 	}
 	a := &Auth{
-		log:     logger,
-		st:      st,
-		opts:    opts,
-		authn:   NewAuthenticator(opts.Tokens),
-		watches: &watchCounter{max: opts.MaxWatchers},
-		byName:  map[string]Token{},
-		seen:    map[string]*atomic.Int64{},
+		log:      logger,
+		st:       st,
+		opts:     opts,
+		authn:    NewAuthenticator(opts.Tokens),
+		sessions: newSessions(logger, st, opts.Now),
+		watches:  &watchCounter{max: opts.MaxWatchers},
+		byName:   map[string]Token{},
+		seen:     map[string]*atomic.Int64{},
 	}
+	a.authn.sessions = a.sessions
 	if opts.RateQPS > 0 {
 		a.rate = newRateLimiter(opts.RateQPS, opts.RateBurst)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -156,10 +157,35 @@ func TestAuthorize(t *testing.T) {
 	}
 }
 
-// countingStore answers List with a fixed count, for the quota.
+// countingStore answers List with a fixed count, for the quota, and keeps browser sessions.
 type countingStore struct {
 	store.Interface
 	n int64
+}
+
+// kept holds what the tests' stores keep (browser sessions, whose keys are random).
+var kept sync.Map
+
+func (s countingStore) Create(ctx context.Context, key store.Key, value []byte) (store.Object, error) {
+	if _, loaded := kept.LoadOrStore(key, value); loaded {
+		return store.Object{}, store.ErrExists
+	}
+	return store.Object{Key: key, Revision: 1, Value: value}, nil
+}
+
+func (s countingStore) Get(ctx context.Context, key store.Key) (store.Object, error) {
+	v, ok := kept.Load(key)
+	if !ok {
+		return store.Object{}, store.ErrNotFound
+	}
+	return store.Object{Key: key, Revision: 1, Value: v.([]byte)}, nil
+}
+
+func (s countingStore) Delete(ctx context.Context, key store.Key, expect int64) (store.Object, error) {
+	if _, ok := kept.LoadAndDelete(key); !ok {
+		return store.Object{}, store.ErrNotFound
+	}
+	return store.Object{Key: key}, nil
 }
 
 func (s countingStore) List(ctx context.Context, opts store.ListOptions) (store.ListResult, error) {

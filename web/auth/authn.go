@@ -26,13 +26,16 @@ const (
 
 // Errors of authentication; every one is answered 401.
 var (
-	errInvalidToken = errors.New("invalid bearer token")
-	errBadProtocol  = errors.New("invalid base64.bearer.authorization token")
+	errInvalidToken   = errors.New("invalid bearer token")
+	errBadProtocol    = errors.New("invalid base64.bearer.authorization token")
+	errInvalidSession = errors.New("invalid or expired session")
 )
 
 // Authenticator maps bearer tokens to identities. Tokens are kept only as SHA-256 hashes.
 type Authenticator struct {
 	users map[[32]byte]User
+	// sessions are the browser sessions the session cookie names; nil takes no cookie.
+	sessions *sessions
 }
 
 // NewAuthenticator returns an Authenticator for tokens.
@@ -81,13 +84,27 @@ func (a *Authenticator) Authenticate(r *http.Request) (u User, via string, found
 		}
 	}
 	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
-		u, ok := a.Lookup(c.Value)
+		u, ok := a.sessionUser(r.Context(), c.Value)
 		if !ok {
-			return User{}, viaCookie, true, errInvalidToken
+			return User{}, viaCookie, true, errInvalidSession
 		}
 		return u, viaCookie, true, nil
 	}
 	return User{}, "", false, nil
+}
+
+// sessionUser returns the identity of a browser session: that of the token it was opened with,
+// while that token is still one of the server's.
+func (a *Authenticator) sessionUser(ctx context.Context, id string) (User, bool) {
+	if a.sessions == nil {
+		return User{}, false
+	}
+	tok, ok := a.sessions.token(ctx, id)
+	if !ok {
+		return User{}, false
+	}
+	u, ok := a.users[tok]
+	return u, ok
 }
 
 // BearerToken extracts the token of an Authorization header as kube-apiserver does: "Bearer"

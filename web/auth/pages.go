@@ -93,7 +93,7 @@ func (a *Auth) joinPage(c echo.Context) error {
 		return a.renderPage(c, http.StatusUnauthorized, signInTmpl, &signInView{Message: invalidJoin})
 	}
 	if ck, err := r.Cookie(SessionCookie); err == nil {
-		if cur, ok := a.authn.Lookup(ck.Value); ok && cur.Name == u.Name {
+		if cur, ok := a.authn.sessionUser(r.Context(), ck.Value); ok && cur.Name == u.Name {
 			return c.Redirect(http.StatusSeeOther, dashboardOf(u))
 		}
 	}
@@ -104,8 +104,9 @@ func (a *Auth) joinPage(c echo.Context) error {
 
 // join turns a token posted by the join page into a browser session. Only a same-origin post
 // is taken (Sec-Fetch-Site, then Origin against Host): another site cannot sign a browser in.
-// The cookie is HttpOnly (scripts never see the token), SameSite=Strict (no cross-site request
-// carries it) and Secure over TLS.
+// The cookie carries a random session id, not the token (see SessionResource); it is HttpOnly
+// (scripts never see it), SameSite=Strict (no cross-site request carries it) and Secure over
+// TLS.
 func (a *Auth) join(c echo.Context) error {
 	r := c.Request()
 	noReferrer(c)
@@ -118,14 +119,18 @@ func (a *Auth) join(c echo.Context) error {
 	if !ok {
 		return a.renderPage(c, http.StatusUnauthorized, signInTmpl, &signInView{Message: invalidJoin})
 	}
+	id, err := a.sessions.open(r.Context(), token)
+	if err != nil {
+		return err
+	}
 	c.SetCookie(&http.Cookie{
 		Name:     SessionCookie,
-		Value:    token,
+		Value:    id,
 		Path:     "/",
 		HttpOnly: true,
 		Secure:   r.TLS != nil,
 		SameSite: http.SameSiteStrictMode,
-		MaxAge:   7 * 24 * 3600,
+		MaxAge:   int(sessionTTL / time.Second),
 	})
 	return c.Redirect(http.StatusSeeOther, dashboardOf(u))
 }
@@ -155,7 +160,9 @@ func (a *Auth) signInPage(c echo.Context) error {
 	return a.renderPage(c, http.StatusUnauthorized, signInTmpl, &signInView{Message: "auth.signin.needed"})
 }
 
-// baseURL is the URL participants reach this server at.
+// baseURL is the URL participants reach this server at: Options.PublicURL, else the address
+// the request came in at. Never the Host header: whoever sends the request chooses it, and a
+// kubeconfig naming another server would hand it the participant's token.
 func (a *Auth) baseURL(r *http.Request) string {
 	if a.opts.PublicURL != "" {
 		return strings.TrimRight(a.opts.PublicURL, "/")
@@ -164,7 +171,11 @@ func (a *Auth) baseURL(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	host := "localhost"
+	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		host = addr.String()
+	}
+	return scheme + "://" + host
 }
 
 type identityView struct {

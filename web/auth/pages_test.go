@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/leaselab/leaselab/templates/i18n"
 )
@@ -74,16 +77,26 @@ func TestJoin(t *testing.T) {
 	}
 
 	// A browser already signed in as the link's identity goes straight to the dashboard; one
-	// signed in as another is asked.
+	// signed in as another is asked, and so is one whose cookie is a token, not a session.
+	session := func(token string) *http.Cookie {
+		t.Helper()
+		cookies := post(token, map[string]string{"Sec-Fetch-Site": "same-origin"}).Result().Cookies()
+		if len(cookies) != 1 {
+			t.Fatalf("POST /join: cookies %+v", cookies)
+		}
+		return cookies[0]
+	}
 	req := httptest.NewRequest(http.MethodGet, "http://lab.example/join?token=ti", nil)
-	req.AddCookie(&http.Cookie{Name: SessionCookie, Value: "ti"})
+	req.AddCookie(session("ti"))
 	if rec := do(req); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/" {
 		t.Errorf("GET /join signed in as the same identity: %d %q", rec.Code, rec.Header().Get("Location"))
 	}
-	req = httptest.NewRequest(http.MethodGet, "http://lab.example/join?token=ti", nil)
-	req.AddCookie(&http.Cookie{Name: SessionCookie, Value: "tp<&'"})
-	if rec := do(req); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "join-button") {
-		t.Errorf("GET /join signed in as another identity: %d %s", rec.Code, rec.Body)
+	for _, ck := range []*http.Cookie{session("tp<&'"), {Name: SessionCookie, Value: "ti"}} {
+		req = httptest.NewRequest(http.MethodGet, "http://lab.example/join?token=ti", nil)
+		req.AddCookie(ck)
+		if rec := do(req); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "join-button") {
+			t.Errorf("GET /join with the cookie %q: %d %s", ck.Value, rec.Code, rec.Body)
+		}
 	}
 
 	// POST from the join page itself: the session, and the participant's dashboard.
@@ -95,8 +108,9 @@ func TestJoin(t *testing.T) {
 		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/?namespace=p1" {
 			t.Errorf("POST /join %v: %d %q", h, rec.Code, rec.Header().Get("Location"))
 		}
+		// The cookie is a session of its own, not the token, which is the API's credential too.
 		cookies := rec.Result().Cookies()
-		if len(cookies) != 1 || cookies[0].Name != SessionCookie || cookies[0].Value != "tp<&'" ||
+		if len(cookies) != 1 || cookies[0].Name != SessionCookie || cookies[0].Value == "" || strings.Contains(cookies[0].Value, "tp") ||
 			!cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Path != "/" {
 			t.Errorf("POST /join %v: cookies %+v", h, cookies)
 		}
@@ -285,5 +299,24 @@ func TestWorkshopPageRefusesParticipants(t *testing.T) {
 	if rec.Code != http.StatusForbidden || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") ||
 		!strings.Contains(body, "只有讲师可以打开此页面。") || !strings.Contains(body, `<a href="/?namespace=p1">`) {
 		t.Errorf("participant opens /workshop: %d %s\n%s", rec.Code, rec.Header().Get("Content-Type"), body)
+	}
+}
+
+// TestKubeconfigServerWithoutPublicURL: without a public URL, a kubeconfig names the address
+// the request came in at, not its Host header, which whoever sends the request chooses.
+func TestKubeconfigServerWithoutPublicURL(t *testing.T) {
+	e := pagesServer("tp")
+	req := httptest.NewRequest(http.MethodGet, "http://evil.example/workshop/kubeconfig/p1", nil)
+	req.Header.Set("Authorization", "Bearer ti")
+	local := &net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 8443}
+	req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, net.Addr(local)))
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, req)
+	cfg, err := clientcmd.Load(rec.Body.Bytes())
+	if rec.Code != http.StatusOK || err != nil {
+		t.Fatalf("kubeconfig: %d %v %s", rec.Code, err, rec.Body)
+	}
+	if s := cfg.Clusters["leaselab"].Server; s != "http://192.0.2.7:8443" {
+		t.Errorf("kubeconfig server %s, want http://192.0.2.7:8443", s)
 	}
 }

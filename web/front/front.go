@@ -8,6 +8,7 @@ package front
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -172,6 +173,7 @@ func (a *API) chain() *echo.Echo {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
+	e.HTTPErrorHandler = writeError
 	for _, m := range a.cfg.Pre {
 		e.Pre(m)
 	}
@@ -304,6 +306,36 @@ func (a *API) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		a.log.LogAttrs(r.Context(), level, "request", attrs...)
 		return nil
 	}
+}
+
+// writeError answers every error no handler answered itself, whatever raised it (the router, a
+// middleware, a screen's handler), with a Status, as kube-apiserver answers everything: never
+// with Echo's own {"message":...}. The screens answer browsers with their error page first.
+func writeError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status.Write(c.Response(), c.Request(), routerStatus(err), status.Router)
+}
+
+// routerStatus is the Status of an error: Echo's own are the router's 404 and 405, worded as
+// kube-apiserver's, or a code and a message; any other is status.From's.
+func routerStatus(err error) error {
+	var he *echo.HTTPError
+	if !errors.As(err, &he) {
+		return err
+	}
+	switch he.Code {
+	case http.StatusNotFound:
+		return status.PathNotFound()
+	case http.StatusMethodNotAllowed:
+		return status.NoRouteForMethod()
+	}
+	msg := http.StatusText(he.Code)
+	if m, ok := he.Message.(string); ok && m != "" {
+		msg = m
+	}
+	return status.ForCode(he.Code, msg)
 }
 
 // recoverPanics turns a handler's panic into a 500 Status, as the real server's panic filter

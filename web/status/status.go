@@ -57,6 +57,9 @@ var (
 	Discovery = Form{}
 	// Recovered is the form of the 500 that answers a handler's panic.
 	Recovered = Form{NoNewline: true}
+	// Router is the form of the errors no handler answered itself: a path or a method nothing
+	// serves, and a failed screen's answer to a client that is not a browser.
+	Router = Form{NoCache: true}
 )
 
 // API is the form of the resource handlers for a kind served as mediaTypes.
@@ -200,4 +203,42 @@ func MethodNotAllowed(gr schema.GroupResource, name, message string) *apierrors.
 		d = &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: name}
 	}
 	return New(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, message, d)
+}
+
+// PathNotFound is kube-apiserver's 404 for a path nothing serves
+// (samples/lease-get-unknown-resource-404.http).
+func PathNotFound() *apierrors.StatusError {
+	return New(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", &metav1.StatusDetails{})
+}
+
+// NoRouteForMethod is kube-apiserver's 405 for a method its router has no route for on a path
+// it knows, whatever the method (samples/lease-method-not-allowed-405.http).
+func NoRouteForMethod() *apierrors.StatusError {
+	return New(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource", &metav1.StatusDetails{})
+}
+
+// ForCode is a failure Status of an HTTP status code whose cause is only a message (an error of
+// the web framework or of a screen), with the reason kube-apiserver gives that code.
+func ForCode(code int, message string) *apierrors.StatusError {
+	return New(int32(code), reasonForCode[code], message, nil)
+}
+
+// reasonForCode is the reason of each status code the server answers with; a code not here
+// has none (StatusReasonUnknown).
+var reasonForCode = map[int]metav1.StatusReason{
+	http.StatusBadRequest:            metav1.StatusReasonBadRequest,
+	http.StatusUnauthorized:          metav1.StatusReasonUnauthorized,
+	http.StatusForbidden:             metav1.StatusReasonForbidden,
+	http.StatusNotFound:              metav1.StatusReasonNotFound,
+	http.StatusMethodNotAllowed:      metav1.StatusReasonMethodNotAllowed,
+	http.StatusNotAcceptable:         metav1.StatusReasonNotAcceptable,
+	http.StatusConflict:              metav1.StatusReasonConflict,
+	http.StatusGone:                  metav1.StatusReasonGone,
+	http.StatusRequestEntityTooLarge: metav1.StatusReasonRequestEntityTooLarge,
+	http.StatusUnsupportedMediaType:  metav1.StatusReasonUnsupportedMediaType,
+	http.StatusUnprocessableEntity:   metav1.StatusReasonInvalid,
+	http.StatusTooManyRequests:       metav1.StatusReasonTooManyRequests,
+	http.StatusInternalServerError:   metav1.StatusReasonInternalError,
+	http.StatusServiceUnavailable:    metav1.StatusReasonServiceUnavailable,
+	http.StatusGatewayTimeout:        metav1.StatusReasonTimeout,
 }

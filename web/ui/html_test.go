@@ -923,3 +923,32 @@ func TestDashboardOfAnEmptyNamespace(t *testing.T) {
 		t.Error("the filter offers Bad_Name, which no namespace can be called")
 	}
 }
+
+// TestLeasePageCutsLongValues: a lease whose holderIdentity is 2.5 MB (the API takes up to
+// 3 MiB) makes no 2.5 MB page: the YAML shows the start of the value and how much more there
+// is, and links the whole object in the API.
+func TestLeasePageCutsLongValues(t *testing.T) {
+	now := time.Date(2026, 3, 1, 14, 0, 0, 0, time.UTC)
+	tu := mustNewUI(t, now)
+	holder := strings.Repeat("h", 2500000)
+	l := lease("default", "big", holder, now.Add(-time.Second), 15, 0)
+	l.Annotations = map[string]string{"note": strings.Repeat("é", 1000)}
+	tu.putLease(t, l, now.Add(-time.Second))
+	w := tu.do(t, httptest.NewRequest(http.MethodGet, "/leases/default/big", nil))
+	if w.Code != http.StatusOK || w.Body.Len() > 200000 {
+		t.Fatalf("lease page: %d, %d bytes", w.Code, w.Body.Len())
+	}
+	doc, err := goquery.NewDocumentFromReader(w.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (YAML folds a long line: compare the words.)
+	yaml := strings.Join(strings.Fields(text(doc.Find(`[data-testid=yaml]`))), " ")
+	wantHolder := "holderIdentity: " + strings.Repeat("h", maxYAMLValue) + "… (" + strconv.Itoa(2500000-maxYAMLValue) + " more bytes)"
+	if !strings.Contains(yaml, wantHolder) || !strings.Contains(yaml, "… (1700 more bytes)") || !strings.Contains(yaml, "leaseDurationSeconds: 15") {
+		t.Errorf("YAML:\n%.2000s", yaml)
+	}
+	if href := doc.Find(`[data-testid=object-url]`).AttrOr("href", ""); href != "/apis/coordination.k8s.io/v1/namespaces/default/leases/big" {
+		t.Errorf("link to the whole object %q", href)
+	}
+}

@@ -2,12 +2,16 @@ package ui
 
 import (
 	"context"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"net/http"
+	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labstack/echo/v4"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -75,7 +79,7 @@ func (u *UI) leaseLive(c echo.Context) error {
 // change left in the log.
 func (u *UI) leaseLiveView(ctx context.Context, ns, name string, m moment) (templates.LeaseLive, bool, error) {
 	now := u.judgeTime(m)
-	live := templates.LeaseLive{Moment: u.momentView(m, leaseURL(ns, name))}
+	live := templates.LeaseLive{Moment: u.momentView(m, leaseURL(ns, name)), ObjectURL: u.objectURL(ns, name)}
 	rev, _, err := u.store.Revision(ctx)
 	if err != nil {
 		return live, false, err
@@ -168,7 +172,7 @@ func (u *UI) leaseNow(ctx context.Context, live *templates.LeaseLive, ns, name s
 	}
 	live.Exists = true
 	live.Card = leaseCard(l, currentChange(l, changes), now)
-	live.YAML, err = leaseYAML(l)
+	live.YAML, live.YAMLCut, err = leaseYAML(l)
 	return err
 }
 
@@ -184,7 +188,7 @@ func (u *UI) leaseAsOf(ctx context.Context, live *templates.LeaseLive, ns, name 
 	if l == nil {
 		return nil // compacted since: the page shows no object
 	}
-	live.YAML, err = leaseYAML(l)
+	live.YAML, live.YAMLCut, err = leaseYAML(l)
 	return err
 }
 
@@ -237,17 +241,80 @@ func changesUntil(changes []judge.Change, at time.Time) []judge.Change {
 }
 
 // leaseYAML is the lease as `kubectl get -o yaml` shows it: apiVersion and kind, the
-// resourceVersion, no managedFields.
-func leaseYAML(l *coordinationv1.Lease) (string, error) {
+// resourceVersion, no managedFields, and every string cut to maxYAMLValue bytes. cut reports
+// whether any was.
+func leaseYAML(l *coordinationv1.Lease) (text string, cut bool, err error) {
 	cp := l.DeepCopy()
 	cp.APIVersion = coordinationv1.SchemeGroupVersion.String()
 	cp.Kind = "Lease"
 	cp.ManagedFields = nil
+	cut = cutStrings(reflect.ValueOf(cp), maxYAMLValue)
 	b, err := yaml.Marshal(cp)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	return string(b), nil
+	return string(b), cut, nil
+}
+
+// cutStrings cuts, in place, every string that v holds or points to (map values included,
+// keys not) to max bytes, and reports whether it cut any. The object keeps its type, so that
+// the YAML keeps the fields' order.
+func cutStrings(v reflect.Value, max int) bool {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return !v.IsNil() && cutStrings(v.Elem(), max)
+	case reflect.String:
+		s, ok := cutString(v.String(), max)
+		if ok && v.CanSet() {
+			v.SetString(s)
+		}
+		return ok && v.CanSet()
+	case reflect.Struct:
+		cut := false
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				cut = cutStrings(v.Field(i), max) || cut
+			}
+		}
+		return cut
+	case reflect.Slice, reflect.Array:
+		cut := false
+		for i := range v.Len() {
+			cut = cutStrings(v.Index(i), max) || cut
+		}
+		return cut
+	case reflect.Map:
+		return cutMapValues(v, max)
+	}
+	return false
+}
+
+// cutMapValues is cutStrings of a map's values, which are not addressable: each is copied,
+// cut and put back.
+func cutMapValues(v reflect.Value, max int) bool {
+	cut := false
+	for it := v.MapRange(); it.Next(); {
+		e := reflect.New(v.Type().Elem()).Elem()
+		e.Set(it.Value())
+		if cutStrings(e, max) {
+			v.SetMapIndex(it.Key(), e)
+			cut = true
+		}
+	}
+	return cut
+}
+
+// cutString is s cut to at most max bytes, at a character's boundary, followed by how many
+// bytes are left out; false when s is short enough.
+func cutString(s string, max int) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "… (" + strconv.Itoa(len(s)-n) + " more bytes)", true
 }
 
 // eventRows lists events newest first.
@@ -290,3 +357,16 @@ func eventRows(events []*corev1.Event, now time.Time) []templates.EventRow {
 // maxEventMessage is how much of an Event's message the lease page shows: kube-apiserver keeps
 // up to 1 KiB of it, and so do the screens.
 const maxEventMessage = 1024
+
+// maxYAMLValue is how many bytes of a string the lease page's YAML shows: a holderIdentity
+// may be megabytes long, and the page would be as large.
+const maxYAMLValue = 300
+
+// objectURL is where the API serves the lease ns/name (the cluster's mirror in front of one).
+func (u *UI) objectURL(ns, name string) string {
+	base := ""
+	if u.opts.Upstream != nil {
+		base = u.opts.Upstream.APIBase
+	}
+	return base + "/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(ns) + "/leases/" + url.PathEscape(name)
+}

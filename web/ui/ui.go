@@ -31,6 +31,7 @@ import (
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/kinds"
 	"github.com/leaselab/leaselab/web/recording"
+	"github.com/leaselab/leaselab/web/status"
 	"github.com/leaselab/leaselab/web/views"
 )
 
@@ -236,7 +237,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 // Every screen and its fragments and streams go through Language: they speak the request's
 // language (?lang=, the switch's cookie, Accept-Language).
 func (u *UI) Register(e *echo.Echo) {
-	lang := Language
+	lang := func(next echo.HandlerFunc) echo.HandlerFunc { return Language(u.errorPages(next)) }
 	e.GET("/scenarios", u.scenarioList, lang)
 	e.GET("/scenarios/:name", u.scenarioPage, lang)
 	e.GET("/scenarios/:name/live", u.scenarioLiveFragment, lang)
@@ -267,6 +268,38 @@ func (u *UI) notFound(c echo.Context) error {
 		return echo.ErrNotFound
 	}
 	return u.failSays(c, http.StatusNotFound, i18n.Say("error.noPage", c.Request().URL.Path))
+}
+
+// errorPages answers a browser whose page or fragment failed with the screens' error page,
+// whose message live.js shows when a fragment fails. Everything else goes on to the server's
+// one error handler (web/front), which answers with a Status.
+func (u *UI) errorPages(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		if err == nil || c.Response().Committed || !strings.Contains(c.Request().Header.Get("Accept"), "text/html") {
+			return err
+		}
+		code, msg := errorOf(err)
+		if code >= http.StatusInternalServerError {
+			r := c.Request()
+			u.log.Error("screen failed", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("error", err))
+		}
+		return u.fail(c, code, msg)
+	}
+}
+
+// errorOf is the status code and message of a handler's error: Echo's own, or the Status the
+// API would answer with.
+func errorOf(err error) (int, string) {
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		if m, ok := he.Message.(string); ok && m != "" {
+			return he.Code, m
+		}
+		return he.Code, http.StatusText(he.Code)
+	}
+	st := status.From(err)
+	return int(st.Code), st.Message
 }
 
 // pageSays returns what every page shares, with a title in both languages.

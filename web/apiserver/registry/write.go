@@ -124,18 +124,21 @@ func (ks *Store) Create(ctx context.Context, obj runtime.Object, wo WriteOptions
 			return nil, err
 		}
 	}
-	return ks.insert(ctx, obj, acc, generated)
+	return ks.insert(ctx, obj, acc, generated, wo.Applied)
 }
 
 // insert writes a new object to the store, drawing another name for a generated one that is
 // taken.
-func (ks *Store) insert(ctx context.Context, obj runtime.Object, acc metav1.Object, generated bool) (runtime.Object, error) {
+func (ks *Store) insert(ctx context.Context, obj runtime.Object, acc metav1.Object, generated, applied bool) (runtime.Object, error) {
 	for attempt := 0; ; attempt++ {
 		value, err := ks.r.encodeStored(ks.kind, obj)
 		if err != nil {
 			return nil, err
 		}
 		if err := ks.admitSize(ctx, acc, value); err != nil {
+			return nil, err
+		}
+		if value, err = ks.storable(obj, acc, value, 0, applied); err != nil {
 			return nil, err
 		}
 		o, err := ks.r.store.Create(ctx, ks.key(acc.GetNamespace(), acc.GetName()), value)
@@ -342,6 +345,9 @@ func (ks *Store) updateObject(ctx context.Context, obj, old runtime.Object, expe
 		return nil, err
 	}
 	if err := ks.admitSize(ctx, acc, value); err != nil {
+		return nil, err
+	}
+	if value, err = ks.storable(obj, acc, value, expect, wo.Applied); err != nil {
 		return nil, err
 	}
 	o, err := ks.r.store.Update(ctx, ks.key(acc.GetNamespace(), acc.GetName()), expect, value)
