@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestDependencyDirections keeps the layering of DESIGN.md true: web sees the store only
+// TestDependencyDirections keeps the layering rules of docs/architecture.md true: web sees the store only
 // through store.Interface (never the SQLite implementation), templates sees view models (and
 // the tab protocol's states) only, the tab protocol shared with the browser sees nothing of the
 // server, and nothing but cmd wires the program together. Test files are not listed: tests may start

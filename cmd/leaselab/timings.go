@@ -24,7 +24,7 @@ func runTimings(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.DurationVar(&s.LeaseDuration, "lease-duration", d.LeaseDuration, "how long followers wait, after they last saw the lease change, before taking it (Go duration: 15s, 1500ms)")
 	fs.DurationVar(&s.RenewDeadline, "renew-deadline", d.RenewDeadline, "how long a leader keeps trying to renew before it stops leading")
 	fs.DurationVar(&s.RetryPeriod, "retry-period", d.RetryPeriod, "the pause between tries (followers add a jitter of up to 1.2 times this)")
-	asJSON := fs.Bool("json", false, "print the verdict as JSON (field names in the README) instead of a report")
+	asJSON := fs.Bool("json", false, "print the verdict as JSON (field names in docs/timings.md) instead of a report")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func wrap(b *strings.Builder, text, first, indent string, width int) {
 // unitAfterNumber finds a number followed by a unit of the calculator's sentences.
 var unitAfterNumber = regexp.MustCompile(`(\d) (s\b|×)`)
 
-// timingsJSON is the output of leaselab timings --json; the README lists its fields. Durations
+// timingsJSON is the output of leaselab timings --json; docs/timings.md lists its fields. Durations
 // are seconds, to the millisecond, except the settings, which are Go durations as the flags
 // take them. Only the settings, accepted, the refusals and kubernetesDefaults are present when
 // the settings are refused.

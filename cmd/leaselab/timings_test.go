@@ -85,7 +85,7 @@ func TestTimingsCommand(t *testing.T) {
 	}
 }
 
-// TestTimingsJSON: the JSON fields the README documents, for accepted and refused settings.
+// TestTimingsJSON: the JSON fields docs/timings.md documents, for accepted and refused settings.
 func TestTimingsJSON(t *testing.T) {
 	decode := func(t *testing.T, args ...string) (map[string]any, int) {
 		t.Helper()

@@ -16,7 +16,7 @@ const backfillChunk = 512
 // eventBuffer is how many events a watch's Events channel holds: a reader that finds more
 // ready can send them on together (one write to its client instead of one per event). Each
 // slot takes about 140 bytes of every open watch, and 16 batch as well as 64 did: at 10,000
-// watchers, 64 cost the server 80 MiB more (BENCHMARKS.md, issue 20, third round).
+// watchers, 64 cost the server 80 MiB more (BENCHMARKS.md, "Decisions").
 const eventBuffer = 16
 
 // Watch starts a watch of one resource (and namespace, when set) that receives every change

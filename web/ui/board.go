@@ -138,7 +138,7 @@ func (msg boardMessage) empty() bool {
 // inNamespace is msg for a dashboard that follows namespace ns ("": every namespace). A
 // participant's dashboard opens on the participant's own namespace; sending it every other
 // lease's renewals ten times a second cost the server a TLS write per dashboard and message
-// for cards the page hides (BENCHMARKS.md, issue 20, third round).
+// for cards the page hides (BENCHMARKS.md, "Decisions and the figures behind them").
 func (msg boardMessage) inNamespace(ns string) boardMessage {
 	if ns == "" {
 		return msg

@@ -329,7 +329,7 @@ func (f *Forwarder) refused(code int, ri request.Info, contentType string, body 
 		if ri.Namespace != "" {
 			need += fmt.Sprintf(" in the namespace %q", ri.Namespace)
 		}
-		need += " (see the README's RBAC for leaselab's identity)"
+		need += " (see docs/operations.md, RBAC, for leaselab's identity)"
 	}
 	return status.New(http.StatusForbidden, metav1.StatusReasonForbidden,
 		fmt.Sprintf("the cluster at %s refused leaselab's identity (kubeconfig user %q)%s: %s", f.cluster.Server(), f.cluster.User, need, msg), details)

@@ -221,7 +221,7 @@ func (m *Mirror) check(ctx context.Context, c rest.Interface, group, resource, n
 	}
 	switch {
 	case apierrors.IsForbidden(err):
-		return fmt.Errorf("the kubeconfig's identity (user %q) may not list %s %s on the cluster at %s: leaselab needs the verbs get, list and watch on %s there (and create, update, patch, delete to write); see the README's RBAC. The cluster said: %v",
+		return fmt.Errorf("the kubeconfig's identity (user %q) may not list %s %s on the cluster at %s: leaselab needs the verbs get, list and watch on %s there (and create, update, patch, delete to write); see docs/operations.md, RBAC. The cluster said: %v",
 			m.cluster.User, gr, where, m.cluster.Server(), gr, err)
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("the cluster at %s does not accept the credentials of --upstream-kubeconfig (user %q): %v", m.cluster.Server(), m.cluster.User, err)
