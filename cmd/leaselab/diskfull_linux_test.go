@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 )
@@ -32,24 +30,6 @@ func init() {
 	}
 }
 
-// lockedBuffer collects a child's logs while the test reads them.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestFullDisk: when the database cannot grow, every write fails with a 5xx, /readyz says the
 // store cannot write, and the log folds the failures instead of a line per request. Once there
 // is room again, writes work, and the first that succeeds makes /readyz green.
@@ -57,7 +37,7 @@ func TestFullDisk(t *testing.T) {
 	if _, err := exec.LookPath("prlimit"); err != nil {
 		t.Fatal("prlimit (util-linux) is needed to give the server room again")
 	}
-	var logs lockedBuffer
+	var logs syncBuffer
 	cmd, url := startChildWith(t, filepath.Join(t.TempDir(), "full.db"), []string{fileSizeEnv + "=2000000"}, &logs)
 
 	create := func(i, size int) int {

@@ -93,11 +93,17 @@ func killAfterCheckpoint(t *testing.T, path string, more int) *crashRun {
 	if len(r.acked) < 50 {
 		t.Fatalf("the child acknowledged only %d writes", len(r.acked))
 	}
+	loseWAL(t, path)
+	return r
+}
+
+// loseWAL deletes the database's -wal and -shm files, as after a careless clean-up.
+func loseWAL(t *testing.T, path string) {
+	t.Helper()
 	if err := os.Remove(path + "-wal"); err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(path + "-shm")
-	return r
 }
 
 // lost returns the acknowledged writes that db does not have.
@@ -172,10 +178,7 @@ func TestLostWALWithoutCheckpointIsRefused(t *testing.T) {
 	if err != nil || rec.acked < r.highest {
 		t.Fatalf("the record says %d (%v), the child acknowledged up to %d", rec.acked, err, r.highest)
 	}
-	if err := os.Remove(path + "-wal"); err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(path + "-shm")
+	loseWAL(t, path)
 	if _, err := Open(context.Background(), path, testOptions(), testLogger(t)); !errors.Is(err, ErrRolledBack) {
 		t.Fatalf("open after the -wal was deleted: %v; want ErrRolledBack", err)
 	}
