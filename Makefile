@@ -30,7 +30,7 @@ build: generate wasm ## build bin/leaselab, one static binary with everything em
 
 .PHONY: generate
 generate: ## generate the Go code of the templ components (templates/*_templ.go)
-	$(GO) tool templ generate -path templates
+	$(GO) tool templ generate -log-level warn -path templates
 
 .PHONY: check-generated
 check-generated: generate ## fail when the committed templates/*_templ.go are not what generate writes

@@ -61,6 +61,11 @@ func (c *accessConfig) validate() error {
 	if c.workshop < 0 {
 		return fmt.Errorf("--workshop %d: want a number of participants, 0 for none", c.workshop)
 	}
+	switch c.tls {
+	case "on", "true", "off", "false", "auto", "":
+	default:
+		return fmt.Errorf("--tls %q: want on, off or auto", c.tls)
+	}
 	if c.publicURL == "" {
 		return nil
 	}

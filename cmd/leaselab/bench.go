@@ -101,15 +101,15 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 func (c *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.Namespace, "namespace", "leaselab-bench", "namespace the benchmark writes its leases in")
 	fs.IntVar(&c.Clients, "clients", 64, "concurrent clients (renew, contend, heartbeat senders)")
-	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "how long the load runs")
+	durationVar(fs, &c.Duration, "duration", 30*time.Second, "how long the load runs")
 	fs.Float64Var(&c.Rate, "rate", 0, "renew: total renewals per second to aim for (0: as fast as possible); watch: writes per second, 100 when 0")
 	fs.IntVar(&c.Leases, "leases", 10000, "heartbeat: number of leases, each renewed every --interval")
-	fs.DurationVar(&c.Interval, "interval", 10*time.Second, "heartbeat: renewal interval of each lease")
+	durationVar(fs, &c.Interval, "interval", 10*time.Second, "heartbeat: renewal interval of each lease")
 	fs.IntVar(&c.Watchers, "watchers", 1000, "watch: number of watchers")
 	fs.Float64Var(&c.WebSocketShare, "websocket-share", 0.5, "watch: share of watchers that use a WebSocket instead of chunked HTTP")
 	fs.StringVar(&c.DB, "db", "", "database file of a local leaselab, to report its size")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the result as JSON")
-	fs.DurationVar(&c.Progress, "progress", time.Second, "interval of the progress line on stderr (0: none)")
+	durationVar(fs, &c.Progress, "progress", time.Second, "interval of the progress line on stderr (0: none)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator to this file")
 	fs.BoolVar(&c.ClientGo, "client-go", false, "renew, watch: measure with client-go's typed clientset and its defaults (an own clientset per renew client, one shared by the watchers, all over chunked HTTP) instead of the lean client")
 }

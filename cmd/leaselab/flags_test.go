@@ -119,8 +119,38 @@ func TestHelpGoesToStdout(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"serve", "--no-such-flag"}, &stdout, &stderr); code != 2 || stdout.Len() > 0 || !strings.Contains(stderr.String(), "Usage: leaselab serve") {
+	if code := run(context.Background(), []string{"serve", "--no-such-flag"}, &stdout, &stderr); code != 2 || stdout.Len() > 0 || !strings.Contains(stderr.String(), "Run 'leaselab serve --help'") {
 		t.Errorf("a bad flag: exit %d\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestBadFlagValues: a bad value gets one line that says what is wanted, and a pointer to the
+// help, not the whole usage; nothing is created before the flags are known good.
+func TestBadFlagValues(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "never.db")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"timings", "--lease-duration", "10x"}, "want a duration such as 10s"},
+		{[]string{"serve", "--db", db, "--tls", "maybe"}, `--tls "maybe": want on, off or auto`},
+		{[]string{"serve", "--db", db, "--log-level", "loud"}, `--log-level "loud": want debug, info, warn or error`},
+		{[]string{"serve", "--db", db, "--log-format", "xml"}, `--log-format "xml": want text or json`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), tc.args, &stdout, &stderr)
+		if code == 0 || !strings.Contains(stderr.String(), tc.want) || strings.Count(stderr.String(), "\n") > 2 {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant one line with %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		t.Errorf("bad flags left %d files behind, the first %s", len(entries), entries[0].Name())
+	}
+	// Plain seconds are a duration too, as in a tab's URL.
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"timings", "--lease-duration", "10", "--renew-deadline", "7", "--retry-period", "2"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "leaseDuration 10s, renewDeadline 7s") {
+		t.Errorf("durations in plain seconds: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }
 

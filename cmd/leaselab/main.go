@@ -164,6 +164,12 @@ func parseFlagsWord(fs *flag.FlagSet, args []string) (word string, err error) {
 		return "", envErr
 	}
 	parse := func(args []string) error {
+		if !helpAsked(args) {
+			// A mistake gets its one line and where to read more, not every flag.
+			full := fs.Usage
+			fs.Usage = func() { seeHelp(fs) }
+			defer func() { fs.Usage = full }()
+		}
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
@@ -202,6 +208,11 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 
 func unexpectedArgs(fs *flag.FlagSet, args []string) error {
 	fmt.Fprintf(fs.Output(), "unexpected arguments: %s\n", strings.Join(args, " "))
-	fs.Usage()
+	seeHelp(fs)
 	return errUsage
+}
+
+// seeHelp says where a command's flags are listed.
+func seeHelp(fs *flag.FlagSet) {
+	fmt.Fprintf(fs.Output(), "Run '%s --help' for its flags.\n", fs.Name())
 }

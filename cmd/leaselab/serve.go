@@ -140,21 +140,21 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.Int64Var(&c.compactKeep, "compact-keep", 100000, "changes the change log keeps at most (older ones are compacted)")
-	fs.DurationVar(&c.compactMaxAge, "compact-max-age", 24*time.Hour, "age after which changes are compacted")
-	fs.DurationVar(&c.compactInterval, "compact-interval", time.Minute, "how often the change log is compacted")
+	durationVar(fs, &c.compactMaxAge, "compact-max-age", 24*time.Hour, "age after which changes are compacted")
+	durationVar(fs, &c.compactInterval, "compact-interval", time.Minute, "how often the change log is compacted")
 	fs.BoolVar(&c.coordinated, "coordinated-leader-election", true, "keep Lease strategy and preferredHolder (Coordinated Leader Election)")
 	fs.BoolVar(&c.profiling, "profiling", false, "serve Go profiles under /debug/pprof/ (go tool pprof http://ADDR/debug/pprof/profile)")
-	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long shutdown waits for requests in flight")
+	durationVar(fs, &c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long shutdown waits for requests in flight")
 	fs.BoolVar(&c.acceptRollback, "accept-rollback", false, "open a database that is behind the revisions it acknowledged (its -wal file lost after a crash, or an older copy put in its place); new writes continue past every revision handed out, and clients that saw newer ones must relist")
 	fs.Var(negatedBool{&c.noImplicitNamespaces}, "implicit-namespaces", "create a namespace the first time something is written in it; false answers 404 as kube-apiserver does (and creates default, kube-system, kube-public and kube-node-lease at start)")
 	c.access.register(fs)
 	c.upstream.register(fs)
 	fs.BoolVar(&c.cleController, "cle-controller", true, "run the Coordinated Leader Election controller, which picks Lease holders among LeaseCandidates (needs --coordinated-leader-election)")
-	fs.DurationVar(&c.cleElectionDuration, "cle-election-duration", 5*time.Second, "how long the election controller waits for candidates to answer a ping")
-	fs.DurationVar(&c.cleRequeueInterval, "cle-requeue-interval", 5*time.Second, "how soon the election controller looks at a Lease again")
-	fs.DurationVar(&c.cleLeaseDuration, "cle-lease-duration", 5*time.Second, "leaseDurationSeconds the election controller writes with a new holder (whole seconds)")
-	fs.DurationVar(&c.cleCandidateTTL, "cle-candidate-ttl", 30*time.Minute, "how long a LeaseCandidate counts without renewing before it is ignored and deleted")
-	fs.DurationVar(&c.cleGCPeriod, "cle-gc-period", 30*time.Minute, "how often LeaseCandidates that stopped renewing are deleted")
+	durationVar(fs, &c.cleElectionDuration, "cle-election-duration", 5*time.Second, "how long the election controller waits for candidates to answer a ping")
+	durationVar(fs, &c.cleRequeueInterval, "cle-requeue-interval", 5*time.Second, "how soon the election controller looks at a Lease again")
+	durationVar(fs, &c.cleLeaseDuration, "cle-lease-duration", 5*time.Second, "leaseDurationSeconds the election controller writes with a new holder (whole seconds)")
+	durationVar(fs, &c.cleCandidateTTL, "cle-candidate-ttl", 30*time.Minute, "how long a LeaseCandidate counts without renewing before it is ignored and deleted")
+	durationVar(fs, &c.cleGCPeriod, "cle-gc-period", 30*time.Minute, "how often LeaseCandidates that stopped renewing are deleted")
 }
 
 // negatedBool is a boolean flag that stores the opposite of its value, so that a flag whose
@@ -289,7 +289,7 @@ func startLogger(ctx context.Context, w io.Writer, level, format string) (*slog.
 func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
 	opts := &slog.HandlerOptions{Level: lv}
 	var h slog.Handler
@@ -299,7 +299,7 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	case "json":
 		h = slog.NewJSONHandler(w, opts)
 	default:
-		return nil, fmt.Errorf("--log-format: %q is neither text nor json", format)
+		return nil, fmt.Errorf("--log-format %q: want text or json", format)
 	}
 	return slog.New(newRepeatHandler(h, time.Now)), nil
 }

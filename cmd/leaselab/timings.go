@@ -21,9 +21,9 @@ func runTimings(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlagSet("timings", timingsSummary, "", stderr)
 	d := timings.KubernetesDefaults
 	var s timings.Settings
-	fs.DurationVar(&s.LeaseDuration, "lease-duration", d.LeaseDuration, "how long followers wait, after they last saw the lease change, before taking it (Go duration: 15s, 1500ms)")
-	fs.DurationVar(&s.RenewDeadline, "renew-deadline", d.RenewDeadline, "how long a leader keeps trying to renew before it stops leading")
-	fs.DurationVar(&s.RetryPeriod, "retry-period", d.RetryPeriod, "the pause between tries (followers add a jitter of up to 1.2 times this)")
+	durationVar(fs, &s.LeaseDuration, "lease-duration", d.LeaseDuration, "how long followers wait, after they last saw the lease change, before taking it")
+	durationVar(fs, &s.RenewDeadline, "renew-deadline", d.RenewDeadline, "how long a leader keeps trying to renew before it stops leading")
+	durationVar(fs, &s.RetryPeriod, "retry-period", d.RetryPeriod, "the pause between tries (followers add a jitter of up to 1.2 times this)")
 	asJSON := fs.Bool("json", false, "print the verdict as JSON (field names in docs/timings.md) instead of a report")
 	if err := parseFlags(fs, args); err != nil {
 		return err
