@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/leaselab/leaselab/web/auth"
+	"github.com/leaselab/leaselab/web/auth/authtest"
 )
 
 // protocols records the protocol of every response a client got.
@@ -100,7 +100,7 @@ func TestHTTP2(t *testing.T) {
 			dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			conn, resp, err := websocket.Dial(dctx, "wss"+strings.TrimPrefix(w.URL, "https")+path, &websocket.DialOptions{
 				HTTPClient: hc, HTTPHeader: http.Header{"Origin": {w.URL}},
-				Subprotocols: []string{auth.EncodeWebSocketToken(w.tokens["participant-01"]), "leaselab.watch"},
+				Subprotocols: []string{authtest.EncodeWebSocketToken(w.tokens["participant-01"]), "leaselab.watch"},
 			})
 			if err != nil {
 				cancel()

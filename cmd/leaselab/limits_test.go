@@ -28,6 +28,7 @@ import (
 
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web/auth"
+	"github.com/leaselab/leaselab/web/auth/authtest"
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/webtest/poll"
 )
@@ -236,7 +237,7 @@ func TestWebSocketOrigin(t *testing.T) {
 			h.Set("Origin", origin)
 		}
 		return websocket.Dial(ctx, "wss"+strings.TrimPrefix(w.URL, "https")+path,
-			&websocket.DialOptions{HTTPClient: hc, HTTPHeader: h, Subprotocols: []string{auth.EncodeWebSocketToken(token), "leaselab.watch"}})
+			&websocket.DialOptions{HTTPClient: hc, HTTPHeader: h, Subprotocols: []string{authtest.EncodeWebSocketToken(token), "leaselab.watch"}})
 	}
 	c, _, err := dial(watchPath, w.URL, w.tokens["participant-01"])
 	if err != nil {

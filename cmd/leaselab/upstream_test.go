@@ -28,6 +28,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/wasm/candidate/candidatetest"
 	"github.com/leaselab/leaselab/web/auth"
 	"github.com/leaselab/leaselab/web/upstream"
 	"github.com/leaselab/leaselab/web/webtest/poll"
@@ -624,7 +625,7 @@ func TestUpstreamRestartAndExpired(t *testing.T) {
 func TestUpstreamBrowserCandidates(t *testing.T) {
 	up := mustStartCluster(t, "", nil)
 	front := mustStartFront(t, up.kubeconfig(t, up.URL, "admin"), nil)
-	s := &candidateSim{t: t, ts: front, clock: candidate.NewManualClock(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)),
+	s := &candidateSim{t: t, ts: front, clock: candidatetest.NewManualClock(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)),
 		cands: map[string]*candidate.Candidate{}, ctx: ctxT(t, time.Minute)}
 	for _, id := range []string{"tab-1", "tab-2", "tab-3"} {
 		s.add(id)

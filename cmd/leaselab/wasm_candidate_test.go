@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/wasm/candidate/candidatetest"
 )
 
 // candidateSim drives browser candidates (the wasm/candidate logic, natively) against the real
@@ -17,7 +18,7 @@ import (
 type candidateSim struct {
 	t     *testing.T
 	ts    *testServer
-	clock *candidate.ManualClock
+	clock *candidatetest.ManualClock
 	cands map[string]*candidate.Candidate
 	order []string
 	ctx   context.Context
@@ -28,7 +29,7 @@ func newCandidateSim(t *testing.T) *candidateSim {
 	return &candidateSim{
 		t:     t,
 		ts:    ts,
-		clock: candidate.NewManualClock(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)),
+		clock: candidatetest.NewManualClock(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)),
 		cands: map[string]*candidate.Candidate{},
 		ctx:   ctxT(t, time.Minute),
 	}

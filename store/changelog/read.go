@@ -307,9 +307,6 @@ func (r *Reader) Summary() Header {
 	return s
 }
 
-// Span is the earliest and the latest commit time read so far.
-func (r *Reader) Span() (from, to time.Time) { return r.from, r.to }
-
 func (r *Reader) errorf(format string, args ...any) error {
 	return &LineError{Line: r.line, Err: fmt.Errorf(format, args...)}
 }

@@ -40,7 +40,7 @@
 // outcomes into the decision log's sentences; it is the only place that
 // words them. The Candidate runs client-go's acquire and renew loops around
 // the elector as a step function (Candidate.Step), driven either by a test
-// with a ManualClock or by Candidate.Run with the system clock, and applies
+// with a manual clock (candidatetest) or by Candidate.Run with the system clock, and applies
 // the faults. Worker wraps a Candidate in the message protocol spoken with
 // the page.
 package candidate

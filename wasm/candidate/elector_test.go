@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/wasm/candidate/candidatetest"
 )
 
 func TestOneLeaderAmongSeveral(t *testing.T) {
@@ -500,7 +501,7 @@ func TestCreateRaceAlreadyExists(t *testing.T) {
 	// Between tab-a's GET (404) and its POST, tab-2 creates the lease.
 	inner := s.srv.handler()
 	raced := false
-	tr := candidate.HandlerTransport{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	tr := candidatetest.HandlerTransport{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == "POST" && !raced {
 			raced = true
 			now := s.clock.Now().UTC().Format(candidate.RFC3339Micro)

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/wasm/candidate/candidatetest"
 )
 
 var leaseResource = schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}
@@ -69,7 +70,7 @@ func (s *leaseServer) handler() http.Handler {
 }
 
 func (s *leaseServer) transport() candidate.Transport {
-	return candidate.HandlerTransport{Handler: s.handler()}
+	return candidatetest.HandlerTransport{Handler: s.handler()}
 }
 
 func writeStatus(w http.ResponseWriter, err *apierrors.StatusError) {
@@ -339,7 +340,7 @@ var epoch = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 type sim struct {
 	t     *testing.T
 	ctx   context.Context
-	clock *candidate.ManualClock
+	clock *candidatetest.ManualClock
 	srv   *leaseServer
 	cands []*candidate.Candidate
 	next  []time.Time
@@ -348,7 +349,7 @@ type sim struct {
 }
 
 func newSim(t *testing.T) *sim {
-	clock := candidate.NewManualClock(epoch)
+	clock := candidatetest.NewManualClock(epoch)
 	return &sim{t: t, ctx: t.Context(), clock: clock, srv: newLeaseServer(clock.Now)}
 }
 

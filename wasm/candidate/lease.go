@@ -193,9 +193,6 @@ type MicroTime struct {
 	time.Time
 }
 
-// NewMicroTime returns t as a MicroTime.
-func NewMicroTime(t time.Time) MicroTime { return MicroTime{Time: t} }
-
 // MarshalJSON writes null for the zero time and RFC3339Micro in UTC otherwise.
 func (t MicroTime) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {

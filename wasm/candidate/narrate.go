@@ -33,16 +33,10 @@ type scene struct {
 	round time.Time // the renew round's deadline while leading; zero while following
 }
 
-// narrate turns an outcome into the decision log's sentence. It reports
-// false for outcomes the log does not tell (an interrupted step, a keeper
-// look with nothing due, a network error on the fast path, which shows up
-// again in the read that follows).
-func narrate(o outcome, s scene) (logLine, bool) {
-	l, ok := tell(o, s)
-	return l.logLine, ok
-}
-
-// tell is narrate with the message the line says.
+// tell turns an outcome into the decision log's sentence, with the message it
+// says. It reports false for outcomes the log does not tell (an interrupted
+// step, a keeper look with nothing due, a network error on the fast path,
+// which shows up again in the read that follows).
 func tell(o outcome, s scene) (said, bool) {
 	if l, ok := narrateAttempt(o, s); ok {
 		return l, true

@@ -171,3 +171,9 @@ func TestFailed(t *testing.T) {
 		}
 	}
 }
+
+// narrate is tell without the message: the English line the tests pin.
+func narrate(o outcome, s scene) (logLine, bool) {
+	l, ok := tell(o, s)
+	return l.logLine, ok
+}

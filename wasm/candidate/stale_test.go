@@ -1,3 +1,5 @@
+//go:build !js
+
 package candidate_test
 
 import (

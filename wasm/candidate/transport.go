@@ -28,7 +28,7 @@ type Response struct {
 
 // Transport carries requests: fetch in the browser (FetchTransport), net/http
 // natively (HTTPTransport), or an in-process handler in tests
-// (HandlerTransport). Network wraps one to inject faults.
+// (candidatetest.HandlerTransport). Network wraps one to inject faults.
 type Transport interface {
 	// RoundTrip sends req and returns the whole response. A non-2xx status is
 	// a Response, not an error; errors are for requests that got no answer.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 )
 
 // HTTPTransport carries requests with net/http (native builds only).
@@ -40,29 +39,6 @@ func (t HTTPTransport) RoundTrip(ctx context.Context, req *Request) (*Response, 
 	}
 	defer resp.Body.Close()
 	return readHTTPResponse(resp)
-}
-
-// HandlerTransport serves requests in process with an http.Handler (native
-// builds only): a server under test, without sockets, so that tests can run
-// inside a testing/synctest bubble.
-type HandlerTransport struct {
-	Handler http.Handler
-}
-
-var _ Transport = HandlerTransport{}
-
-// RoundTrip runs the handler on req and returns what it wrote.
-func (t HandlerTransport) RoundTrip(ctx context.Context, req *Request) (*Response, error) {
-	hreq, err := newHTTPRequest(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	rec := httptest.NewRecorder()
-	t.Handler.ServeHTTP(rec, hreq)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return readHTTPResponse(rec.Result())
 }
 
 func newHTTPRequest(ctx context.Context, req *Request) (*http.Request, error) {

@@ -222,11 +222,6 @@ func (a *Auth) admit(c echo.Context) (User, bool, error) {
 // errUnauthorized is kube-apiserver's 401.
 func errUnauthorized() *apierrors.StatusError { return apierrors.NewUnauthorized("Unauthorized") }
 
-// gr is the group and resource a request addresses.
-func gr(ri request.Info) schema.GroupResource {
-	return schema.GroupResource{Group: ri.Group, Resource: ri.Resource}
-}
-
 func (a *Auth) serveAPI(c echo.Context, next echo.HandlerFunc, u User) error {
 	r := c.Request()
 	ri := request.InfoOf(r)

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/web/auth/authtest"
 	"github.com/leaselab/leaselab/web/request"
 )
 
@@ -69,7 +70,7 @@ func TestBearerToken(t *testing.T) {
 }
 
 func TestWebSocketToken(t *testing.T) {
-	tok := EncodeWebSocketToken("s3cret")
+	tok := authtest.EncodeWebSocketToken("s3cret")
 	for _, c := range []struct {
 		headers  []string
 		token    string

@@ -161,11 +161,6 @@ func WebSocketToken(headers []string) (token string, filtered []string, ok bool,
 	return token, filtered, true, nil
 }
 
-// EncodeWebSocketToken returns the subprotocol that carries token.
-func EncodeWebSocketToken(token string) string {
-	return bearerProtocolPrefix + base64.RawURLEncoding.EncodeToString([]byte(token))
-}
-
 func isWebSocketUpgrade(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket") &&
 		strings.Contains(strings.ToLower(r.Header.Get("Connection")), "upgrade")

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/leaselab/leaselab/web/auth/authtest"
 )
 
 // FuzzParseTokenFile: any token file either parses into identities that authenticate with
@@ -46,10 +48,10 @@ func FuzzParseTokenFile(f *testing.F) {
 // back to itself, with the token entry filtered out, or an error; never a panic.
 func FuzzWebSocketToken(f *testing.F) {
 	for _, s := range []string{
-		EncodeWebSocketToken("s3cret") + ", leaselab.watch",
-		"a, " + EncodeWebSocketToken("x"),
-		EncodeWebSocketToken("x"),
-		EncodeWebSocketToken("x") + "," + EncodeWebSocketToken("y") + ",a",
+		authtest.EncodeWebSocketToken("s3cret") + ", leaselab.watch",
+		"a, " + authtest.EncodeWebSocketToken("x"),
+		authtest.EncodeWebSocketToken("x"),
+		authtest.EncodeWebSocketToken("x") + "," + authtest.EncodeWebSocketToken("y") + ",a",
 		bearerProtocolPrefix + "!!!,a",
 		bearerProtocolPrefix + "_w,a",
 		bearerProtocolPrefix + ",a",
@@ -79,7 +81,7 @@ func FuzzWebSocketToken(f *testing.F) {
 		}
 		// base64.RawURLEncoding (as kube-apiserver's) accepts non-zero trailing bits, so the
 		// token need not encode back to the same text; it must round-trip itself.
-		if back, _, ok2, err := WebSocketToken([]string{EncodeWebSocketToken(token) + ",a"}); err != nil || !ok2 || back != token {
+		if back, _, ok2, err := WebSocketToken([]string{authtest.EncodeWebSocketToken(token) + ",a"}); err != nil || !ok2 || back != token {
 			t.Fatalf("%q: token %q does not round-trip: %q %v", header, token, back, err)
 		}
 		// The whole authenticator takes the same header on an upgrade request.

@@ -260,23 +260,12 @@ var errNoCandidates = errors.New("no available candidates")
 func (c *Controller) reconcile(ctx context.Context, key types.NamespacedName) (time.Duration, error) {
 	requeue := c.opts.RequeueInterval
 	now := c.clock.Now()
-	all, err := c.candidates.LeaseCandidates(key.Namespace).List(labels.Everything())
+	cands, lease, err := c.readElection(ctx, key, now)
 	if err != nil {
-		return requeue, fmt.Errorf("list candidates: %w", err)
-	}
-	cands, _ := Admissible(all, key.Name, now, c.timing)
-	if len(cands) == 0 {
-		return 0, nil
-	}
-	if err := c.watchLeases(ctx); err != nil {
 		return requeue, err
 	}
-	lease, err := c.leases.Leases(key.Namespace).Get(key.Name)
-	switch {
-	case apierrors.IsNotFound(err):
-		lease = nil
-	case err != nil:
-		return requeue, fmt.Errorf("get lease: %w", err)
+	if len(cands) == 0 {
+		return 0, nil
 	}
 
 	need, err := ElectionNeeded(cands, lease, now, c.timing)
@@ -295,21 +284,7 @@ func (c *Controller) reconcile(ctx context.Context, key types.NamespacedName) (t
 
 	plan := PlanPings(cands, now, c.timing.ElectionDuration)
 	if len(plan.ToPing) > 0 {
-		if err := c.ping(ctx, plan.ToPing, now); err != nil {
-			if ctx.Err() == nil {
-				c.decide(key, KindError, "", say("election.errPing", ErrorSays(err)))
-			}
-			return requeue, err
-		}
-		msg := []Said{say("election.pinged", names(plan.ToPing), need.Says)}
-		if len(plan.Waiting) > 0 {
-			msg = append(msg, say("election.stillWaiting", list(plan.Waiting)))
-		}
-		if len(plan.Unanswered) > 0 {
-			msg = append(msg, say("election.noAnswerFrom", list(plan.Unanswered)))
-		}
-		c.decide(key, KindPing, "", concat(msg...))
-		return requeue, nil
+		return requeue, c.pingStep(ctx, key, plan, need.Says, now)
 	}
 	// kube-apiserver then waits (without requeue) while a ping younger than the election
 	// duration is unanswered (step 4); that is exactly plan.Waiting, handled here.
@@ -317,7 +292,55 @@ func (c *Controller) reconcile(ctx context.Context, key types.NamespacedName) (t
 		c.decide(key, KindWait, "", say("election.waiting", c.timing.ElectionDuration, list(plan.Waiting)))
 		return requeue, nil
 	}
+	return c.elect(ctx, key, cands, plan.Unanswered, now)
+}
 
+// readElection reads from the caches the admissible candidates for the Lease key and, when there
+// is one, the Lease (nil when there is none).
+func (c *Controller) readElection(ctx context.Context, key types.NamespacedName, now time.Time) ([]*Candidate, *coordinationv1.Lease, error) {
+	all, err := c.candidates.LeaseCandidates(key.Namespace).List(labels.Everything())
+	if err != nil {
+		return nil, nil, fmt.Errorf("list candidates: %w", err)
+	}
+	cands, _ := Admissible(all, key.Name, now, c.timing)
+	if len(cands) == 0 {
+		return nil, nil, nil
+	}
+	if err := c.watchLeases(ctx); err != nil {
+		return nil, nil, err
+	}
+	lease, err := c.leases.Leases(key.Namespace).Get(key.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		lease = nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("get lease: %w", err)
+	}
+	return cands, lease, nil
+}
+
+// pingStep pings the candidates the plan names and decides so, saying why an election is needed.
+func (c *Controller) pingStep(ctx context.Context, key types.NamespacedName, plan PingPlan, why Said, now time.Time) error {
+	if err := c.ping(ctx, plan.ToPing, now); err != nil {
+		if ctx.Err() == nil {
+			c.decide(key, KindError, "", say("election.errPing", ErrorSays(err)))
+		}
+		return err
+	}
+	msg := []Said{say("election.pinged", names(plan.ToPing), why)}
+	if len(plan.Waiting) > 0 {
+		msg = append(msg, say("election.stillWaiting", list(plan.Waiting)))
+	}
+	if len(plan.Unanswered) > 0 {
+		msg = append(msg, say("election.noAnswerFrom", list(plan.Unanswered)))
+	}
+	c.decide(key, KindPing, "", concat(msg...))
+	return nil
+}
+
+// elect picks the Lease's holder among the candidates that answered, and writes it; unanswered
+// name those that did not.
+func (c *Controller) elect(ctx context.Context, key types.NamespacedName, cands []*Candidate, unanswered []string, now time.Time) (time.Duration, error) {
 	acked := Acked(cands, now, c.timing.ElectionDuration)
 	if len(acked) == 0 {
 		c.decide(key, KindNoAnswer, "", say("election.noneAnswered", names(cands), c.timing.ElectionDuration))
@@ -332,8 +355,8 @@ func (c *Controller) reconcile(ctx context.Context, key types.NamespacedName) (t
 		c.decide(key, KindIdle, "", say("election.noElection", ErrorSays(err)))
 		return 0, err
 	}
-	if len(plan.Unanswered) > 0 {
-		desired.Says = concat(desired.Says, say("election.noAnswerFrom", list(plan.Unanswered)))
+	if len(unanswered) > 0 {
+		desired.Says = concat(desired.Says, say("election.noAnswerFrom", list(unanswered)))
 		desired.Reason = desired.Says.English()
 	}
 	return c.write(ctx, key, desired)

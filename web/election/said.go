@@ -75,16 +75,6 @@ func ErrorSays(err error) Said {
 	return same(err.Error())
 }
 
-// English returns the controller's sentences in English by key: the catalog of the screens has
-// the same English for each, and its Chinese.
-func English() map[string]string {
-	out := make(map[string]string, len(english))
-	for k, v := range english {
-		out[k] = v
-	}
-	return out
-}
-
 // english holds the controller's sentences.
 var english = said.Register(map[string]string{
 	// Why a strategy.

@@ -701,10 +701,7 @@ func MinutesAndSeconds(d time.Duration) Said {
 // (the screens show 14:02:11.286 as that, not as .2).
 func clock(t time.Time) string { return t.Local().Round(100 * time.Millisecond).Format("15:04:05.0") }
 
-// overlapAdvice says in a sentence what real code does about an overlap of the cause.
-func overlapAdvice(cause string) string { return overlapAdviceSays(cause).English() }
-
-// overlapAdviceSays is overlapAdvice in both languages.
+// overlapAdviceSays says in a sentence what real code does about an overlap of the cause.
 func overlapAdviceSays(cause string) Said {
 	switch cause {
 	case CauseClockOffset:

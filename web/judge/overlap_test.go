@@ -464,7 +464,7 @@ func TestOverlaps(t *testing.T) {
 				}
 			}
 			for _, o := range got {
-				if o.Advice == "" || o.Cause != CauseUnknown && o.Advice == overlapAdvice(CauseUnknown) {
+				if o.Advice == "" || o.Cause != CauseUnknown && o.Advice == overlapAdviceSays(CauseUnknown).English() {
 					t.Errorf("advice for %s: %q", o.Cause, o.Advice)
 				}
 				for _, id := range o.Believers {

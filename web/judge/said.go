@@ -15,16 +15,6 @@ var (
 // KeyList is the key of a list of identities ("a, b and c"; the arguments are the identities).
 var KeyList = said.RegisterList("judge.list", names)
 
-// English returns the judge's sentences in English by key: the catalog of the screens has the
-// same English for each, and its Chinese.
-func English() map[string]string {
-	out := make(map[string]string, len(english))
-	for k, v := range english {
-		out[k] = v
-	}
-	return out
-}
-
 // english holds the judge's sentences.
 var english = said.Register(map[string]string{
 	"judge.acquired":            "%s acquired %s (transitions %d)",

@@ -163,19 +163,6 @@ func EndedSays(t Term) Said {
 	return same(t.Ended)
 }
 
-// EndedWord labels how a term ended, in a word or two.
-func EndedWord(ended string) string {
-	switch ended {
-	case EndHeld:
-		return "held"
-	case EndTakeover:
-		return "taken over"
-	case EndSteppedDown:
-		return "stepped down"
-	}
-	return ended
-}
-
 // StrategiesText is how a LeaseCandidate's strategies read: in order of preference, "(none)"
 // for a candidate written through v1alpha1 with an empty list.
 func StrategiesText(list []coordinationv1.CoordinatedLeaseStrategy, v1alpha1 bool) string {

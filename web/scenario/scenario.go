@@ -153,14 +153,6 @@ func (w *World) Holder() string {
 	return *w.Lease.Spec.HolderIdentity
 }
 
-// Renewed is the lease's renewTime (zero when none).
-func (w *World) Renewed() time.Time {
-	if w.Lease == nil || w.Lease.Spec.RenewTime == nil {
-		return time.Time{}
-	}
-	return w.Lease.Spec.RenewTime.Time
-}
-
 // Leads reports whether member id believes it leads.
 func (w *World) Leads(id string) bool {
 	s, ok := w.Members[id]

@@ -14,16 +14,6 @@ func same(s string) Said { return Said{Key: KeySame, Args: []any{s}} }
 // KeySame is the key of a sentence that reads the same in every language: its one argument.
 const KeySame = "timings.same"
 
-// English returns the calculator's sentences in English by key: the screens' catalog has the
-// same English for each, and its Chinese.
-func English() map[string]string {
-	out := make(map[string]string, len(english))
-	for k, v := range english {
-		out[k] = v
-	}
-	return out
-}
-
 // english holds the calculator's sentences.
 var english = said.Register(map[string]string{
 	KeySame:                      "%s",

@@ -379,20 +379,12 @@ func number(d time.Duration) string {
 	return strconv.FormatFloat(float64(d.Round(time.Millisecond))/float64(time.Second), 'f', -1, 64)
 }
 
-// spanSays is span in both languages.
+// spanSays says a range: "13 s to 23.8 s".
 func spanSays(r Range) Said {
 	if r.Best == r.Worst {
 		return same(Seconds(r.Best))
 	}
 	return say("timings.span", number(r.Best), Seconds(r.Worst))
-}
-
-// span formats a range: "13 s to 23.8 s".
-func span(r Range) string {
-	if r.Best == r.Worst {
-		return Seconds(r.Best)
-	}
-	return number(r.Best) + " to " + Seconds(r.Worst)
 }
 
 // percent formats a ratio as a whole percentage, rounded down: 0.25 is "25%".

@@ -403,50 +403,77 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	msg := boardMessage{Type: "board"}
+	// dirty are the leases to judge again, each as it now is (nil: deleted).
 	dirty := map[leaseKey]*coordinationv1.Lease{}
 	for _, ev := range evs {
-		k := leaseKey{ev.Object.Namespace, ev.Object.Name}
 		switch ev.Object.Resource {
 		case views.Resource:
-			// A candidate's view: judge its lease again, unless the lease changed too.
-			_, k.name = views.LeaseOf(ev.Object)
-			b.u.views.Observe(ev, b.seen(b.seenViews, k))
-			b.seenViews[k] = ev.Object.Revision
-			if bl := b.leases[k]; bl != nil {
-				if _, ok := dirty[k]; !ok {
-					dirty[k] = bl.lease
-				}
-			}
-			continue
+			b.applyViewLocked(dirty, ev)
 		case b.u.leases.StorageResource():
+			b.applyLeaseLocked(&msg, dirty, ev)
 		default:
 			b.applyCandidateLocked(&msg, ev, now)
-			continue
 		}
-		if ev.Type == store.Deleted {
-			b.u.hist.observe(k.ns, k.name, nil, ev.Object.Revision, ev.Time, b.seen(b.seenLease, k))
-			b.seenLease[k] = ev.Object.Revision
-			dirty[k] = nil
-			continue
-		}
-		l, err := b.u.decodeLease(ev.Object)
-		if err != nil {
-			b.u.log.Warn("dashboard board: undecodable lease", slog.Any("error", err))
-			continue
-		}
-		b.u.hist.observe(k.ns, k.name, l, ev.Object.Revision, ev.Time, b.seen(b.seenLease, k))
-		b.seenLease[k] = ev.Object.Revision
-		if prev := b.leases[k]; prev != nil {
-			if judge.Renewal(prev.cur, judge.ChangeOf(l, ev.Object.Revision, ev.Time, &prev.cur)) {
-				msg.Renewals++
-				if msg.renewalsIn == nil {
-					msg.renewalsIn = map[string]int{}
-				}
-				msg.renewalsIn[k.ns]++
-			}
-		}
-		dirty[k] = l
 	}
+	b.markDueLocked(dirty, now)
+	feed := b.judgeLocked(ctx, &msg, dirty, now)
+	b.addFeedLocked(&msg, feed)
+	if !msg.empty() {
+		b.broadcastLocked(msg)
+	}
+	return b.nextExpiryLocked(now).Sub(now)
+}
+
+// applyViewLocked takes a candidate's view: its lease is judged again, unless the lease changed
+// too.
+func (b *board) applyViewLocked(dirty map[leaseKey]*coordinationv1.Lease, ev store.Event) {
+	k := leaseKey{ev.Object.Namespace, ev.Object.Name}
+	_, k.name = views.LeaseOf(ev.Object)
+	b.u.views.Observe(ev, b.seen(b.seenViews, k))
+	b.seenViews[k] = ev.Object.Revision
+	b.markLocked(dirty, k)
+}
+
+// applyLeaseLocked takes a lease's change into its history and marks it dirty, counting a
+// renewal in msg.
+func (b *board) applyLeaseLocked(msg *boardMessage, dirty map[leaseKey]*coordinationv1.Lease, ev store.Event) {
+	k := leaseKey{ev.Object.Namespace, ev.Object.Name}
+	if ev.Type == store.Deleted {
+		b.u.hist.observe(k.ns, k.name, nil, ev.Object.Revision, ev.Time, b.seen(b.seenLease, k))
+		b.seenLease[k] = ev.Object.Revision
+		dirty[k] = nil
+		return
+	}
+	l, err := b.u.decodeLease(ev.Object)
+	if err != nil {
+		b.u.log.Warn("dashboard board: undecodable lease", slog.Any("error", err))
+		return
+	}
+	b.u.hist.observe(k.ns, k.name, l, ev.Object.Revision, ev.Time, b.seen(b.seenLease, k))
+	b.seenLease[k] = ev.Object.Revision
+	if prev := b.leases[k]; prev != nil {
+		if judge.Renewal(prev.cur, judge.ChangeOf(l, ev.Object.Revision, ev.Time, &prev.cur)) {
+			msg.Renewals++
+			if msg.renewalsIn == nil {
+				msg.renewalsIn = map[string]int{}
+			}
+			msg.renewalsIn[k.ns]++
+		}
+	}
+	dirty[k] = l
+}
+
+// markLocked marks lease k, as the board has it, to be judged again, unless it is dirty already.
+func (b *board) markLocked(dirty map[leaseKey]*coordinationv1.Lease, k leaseKey) {
+	if bl := b.leases[k]; bl != nil {
+		if _, ok := dirty[k]; !ok {
+			dirty[k] = bl.lease
+		}
+	}
+}
+
+// markDueLocked marks the leases whose hold ran out by now, and those due a check again.
+func (b *board) markDueLocked(dirty map[leaseKey]*coordinationv1.Lease, now time.Time) {
 	for k, bl := range b.leases {
 		if _, ok := dirty[k]; !ok && bl.card.Status == judge.StatusHeld && judge.Status(bl.cur, now) != judge.StatusHeld {
 			dirty[k] = bl.lease
@@ -455,14 +482,14 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 	for k, at := range b.recheck {
 		if !at.After(now) {
 			delete(b.recheck, k)
-			if bl := b.leases[k]; bl != nil {
-				if _, ok := dirty[k]; !ok {
-					dirty[k] = bl.lease
-				}
-			}
+			b.markLocked(dirty, k)
 		}
 	}
+}
 
+// judgeLocked judges the dirty leases again: their cards, and those of deleted leases, go to msg;
+// it returns what the feed tells of them.
+func (b *board) judgeLocked(ctx context.Context, msg *boardMessage, dirty map[leaseKey]*coordinationv1.Lease, now time.Time) []templates.FeedItem {
 	var feed []templates.FeedItem
 	for k, l := range dirty {
 		prev := b.leases[k]
@@ -488,6 +515,12 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 		msg.Cards = append(msg.Cards, bl.card)
 		feed = append(feed, items...)
 	}
+	return feed
+}
+
+// addFeedLocked adds feed, in time order, to msg and to the feed the board keeps for the next
+// dashboard.
+func (b *board) addFeedLocked(msg *boardMessage, feed []templates.FeedItem) {
 	slices.SortStableFunc(feed, func(a, c templates.FeedItem) int { return cmp.Compare(a.AtMs, c.AtMs) })
 	for _, f := range feed {
 		msg.Feed = append(msg.Feed, boardItem(f))
@@ -496,10 +529,6 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 	if n := len(b.feed); n > maxBoardFeed {
 		b.feed = slices.Clone(b.feed[n-maxBoardFeed:])
 	}
-	if !msg.empty() {
-		b.broadcastLocked(msg)
-	}
-	return b.nextExpiryLocked(now).Sub(now)
 }
 
 // seen is the revision of the last change of lease k the board's watch delivered in seen,

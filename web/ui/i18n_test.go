@@ -15,7 +15,6 @@ import (
 	"github.com/leaselab/leaselab/web/election"
 	"github.com/leaselab/leaselab/web/judge"
 	"github.com/leaselab/leaselab/web/said"
-	"github.com/leaselab/leaselab/web/timings"
 )
 
 // keyLiteral is a quoted string that is a message key: one of the catalog's parts, a dot and
@@ -66,36 +65,6 @@ func TestCatalogKeysUsed(t *testing.T) {
 	}
 	if seen < 300 {
 		t.Errorf("found only %d uses of message keys: is the scan still reading the sources?", seen)
-	}
-}
-
-// TestJudgeSentencesInCatalog: the judge's, the calculator's and the election controller's
-// sentences, which they say in English themselves (for the test kit, the command and the
-// controller's log), are in the catalog with the same English and a Chinese of their own; the
-// catalog has no controller sentence the controller does not know.
-func TestJudgeSentencesInCatalog(t *testing.T) {
-	msgs := i18n.Messages()
-	for name, english := range map[string]map[string]string{"judge": judge.English(), "timings": timings.English(), "election": election.English()} {
-		if len(english) < 20 {
-			t.Errorf("%s has only %d sentences", name, len(english))
-		}
-		for k, en := range english {
-			m, ok := msgs[k]
-			switch {
-			case !ok:
-				t.Errorf("%s says %q, which the catalog lacks", name, k)
-			case m.En != en:
-				t.Errorf("%s: %q is %q in the catalog, %q in %s", name, k, m.En, en, name)
-			case m.Zh == "" || m.Zh == m.En && en != "%s":
-				t.Errorf("%s: %q has no Chinese of its own: %q", name, k, m.Zh)
-			}
-		}
-	}
-	controller := election.English()
-	for k := range msgs {
-		if _, ok := controller[k]; strings.HasPrefix(k, "election.") && !ok {
-			t.Errorf("the catalog has %q, which the election controller does not say", k)
-		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,67 +26,99 @@ import (
 // from the first paint.
 func (u *UI) play(c echo.Context) error {
 	q := c.QueryParams()
-	var problems []string
-	var says []i18n.Text // problems in both languages
-	problem := func(t i18n.Text) {
-		problems = append(problems, t.En)
-		says = append(says, t)
-	}
-	addProblems := func(err error) {
-		var ce *candidate.ConfigError
-		if errors.As(err, &ce) {
-			for i, p := range ce.Problems {
-				if slices.Contains(problems, p) {
-					continue
-				}
-				if len(ce.Messages) == len(ce.Problems) {
-					problem(candidateSays(ce.Messages[i]))
-				} else {
-					problem(i18n.Same(p))
-				}
-			}
-		} else if err != nil {
-			problem(i18n.Same(err.Error()))
-		}
-	}
+	var ps playProblems
 	params, err := candidate.ParamsFromQuery(q)
-	addProblems(err)
+	ps.addError(err)
 	cfg, err := params.Config()
-	addProblems(err)
-	// The calculator judges the durations as typed, as client-go would run them, also when the
-	// playground refuses them; not when one is not even a number.
-	var calc *templates.Timings
+	ps.addError(err)
+	calc := playTimings(q, params, cfg)
+	u.checkPlayTarget(c.Request(), &ps, params, cfg)
+	v := u.playView(c.Request().Context(), q, params, cfg, ps)
+	v.Timings = calc
+	status := http.StatusOK
+	if len(ps.en) > 0 {
+		status = http.StatusUnprocessableEntity
+	}
+	return u.render(c, status, templates.PlayView(v))
+}
+
+// playProblems are why /play refuses its configuration, in the order found: in English, and in
+// both languages for all but the upstream's, which only has English.
+type playProblems struct {
+	en   []string
+	says []i18n.Text
+}
+
+// add adds a problem said in both languages.
+func (ps *playProblems) add(t i18n.Text) {
+	ps.en = append(ps.en, t.En)
+	ps.says = append(ps.says, t)
+}
+
+// addError adds the problems of a candidate's configuration error (each once), or err itself.
+func (ps *playProblems) addError(err error) {
+	var ce *candidate.ConfigError
+	if errors.As(err, &ce) {
+		for i, p := range ce.Problems {
+			if slices.Contains(ps.en, p) {
+				continue
+			}
+			if len(ce.Messages) == len(ce.Problems) {
+				ps.add(candidateSays(ce.Messages[i]))
+			} else {
+				ps.add(i18n.Same(p))
+			}
+		}
+	} else if err != nil {
+		ps.add(i18n.Same(err.Error()))
+	}
+}
+
+// playTimings is the calculator's view of the durations as typed, as client-go would run them,
+// also when the playground refuses them; nil when one is not even a number.
+func playTimings(q url.Values, params candidate.Params, cfg candidate.Config) *templates.Timings {
 	if (q.Get("leaseDuration") == "" || params.LeaseDuration != nil) && (q.Get("renewDeadline") == "" || params.RenewDeadline != nil) &&
 		(q.Get("retryPeriod") == "" || params.RetryPeriod != nil) {
 		t := timingsView(timings.Check(timings.Settings{LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod}))
-		calc = &t
+		return &t
 	}
+	return nil
+}
+
+// checkPlayTarget adds what refuses the lease the tab would run for, here: names Kubernetes
+// refuses, a namespace the user may not write, a replay, and what an upstream cluster does not
+// allow.
+func (u *UI) checkPlayTarget(r *http.Request, ps *playProblems, params candidate.Params, cfg candidate.Config) {
 	if cfg.LeaseName != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(cfg.LeaseName) {
-			problem(i18n.Say("play.badLeaseName", strconv.Quote(cfg.LeaseName), msg))
+			ps.add(i18n.Say("play.badLeaseName", strconv.Quote(cfg.LeaseName), msg))
 		}
 	}
 	for _, msg := range validation.IsDNS1123Label(cfg.Namespace) {
-		problem(i18n.Say("play.badNamespace", strconv.Quote(cfg.Namespace), msg))
+		ps.add(i18n.Say("play.badNamespace", strconv.Quote(cfg.Namespace), msg))
 	}
-	if p := u.mayNotWrite(c.Request(), cfg.Namespace); !p.IsZero() {
-		problem(p)
+	if p := u.mayNotWrite(r, cfg.Namespace); !p.IsZero() {
+		ps.add(p)
 	}
 	if p := u.replayProblem(); !p.IsZero() {
-		problem(p)
+		ps.add(p)
 	}
 	if up := u.opts.Upstream; up != nil {
 		if up.ReadOnly != "" {
-			problems = append(problems, up.ReadOnly)
+			ps.en = append(ps.en, up.ReadOnly)
 		}
 		if params.Coordinated && up.CandidatesRefused != "" {
-			problems = append(problems, "coordinated mode is not available: "+up.CandidatesRefused)
+			ps.en = append(ps.en, "coordinated mode is not available: "+up.CandidatesRefused)
 		}
 		if len(up.Namespaces) > 0 && !slices.Contains(up.Namespaces, cfg.Namespace) {
-			problems = append(problems, fmt.Sprintf("namespace %q is not shown here: this server forwards only the namespaces %s of the cluster", cfg.Namespace, strings.Join(up.Namespaces, ", ")))
+			ps.en = append(ps.en, fmt.Sprintf("namespace %q is not shown here: this server forwards only the namespaces %s of the cluster", cfg.Namespace, strings.Join(up.Namespaces, ", ")))
 		}
 	}
+}
 
+// playView is the page of a tab: the form shows the durations as typed, the script starts the
+// candidate with the configuration as read (disabled when refused).
+func (u *UI) playView(ctx context.Context, q url.Values, params candidate.Params, cfg candidate.Config, ps playProblems) templates.Play {
 	typed := func(key string, def float64) string {
 		if s := q.Get(key); s != "" {
 			return s
@@ -94,7 +127,7 @@ func (u *UI) play(c echo.Context) error {
 	}
 	v := templates.Play{
 		Page:             u.page(cfg.Identity+" · "+cfg.Namespace+"/"+cfg.LeaseName, "play"),
-		ProblemsSays:     says,
+		ProblemsSays:     ps.says,
 		Namespace:        cfg.Namespace,
 		Lease:            cfg.LeaseName,
 		Identity:         cfg.Identity,
@@ -104,11 +137,17 @@ func (u *UI) play(c echo.Context) error {
 		Coordinated:      params.Coordinated,
 		BinaryVersion:    params.BinaryVersion,
 		EmulationVersion: params.EmulationVersion,
-		Problems:         problems,
-		Timings:          calc,
+		Problems:         ps.en,
 		LeaseURL:         leaseURL(cfg.Namespace, cfg.LeaseName),
 	}
-	v.Config = templates.PlayConfig{
+	v.Config = playConfig(ctx, v.Page, cfg, len(ps.en) > 0)
+	return v
+}
+
+// playConfig is what the tab's script starts the candidate with.
+func playConfig(ctx context.Context, page templates.Page, cfg candidate.Config, refused bool) templates.PlayConfig {
+	tm := candidate.Timings{LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod}
+	return templates.PlayConfig{
 		Start: templates.PlayStart{
 			Namespace:        cfg.Namespace,
 			Lease:            cfg.LeaseName,
@@ -120,19 +159,13 @@ func (u *UI) play(c echo.Context) error {
 			BinaryVersion:    cfg.BinaryVersion,
 			EmulationVersion: cfg.EmulationVersion,
 		},
-		WorkerURL:   v.Page.Assets.WorkerJS,
-		WasmExecURL: v.Page.Assets.WasmExec,
-		WasmURL:     v.Page.Assets.Wasm,
-		ServerNowMs: v.Page.ServerNowMs,
-		Disabled:    len(problems) > 0 || v.Page.Assets.WasmMissing,
+		WorkerURL:   page.Assets.WorkerJS,
+		WasmExecURL: page.Assets.WasmExec,
+		WasmURL:     page.Assets.Wasm,
+		ServerNowMs: page.ServerNowMs,
+		Disabled:    refused || page.Assets.WasmMissing,
+		Slow:        templates.PlaySlow{Choices: slowChoices(ctx, &tm), DefaultMs: tm.SlowLatency().Milliseconds()},
 	}
-	tm := candidate.Timings{LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod}
-	v.Config.Slow = templates.PlaySlow{Choices: slowChoices(c.Request().Context(), &tm), DefaultMs: tm.SlowLatency().Milliseconds()}
-	status := http.StatusOK
-	if len(problems) > 0 {
-		status = http.StatusUnprocessableEntity
-	}
-	return u.render(c, status, templates.PlayView(v))
 }
 
 // slowChoices are the delays the slow-network fault offers, each with what it does at the

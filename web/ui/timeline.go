@@ -47,27 +47,65 @@ func timelineSpan(terms []judge.Term, now time.Time, maxSpan time.Duration) time
 // maxSpan is its longest window (timelineMax).
 func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time, maxSpan time.Duration) templates.Timeline {
 	span := timelineSpan(terms, now, maxSpan)
-	from := now.Add(-span)
-	plot := tlWidth - tlLabelWidth - tlRightPad
-	x := func(t time.Time) float64 {
-		if t.Before(from) {
-			t = from
-		}
-		if t.After(now) {
-			t = now
-		}
-		return tlLabelWidth + float64(t.Sub(from))/float64(span)*plot
+	sc := timelineScale{from: now.Add(-span), now: now, span: span}
+	visible := visibleTerms(terms, sc.from)
+	lanes, laneOf := timelineLanes(visible)
+	nLanes := max(len(lanes), 1)
+	tl := templates.Timeline{
+		Width:      tlWidth,
+		Height:     tlTop + float64(nLanes)*tlLaneHeight + tlAxis,
+		LabelWidth: tlLabelWidth,
+		LaneHeight: tlLaneHeight,
+		From:       clockTime(sc.from),
+		To:         clockTime(now),
+		Span:       spanText(span),
+		SpanSays:   spanSays(span),
+		NowX:       sc.x(now),
 	}
+	tl.Marks = timelineBars(lanes, laneOf, visible, sc)
+	tl.Lanes = lanes
+	tl.LanesBottom = tlTop + float64(nLanes)*tlLaneHeight
+	tl.Bands = timelineBands(overlaps, sc)
+	tl.Ticks = timelineTicks(sc.from, now, sc.x)
+	tl.Terms = timelineTerms(visible, now)
+	return tl
+}
 
+// timelineScale places the times of the window, from to now, along the plot.
+type timelineScale struct {
+	from, now time.Time
+	span      time.Duration
+}
+
+// x is where t falls, t clamped to the window.
+func (sc timelineScale) x(t time.Time) float64 {
+	plot := tlWidth - tlLabelWidth - tlRightPad
+	if t.Before(sc.from) {
+		t = sc.from
+	}
+	if t.After(sc.now) {
+		t = sc.now
+	}
+	return tlLabelWidth + float64(t.Sub(sc.from))/float64(sc.span)*plot
+}
+
+// visibleTerms are the terms still open or ended after from.
+func visibleTerms(terms []judge.Term, from time.Time) []judge.Term {
 	var visible []judge.Term
 	for _, t := range terms {
 		if t.End.IsZero() || t.End.After(from) {
 			visible = append(visible, t)
 		}
 	}
+	return visible
+}
+
+// timelineLanes are the lanes of the holders of terms, in order of first appearance, and each
+// holder's lane.
+func timelineLanes(terms []judge.Term) ([]templates.TimelineLane, map[string]int) {
 	laneOf := map[string]int{}
 	var lanes []templates.TimelineLane
-	for _, t := range visible {
+	for _, t := range terms {
 		if _, ok := laneOf[t.Holder]; ok {
 			continue
 		}
@@ -75,54 +113,57 @@ func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time,
 		y := tlTop + float64(len(lanes))*tlLaneHeight
 		lanes = append(lanes, templates.TimelineLane{Identity: judge.Shown(t.Holder), Label: judge.Cut(t.Holder, 15), Y: y, LabelY: y + tlLaneHeight/2 + 5})
 	}
-	nLanes := max(len(lanes), 1)
-	tl := templates.Timeline{
-		Width:      tlWidth,
-		Height:     tlTop + float64(nLanes)*tlLaneHeight + tlAxis,
-		LabelWidth: tlLabelWidth,
-		LaneHeight: tlLaneHeight,
-		From:       clockTime(from),
-		To:         clockTime(now),
-		Span:       spanText(span),
-		SpanSays:   spanSays(span),
-		NowX:       x(now),
-	}
-	for _, t := range visible {
-		li := laneOf[t.Holder]
-		lane := &lanes[li]
+	return lanes, laneOf
+}
+
+// timelineBars puts a bar for each term on its holder's lane and returns the markers of the
+// terms that ended within the window.
+func timelineBars(lanes []templates.TimelineLane, laneOf map[string]int, terms []judge.Term, sc timelineScale) []templates.TimelineMark {
+	var marks []templates.TimelineMark
+	for _, t := range terms {
+		lane := &lanes[laneOf[t.Holder]]
 		end := t.End
 		open := end.IsZero()
 		if open {
-			end = now
+			end = sc.now
 		}
-		x1, x2 := x(t.Start), x(end)
+		x1, x2 := sc.x(t.Start), sc.x(end)
 		lane.Bars = append(lane.Bars, templates.TimelineBar{
 			X: x1, Y: lane.Y + 8, W: max(x2-x1, 2), H: tlLaneHeight - 16,
 			Open: open, Ended: t.Ended, Title: termTitle(t), TitleSays: termTitleSays(t),
 		})
-		if !open && !t.End.Before(from) {
+		if !open && !t.End.Before(sc.from) {
 			title := markTitleSays(t)
-			tl.Marks = append(tl.Marks, templates.TimelineMark{
+			marks = append(marks, templates.TimelineMark{
 				X: x2, Y: lane.Y + tlLaneHeight/2, Kind: t.Ended, Title: title.En, TitleSays: title,
 			})
 		}
 	}
-	tl.Lanes = lanes
-	tl.LanesBottom = tlTop + float64(nLanes)*tlLaneHeight
+	return marks
+}
+
+// timelineBands are the hatched bands of the split-brain intervals within the window.
+func timelineBands(overlaps []judge.Overlap, sc timelineScale) []templates.TimelineBand {
+	var bands []templates.TimelineBand
 	for _, o := range overlaps {
 		end := o.End
 		if end.IsZero() {
-			end = now
+			end = sc.now
 		}
-		if end.Before(from) {
+		if end.Before(sc.from) {
 			continue
 		}
-		x1, x2 := x(o.Start), x(end)
-		tl.Bands = append(tl.Bands, templates.TimelineBand{X: x1, W: max(x2-x1, 2), Title: o.Text, TitleSays: says(o.Says)})
+		x1, x2 := sc.x(o.Start), sc.x(end)
+		bands = append(bands, templates.TimelineBand{X: x1, W: max(x2-x1, 2), Title: o.Text, TitleSays: says(o.Says)})
 	}
-	tl.Ticks = timelineTicks(from, now, x)
-	for i := len(visible) - 1; i >= 0; i-- {
-		t := visible[i]
+	return bands
+}
+
+// timelineTerms are the rows of the table under the drawing, newest term first.
+func timelineTerms(terms []judge.Term, now time.Time) []templates.TimelineTerm {
+	var rows []templates.TimelineTerm
+	for i := len(terms) - 1; i >= 0; i-- {
+		t := terms[i]
 		row := templates.TimelineTerm{
 			Holder:      judge.Shown(t.Holder),
 			Start:       clockTime(t.Start),
@@ -139,9 +180,9 @@ func layoutTimeline(terms []judge.Term, overlaps []judge.Overlap, now time.Time,
 		}
 		row.DurationSays = lengthSays(end.Sub(t.Start))
 		row.Duration = row.DurationSays.En
-		tl.Terms = append(tl.Terms, row)
+		rows = append(rows, row)
 	}
-	return tl
+	return rows
 }
 
 // timelineMax is the longest window the holder timeline shows: tlMaxSpan, the recent past of a

@@ -138,6 +138,54 @@ type workshopRun struct {
 // has it, the server's CPU and memory, and errors. It returns an error when the setup fails
 // (a tab that never leads, a dashboard that cannot connect) or ctx ends before it is done.
 func RunWorkshop(ctx context.Context, cfg WorkshopConfig) (*WorkshopReport, error) {
+	w, err := newWorkshopRun(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer w.closeIdleConnections()
+	cfg = w.cfg
+	pid, local := cfg.ServerPID, cfg.ServerPID != ""
+	if !local {
+		pid, local = localServerPID(cfg.URL)
+	}
+	all := w.newTabs()
+
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+
+	dashes, err := w.connectDashboards(ctx, sctx, &wg)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.openTabs(ctx, sctx, &wg, all); err != nil {
+		return nil, err
+	}
+
+	fmt.Fprintf(w.progress, "measuring for %s\n", cfg.Duration)
+	m, err := w.measureFor(ctx, pid, local)
+	if err != nil {
+		return nil, err
+	}
+	// The last writes of the measured part get a moment to reach every dashboard.
+	lost := w.awaitDelivery(dashes, m.start, m.end, 5*time.Second)
+	if lost > 0 {
+		w.failures.addN("lost", lost, fmt.Errorf("%d deliveries of writes to dashboards never arrived", lost))
+	}
+	for _, t := range all {
+		if t.lostLead.Load() {
+			w.failures.addN("lost lease", 1, fmt.Errorf("tab %s: %w", t.identity, errLostLead))
+		}
+	}
+	cancel()
+	wg.Wait()
+	return w.report(m, lost, len(dashes)), nil
+}
+
+// newWorkshopRun checks cfg, fills in its defaults and makes the run's HTTP clients.
+func newWorkshopRun(cfg WorkshopConfig) (*workshopRun, error) {
 	if cfg.Tabs < 1 || len(cfg.Participants) == 0 {
 		return nil, fmt.Errorf("%d participants with %d tabs: want at least one of each", len(cfg.Participants), cfg.Tabs)
 	}
@@ -161,38 +209,38 @@ func RunWorkshop(ctx context.Context, cfg WorkshopConfig) (*WorkshopReport, erro
 	for _, p := range cfg.Participants {
 		w.api[p.Name] = &http.Client{Transport: workshopTransport(tlsConfig, true)}
 	}
-	defer func() {
-		for _, c := range w.api {
-			c.CloseIdleConnections()
-		}
-		w.ws.CloseIdleConnections()
-	}()
-	pid, local := cfg.ServerPID, cfg.ServerPID != ""
-	if !local {
-		pid, local = localServerPID(cfg.URL)
-	}
+	return w, nil
+}
 
-	// The tabs and their leases are known before anything connects: the dashboards match the
-	// cards they receive against the writes.
+// closeIdleConnections closes the connections the run's clients keep.
+func (w *workshopRun) closeIdleConnections() {
+	for _, c := range w.api {
+		c.CloseIdleConnections()
+	}
+	w.ws.CloseIdleConnections()
+}
+
+// newTabs makes every participant's tabs. The tabs and their leases are known before anything
+// connects: the dashboards match the cards they receive against the writes.
+func (w *workshopRun) newTabs() []*simTab {
 	var all []*simTab
-	for _, p := range cfg.Participants {
-		for i := 1; i <= cfg.Tabs; i++ {
+	for _, p := range w.cfg.Participants {
+		for i := 1; i <= w.cfg.Tabs; i++ {
 			t := w.newTab(p, i)
 			w.tabs[t.identity] = t
 			w.leases[t.namespace+"/"+t.lease] = t.writes
 			all = append(all, t)
 		}
 	}
+	return all
+}
 
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel()
-
-	fmt.Fprintf(w.progress, "connecting %d dashboards\n", len(cfg.Participants)+1)
-	dashes := []*dashboard{w.newDashboard("instructor", cfg.Instructor, "", true)}
-	for _, p := range cfg.Participants {
+// connectDashboards opens the instructor's dashboard and every participant's, running until
+// sctx ends, and waits until each is connected or ctx ends.
+func (w *workshopRun) connectDashboards(ctx, sctx context.Context, wg *sync.WaitGroup) ([]*dashboard, error) {
+	fmt.Fprintf(w.progress, "connecting %d dashboards\n", len(w.cfg.Participants)+1)
+	dashes := []*dashboard{w.newDashboard("instructor", w.cfg.Instructor, "", true)}
+	for _, p := range w.cfg.Participants {
 		dashes = append(dashes, w.newDashboard(p.Name, p.Token, p.Namespace, false))
 	}
 	for _, d := range dashes {
@@ -203,10 +251,14 @@ func RunWorkshop(ctx context.Context, cfg WorkshopConfig) (*WorkshopReport, erro
 			return nil, fmt.Errorf("dashboard of %s: %w", d.user, err)
 		}
 	}
+	return dashes, nil
+}
 
-	fmt.Fprintf(w.progress, "opening %d candidate tabs (%d participants x %d)\n", len(all), len(cfg.Participants), cfg.Tabs)
+// openTabs starts the tabs, running until sctx ends, and waits until each leads its lease.
+func (w *workshopRun) openTabs(ctx, sctx context.Context, wg *sync.WaitGroup, all []*simTab) error {
+	fmt.Fprintf(w.progress, "opening %d candidate tabs (%d participants x %d)\n", len(all), len(w.cfg.Participants), w.cfg.Tabs)
 	// People open their tabs over a few seconds, not all in the same millisecond.
-	spread := cfg.RetryPeriod
+	spread := w.cfg.RetryPeriod
 	for i, t := range all {
 		wg.Go(func() {
 			if !sleepUntil(sctx, time.Now().Add(spread*time.Duration(i)/time.Duration(len(all)))) {
@@ -215,56 +267,64 @@ func RunWorkshop(ctx context.Context, cfg WorkshopConfig) (*WorkshopReport, erro
 			t.run(sctx)
 		})
 	}
-	leadBy := time.Now().Add(cfg.LeaseDuration + 2*time.Minute)
+	leadBy := time.Now().Add(w.cfg.LeaseDuration + 2*time.Minute)
 	for _, t := range all {
 		if err := t.awaitLeader(ctx, leadBy); err != nil {
-			return nil, fmt.Errorf("tab %s: %w", t.identity, err)
+			return fmt.Errorf("tab %s: %w", t.identity, err)
 		}
 	}
+	return nil
+}
 
-	fmt.Fprintf(w.progress, "measuring for %s\n", cfg.Duration)
-	var serverCPU, clientCPU time.Duration
+// measurement is the measured part of a run: its bounds, the CPU time the server (when local)
+// and this process spent in it, and the server's memory at its end.
+type measurement struct {
+	start, end           time.Time
+	serverCPU, clientCPU time.Duration
+	local                bool
+	rss, peakRSS         int64
+}
+
+// measureFor counts what the tabs and dashboards see for cfg.Duration, and the CPU time of the
+// server (process pid, when local) and of this process.
+func (w *workshopRun) measureFor(ctx context.Context, pid string, local bool) (measurement, error) {
+	m := measurement{local: local}
 	if local {
-		serverCPU, _ = processCPU(pid)
+		m.serverCPU, _ = processCPU(pid)
 	}
-	clientCPU, _ = processCPU("self")
-	start := time.Now()
-	w.startNs.Store(start.UnixNano())
+	m.clientCPU, _ = processCPU("self")
+	m.start = time.Now()
+	w.startNs.Store(m.start.UnixNano())
 	w.measure.Store(true)
-	if !sleepUntil(ctx, start.Add(cfg.Duration)) {
-		return nil, ctx.Err()
+	if !sleepUntil(ctx, m.start.Add(w.cfg.Duration)) {
+		return measurement{}, ctx.Err()
 	}
 	w.measure.Store(false)
-	end := time.Now()
-	w.endNs.Store(end.UnixNano())
-	elapsed := end.Sub(start)
+	m.end = time.Now()
+	w.endNs.Store(m.end.UnixNano())
 	if cpu, ok := processCPU(pid); local && ok {
-		serverCPU = cpu - serverCPU
+		m.serverCPU = cpu - m.serverCPU
 	} else {
-		serverCPU = 0
+		m.serverCPU = 0
 	}
 	if cpu, ok := processCPU("self"); ok {
-		clientCPU = cpu - clientCPU
+		m.clientCPU = cpu - m.clientCPU
 	}
-	rep := &WorkshopReport{Server: cfg.URL, Participants: len(cfg.Participants), Tabs: cfg.Tabs, DurationSec: elapsed.Seconds()}
 	if local {
-		rss, peak := processRSS(pid)
-		rep.ServerRSSMiB, rep.ServerPeakRSSMiB = float64(rss)/(1<<20), float64(peak)/(1<<20)
+		m.rss, m.peakRSS = processRSS(pid)
 	}
+	return m, nil
+}
 
-	// The last writes of the measured part get a moment to reach every dashboard.
-	lost := w.awaitDelivery(dashes, start, end, 5*time.Second)
-	if lost > 0 {
-		w.failures.addN("lost", lost, fmt.Errorf("%d deliveries of writes to dashboards never arrived", lost))
+// report is the run's report: the measurement m, the samples the run took, lost deliveries and
+// the errors, the tab list bytes averaged over the dashboards.
+func (w *workshopRun) report(m measurement, lost int64, dashboards int) *WorkshopReport {
+	cfg := w.cfg
+	elapsed := m.end.Sub(m.start)
+	rep := &WorkshopReport{Server: cfg.URL, Participants: len(cfg.Participants), Tabs: cfg.Tabs, DurationSec: elapsed.Seconds()}
+	if m.local {
+		rep.ServerRSSMiB, rep.ServerPeakRSSMiB = float64(m.rss)/(1<<20), float64(m.peakRSS)/(1<<20)
 	}
-	for _, t := range all {
-		if t.lostLead.Load() {
-			w.failures.addN("lost lease", 1, fmt.Errorf("tab %s: %w", t.identity, errLostLead))
-		}
-	}
-	cancel()
-	wg.Wait()
-
 	rep.Renewals = w.renewals.Load()
 	rep.RenewalsPerS = float64(rep.Renewals) / elapsed.Seconds()
 	rep.RenewP50Ms, rep.RenewP99Ms, rep.RenewMaxMs = w.renew.percentiles()
@@ -274,11 +334,11 @@ func RunWorkshop(ctx context.Context, cfg WorkshopConfig) (*WorkshopReport, erro
 	rep.APIWatchP50Ms, rep.APIWatchP99Ms, _ = w.apiWatch.percentiles()
 	rep.TabReports = int64(w.tabReports.len())
 	rep.TabReportP50Ms, rep.TabReportP99Ms, _ = w.tabReports.percentiles()
-	rep.TabListBytesPerS = float64(w.tabBytes.Load()) / elapsed.Seconds() / float64(len(dashes))
-	rep.ServerCPUCores = serverCPU.Seconds() / elapsed.Seconds()
-	rep.ClientCPUCores = clientCPU.Seconds() / elapsed.Seconds()
+	rep.TabListBytesPerS = float64(w.tabBytes.Load()) / elapsed.Seconds() / float64(dashboards)
+	rep.ServerCPUCores = m.serverCPU.Seconds() / elapsed.Seconds()
+	rep.ClientCPUCores = m.clientCPU.Seconds() / elapsed.Seconds()
 	if rep.Renewals > 0 {
-		rep.ServerCPUPerRenewalMs = float64(serverCPU) / float64(time.Millisecond) / float64(rep.Renewals)
+		rep.ServerCPUPerRenewalMs = float64(m.serverCPU) / float64(time.Millisecond) / float64(rep.Renewals)
 	}
 	rep.Lost = lost
 	rep.Errors = w.failures.n.Load()
@@ -287,7 +347,7 @@ func RunWorkshop(ctx context.Context, cfg WorkshopConfig) (*WorkshopReport, erro
 		rep.FirstError, rep.ErrorKinds = w.failures.first.Error(), w.failures.kinds
 	}
 	w.failures.mu.Unlock()
-	return rep, nil
+	return rep
 }
 
 // errLostLead is a tab that stopped leading its lease during the run: nothing else competes

@@ -75,8 +75,37 @@ func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(stri
 	if sent := acc.GetManagedFields(); sent != nil && !reflect.DeepEqual(sent, entries) {
 		return nil, false, false
 	}
-	mine := -1
-	sets := make([]*fieldpath.Set, len(entries))
+	sets, mine, ok := entrySets(entries, known, manager, apiVersion)
+	if !ok {
+		return nil, false, false
+	}
+	paths, ok := changedPaths(old, obj, typed)
+	if !ok {
+		return nil, false, false
+	}
+	if len(paths) == 0 {
+		// Nothing changed: the field manager leaves every entry, its time included, alone.
+		acc.SetManagedFields(entries)
+		return obj, false, true
+	}
+	if mine < 0 || !ownedOnlyBy(paths, sets, mine) {
+		return nil, false, false
+	}
+	mf := make([]metav1.ManagedFieldsEntry, len(entries))
+	copy(mf, entries)
+	mf[mine].Time = &metav1.Time{Time: now().UTC()}
+	slices.SortStableFunc(mf, compareManagedFields)
+	acc.SetManagedFields(mf)
+	return obj, true, true
+}
+
+// entrySets parses the field sets of the stored entries and finds the manager's Update entry
+// (-1 when it has none). It reports false unless the entries are what the fast path takes:
+// Update and Apply entries only, each manager once, of known versions, in FieldsV1, at most
+// maxUpdateManagers Update entries, sorted as the encoder sorts.
+func entrySets(entries []metav1.ManagedFieldsEntry, known func(string) bool, manager, apiVersion string) (sets []*fieldpath.Set, mine int, ok bool) {
+	mine = -1
+	sets = make([]*fieldpath.Set, len(entries))
 	updaters := 0
 	seen := make(map[[4]string]bool, len(entries))
 	for i := range entries {
@@ -88,15 +117,15 @@ func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(stri
 		case metav1.ManagedFieldsOperationApply:
 			id[2] = "" // appliers are one manager across versions
 		default:
-			return nil, false, false
+			return nil, -1, false
 		}
 		if !known(e.APIVersion) || e.FieldsType != "FieldsV1" || e.FieldsV1 == nil || seen[id] {
-			return nil, false, false
+			return nil, -1, false
 		}
 		seen[id] = true
 		s, ok := parseFieldSet(e.FieldsV1.Raw)
 		if !ok {
-			return nil, false, false
+			return nil, -1, false
 		}
 		sets[i] = s
 		if e.Operation == metav1.ManagedFieldsOperationUpdate && e.Manager == manager &&
@@ -105,39 +134,33 @@ func sameOwnerUpdate(old, obj runtime.Object, apiVersion string, known func(stri
 		}
 	}
 	if updaters > maxUpdateManagers || !slices.IsSortedFunc(entries, compareManagedFields) {
-		return nil, false, false
+		return nil, -1, false
 	}
+	return sets, mine, true
+}
 
-	paths, ok := []fieldpath.Path(nil), false
+// changedPaths are the scalar fields the update changes: by the kind's typed comparison unless
+// there is none or it declines, else by comparing the JSON forms. It reports false when the
+// update changes more than scalars reached through object keys.
+func changedPaths(old, obj runtime.Object, typed scalarsDiff) ([]fieldpath.Path, bool) {
 	if typed != nil {
-		paths, ok = typed(old, obj)
-	}
-	if !ok {
-		if paths, ok = changedScalars(old, obj); !ok {
-			return nil, false, false
+		if paths, ok := typed(old, obj); ok {
+			return paths, true
 		}
 	}
-	if len(paths) == 0 {
-		// Nothing changed: the field manager leaves every entry, its time included, alone.
-		acc.SetManagedFields(entries)
-		return obj, false, true
-	}
-	if mine < 0 {
-		return nil, false, false
-	}
+	return changedScalars(old, obj)
+}
+
+// ownedOnlyBy reports whether every path is in the set of entry mine and in no other.
+func ownedOnlyBy(paths []fieldpath.Path, sets []*fieldpath.Set, mine int) bool {
 	for _, p := range paths {
 		for i, s := range sets {
 			if s.Has(p) != (i == mine) {
-				return nil, false, false
+				return false
 			}
 		}
 	}
-	mf := make([]metav1.ManagedFieldsEntry, len(entries))
-	copy(mf, entries)
-	mf[mine].Time = &metav1.Time{Time: now().UTC()}
-	slices.SortStableFunc(mf, compareManagedFields)
-	acc.SetManagedFields(mf)
-	return obj, true, true
+	return true
 }
 
 // fieldSets caches parsed FieldsV1: the entries of an object rarely change between its
