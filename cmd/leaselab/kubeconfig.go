@@ -14,12 +14,12 @@ import (
 
 func runKubeconfig(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("kubeconfig", "print a kubeconfig for this server", "", stderr)
-	server := fs.String("server", "http://127.0.0.1:8080", "URL of the leaselab server (default with --db: the URL the server announced at its last start)")
+	server := fs.String("server", "", "URL of the leaselab server (default: the URL the server on --db announced at its last start)")
 	namespace := fs.String("namespace", "", "namespace of the context (default: the participant's own with --db, else default)")
 	token := fs.String("token", "", "bearer token to put in the kubeconfig (workshop mode)")
 	name := fs.String("name", "leaselab", "name of the cluster, user and context")
 	caFile := fs.String("certificate-authority", "", "PEM certificate authority to embed (default with --db: the self-signed certificate kept beside the database, if any)")
-	db := fs.String("db", "", "the server's database: finds the token's namespace, the self-signed certificate and (without --server) the URL the server announced")
+	db := fs.String("db", "leaselab.db", "the server's database: finds the token's namespace, the self-signed certificate and (without --server) the URL the server announced")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -32,21 +32,19 @@ func runKubeconfig(ctx context.Context, args []string, stdout, stderr io.Writer)
 		ca = b
 	}
 	serverSet := flagGiven(fs, "server")
+	if !serverSet {
+		u, err := recordedURL(*db)
+		if err != nil {
+			return err
+		}
+		*server, serverSet = u, true
+	}
 	if *db != "" {
 		if ca == nil {
 			certFile, _ := certPaths(*db)
 			if b, err := os.ReadFile(certFile); err == nil {
 				ca = b
 			} else if !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-		}
-		if !serverSet {
-			// The URL the server announced at its last start: its --public-url, as in the
-			// kubeconfigs the instructor page offers, or the address it listened on.
-			if u, err := os.ReadFile(announcedURLPath(*db)); err == nil && len(bytes.TrimSpace(u)) > 0 {
-				*server, serverSet = string(bytes.TrimSpace(u)), true
-			} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
 		}
@@ -74,16 +72,29 @@ func runKubeconfig(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *namespace == "" {
 		*namespace = "default"
 	}
-	if ca != nil && !serverSet {
-		// A certificate beside the database means the server speaks HTTPS.
-		*server = "https://127.0.0.1:8080"
-	}
 	b, err := auth.Kubeconfig(*server, *namespace, *token, *name, ca)
 	if err != nil {
 		return err
 	}
 	_, err = stdout.Write(b)
 	return err
+}
+
+// recordedURL is the URL the server on db announced at its last start: its --public-url, as in
+// the kubeconfigs the instructor page offers, or the address it listened on. Without one the
+// answer would be a guess, so it is an error that says what to give instead.
+func recordedURL(db string) (string, error) {
+	u, err := os.ReadFile(announcedURLPath(db))
+	switch {
+	case err == nil && len(bytes.TrimSpace(u)) > 0:
+		return string(bytes.TrimSpace(u)), nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return "", err
+	}
+	if _, err := os.Stat(db); errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("no database at %s, so no server URL to name: give --server URL, or --db with the file leaselab serve uses", db)
+	}
+	return "", fmt.Errorf("no server has announced its URL beside %s (it writes %s at start): start leaselab serve --db %s, or give --server URL", db, announcedURLPath(db), db)
 }
 
 // kubeconfig renders a kubeconfig with one cluster, user and context.
