@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"net"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -171,5 +173,28 @@ func TestRunRefusesConfig(t *testing.T) {
 		if _, err := Run(context.Background(), cfg, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", cfg, err, tc.want)
 		}
+	}
+}
+
+// TestProgressOffATerminal: progress written to a file or a pipe comes as whole lines, without
+// the carriage returns that rewrite a terminal's line.
+func TestProgressOffATerminal(t *testing.T) {
+	ts := mustStartServer(t)
+	cfg := testConfig(ts, "renew")
+	cfg.Progress = 200 * time.Millisecond
+	out, err := os.CreateTemp(t.TempDir(), "progress")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), cfg, out); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	b, err := os.ReadFile(out.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("\r")) || !bytes.HasSuffix(b, []byte("\n")) || bytes.Count(b, []byte("ops")) < 2 {
+		t.Errorf("progress in a file: %q; want lines of their own", b)
 	}
 }
