@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -108,9 +109,24 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 		return nil, werr
 	}
 	if r.start.IsZero() {
+		r.cleanUp()
 		return nil, fmt.Errorf("setup did not finish: %w", cmp.Or(werr, ctx.Err(), context.DeadlineExceeded))
 	}
-	return r.report(w), nil
+	rep := r.report(w)
+	r.cleanUp()
+	return rep, nil
+}
+
+// cleanUp deletes the leases the run created (they carry its label), so that a playground's
+// database or a cluster keeps nothing of the benchmark but the history of its changes.
+func (r *runner) cleanUp() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := r.client.CoordinationV1().Leases(r.cfg.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{},
+		metav1.ListOptions{LabelSelector: createdByLabel + "=" + createdBy})
+	if err != nil && r.progress != nil {
+		fmt.Fprintf(r.progress, "could not delete the benchmark's leases in %s: %v\n", r.cfg.Namespace, err)
+	}
 }
 
 // runner is the shared state of one run: its clients, counters and samples.

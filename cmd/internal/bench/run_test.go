@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
 
@@ -196,5 +198,10 @@ func TestProgressOffATerminal(t *testing.T) {
 	}
 	if bytes.Contains(b, []byte("\r")) || !bytes.HasSuffix(b, []byte("\n")) || bytes.Count(b, []byte("ops")) < 2 {
 		t.Errorf("progress in a file: %q; want lines of their own", b)
+	}
+	// The run leaves none of its leases behind.
+	left, err := kubernetes.NewForConfigOrDie(ts.Config).CoordinationV1().Leases(cfg.Namespace).List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(left.Items) > 0 {
+		t.Errorf("after the run, %d leases left in %s (%v)", len(left.Items), cfg.Namespace, err)
 	}
 }

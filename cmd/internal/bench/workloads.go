@@ -47,13 +47,19 @@ func lookupWorkload(name string) (workload, bool) {
 	return workload{}, false
 }
 
+// The label on every lease a run creates, by which it deletes them at the end.
+const (
+	createdByLabel = "app.kubernetes.io/created-by"
+	createdBy      = "leaselab-bench"
+)
+
 // ensureLease creates a lease for the benchmark or returns the existing one, so that a run
 // can follow another on the same server.
 func (r *runner) ensureLease(ctx context.Context, name string) (*coordinationv1.Lease, error) {
 	leases := r.client.CoordinationV1().Leases(r.cfg.Namespace)
 	now := metav1.NewMicroTime(time.Now())
 	l, err := leases.Create(ctx, &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/created-by": "leaselab-bench"}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{createdByLabel: createdBy}},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(name), LeaseDurationSeconds: ptr.To[int32](40),
 			AcquireTime: &now, RenewTime: &now, LeaseTransitions: ptr.To[int32](0)},
 	}, metav1.CreateOptions{})
