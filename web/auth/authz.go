@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -8,16 +9,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/leaselab/leaselab/web/request"
+	"github.com/leaselab/leaselab/web/selfreview"
 )
 
 // readVerbs are the verbs every authenticated identity has everywhere.
 var readVerbs = map[string]bool{"get": true, "list": true, "watch": true}
 
 // Authorize decides an API request: instructors may do everything; participants may read
-// everything and write namespaced objects in their own namespace and in ArenaNamespace only.
+// everything, ask what they may do (the self reviews) and write namespaced objects in their own
+// namespace and in ArenaNamespace only.
 // A refusal is a *apierrors.StatusError worded as RBAC's (403 Forbidden).
 func Authorize(u User, ri request.Info) error {
-	if u.Role == RoleInstructor || readVerbs[ri.Verb] {
+	if u.Role == RoleInstructor || readVerbs[ri.Verb] || selfreview.Reviewable(ri) {
 		return nil
 	}
 	if ri.Namespace != "" && (ri.Namespace == u.Namespace || ri.Namespace == ArenaNamespace) {
@@ -59,3 +62,40 @@ func ForbiddenPath(u User, verb, path string) *apierrors.StatusError {
 type plainError string
 
 func (e plainError) Error() string { return string(e) }
+
+// The workshop's rules as the self reviews report them (kubectl auth can-i, kubectl auth whoami).
+var _ selfreview.Judge = (*Auth)(nil)
+
+// Who is the caller of a request.
+func (a *Auth) Who(ctx context.Context) selfreview.Subject {
+	u, _ := UserFrom(ctx)
+	return selfreview.Subject{Name: u.Name, UID: u.UID, Groups: u.Groups}
+}
+
+// Allowed decides ri for the caller of ctx as Authorize does (a non-resource request as the
+// middleware does), with the reason kubectl auth can-i shows.
+func (a *Auth) Allowed(ctx context.Context, ri request.Info) (bool, string) {
+	u, _ := UserFrom(ctx)
+	var err error
+	if ri.IsResourceRequest {
+		err = Authorize(u, ri)
+	} else if !readVerbs[ri.Verb] && u.Role != RoleInstructor {
+		err = ForbiddenPath(u, ri.Verb, ri.Path)
+	}
+	if err != nil {
+		msg := err.Error()
+		if _, reason, ok := strings.Cut(msg, ": "); ok {
+			return false, reason
+		}
+		return false, msg
+	}
+	switch {
+	case u.Role == RoleInstructor:
+		return true, "leaselab: the instructor may do everything"
+	case readVerbs[ri.Verb]:
+		return true, "leaselab: every identity may read everything"
+	case selfreview.Reviewable(ri):
+		return true, "leaselab: every identity may ask what it may do"
+	}
+	return true, fmt.Sprintf("leaselab: participants write in their namespace %q and in %q", u.Namespace, ArenaNamespace)
+}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"rsc.io/qr"
+
+	"github.com/leaselab/leaselab/web/selfreview"
 )
 
 // pageCSP is the policy of the pages served here: no scripts at all, images from this server.
@@ -29,6 +31,7 @@ const pageCSP = "default-src 'none'; img-src 'self'; style-src 'self'; form-acti
 //	GET  /workshop/qr/:name              the QR code of a join link (PNG)
 //	GET  /workshop/kubeconfig/:name      a kubeconfig (download)
 func (a *Auth) Register(e *echo.Echo) {
+	selfreview.Register(e, a)
 	e.GET("/join", a.joinPage)
 	e.POST("/join", a.join)
 	e.GET("/workshop", a.workshopPage)

@@ -29,6 +29,7 @@ import (
 	"github.com/leaselab/leaselab/web/inprocess"
 	"github.com/leaselab/leaselab/web/kinds"
 	"github.com/leaselab/leaselab/web/request"
+	"github.com/leaselab/leaselab/web/selfreview"
 	"github.com/leaselab/leaselab/web/status"
 )
 
@@ -150,6 +151,9 @@ func New(cfg Config) (*API, error) {
 	a.echo.GET("/livez", a.health(false))
 	a.echo.GET("/readyz", a.health(true))
 	disc.Register(a.echo)
+	if a.cfg.Auth == nil {
+		selfreview.Register(a.echo, nil) // with tokens, Auth.Register serves them by its rules
+	}
 	if !cfg.OpenAPIOnDemand {
 		go disc.BuildOpenAPI()
 	}
