@@ -120,6 +120,34 @@ type member struct {
 	workUntil time.Time // KeepWorking: believed to lead until then
 	workFor   time.Duration
 	views     []judge.View // what it believed, each change of note
+	shown     shownOf      // what the lesson's page last showed of it
+}
+
+// shownOf is what a lesson's page shows of a member: its state and the countdown it acts on.
+// Every change of it must reach the page, a follower's new observation of the lease included:
+// the page counts down from the last figures it was given.
+type shownOf struct {
+	state          candidate.State
+	role           candidate.Role
+	holder         string
+	stale          bool
+	observedExpiry int64 // Unix ns: instants compare by value, not by their monotonic reading
+	renewDeadline  int64
+	renewRound     bool
+	faults         candidate.Faults
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func shownOfSnapshot(s candidate.Snapshot) shownOf {
+	s.Faults.PausedSince = s.Faults.PausedSince.Round(0) // the wall clock only, as above
+	return shownOf{state: s.State, role: s.Role, holder: s.Holder, stale: s.Stale, observedExpiry: unixNano(s.ObservedExpiry),
+		renewDeadline: unixNano(s.RenewDeadline), renewRound: s.RenewRound, faults: s.Faults}
 }
 
 // sameBelief reports whether two views of one member say the same of note: the split-brain
@@ -302,6 +330,10 @@ func (r *Run) observe(m *member) {
 // it judges is on record however its goroutines are scheduled.
 func (r *Run) observeLocked(m *member, s candidate.Snapshot, now time.Time) tabproto.Report {
 	rep := s.Report()
+	if shown := shownOfSnapshot(s); shown != m.shown {
+		m.shown = shown
+		r.changedLocked()
+	}
 	if m.workFor > 0 && m.workUntil.IsZero() && m.role == candidate.RoleLeader && s.Role != candidate.RoleLeader {
 		// Its work outlives its leadership (KeepWorking): it goes on acting as the leader.
 		m.workUntil = now.Add(m.workFor)
