@@ -7,7 +7,8 @@ ADDR      ?= 127.0.0.1:8080
 DB        ?= ./leaselab.db
 TESTFLAGS ?=
 WASM_DIR  := web/ui/static/wasm
-WASM      := $(WASM_DIR)/candidate.wasm
+WASM_BIN  := bin/candidate.wasm
+WASM      := $(WASM_DIR)/candidate.wasm.gz
 WASM_SRC  := $(shell find wasm -name '*.go' 2>/dev/null) go.mod go.sum
 GOROOT    := $(shell $(GO) env GOROOT)
 TEMPL_SRC := $(wildcard templates/*.templ)
@@ -37,18 +38,22 @@ check-generated: generate ## fail when the committed templates/*_templ.go are no
 	@git diff --exit-code -- templates || { echo "templates/*_templ.go are stale: run make generate and commit the result" >&2; exit 1; }
 
 .PHONY: wasm
-wasm: $(WASM).gz $(WASM_DIR)/wasm_exec.js ## build the browser candidate and wasm_exec.js from the same GOROOT into web/ui/static/wasm
+wasm: $(WASM) ## build the browser candidate into web/ui/static/wasm (committed: go install needs it), with wasm_exec.js from the same GOROOT
+	@cmp -s $(GOROOT)/lib/wasm/wasm_exec.js $(WASM_DIR)/wasm_exec.js || cp $(GOROOT)/lib/wasm/wasm_exec.js $(WASM_DIR)/wasm_exec.js
 
 # The candidate and wasm_exec.js must come from the same Go: the JS glue and the runtime change
-# together between releases.
-$(WASM): $(WASM_SRC)
+# together between releases. Only the compressed candidate is embedded and committed; the
+# server decompresses it for a client without gzip.
+$(WASM_BIN): $(WASM_SRC)
+	@mkdir -p $(dir $@)
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags '-s -w' -o $@ ./wasm/cmd/candidate
 
-$(WASM).gz: $(WASM)
-	gzip -9 -n -k -f $<
+$(WASM): $(WASM_BIN)
+	gzip -9 -n -c $< > $@
 
-$(WASM_DIR)/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
-	cp $< $@
+.PHONY: check-wasm
+check-wasm: wasm ## fail when the committed browser candidate is not what its sources build
+	@git diff --exit-code --stat -- $(WASM_DIR) || { echo "$(WASM_DIR) is stale: run make wasm and commit the result (built with $$($(GO) version))" >&2; exit 1; }
 
 .PHONY: test-deps
 # What the tests need beyond Go, installed when missing: Debian's chromium (the browser tests),
@@ -76,7 +81,7 @@ test-deps: ## install what the tests need beyond Go: chromium, the Python and Ja
 	fi
 
 .PHONY: test
-test: check-generated wasm test-deps ## run every test, the browser tests included
+test: check-generated check-wasm test-deps ## run every test, the browser tests included
 	$(GO) vet ./...
 	$(GO) test -count=1 $(TESTFLAGS) ./...
 
@@ -120,4 +125,4 @@ fuzz: ## run every fuzz target for FUZZTIME (default 1m) each; new crashers land
 
 .PHONY: clean
 clean: ## remove build output
-	rm -rf bin $(WASM) $(WASM).gz $(WASM_DIR)/wasm_exec.js
+	rm -rf bin

@@ -2,6 +2,8 @@ module github.com/leaselab/leaselab
 
 go 1.26.0
 
+toolchain go1.26.8
+
 require (
 	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/a-h/templ v0.3.977

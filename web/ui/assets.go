@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"io"
 	"io/fs"
 	"net/http"
 	"path"
@@ -17,10 +18,11 @@ import (
 	"github.com/leaselab/leaselab/templates"
 )
 
-// staticFS holds the scripts, the stylesheet and, once `make wasm` has run, the candidate
-// (static/wasm/candidate.wasm, its .gz and wasm_exec.js from the same GOROOT). The wasm
-// directory is committed with only a placeholder, so a plain `go build` works and the candidate
-// page says what to run.
+// staticFS holds the scripts, the stylesheet and the candidate: static/wasm/candidate.wasm.gz
+// and wasm_exec.js from the same GOROOT, both committed (`make wasm` writes them, and make test
+// checks that they are current), so that `go install` gives the whole playground. A file
+// embedded only as its .gz is served from it, and decompressed for the rare client that takes
+// no gzip.
 //
 //go:embed all:static
 var staticFS embed.FS
@@ -28,13 +30,15 @@ var staticFS embed.FS
 // asset is one embedded file, ready to serve.
 type asset struct {
 	name  string
-	body  []byte
+	body  []byte // nil until plain() decompresses it, for an asset embedded only as its .gz
 	ctype string
 	etag  string // quoted content hash
 	hash  string // short hash for URLs
 
 	gzOnce sync.Once
 	gz     []byte // pre-compressed variant; nil when compression does not pay
+
+	plainOnce sync.Once
 }
 
 // assets are every embedded file by name (relative to static/), and the versioned URLs the
@@ -81,22 +85,19 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 			pregz[strings.TrimSuffix(p, ".gz")] = b
 			return nil
 		}
-		sum := sha256.Sum256(b)
-		h := hex.EncodeToString(sum[:])
-		ctype := contentTypes[path.Ext(p)]
-		if ctype == "" {
-			ctype = "application/octet-stream"
-		}
-		a.files[p] = &asset{name: p, body: b, ctype: ctype, etag: `"` + h[:32] + `"`, hash: h[:16]}
+		a.files[p] = newAsset(p, b, nil)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	for name, gz := range pregz {
-		if f := a.files[name]; f != nil {
-			f.gzOnce.Do(func() { f.gz = gz })
+		f := a.files[name]
+		if f == nil {
+			f = newAsset(name, nil, gz)
+			a.files[name] = f
 		}
+		f.gzOnce.Do(func() { f.gz = gz })
 	}
 	a.urls = templates.Assets{
 		CSS:        a.url("app.css"),
@@ -115,6 +116,37 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 	return a, nil
 }
 
+// newAsset is the asset name with its body, or with only its gzip variant (body nil): its
+// hash is of whichever bytes it came as.
+func newAsset(name string, body, gz []byte) *asset {
+	sum := sha256.Sum256(body)
+	if body == nil {
+		sum = sha256.Sum256(gz)
+	}
+	h := hex.EncodeToString(sum[:])
+	ctype := contentTypes[path.Ext(name)]
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	return &asset{name: name, body: body, ctype: ctype, etag: `"` + h[:32] + `"`, hash: h[:16]}
+}
+
+// plain returns the uncompressed body, decompressing the gzip variant on first use when only
+// that was embedded.
+func (f *asset) plain() []byte {
+	f.plainOnce.Do(func() {
+		if f.body != nil {
+			return
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(f.gz))
+		if err != nil {
+			return
+		}
+		f.body, _ = io.ReadAll(zr)
+	})
+	return f.body
+}
+
 // url is the versioned URL of an asset: the content hash in the query makes it safe to cache
 // forever. A missing asset gets its plain URL (and a 404).
 func (a *assets) url(name string) string {
@@ -128,7 +160,7 @@ func (a *assets) url(name string) string {
 // gzipped returns the compressed variant, compressing on first use when none was embedded.
 func (f *asset) gzipped() []byte {
 	f.gzOnce.Do(func() {
-		if !compressible[path.Ext(f.name)] || len(f.body) < 512 {
+		if f.body == nil || !compressible[path.Ext(f.name)] || len(f.body) < 512 {
 			return
 		}
 		var buf bytes.Buffer
@@ -168,12 +200,15 @@ func (u *UI) static(c echo.Context) error {
 	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, f.etag) {
 		return c.NoContent(http.StatusNotModified)
 	}
-	body := f.body
+	var body []byte
 	if acceptsGzip(r) {
 		if gz := f.gzipped(); gz != nil {
 			body = gz
 			h.Set("Content-Encoding", "gzip")
 		}
+	}
+	if body == nil {
+		body = f.plain()
 	}
 	if r.Method == http.MethodHead {
 		h.Set("Content-Length", itoa(len(body)))

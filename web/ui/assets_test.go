@@ -102,6 +102,22 @@ func TestStaticAssets(t *testing.T) {
 		}
 	}
 
+	// Embedded as its .gz alone (as committed), the candidate is served from it, and
+	// decompressed for a client without gzip.
+	delete(fsys, "static/wasm/candidate.wasm")
+	a, err = loadAssets(fsys)
+	if err != nil || a.urls.WasmMissing {
+		t.Fatalf("the .gz alone: WasmMissing %v, err %v", a.urls.WasmMissing, err)
+	}
+	w = serve(a.urls.Wasm, map[string]string{"Accept-Encoding": "gzip"})
+	if w.Code != http.StatusOK || w.Header().Get("Content-Encoding") != "gzip" || !bytes.Equal(w.Body.Bytes(), gz.Bytes()) {
+		t.Errorf("the .gz alone, with gzip: %d %v", w.Code, w.Header())
+	}
+	w = serve(a.urls.Wasm, nil)
+	if w.Code != http.StatusOK || w.Header().Get("Content-Encoding") != "" || !bytes.Equal(w.Body.Bytes(), wasm) {
+		t.Errorf("the .gz alone, without gzip: %d %v, %d bytes", w.Code, w.Header(), w.Body.Len())
+	}
+
 	// Without a built candidate the page says so.
 	delete(fsys, "static/wasm/candidate.wasm")
 	delete(fsys, "static/wasm/candidate.wasm.gz")
