@@ -5,9 +5,13 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 RUN make build
+# The data volume's directory, owned by the user the server runs as (distroless's nonroot,
+# 65532): a new volume takes the ownership of the directory it is mounted on.
+RUN mkdir -p /out/data
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /src/bin/leaselab /usr/local/bin/leaselab
+COPY --from=build --chown=65532:65532 /out/data /data
 VOLUME /data
 EXPOSE 8443
 USER nonroot:nonroot
