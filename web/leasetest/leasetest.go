@@ -65,6 +65,7 @@ type options struct {
 	// default a create in a missing namespace is 404, as on a cluster.
 	implicitNamespaces bool
 	listen             bool
+	timeLimit          time.Duration
 }
 
 // WithElection sets the Coordinated Leader Election controller's options: its timings
@@ -179,6 +180,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 			tb.Fatalf("leasetest: %v", err)
 		}
 	}
+	s.watchTimeLimit(o.timeLimit)
 	return s
 }
 
