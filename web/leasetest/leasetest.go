@@ -306,6 +306,11 @@ func (t namedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(req.WithContext(context.WithValue(req.Context(), clientKey{}, t.name)))
 }
 
+// CancelRequest is what client-go's transports ask of the one under them when a request's
+// rest.Config.Timeout passes; without it they log "unable to cancel request". There is
+// nothing to do: the request ends with its context, which the timeout has ended.
+func (namedTransport) CancelRequest(*http.Request) {}
+
 // errStopping answers the requests that arrive, or wait on a fault, while the server stops.
 var errStopping = apierrors.NewServiceUnavailable("leasetest: the server is shutting down")
 
