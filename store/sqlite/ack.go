@@ -82,5 +82,5 @@ func (db *DB) failAcknowledgement(batches []*ackBatch, err error) {
 			op.done <- writeResult{err: err}
 		}
 	}
-	db.hub.endAll(err)
+	db.hub.endAll(err, false)
 }

@@ -35,7 +35,7 @@ func (db *DB) noteDamage(err error) error {
 		db.logger.Error("database damaged: writes are refused from now on; "+damageHint, slog.String(logKeyPath, db.path), slog.Any(logKeyError, err))
 		// Whatever they would deliver next comes from a file that cannot be trusted: their
 		// clients get an ERROR event instead of silence.
-		db.hub.endAll(d)
+		db.hub.endAll(d, false)
 	}
 	return d
 }

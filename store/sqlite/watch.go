@@ -108,32 +108,25 @@ func (h *hub) publish(events []store.Event) {
 	}
 }
 
-// endAll ends every running watch with err; new watches may start.
-func (h *hub) endAll(err error) {
-	h.mu.RLock()
-	ws := make([]*watch, 0, len(h.watches))
-	for w := range h.watches {
-		ws = append(ws, w)
-	}
-	h.mu.RUnlock()
-	for _, w := range ws {
-		w.end(err)
-	}
-}
-
-// close ends every watch with a nil Err and waits until their Events channels are closed.
-func (h *hub) close() {
+// endAll ends every running watch with err, and returns them; new watches may start unless
+// closing, which closes the hub first.
+func (h *hub) endAll(err error, closing bool) []*watch {
 	h.mu.Lock()
-	h.closed = true
+	h.closed = h.closed || closing
 	ws := make([]*watch, 0, len(h.watches))
 	for w := range h.watches {
 		ws = append(ws, w)
 	}
 	h.mu.Unlock()
 	for _, w := range ws {
-		w.end(nil)
+		w.end(err)
 	}
-	for _, w := range ws {
+	return ws
+}
+
+// close ends every watch with a nil Err and waits until their Events channels are closed.
+func (h *hub) close() {
+	for _, w := range h.endAll(nil, true) {
 		<-w.done
 	}
 }
