@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // The revision record, path+".revision", is what makes a lost -wal file or an older copy of the
@@ -18,9 +19,10 @@ import (
 // deleted opens as it was at its last checkpoint and would hand out again revisions that clients
 // already saw. The record holds two revisions:
 //
-//   - acknowledged: every revision a caller was told about is at or below it. The writer makes
-//     it durable (written and fdatasync'ed) after each commit and before anyone is answered or
-//     an event published, so it never lags what was acknowledged, whatever the crash timing.
+//   - acknowledged: every revision a caller was told about is at or below it. The acknowledger
+//     (ack.go) makes it durable (written and fdatasync'ed) after each commit and before anyone
+//     is answered or an event published, so it never lags what was acknowledged, whatever the
+//     crash timing.
 //   - reserved: no revision above it was ever committed. The writer raises it, durably, before
 //     a commit would pass it, reserveAhead at a time; Close lowers it to the last revision.
 //
@@ -114,6 +116,9 @@ type recorder struct {
 	mu  sync.Mutex
 	f   *os.File
 	rec revisionRecord
+	// reserved mirrors rec.reserved, so that the writer's check before each commit does not
+	// wait for the lock the acknowledger holds through its fdatasync.
+	reserved atomic.Int64
 }
 
 // createRecord writes a new record file holding rec in both slots (synced, renamed into place,
@@ -141,7 +146,9 @@ func createRecord(path string, rec revisionRecord) (*recorder, error) {
 		f.Close()
 		return nil, err
 	}
-	return &recorder{f: f, rec: rec}, nil
+	r := &recorder{f: f, rec: rec}
+	r.reserved.Store(rec.reserved)
+	return r, nil
 }
 
 // write makes a record of acked and reserved durable in the slot after the current one.
@@ -160,11 +167,15 @@ func (r *recorder) writeLocked(acked, reserved int64) error {
 		return err
 	}
 	r.rec = next
+	r.reserved.Store(next.reserved)
 	return nil
 }
 
 // raise makes sure that the reserved revision covers last.
 func (r *recorder) raise(last int64) error {
+	if last <= r.reserved.Load() {
+		return nil // nearly always: one raise covers reserveAhead revisions
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if last <= r.rec.reserved {

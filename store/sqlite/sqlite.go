@@ -133,7 +133,8 @@ type DB struct {
 	damage atomic.Pointer[error]
 	// writeFailure is why the last commit failed, nil once one succeeds (health.go).
 	writeFailure atomic.Pointer[error]
-	// rec is the revision record beside the database (acked.go), written by the writer.
+	// rec is the revision record beside the database (acked.go): the writer raises its
+	// reservation, the acknowledger (ack.go) records each acknowledged revision.
 	rec *recorder
 
 	closed    atomic.Bool
