@@ -226,9 +226,8 @@ func (a *Auth) serveAPI(c echo.Context, next echo.HandlerFunc, u User) error {
 	r := c.Request()
 	ri := request.InfoOf(r)
 	if !ri.IsResourceRequest || ri.Verb == "" {
-		// Discovery, OpenAPI, /version: readable by anyone signed in; no writes there.
-		if !safeMethod(r.Method) && u.Role != RoleInstructor {
-			return writeErr(c, ForbiddenPath(u, strings.ToLower(r.Method), r.URL.Path))
+		if err := AuthorizePath(u, strings.ToLower(r.Method), r.URL.Path); err != nil {
+			return writeErr(c, err)
 		}
 		return next(c)
 	}

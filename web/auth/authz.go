@@ -54,6 +54,16 @@ func Forbidden(u User, ri request.Info, reason string) *apierrors.StatusError {
 	return apierrors.NewForbidden(schema.GroupResource{Group: ri.Group, Resource: ri.Resource}, ri.Name, plainError(b.String()))
 }
 
+// AuthorizePath decides a request for a non-resource URL (discovery, OpenAPI, /version): anyone
+// signed in may read them; nothing else is allowed but to the instructor. verb is the HTTP
+// method in lower case, as a SelfSubjectAccessReview names it.
+func AuthorizePath(u User, verb, path string) error {
+	if u.Role == RoleInstructor || safeMethod(strings.ToUpper(verb)) {
+		return nil
+	}
+	return ForbiddenPath(u, verb, path)
+}
+
 // ForbiddenPath is the real server's 403 for a non-resource URL.
 func ForbiddenPath(u User, verb, path string) *apierrors.StatusError {
 	return apierrors.NewForbidden(schema.GroupResource{}, "", plainError(fmt.Sprintf("User %q cannot %s path %q", u.Name, verb, path)))
@@ -79,8 +89,8 @@ func (a *Auth) Allowed(ctx context.Context, ri request.Info) (bool, string) {
 	var err error
 	if ri.IsResourceRequest {
 		err = Authorize(u, ri)
-	} else if !readVerbs[ri.Verb] && u.Role != RoleInstructor {
-		err = ForbiddenPath(u, ri.Verb, ri.Path)
+	} else {
+		err = AuthorizePath(u, ri.Verb, ri.Path)
 	}
 	if err != nil {
 		msg := err.Error()
@@ -92,7 +102,7 @@ func (a *Auth) Allowed(ctx context.Context, ri request.Info) (bool, string) {
 	switch {
 	case u.Role == RoleInstructor:
 		return true, "leaselab: the instructor may do everything"
-	case readVerbs[ri.Verb]:
+	case readVerbs[ri.Verb] || !ri.IsResourceRequest:
 		return true, "leaselab: every identity may read everything"
 	case selfreview.Reviewable(ri):
 		return true, "leaselab: every identity may ask what it may do"
