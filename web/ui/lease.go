@@ -1,10 +1,11 @@
 package ui
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -241,67 +242,53 @@ func changesUntil(changes []judge.Change, at time.Time) []judge.Change {
 }
 
 // leaseYAML is the lease as `kubectl get -o yaml` shows it: apiVersion and kind, the
-// resourceVersion, no managedFields, and every string cut to maxYAMLValue bytes. cut reports
-// whether any was.
+// resourceVersion, no managedFields, and every string value cut to maxYAMLValue bytes. cut
+// reports whether any was. The YAML is made from the lease's JSON form (as sigs.k8s.io/yaml
+// makes it, keys sorted), so that form is where the strings are cut.
 func leaseYAML(l *coordinationv1.Lease) (text string, cut bool, err error) {
 	cp := l.DeepCopy()
 	cp.APIVersion = coordinationv1.SchemeGroupVersion.String()
 	cp.Kind = "Lease"
 	cp.ManagedFields = nil
-	cut = cutStrings(reflect.ValueOf(cp), maxYAMLValue)
-	b, err := yaml.Marshal(cp)
+	j, err := json.Marshal(cp)
+	if err != nil {
+		return "", false, err
+	}
+	d := json.NewDecoder(bytes.NewReader(j))
+	d.UseNumber() // numbers as written, not as float64
+	var obj any
+	if err := d.Decode(&obj); err != nil {
+		return "", false, err
+	}
+	obj, cut = cutStrings(obj, maxYAMLValue)
+	b, err := yaml.Marshal(obj)
 	if err != nil {
 		return "", false, err
 	}
 	return string(b), cut, nil
 }
 
-// cutStrings cuts, in place, every string that v holds or points to (map values included,
-// keys not) to max bytes, and reports whether it cut any. The object keeps its type, so that
-// the YAML keeps the fields' order.
-func cutStrings(v reflect.Value, max int) bool {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		return !v.IsNil() && cutStrings(v.Elem(), max)
-	case reflect.String:
-		s, ok := cutString(v.String(), max)
-		if ok && v.CanSet() {
-			v.SetString(s)
-		}
-		return ok && v.CanSet()
-	case reflect.Struct:
-		cut := false
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				cut = cutStrings(v.Field(i), max) || cut
-			}
-		}
-		return cut
-	case reflect.Slice, reflect.Array:
-		cut := false
-		for i := range v.Len() {
-			cut = cutStrings(v.Index(i), max) || cut
-		}
-		return cut
-	case reflect.Map:
-		return cutMapValues(v, max)
-	}
-	return false
-}
-
-// cutMapValues is cutStrings of a map's values, which are not addressable: each is copied,
-// cut and put back.
-func cutMapValues(v reflect.Value, max int) bool {
+// cutStrings cuts every string value in a decoded JSON value (keys are names, never long) to
+// max bytes, and reports whether it cut any.
+func cutStrings(v any, max int) (any, bool) {
 	cut := false
-	for it := v.MapRange(); it.Next(); {
-		e := reflect.New(v.Type().Elem()).Elem()
-		e.Set(it.Value())
-		if cutStrings(e, max) {
-			v.SetMapIndex(it.Key(), e)
-			cut = true
+	switch v := v.(type) {
+	case string:
+		return cutString(v, max)
+	case map[string]any:
+		for k, e := range v {
+			var c bool
+			v[k], c = cutStrings(e, max)
+			cut = cut || c
+		}
+	case []any:
+		for i, e := range v {
+			var c bool
+			v[i], c = cutStrings(e, max)
+			cut = cut || c
 		}
 	}
-	return cut
+	return v, cut
 }
 
 // cutString is s cut to at most max bytes, at a character's boundary, followed by how many
