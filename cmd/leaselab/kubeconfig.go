@@ -31,13 +31,12 @@ func runKubeconfig(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		ca = b
 	}
-	serverSet := flagGiven(fs, "server")
-	if !serverSet {
+	if !flagGiven(fs, "server") {
 		u, err := recordedURL(*db)
 		if err != nil {
 			return err
 		}
-		*server, serverSet = u, true
+		*server = u
 	}
 	if *db != "" {
 		if ca == nil {

@@ -29,8 +29,8 @@ import (
 
 // Paths of the self reviews kubectl posts.
 const (
-	AccessReviewPath = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
-	SelfReviewPath   = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
+	accessReviewPath = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+	selfReviewPath   = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
 )
 
 var reviewCodecs = func() serializer.CodecFactory {
@@ -64,8 +64,8 @@ func Register(e *echo.Echo, j Judge) {
 	if j == nil {
 		j = open{}
 	}
-	e.POST(AccessReviewPath, func(c echo.Context) error { return accessReview(c, j) })
-	e.POST(SelfReviewPath, func(c echo.Context) error { return selfReview(c, j) })
+	e.POST(accessReviewPath, func(c echo.Context) error { return accessReview(c, j) })
+	e.POST(selfReviewPath, func(c echo.Context) error { return selfReview(c, j) })
 }
 
 // Reviewable says whether ri is the creation of a self review, which everyone signed in may do.
