@@ -6,7 +6,7 @@ BIN       := bin/leaselab
 ADDR      ?= 127.0.0.1:8080
 DB        ?= ./leaselab.db
 TESTFLAGS ?=
-WASM_DIR  := web/ui/static/wasm
+WASM_DIR  := web/play/ui/static/wasm
 WASM_BIN  := bin/candidate.wasm
 WASM      := $(WASM_DIR)/candidate.wasm.gz
 WASM_SRC  := $(shell find wasm -name '*.go' 2>/dev/null) go.mod go.sum
@@ -38,7 +38,7 @@ check-generated: generate ## fail when the committed templates/*_templ.go are no
 	@git diff --exit-code -- templates || { echo "templates/*_templ.go are stale: run make generate and commit the result" >&2; exit 1; }
 
 .PHONY: wasm
-wasm: $(WASM) ## build the browser candidate into web/ui/static/wasm (committed: go install needs it), with wasm_exec.js from the same GOROOT
+wasm: $(WASM) ## build the browser candidate into web/play/ui/static/wasm (committed: go install needs it), with wasm_exec.js from the same GOROOT
 	@cmp -s $(GOROOT)/lib/wasm/wasm_exec.js $(WASM_DIR)/wasm_exec.js || cp $(GOROOT)/lib/wasm/wasm_exec.js $(WASM_DIR)/wasm_exec.js
 
 # The candidate and wasm_exec.js must come from the same Go: the JS glue and the runtime change
@@ -89,7 +89,7 @@ test: check-generated check-wasm test-deps ## run every test, the browser tests 
 race: wasm test-deps ## run every test with the race detector
 	CGO_ENABLED=1 $(GO) test -race -count=1 ./...
 
-BENCH_PKGS ?= ./store/... ./web/apiserver/ ./cmd/leaselab/
+BENCH_PKGS ?= ./store/... ./web/api/apiserver/ ./cmd/leaselab/
 BENCH_TIME ?= 10s
 
 .PHONY: bench
@@ -110,9 +110,9 @@ bench: build ## run the Go benchmarks of the hot paths, then a short leaselab be
 # Each fuzz target runs FUZZTIME on its own (go test -fuzz takes one target in one package);
 # make test runs their seed corpora (f.Add and testdata/fuzz) as ordinary tests.
 FUZZTIME ?= 1m
-FUZZ_TARGETS ?= ./web/apiserver:FuzzCreate ./web/apiserver:FuzzPatch ./web/apiserver:FuzzListQuery \
-	./web/apiserver:FuzzContinue ./web/apiserver:FuzzResourceVersion ./web:FuzzWebSocketMessages \
-	./web/auth:FuzzParseTokenFile ./web/auth:FuzzWebSocketToken ./web/auth:FuzzBearerToken \
+FUZZ_TARGETS ?= ./web/api/apiserver:FuzzCreate ./web/api/apiserver:FuzzPatch ./web/api/apiserver:FuzzListQuery \
+	./web/api/apiserver:FuzzContinue ./web/api/apiserver:FuzzResourceVersion ./web:FuzzWebSocketMessages \
+	./web/api/auth:FuzzParseTokenFile ./web/api/auth:FuzzWebSocketToken ./web/api/auth:FuzzBearerToken \
 	./store/changelog:FuzzReader
 
 .PHONY: fuzz

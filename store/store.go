@@ -178,7 +178,7 @@ type WriteHealthReporter interface {
 }
 
 // LogReader is implemented by stores that read their change log as of one snapshot: exports
-// and recordings (web/recording) read it whole while writes go on.
+// and recordings (web/lease/recording) read it whole while writes go on.
 type LogReader interface {
 	// ReadLog calls read with the change log as of one moment: everything read through the Log
 	// belongs to that snapshot, however long read takes. It returns read's error, ErrClosed

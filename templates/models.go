@@ -129,7 +129,7 @@ type ElectionRow struct {
 func (r ElectionRow) Conflict() bool { return r.HasDecision && r.Decision.Kind == DecisionConflict }
 
 // DecisionConflict is the kind of the decisions that leave a lease alone because its candidates
-// disagree on the strategy (web/election's KindConflict).
+// disagree on the strategy (web/lease/election's KindConflict).
 const DecisionConflict = "conflict"
 
 // LeaseForm is the "New lease" form, with the values typed and why they were refused.

@@ -3,7 +3,7 @@ package templates
 import "github.com/leaselab/leaselab/templates/i18n"
 
 // Timings is the timing calculator's verdict on a leader election's three durations
-// (web/timings decides all of it), as the candidate tab's settings drawer and the scenario
+// (web/lease/timings decides all of it), as the candidate tab's settings drawer and the scenario
 // pages show it.
 type Timings struct {
 	// Settings names the durations judged: "lease 10 s · renew deadline 7 s · retry period 2 s".

@@ -34,7 +34,7 @@ func TestDependencyDirections(t *testing.T) {
 		forbidden []string
 	}{
 		{"every package but web/leasetest", notLeasetest, []string{"github.com/leaselab/leaselab/store/sqlite", "modernc.org/sqlite", "github.com/leaselab/leaselab/cmd"}},
-		{"web/leasetest", []string{"./leasetest"}, []string{"github.com/leaselab/leaselab/cmd", "github.com/leaselab/leaselab/web/ui",
+		{"web/leasetest", []string{"./leasetest"}, []string{"github.com/leaselab/leaselab/cmd", "github.com/leaselab/leaselab/web/play/ui",
 			"github.com/leaselab/leaselab/templates", "github.com/leaselab/leaselab/wasm", "github.com/a-h/templ",
 			"github.com/chromedp", "github.com/PuerkitoBio/goquery", "k8s.io/kubectl", "k8s.io/cli-runtime"}},
 		// Templates may know the tab protocol's states, not the browser candidate.
@@ -60,6 +60,47 @@ func TestDependencyDirections(t *testing.T) {
 					t.Errorf("%s depends on %s", tc.name, d)
 				}
 			}
+		}
+	}
+}
+
+// TestWings keeps the four wings of web/ one-way (docs/architecture.md): the API server (web/api)
+// knows nothing of leases as a story; the lease domain (web/lease) reads the API's kinds and
+// nothing else of it; the playground (web/play) stands on both; the test kit (web/leasetest)
+// takes the API and the lease domain, never the playground. Only web itself, which wires the
+// whole server, and the test helpers stand above them all.
+func TestWings(t *testing.T) {
+	const web = "github.com/leaselab/leaselab/web"
+	for _, w := range []struct {
+		wing    string
+		allowed []string // what under web/ the wing's packages may import, beside their own wing
+	}{
+		{"api", nil},
+		{"lease", []string{"api/kinds"}},
+		{"play", []string{"api", "lease"}},
+		{"leasetest", []string{"api", "lease"}},
+	} {
+		out, err := exec.Command("go", "list", "-deps", "./"+w.wing+"/...").Output()
+		if err != nil {
+			t.Fatalf("go list -deps ./%s/...: %v", w.wing, err)
+		}
+		deps := strings.Fields(string(out))
+		if len(deps) < 5 {
+			t.Fatalf("go list -deps ./%s/... listed only %v", w.wing, deps)
+		}
+	dep:
+		for _, d := range deps {
+			rest, ok := strings.CutPrefix(d, web)
+			if !ok || (rest != "" && rest[0] != '/') {
+				continue
+			}
+			rest = strings.TrimPrefix(rest, "/")
+			for _, a := range append([]string{w.wing}, w.allowed...) {
+				if rest == a || strings.HasPrefix(rest, a+"/") {
+					continue dep
+				}
+			}
+			t.Errorf("web/%s depends on %s, outside what its wing may use (%v)", w.wing, d, w.allowed)
 		}
 	}
 }

@@ -1,6 +1,6 @@
-// Package web is leaselab's HTTP server: the Kubernetes API (web/apiserver), discovery and
-// OpenAPI (web/discovery) and the health checks, on one Echo instance built by web/front, with
-// the browser UI (web/ui) added.
+// Package web is leaselab's HTTP server: the Kubernetes API (web/api/apiserver), discovery and
+// OpenAPI (web/api/discovery) and the health checks, on one Echo instance built by web/api/front, with
+// the browser UI (web/play/ui) added.
 package web
 
 import (
@@ -19,16 +19,16 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/templates/i18n"
-	"github.com/leaselab/leaselab/web/auth"
-	"github.com/leaselab/leaselab/web/front"
-	"github.com/leaselab/leaselab/web/request"
-	"github.com/leaselab/leaselab/web/status"
-	"github.com/leaselab/leaselab/web/ui"
-	"github.com/leaselab/leaselab/web/upstream"
+	"github.com/leaselab/leaselab/web/api/auth"
+	"github.com/leaselab/leaselab/web/api/front"
+	"github.com/leaselab/leaselab/web/api/request"
+	"github.com/leaselab/leaselab/web/api/status"
+	"github.com/leaselab/leaselab/web/api/upstream"
+	"github.com/leaselab/leaselab/web/play/ui"
 )
 
 // Config is what the server needs; cmd/leaselab fills it from flags. It is front.Config with
-// the workshop's authentication as web/auth's type: see front.Auth for why the handler chain
+// the workshop's authentication as web/api/auth's type: see front.Auth for why the handler chain
 // takes an interface.
 type Config struct {
 	Logger *slog.Logger
@@ -65,7 +65,7 @@ type Config struct {
 }
 
 // Upstream is the cluster a server stands in front of: the forwarder of its API requests and
-// the mirror of its objects in the store (web/upstream).
+// the mirror of its objects in the store (web/api/upstream).
 type Upstream struct {
 	Forwarder *upstream.Forwarder
 	Mirror    *upstream.Mirror
@@ -106,7 +106,7 @@ func (c Config) front() front.Config {
 	return fc
 }
 
-// API is the server before its browser screens are added (web/front).
+// API is the server before its browser screens are added (web/api/front).
 type API = front.API
 
 // NewAPI builds the handler chain and every route but the browser screens'. The server's

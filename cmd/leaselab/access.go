@@ -16,8 +16,8 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web"
-	"github.com/leaselab/leaselab/web/auth"
-	"github.com/leaselab/leaselab/web/inprocess"
+	"github.com/leaselab/leaselab/web/api/auth"
+	"github.com/leaselab/leaselab/web/api/inprocess"
 )
 
 // accessConfig is who may reach `leaselab serve` and how: tokens, the workshop, TLS and the

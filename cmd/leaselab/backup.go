@@ -9,9 +9,9 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/store/sqlite"
-	"github.com/leaselab/leaselab/web/auth"
-	"github.com/leaselab/leaselab/web/kinds"
-	"github.com/leaselab/leaselab/web/recording"
+	"github.com/leaselab/leaselab/web/api/auth"
+	"github.com/leaselab/leaselab/web/api/kinds"
+	"github.com/leaselab/leaselab/web/lease/recording"
 )
 
 func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -66,7 +66,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // exportHistory writes the recording of scope, read from the database file beside a server
-// that may be running. The recording is the same as the dashboard's download (web/recording).
+// that may be running. The recording is the same as the dashboard's download (web/lease/recording).
 func exportHistory(ctx context.Context, w io.Writer, src store.LogReader, scope recording.Scope) error {
 	if err := scope.Validate(); err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leaselab/leaselab/web/auth"
+	"github.com/leaselab/leaselab/web/api/auth"
 )
 
 // TestBannerShowsOnlyRealLinks: the start banner of a workshop names no placeholder a newcomer

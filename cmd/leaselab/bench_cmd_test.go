@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/leaselab/leaselab/cmd/internal/bench"
-	"github.com/leaselab/leaselab/web/auth"
+	"github.com/leaselab/leaselab/web/api/auth"
 )
 
 // TestBenchFlags: every flag of `leaselab bench` reaches the run's configuration, the workload

@@ -18,7 +18,7 @@ import (
 
 	"github.com/leaselab/leaselab/cmd/internal/bench"
 	"github.com/leaselab/leaselab/store/sqlite"
-	"github.com/leaselab/leaselab/web/auth"
+	"github.com/leaselab/leaselab/web/api/auth"
 )
 
 const benchWorkshopSummary = "simulate a workshop on one server: candidate tabs, participants' dashboards and the instructor's"

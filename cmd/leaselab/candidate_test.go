@@ -17,7 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/leaselab/leaselab/store/sqlite"
-	"github.com/leaselab/leaselab/web/auth"
+	"github.com/leaselab/leaselab/web/api/auth"
 	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/utils/ptr"
 
-	"github.com/leaselab/leaselab/web/election"
+	"github.com/leaselab/leaselab/web/lease/election"
 	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 

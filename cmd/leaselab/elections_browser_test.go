@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
-	"github.com/leaselab/leaselab/web/election"
+	"github.com/leaselab/leaselab/web/lease/election"
 )
 
 // answerCandidatePings renews every candidate of ns whose pingTime is after its renewTime, as

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/leaselab/leaselab/web/auth/authtest"
+	"github.com/leaselab/leaselab/web/api/auth/authtest"
 )
 
 // protocols records the protocol of every response a client got.

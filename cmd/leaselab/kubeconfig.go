@@ -9,7 +9,7 @@ import (
 	"os"
 
 	"github.com/leaselab/leaselab/store/sqlite"
-	"github.com/leaselab/leaselab/web/auth"
+	"github.com/leaselab/leaselab/web/api/auth"
 )
 
 func runKubeconfig(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -27,9 +27,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/leaselab/leaselab/store/sqlite"
-	"github.com/leaselab/leaselab/web/auth"
-	"github.com/leaselab/leaselab/web/auth/authtest"
-	"github.com/leaselab/leaselab/web/election"
+	"github.com/leaselab/leaselab/web/api/auth"
+	"github.com/leaselab/leaselab/web/api/auth/authtest"
+	"github.com/leaselab/leaselab/web/lease/election"
 	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
@@ -256,7 +256,7 @@ func TestWebSocketOrigin(t *testing.T) {
 		t.Errorf("WebSocket with a bad token: %v, want 401", err)
 	}
 	// Everyone sees the tab stream; a participant's fault commands reach only the participant's
-	// own tabs (web/ui's TestParticipantsCommandTheirOwnTabs), so one for no such tab is refused.
+	// own tabs (web/play/ui's TestParticipantsCommandTheirOwnTabs), so one for no such tab is refused.
 	pc, _, err := dial("/ui/tabs/watch", w.URL, w.tokens["participant-01"])
 	if err != nil {
 		t.Fatalf("participant's tab stream: %v", err)

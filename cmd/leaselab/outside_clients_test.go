@@ -13,7 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/leaselab/leaselab/web/auth"
+	"github.com/leaselab/leaselab/web/api/auth"
 )
 
 // The official Python and JavaScript clients talk to leaselab as a workshop participant's

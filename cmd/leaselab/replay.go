@@ -12,9 +12,9 @@ import (
 
 	"github.com/leaselab/leaselab/store/changelog"
 	"github.com/leaselab/leaselab/store/sqlite"
-	"github.com/leaselab/leaselab/web/kinds"
-	"github.com/leaselab/leaselab/web/recording"
-	"github.com/leaselab/leaselab/web/ui"
+	"github.com/leaselab/leaselab/web/api/kinds"
+	"github.com/leaselab/leaselab/web/lease/recording"
+	"github.com/leaselab/leaselab/web/play/ui"
 )
 
 const replaySummary = "serve a recording (leaselab export --history, or a plain export) read-only, as it was at its last change"

@@ -26,8 +26,8 @@ import (
 
 	"github.com/leaselab/leaselab/store/changelog"
 	"github.com/leaselab/leaselab/store/sqlite"
-	"github.com/leaselab/leaselab/web/auth"
-	"github.com/leaselab/leaselab/web/ui"
+	"github.com/leaselab/leaselab/web/api/auth"
+	"github.com/leaselab/leaselab/web/play/ui"
 	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 

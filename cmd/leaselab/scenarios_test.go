@@ -12,7 +12,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/leaselab/leaselab/web/scenario"
+	"github.com/leaselab/leaselab/web/play/scenario"
 )
 
 // getDoc fetches a page and parses it, failing unless it answers want.

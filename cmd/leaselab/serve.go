@@ -22,11 +22,11 @@ import (
 
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
-	"github.com/leaselab/leaselab/web/auth"
-	"github.com/leaselab/leaselab/web/election"
-	"github.com/leaselab/leaselab/web/inprocess"
-	"github.com/leaselab/leaselab/web/ui"
-	"github.com/leaselab/leaselab/web/upstream"
+	"github.com/leaselab/leaselab/web/api/auth"
+	"github.com/leaselab/leaselab/web/api/inprocess"
+	"github.com/leaselab/leaselab/web/api/upstream"
+	"github.com/leaselab/leaselab/web/lease/election"
+	"github.com/leaselab/leaselab/web/play/ui"
 )
 
 // upstreamServer is the cluster a server stands in front of: its forwarder and mirror.

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/leaselab/leaselab/web/timings"
+	"github.com/leaselab/leaselab/web/lease/timings"
 )
 
 const timingsSummary = "judge leader-election timings as client-go runs them: failovers, renew attempts, outages, warnings"

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/leaselab/leaselab/web/upstream"
+	"github.com/leaselab/leaselab/web/api/upstream"
 )
 
 // upstreamConfig is the cluster `leaselab serve` stands in front of, if any.

@@ -32,9 +32,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/leaselab/leaselab/store"
-	"github.com/leaselab/leaselab/web/auth"
-	"github.com/leaselab/leaselab/web/request"
-	"github.com/leaselab/leaselab/web/status"
+	"github.com/leaselab/leaselab/web/api/auth"
+	"github.com/leaselab/leaselab/web/api/request"
+	"github.com/leaselab/leaselab/web/api/status"
 	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 

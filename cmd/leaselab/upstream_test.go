@@ -29,8 +29,8 @@ import (
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/wasm/candidate"
 	"github.com/leaselab/leaselab/wasm/candidate/candidatetest"
-	"github.com/leaselab/leaselab/web/auth"
-	"github.com/leaselab/leaselab/web/upstream"
+	"github.com/leaselab/leaselab/web/api/auth"
+	"github.com/leaselab/leaselab/web/api/upstream"
 	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 

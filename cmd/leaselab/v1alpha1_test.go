@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
-	"github.com/leaselab/leaselab/web/kinds/coordinationv1alpha1"
+	"github.com/leaselab/leaselab/web/api/kinds/coordinationv1alpha1"
 )
 
 var leaseCandidatesV1alpha1 = schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1alpha1", Resource: "leasecandidates"}

@@ -1,6 +1,6 @@
 package i18n
 
-// The words of the sign-in, join and workshop pages (web/auth). A sentence that wraps a name in
+// The words of the sign-in, join and workshop pages (web/api/auth). A sentence that wraps a name in
 // markup is split where the name goes, since the languages put it in different places.
 var authMessages = map[string]Text{
 	"auth.lang":                    {En: "中文", Zh: "English"},

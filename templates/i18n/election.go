@@ -1,6 +1,6 @@
 package i18n
 
-// electionMessages are the election controller's sentences (web/election says them in English
+// electionMessages are the election controller's sentences (web/lease/election says them in English
 // and carries them as keys, Said): why a strategy, why a candidate wins, why an election is
 // needed, and what the controller did. Strategies, versions, names and durations are their
 // arguments and stay as they are.

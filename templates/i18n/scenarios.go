@@ -1,6 +1,6 @@
 package i18n
 
-// The words of the scenario pages (the narrations are beside their scripts, in web/scenario).
+// The words of the scenario pages (the narrations are beside their scripts, in web/play/scenario).
 var scenarioMessages = map[string]Text{
 	"scn.nav":            {En: "Scenarios", Zh: "场景"},
 	"scn.library":        {En: "Scenarios", Zh: "场景"},

@@ -1,7 +1,7 @@
 // Package tabproto is the protocol between a candidate tab and the server's tab hub: the
 // report a tab sends about itself, the commands the hub forwards to it from the dashboard, and
 // the states a tab can be in. Both ends use it: the browser candidate (wasm/candidate) builds
-// its report with it, and the hub (web/ui) decodes, validates and forwards with it. It imports
+// its report with it, and the hub (web/play/ui) decodes, validates and forwards with it. It imports
 // the standard library only, so that the browser build pays nothing for it.
 //
 // A tab's stream is a WebSocket at /ui/tabs/connect:

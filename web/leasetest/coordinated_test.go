@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
-	"github.com/leaselab/leaselab/web/election"
+	"github.com/leaselab/leaselab/web/lease/election"
 	"github.com/leaselab/leaselab/web/leasetest"
 )
 

@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
-	"github.com/leaselab/leaselab/web/judge"
+	"github.com/leaselab/leaselab/web/lease/judge"
 	"github.com/leaselab/leaselab/web/leasetest"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/leaselab/leaselab/web/judge"
+	"github.com/leaselab/leaselab/web/lease/judge"
 	"github.com/leaselab/leaselab/web/leasetest"
 )
 

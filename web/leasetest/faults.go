@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/leaselab/leaselab/web/request"
+	"github.com/leaselab/leaselab/web/api/request"
 )
 
 // Fail makes every request of the client called name (ConfigFor) fail with the status code

@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/leaselab/leaselab/web/judge"
+	"github.com/leaselab/leaselab/web/lease/judge"
 	"github.com/leaselab/leaselab/web/leasetest"
 )
 

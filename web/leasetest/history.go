@@ -11,21 +11,21 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 
 	"github.com/leaselab/leaselab/store"
-	"github.com/leaselab/leaselab/web/judge"
+	"github.com/leaselab/leaselab/web/lease/judge"
 )
 
 // History returns the holder terms of a Lease, oldest first, from every change the server
 // committed to it: who held it, from when to when (on the server's clock), how each term ended
 // (released, expired, taken over, stepped down for the election controller's preferred holder,
 // deleted) and leaseTransitions as each began. The dashboard's timeline shows the same terms
-// (web/judge.Terms). A term still held has a zero End. It fails the test when the store cannot
+// (web/lease/judge.Terms). A term still held has a zero End. It fails the test when the store cannot
 // be read; call it from the test's goroutine.
 func (s *Server) History(namespace, name string) []judge.Term {
 	s.tb.Helper()
 	return judge.Terms(s.changes(namespace, name), time.Now())
 }
 
-// Overlaps returns the split-brain intervals of a Lease up to now (web/judge.Overlaps): when
+// Overlaps returns the split-brain intervals of a Lease up to now (web/lease/judge.Overlaps): when
 // some candidate believed it led while another did, or while the record named another holder
 // or nobody. The server's record names one holder at a time, so what candidates believed must
 // come from views, which the test records (Views); without views there are none.

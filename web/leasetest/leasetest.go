@@ -7,7 +7,7 @@
 //	client := kubernetes.NewForConfigOrDie(srv.Config())
 //
 // The server runs in the test's process, on SQLite in tb.TempDir(); its clients reach it
-// through an in-process transport (web/inprocess), not a network. Started inside a
+// through an in-process transport (web/api/inprocess), not a network. Started inside a
 // testing/synctest bubble, every goroutine and timer of the server lives in the bubble and its
 // transport never waits on anything outside it, so client-go's leader election (whose clock
 // cannot be injected) runs on the bubble's fake clock: a 15 s failover takes milliseconds.
@@ -43,11 +43,11 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/leaselab/leaselab/store/sqlite"
-	"github.com/leaselab/leaselab/web/election"
-	"github.com/leaselab/leaselab/web/front"
-	"github.com/leaselab/leaselab/web/inprocess"
-	"github.com/leaselab/leaselab/web/request"
-	"github.com/leaselab/leaselab/web/status"
+	"github.com/leaselab/leaselab/web/api/front"
+	"github.com/leaselab/leaselab/web/api/inprocess"
+	"github.com/leaselab/leaselab/web/api/request"
+	"github.com/leaselab/leaselab/web/api/status"
+	"github.com/leaselab/leaselab/web/lease/election"
 )
 
 // ControllerName is the client name of the server's Coordinated Leader Election controller:

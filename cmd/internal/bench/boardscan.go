@@ -13,7 +13,7 @@ type boardCard struct {
 	ExpiresMs, DurationSeconds int64
 }
 
-// scanBoardCards reads the lease cards of a board message (web/ui's board stream, compact JSON
+// scanBoardCards reads the lease cards of a board message (web/play/ui's board stream, compact JSON
 // as encoding/json writes it) without decoding the rest: 201 dashboards in one process decode
 // what 201 browsers would, and a full decode of every message made the load generator, not
 // the server, the slowest part of a workshop run. A key can be matched by its quoted bytes

@@ -8,7 +8,7 @@ import (
 )
 
 // TestScanBoardCards: the scanner finds what decoding the message finds, for messages as
-// encoding/json writes them (the shape of web/ui's board messages), with strings that hold
+// encoding/json writes them (the shape of web/play/ui's board messages), with strings that hold
 // quotes, braces, brackets and key-like text, and refuses what is not a board message.
 func TestScanBoardCards(t *testing.T) {
 	type card struct {

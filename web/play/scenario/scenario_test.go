@@ -1,0 +1,407 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/wasm/tabproto"
+	"github.com/leaselab/leaselab/web/lease/judge"
+	"github.com/leaselab/leaselab/web/lease/views"
+	"github.com/leaselab/leaselab/web/leasetest"
+)
+
+// readerPause is how long after a step is done the tests take Next.
+const readerPause = 250 * time.Millisecond
+
+// play runs sc to its end inside the test's bubble, taking Next as soon as each step is done,
+// and returns the run (stopped) and its events.
+func play(t *testing.T, sc *Scenario, seed uint64) (*Run, []Event) {
+	t.Helper()
+	run, evs, _ := playAt(t, sc, seed, 1)
+	return run, evs
+}
+
+// playAt is play at a speed, with the server the run wrote to; configure may change the run's
+// options.
+func playAt(t *testing.T, sc *Scenario, seed uint64, speed float64, configure ...func(*Options)) (*Run, []Event, *leasetest.Server) {
+	t.Helper()
+	srv := leasetest.Start(t)
+	cfg := srv.Config()
+	var run *Run
+	opts := Options{
+		Transport: cfg.Transport,
+		BaseURL:   cfg.Host,
+		Namespace: "scenario-" + sc.Name,
+		Seed:      seed,
+		Speed:     speed,
+		Overlaps: func(_ context.Context, ns, lease string, views []judge.View) ([]judge.Overlap, error) {
+			return srv.Overlaps(ns, lease, views...), nil
+		},
+	}
+	for _, c := range configure {
+		c(&opts)
+	}
+	run, err := Start(t.Context(), sc, opts)
+	if err != nil {
+		t.Fatalf("start %s: %v", sc.Name, err)
+	}
+	defer run.Stop()
+	changed, unsubscribe := run.Subscribe()
+	defer unsubscribe()
+	limit := time.Now().Add(10 * time.Minute) // fake time: a script that never finishes fails, fast
+	for {
+		run.mu.Lock()
+		step, ready := run.step, run.ready
+		run.mu.Unlock()
+		if step == len(sc.Steps)-1 && ready {
+			break
+		}
+		if time.Now().After(limit) {
+			t.Fatalf("%s stuck at step %d of %d after 10 minutes of its time; events:\n%s", sc.Name, step+1, len(sc.Steps), eventList(run.Events()))
+		}
+		if ready {
+			// Next a moment after the step is done, as a reader clicks: a fault injected at
+			// the very instant a member acts (the takeover a step waited for) would race
+			// with it, and goroutines of one instant run in no fixed order.
+			time.Sleep(readerPause)
+			if err := run.Next(); err != nil {
+				t.Fatalf("next: %v", err)
+			}
+			continue
+		}
+		select {
+		case <-changed:
+		case <-time.After(time.Minute):
+		}
+	}
+	if err := run.Outcome(); err != nil {
+		t.Errorf("%s did not end as the lesson says: %v\nevents:\n%s", sc.Name, err, eventList(run.Events()))
+	}
+	return run, run.Events(), srv
+}
+
+// TestSpeedKeepsTheStory: a lesson run faster or slower than real time is judged on its own
+// clock, so that the server's screens tell the story the narration tells: at every speed the
+// crashed leader's term ends by expiry, after leaseDurationSeconds of the run's clock, and
+// not by a takeover (the server's clock alone would count 10 s where the run's members count
+// 10 of theirs).
+func TestSpeedKeepsTheStory(t *testing.T) {
+	sc := Find("leader-crash")
+	for _, speed := range []float64{0.5, 1, 2, 4} {
+		t.Run(strconv.FormatFloat(speed, 'g', -1, 64), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				run, _, srv := playAt(t, sc, 42, speed)
+				terms := srv.History(run.opts.Namespace, sc.Lease)
+				if len(terms) < 2 || terms[0].Holder != "alice" {
+					t.Fatalf("terms %+v, want alice's and her successor's", terms)
+				}
+				cs := kubernetes.NewForConfigOrDie(srv.Config())
+				l, err := cs.CoordinationV1().Leases(run.opts.Namespace).Get(t.Context(), sc.Lease, metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := l.Annotations[judge.TimeScaleAnnotation], strconv.FormatFloat(speed, 'g', -1, 64); got != want {
+					t.Errorf("the lease's %s is %q, want %q", judge.TimeScaleAnnotation, got, want)
+				}
+				first := terms[0]
+				if first.Ended != judge.EndExpired {
+					t.Errorf("at %gx alice's term ended %q, want %q: %+v", speed, first.Ended, judge.EndExpired, terms)
+				}
+			})
+		})
+	}
+}
+
+func eventList(evs []Event) string {
+	var b strings.Builder
+	for _, e := range evs {
+		fmt.Fprintln(&b, e)
+	}
+	return b.String()
+}
+
+// TestEveryScenarioReachesItsOutcome plays each scenario of the library on a virtual clock.
+func TestEveryScenarioReachesItsOutcome(t *testing.T) {
+	for _, sc := range Library() {
+		t.Run(sc.Name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				_, evs := play(t, sc, 42)
+				t.Logf("%s:\n%s", sc.Name, eventList(evs))
+			})
+		})
+	}
+}
+
+// TestSameSeedSameEvents: a seed is a lesson that can be given again, event for event.
+func TestSameSeedSameEvents(t *testing.T) {
+	for _, sc := range Library() {
+		t.Run(sc.Name, func(t *testing.T) {
+			var runs [2]string
+			for i := range runs {
+				synctest.Test(t, func(t *testing.T) {
+					_, evs := play(t, sc, 7)
+					if sc.Coordinated {
+						// The server's election controller decides on its own schedule
+						// (informers, a work queue, requeues), which no seed reaches: a
+						// coordinated lesson gives the same events in the same order, at
+						// times that may differ.
+						for i := range evs {
+							evs[i].At = 0
+						}
+					}
+					runs[i] = eventList(evs)
+				})
+			}
+			if runs[0] != runs[1] {
+				t.Fatalf("seed 7 gave two different runs:\n%s\n---\n%s", runs[0], runs[1])
+			}
+		})
+	}
+}
+
+// recordingStage seats a run's members as the dashboard's tab hub does, with their reports
+// recorded as the server records a tab's views (web/lease/views).
+type recordingStage struct{ rec *views.Recorder }
+
+func (s recordingStage) Enter(func(tabproto.Command) error) Seat { return recordingSeat(s) }
+
+type recordingSeat recordingStage
+
+func (s recordingSeat) Report(rep tabproto.Report) { s.rec.Report(rep, views.SourceTab, time.Now()) }
+func (recordingSeat) Leave()                       {}
+
+// TestWorkOutlivingTheLeaseEnds: in release-on-cancel, the leader's work runs on after it
+// released the lease; when the work stops, the view the server records of it is dated then,
+// after the views that had it leading, so that the split brain ends there (its report's role
+// change was dated back to the release, before them, and the lease page showed the overlap
+// as lasting for ever).
+func TestWorkOutlivingTheLeaseEnds(t *testing.T) {
+	sc := Find("release-on-cancel")
+	synctest.Test(t, func(t *testing.T) {
+		db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "views.db"), sqlite.Options{CompactInterval: -1}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		rec := views.NewRecorder(t.Context(), db, slog.New(slog.DiscardHandler))
+		run, _, _ := playAt(t, sc, 42, 1, func(o *Options) { o.Stage = recordingStage{rec} })
+		vs, err := views.NewReader(db, 1000).Views(t.Context(), run.opts.Namespace, sc.Lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The judge reads them in the order of their dates.
+		slices.SortStableFunc(vs, func(a, b judge.View) int { return a.At.Compare(b.At) })
+		var alice []judge.View
+		for _, v := range vs {
+			if v.Identity == "alice" {
+				alice = append(alice, v)
+			}
+		}
+		// alice released at her first view naming no holder; her work ran 4 s more.
+		var released, stopped time.Time
+		for _, v := range alice {
+			if v.Holder == "" && v.Leads && released.IsZero() {
+				released = v.At
+			}
+			if v.State == "stopped" {
+				stopped = v.At
+			}
+		}
+		if released.IsZero() || stopped.Sub(released) < 4*time.Second || alice[len(alice)-1].Leads {
+			t.Errorf("alice released at %s and stopped at %s (want when her 4 s of work ended); her views by date end with %+v",
+				released.Format(time.StampMilli), stopped.Format(time.StampMilli), alice[len(alice)-1])
+		}
+		if judge.Disagreeing(vs, run.holderNow()) {
+			t.Errorf("at the end someone but holder %q believes it leads: %+v", run.holderNow(), vs)
+		}
+	})
+}
+
+// TestRestartCountsItsOwnSplitBrains: a lesson started again with the same seed writes the same
+// lease, whose history still holds the first run's split brains; the new run counts only its
+// own.
+func TestRestartCountsItsOwnSplitBrains(t *testing.T) {
+	sc := Find("split-brain")
+	synctest.Test(t, func(t *testing.T) {
+		first, _, srv := playAt(t, sc, 42, 1)
+		if n := first.State().Overlaps; n == 0 {
+			t.Fatal("the first run found no split brain")
+		}
+		opts := first.opts
+		// The server judges the lease on every view it recorded, the first run's too, as the
+		// screens' hook does (web/play/ui reads them from the store).
+		first.mu.Lock()
+		before := slices.Clone(first.views)
+		first.mu.Unlock()
+		for _, m := range sc.Cast { // the hub records a stopped view as a member's seat is left
+			before = append(before, judge.View{Identity: m.Identity, At: time.Now(), State: "stopped"})
+		}
+		opts.Overlaps = func(_ context.Context, ns, lease string, views []judge.View) ([]judge.Overlap, error) {
+			return srv.Overlaps(ns, lease, append(slices.Clone(before), views...)...), nil
+		}
+		if err := Clear(t.Context(), opts.Transport, opts.BaseURL, opts.Namespace, sc); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		again, err := Start(t.Context(), sc, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer again.Stop()
+		time.Sleep(time.Second)
+		if n := again.State().Overlaps; n != 0 {
+			t.Errorf("the run started again counts %d split brains at its first step, want none of the first run's", n)
+		}
+	})
+}
+
+// TestCoordinatedRunsInRealTime: a lesson of Coordinated Leader Election refuses any speed but
+// 1, at the start and later; the others take any speed in range.
+func TestCoordinatedRunsInRealTime(t *testing.T) {
+	cle := Find("cle-rolling-upgrade")
+	if !cle.Coordinated {
+		t.Fatal("cle-rolling-upgrade is not coordinated")
+	}
+	for _, speed := range []float64{0.5, 2} {
+		if err := cle.CheckSpeed(speed); !errors.Is(err, ErrRealTimeOnly) {
+			t.Errorf("cle-rolling-upgrade at %g: %v", speed, err)
+		}
+		if err := Find("leader-crash").CheckSpeed(speed); err != nil {
+			t.Errorf("leader-crash at %g: %v", speed, err)
+		}
+	}
+	if err := cle.CheckSpeed(1); err != nil {
+		t.Errorf("cle-rolling-upgrade at 1: %v", err)
+	}
+	if _, err := Start(t.Context(), cle, Options{Namespace: "x", Speed: 2}); !errors.Is(err, ErrRealTimeOnly) {
+		t.Errorf("Start at 2: %v", err)
+	}
+}
+
+// TestRoleChangeDatedOnTheServersClock: a member's report says how long ago its role changed on
+// its own clock, which runs at the run's speed; the report the server gets says it in the
+// server's milliseconds.
+func TestRoleChangeDatedOnTheServersClock(t *testing.T) {
+	for _, tc := range []struct {
+		speed     float64
+		roleSince int64
+	}{{4, 9900}, {0.5, 9200}, {1, 9600}} {
+		rep := tabproto.Report{Clock: 10000, RoleSince: 9600} // 400 ms ago, on the member's clock
+		rescaleRoleSince(&rep, tc.speed)
+		if rep.RoleSince != tc.roleSince {
+			t.Errorf("at %gx: RoleSince %d, want %d", tc.speed, rep.RoleSince, tc.roleSince)
+		}
+	}
+}
+
+// startRun starts sc with seed at speed against a server of its own, inside the test's bubble,
+// and returns the run, a channel that says when it changed, and the server; the test's end
+// stops it.
+func startRun(t *testing.T, sc *Scenario, seed uint64, speed float64) (*Run, <-chan struct{}, *leasetest.Server) {
+	t.Helper()
+	srv := leasetest.Start(t)
+	cfg := srv.Config()
+	run, err := Start(t.Context(), sc, Options{Transport: cfg.Transport, BaseURL: cfg.Host,
+		Namespace: "scenario-" + sc.Name, Seed: seed, Speed: speed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, unsubscribe := run.Subscribe()
+	t.Cleanup(func() {
+		unsubscribe()
+		run.Stop()
+	})
+	return run, changed, srv
+}
+
+// TestAutoPlayLeavesTimeToRead: auto-play leaves each step on screen for at least autoPause of
+// real time, and for as long as its narration takes to read (readingPace a word), at any
+// speed: at 4x the run's clock runs four times as fast, and the reader does not.
+func TestAutoPlayLeavesTimeToRead(t *testing.T) {
+	sc := Find("leader-crash")
+	synctest.Test(t, func(t *testing.T) {
+		run, changed, _ := startRun(t, sc, 3, 4)
+		run.SetAuto(true)
+		shownAt := []time.Time{time.Now()}
+		limit := time.Now().Add(10 * time.Minute)
+		for len(shownAt) < len(sc.Steps) {
+			select {
+			case <-changed:
+			case <-time.After(time.Minute):
+			}
+			if time.Now().After(limit) {
+				t.Fatalf("auto-play stopped at step %d of %d", len(shownAt), len(sc.Steps))
+			}
+			run.mu.Lock()
+			step := run.step
+			run.mu.Unlock()
+			for len(shownAt) <= step {
+				shownAt = append(shownAt, time.Now())
+			}
+		}
+		for i := 1; i < len(shownAt); i++ {
+			read := time.Duration(len(strings.Fields(sc.Steps[i-1].Say.En))) * readingPace
+			if on := shownAt[i].Sub(shownAt[i-1]); on < max(autoPause, read) {
+				t.Errorf("step %d was on screen for %v of real time; its %d words take %v to read",
+					i, on, len(strings.Fields(sc.Steps[i-1].Say.En)), read)
+			}
+		}
+	})
+}
+
+// TestStepLinksShowWhatTheyTell: a step's link to the lease page shows the moment its
+// narration tells of, however long the reader waited before Next: leader-crash's step 4 ("the
+// lease has expired") links to when the others' clocks said so, before bob's takeover, not to
+// the Next pressed 15 s later; step 3, which kills alice, links to just after her death.
+func TestStepLinksShowWhatTheyTell(t *testing.T) {
+	sc := Find("leader-crash")
+	synctest.Test(t, func(t *testing.T) {
+		run, changed, srv := startRun(t, sc, 42, 1)
+		for st := run.State(); st.Step < 3; st = run.State() {
+			if st.Ready {
+				time.Sleep(15 * time.Second) // a reader who takes their time
+				if err := run.Next(); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			select {
+			case <-changed:
+			case <-time.After(time.Minute):
+			}
+		}
+		for !run.State().Ready {
+			<-changed
+		}
+		time.Sleep(15 * time.Second)
+		if err := run.Next(); err != nil { // step 4: the lease has expired
+			t.Fatal(err)
+		}
+		st := run.State()
+		terms := srv.History(run.opts.Namespace, sc.Lease)
+		if len(terms) < 2 || terms[0].Holder != "alice" {
+			t.Fatalf("terms %+v", terms)
+		}
+		if killed := st.Entered[2]; !st.Moments[2].Equal(killed.Add(momentAfter)) {
+			t.Errorf("step 3's link shows %s, want %v after alice's death at %s", st.Moments[2].Format(time.RFC3339Nano), momentAfter, killed.Format(time.RFC3339Nano))
+		}
+		expired, taken := terms[0].End, terms[1].Start
+		if m := st.Moments[3]; m.Before(expired) || m.After(taken.Add(momentAfter)) {
+			t.Errorf("step 4's link shows %s; the lease expired at %s and bob took it at %s", m.Format(time.RFC3339Nano),
+				expired.Format(time.RFC3339Nano), taken.Format(time.RFC3339Nano))
+		}
+	})
+}

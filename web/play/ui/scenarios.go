@@ -1,0 +1,543 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/labstack/echo/v4"
+
+	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/wasm/tabproto"
+	"github.com/leaselab/leaselab/web/lease/judge"
+	"github.com/leaselab/leaselab/web/lease/timings"
+	"github.com/leaselab/leaselab/web/play/scenario"
+)
+
+// maxScenarioRuns bounds the runs playing at once on one server: starting one more stops the
+// oldest, so that a room clicking Start cannot fill the server with candidates.
+const maxScenarioRuns = 8
+
+// scenarioSpeeds are the speeds the page offers.
+var scenarioSpeeds = []string{"0.25", "0.5", "1", "2", "4"}
+
+// speedsOf are the speeds a scenario's page offers: those it can run at (a coordinated lesson
+// only at 1, scenario.ErrRealTimeOnly).
+func speedsOf(sc *scenario.Scenario) []string {
+	var out []string
+	for _, s := range scenarioSpeeds {
+		if v, err := strconv.ParseFloat(s, 64); err == nil && sc.CheckSpeed(v) == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// scenarioRuns are the runs playing on this server, one per scenario and seed: a link with a
+// seed brings everyone who opens it to the same run.
+type scenarioRuns struct {
+	mu   sync.Mutex
+	runs map[string]*scenario.Run // by scenarioKey
+	// order is the keys from the oldest run to the newest.
+	order []string
+}
+
+func scenarioKey(name string, seed uint64) string { return name + "/" + strconv.FormatUint(seed, 10) }
+
+// scenarioNamespace is where the run of a scenario with a seed writes.
+func scenarioNamespace(name string, seed uint64) string {
+	return "scenario-" + name + "-" + strconv.FormatUint(seed, 10)
+}
+
+func (s *scenarioRuns) get(name string, seed uint64) *scenario.Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.runs[scenarioKey(name, seed)]
+}
+
+func (s *scenarioRuns) running(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.runs {
+		if strings.HasPrefix(k, name+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// put keeps r under its key and returns the runs to stop: the one it replaces, and the oldest
+// when there are too many.
+func (s *scenarioRuns) put(key string, r *scenario.Run) (stop []*scenario.Run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.runs == nil {
+		s.runs = map[string]*scenario.Run{}
+	}
+	if old := s.runs[key]; old != nil {
+		stop = append(stop, old)
+		s.removeLocked(key)
+	}
+	for len(s.order) >= maxScenarioRuns {
+		k := s.order[0]
+		stop = append(stop, s.runs[k])
+		s.removeLocked(k)
+	}
+	s.runs[key] = r
+	s.order = append(s.order, key)
+	return stop
+}
+
+func (s *scenarioRuns) take(key string) *scenario.Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.runs[key]
+	s.removeLocked(key)
+	return r
+}
+
+func (s *scenarioRuns) removeLocked(key string) {
+	delete(s.runs, key)
+	for i, k := range s.order {
+		if k == key {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// stopAll ends every run (the server is closing).
+func (s *scenarioRuns) stopAll() {
+	s.mu.Lock()
+	runs := s.runs
+	s.runs, s.order = nil, nil
+	s.mu.Unlock()
+	for _, r := range runs {
+		r.Stop()
+	}
+}
+
+// scenarioParams reads the seed and speed of a scenario URL or form: seed 1 and speed 1 when
+// absent.
+func scenarioParams(c echo.Context, sc *scenario.Scenario) (seed uint64, speed float64, problem string) {
+	seed, speed = 1, 1
+	if s := c.FormValue("seed"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 63)
+		if err != nil {
+			return 0, 0, "scn.err.seed"
+		}
+		seed = v
+	}
+	if s := c.FormValue("speed"); s != "" {
+		v, err := strconv.ParseFloat(s, 64)
+		if err == nil {
+			err = sc.CheckSpeed(v)
+		}
+		switch {
+		case errors.Is(err, scenario.ErrRealTimeOnly):
+			return 0, 0, "scn.err.realTime"
+		case err != nil:
+			return 0, 0, "scn.err.speed"
+		}
+		speed = v
+	}
+	return seed, speed, ""
+}
+
+func speedText(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64) }
+
+// scenarioURL is a scenario page's URL with its seed, speed and the other parameters kept.
+func scenarioURL(name string, seed uint64, speed float64, extra url.Values) string {
+	q := url.Values{}
+	for k, v := range extra {
+		q[k] = v
+	}
+	q.Set("seed", strconv.FormatUint(seed, 10))
+	q.Set("speed", speedText(speed))
+	return "/scenarios/" + name + "?" + q.Encode()
+}
+
+// scenarioTimings are the play-page parameters that give a joining tab the scenario's timings.
+func scenarioTimings(sc *scenario.Scenario) string {
+	f := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
+	return "&leaseDuration=" + f(sc.LeaseDuration) + "&renewDeadline=" + f(sc.RenewDeadline) + "&retryPeriod=" + f(sc.RetryPeriod)
+}
+
+// scenarioMode is the rest of a join link's query: in a coordinated lesson the joining tab is a
+// coordinated candidate too, with the versions of the cast's last member (a rolling upgrade's
+// newest), so that the election controller, not the lease's expiry, decides for it.
+func scenarioMode(sc *scenario.Scenario) string {
+	if !sc.Coordinated {
+		return ""
+	}
+	q := url.Values{"coordinated": {"true"}}
+	for _, m := range sc.Cast {
+		if m.BinaryVersion != "" {
+			q.Set("binaryVersion", m.BinaryVersion)
+			q.Set("emulationVersion", m.EmulationVersion)
+		}
+	}
+	return "&" + q.Encode()
+}
+
+// scenarioList serves /scenarios.
+func (u *UI) scenarioList(c echo.Context) error {
+	ctx := c.Request().Context()
+	lang := i18n.FromContext(ctx)
+	v := templates.Scenarios{Page: u.page(lang.T("scn.library"), "scenarios")}
+	for _, sc := range scenario.Library() {
+		v.Items = append(v.Items, templates.ScenarioItem{
+			Name: sc.Name, URL: "/scenarios/" + sc.Name, Title: sc.Title.In(lang), Summary: sc.Summary.In(lang),
+			Running: u.scenarios.running(sc.Name),
+		})
+	}
+	return u.render(c, http.StatusOK, templates.ScenariosView(v))
+}
+
+// findScenario returns the scenario the path names, or answers 404.
+func (u *UI) findScenario(c echo.Context) (*scenario.Scenario, error) {
+	sc := scenario.Find(c.Param("name"))
+	if sc == nil {
+		return nil, u.fail(c, http.StatusNotFound, i18n.T(c.Request().Context(), "scn.notfound", c.Param("name")))
+	}
+	return sc, nil
+}
+
+// scenarioPage serves /scenarios/:name[?seed=&speed=&present=1&lang=].
+func (u *UI) scenarioPage(c echo.Context) error {
+	v, ok, err := u.scenarioOfRequest(c)
+	if !ok {
+		return err
+	}
+	return u.render(c, http.StatusOK, templates.ScenarioView(v))
+}
+
+// scenarioOfRequest is the view of the scenario, seed and speed a page request names; it
+// answers the request itself (404, 400) and returns false when they are not valid.
+func (u *UI) scenarioOfRequest(c echo.Context) (templates.Scenario, bool, error) {
+	ctx := c.Request().Context()
+	sc, err := u.findScenario(c)
+	if sc == nil {
+		return templates.Scenario{}, false, err
+	}
+	seed, speed, problem := scenarioParams(c, sc)
+	if problem != "" {
+		return templates.Scenario{}, false, u.fail(c, http.StatusBadRequest, i18n.T(ctx, problem))
+	}
+	return u.scenarioView(c, sc, seed, speed), true, nil
+}
+
+func (u *UI) scenarioView(c echo.Context, sc *scenario.Scenario, seed uint64, speed float64) templates.Scenario {
+	ctx := c.Request().Context()
+	lang := i18n.FromContext(ctx)
+	run := u.scenarios.get(sc.Name, seed)
+	if run != nil {
+		speed = run.Speed()
+	}
+	ns := scenarioNamespace(sc.Name, seed)
+	seedText := strconv.FormatUint(seed, 10)
+	base := "/scenarios/" + sc.Name
+	keep := url.Values{}
+	if l := c.QueryParam("lang"); l != "" {
+		keep.Set("lang", l)
+	}
+	present := c.QueryParam("present") == "1"
+	if present {
+		keep.Set("present", "1")
+	}
+	v := templates.Scenario{
+		Page:         u.page(sc.Title.In(lang), "scenarios"),
+		Name:         sc.Name,
+		Title:        sc.Title.In(lang),
+		Summary:      sc.Summary.In(lang),
+		Seed:         seedText,
+		Speed:        speedText(speed),
+		Speeds:       speedsOf(sc),
+		Present:      present,
+		Namespace:    ns,
+		Lease:        sc.Lease,
+		LeaseURL:     leaseURL(ns, sc.Lease),
+		DashboardURL: "/?namespace=" + url.QueryEscape(ns),
+		JoinURL:      "/play?namespace=" + url.QueryEscape(ns) + "&lease=" + url.QueryEscape(sc.Lease) + scenarioTimings(sc) + scenarioMode(sc),
+		ShareURL:     scenarioURL(sc.Name, seed, speed, nil),
+		OtherSeedURL: scenarioURL(sc.Name, seed+1, speed, keep),
+		Actions:      base,
+		LiveURL:      base + "/live?seed=" + seedText,
+		WatchURL:     base + "/watch?seed=" + seedText,
+		MayControl:   u.mayRunScenarios(c.Request()),
+		Live:         u.scenarioLive(ctx, sc, run, ns),
+		Timings: timingsView(timings.Check(timings.Settings{
+			LeaseDuration: sc.LeaseDuration, RenewDeadline: sc.RenewDeadline, RetryPeriod: sc.RetryPeriod,
+		})),
+	}
+	return v
+}
+
+// scenarioLive builds the live part of a scenario page from the run (nil: not running).
+func (u *UI) scenarioLive(ctx context.Context, sc *scenario.Scenario, run *scenario.Run, ns string) templates.ScenarioLive {
+	lang := i18n.FromContext(ctx)
+	l := templates.ScenarioLive{Total: len(sc.Steps), Speed: "1"}
+	if run == nil {
+		return l
+	}
+	st := run.State()
+	l.Running = !st.Stopped
+	l.Shown, l.Auto, l.Speed = st.Shown, st.Auto, speedText(st.Speed)
+	l.CanBack = st.Shown > 0
+	l.CanNext = l.Running && (st.Shown < st.Step || st.Ready && st.Step+1 < len(sc.Steps))
+	l.Last = st.Shown == len(sc.Steps)-1
+	l.Done = st.Step == len(sc.Steps)-1 && st.Ready
+	l.Step = st.Step
+	if !st.Ready {
+		l.Waiting = sc.Steps[st.Step].Waiting.In(lang)
+	}
+	for i := 0; i <= st.Step; i++ {
+		at := st.Moments[i]
+		l.Steps = append(l.Steps, templates.ScenarioStep{
+			N: i + 1, Say: sc.Steps[i].Say.In(lang), At: clockTime(at),
+			MomentURL: leaseURL(ns, sc.Lease) + "?at=" + url.QueryEscape(at.UTC().Format(time.RFC3339Nano)),
+			Current:   i == st.Shown,
+		})
+	}
+	l.Holder, l.Transitions, l.Overlaps = st.Holder, strconv.Itoa(int(st.Transitions)), st.Overlaps
+	for _, s := range st.Members {
+		l.Members = append(l.Members, memberView(lang, s, st.Speed))
+	}
+	return l
+}
+
+// memberView is one member's card: its state, and the countdown it acts on, on its own clock.
+func memberView(lang i18n.Lang, s candidate.Snapshot, speed float64) templates.ScenarioMember {
+	m := templates.ScenarioMember{Identity: s.Identity, State: string(s.State), Holder: s.Holder, Stale: s.Stale, Faults: tabproto.Words(s.Faults.Messages(), string(lang)),
+		Believes: s.Role == candidate.RoleLeader && s.State != candidate.StateLeader && s.State != candidate.StateStopped}
+	rate := speed
+	if s.Faults.ClockRate > 0 {
+		rate *= s.Faults.ClockRate
+	}
+	m.Rate = strconv.FormatFloat(rate, 'f', 3, 64)
+	switch {
+	case s.State == candidate.StateStopped:
+	case s.Role == candidate.RoleLeader && !s.RenewDeadline.IsZero():
+		// The deadline the elector acts on: the running round's, or the next round's.
+		m.Countdown, m.Elapsed = lang.T("scn.deadline"), lang.T("scn.deadlinePassed")
+		m.LeftMs, m.TotalMs = s.RenewDeadline.Sub(s.Now).Milliseconds(), s.Timings.RenewDeadline.Milliseconds()
+		if s.Faults.Paused && !s.RenewRound {
+			// Paused between rounds: the round, and its deadline, begin when it resumes.
+			m.LeftMs, m.Rate = m.TotalMs, "0"
+		}
+	case !s.ObservedExpiry.IsZero():
+		m.Countdown, m.Elapsed = lang.T("scn.expires"), lang.T("scn.expired")
+		m.LeftMs = s.ObservedExpiry.Sub(s.Now).Milliseconds()
+		m.TotalMs = int64(s.LeaseDurationSeconds) * 1000
+	}
+	return m
+}
+
+// scenarioLiveFragment serves /scenarios/:name/live?seed=: the live part, for scenario.js.
+func (u *UI) scenarioLiveFragment(c echo.Context) error {
+	v, ok, err := u.scenarioOfRequest(c)
+	if !ok {
+		return err
+	}
+	return u.render(c, http.StatusOK, templates.ScenarioLiveView(v.Live, v))
+}
+
+// mayRunScenarios: in workshop mode only the instructor starts and steps scenarios (they put
+// candidates on the server); everyone may watch.
+func (u *UI) mayRunScenarios(r *http.Request) bool {
+	return u.opts.MayCommandTabs == nil || u.opts.MayCommandTabs(r)
+}
+
+// scenarioAction serves POST /scenarios/:name/{start,next,back,auto,stop}: a form, answered
+// with a redirect to the page (or, from scenario.js, 204).
+func (u *UI) scenarioAction(c echo.Context) error {
+	ctx := c.Request().Context()
+	sc, err := u.findScenario(c)
+	if sc == nil {
+		return err
+	}
+	if !u.mayRunScenarios(c.Request()) {
+		return u.fail(c, http.StatusForbidden, i18n.T(ctx, "scn.instructor"))
+	}
+	if u.opts.Replay != nil {
+		return u.fail(c, http.StatusMethodNotAllowed, u.opts.Replay.Refusal())
+	}
+	seed, speed, problem := scenarioParams(c, sc)
+	if problem != "" {
+		return u.fail(c, http.StatusBadRequest, i18n.T(ctx, problem))
+	}
+	action := c.Param("action")
+	key := scenarioKey(sc.Name, seed)
+	run := u.scenarios.get(sc.Name, seed)
+	if action != "start" && run == nil {
+		return u.fail(c, http.StatusConflict, i18n.T(ctx, "scn.notrunning", strconv.FormatUint(seed, 10)))
+	}
+	switch action {
+	case "start":
+		if err := u.startScenario(sc, seed, speed, key); err != nil {
+			return u.fail(c, http.StatusInternalServerError, err.Error())
+		}
+	case "next":
+		if err := run.Next(); err != nil {
+			return u.fail(c, http.StatusConflict, err.Error())
+		}
+	case "back":
+		run.Back()
+	case "auto":
+		run.SetAuto(c.FormValue("on") == "1")
+	case "speed":
+		if err := run.SetSpeed(speed); err != nil {
+			return u.fail(c, http.StatusBadRequest, err.Error())
+		}
+	case "stop":
+		if r := u.scenarios.take(key); r != nil {
+			r.Stop()
+		}
+	default:
+		return u.fail(c, http.StatusNotFound, "no such action: "+action)
+	}
+	if c.Request().Header.Get("X-Requested-With") == "scenario.js" {
+		return c.NoContent(http.StatusNoContent)
+	}
+	extra := url.Values{}
+	if c.QueryParam("present") == "1" {
+		extra.Set("present", "1")
+	}
+	return c.Redirect(http.StatusSeeOther, scenarioURL(sc.Name, seed, speed, extra))
+}
+
+// startScenario (re)starts the run of sc with seed: the previous run of the same seed stops,
+// what it left in its namespace is cleared, and the new one begins.
+func (u *UI) startScenario(sc *scenario.Scenario, seed uint64, speed float64, key string) error {
+	if old := u.scenarios.take(key); old != nil {
+		old.Stop()
+	}
+	ns := scenarioNamespace(sc.Name, seed)
+	api := u.opts.ScenarioAPI
+	if api == nil {
+		api = u.opts.API
+	}
+	if api == nil {
+		return fmt.Errorf("scenarios need the server's API in process")
+	}
+	const base = "http://leaselab.in-process"
+	ctx := u.opts.Context
+	if err := scenario.Clear(ctx, api, base, ns, sc); err != nil {
+		return fmt.Errorf("clear %s: %w", ns, err)
+	}
+	run, err := scenario.Start(ctx, sc, scenario.Options{
+		Transport: api,
+		BaseURL:   base,
+		Namespace: ns,
+		Seed:      seed,
+		Speed:     speed,
+		Stage:     hubStage{h: u.hub, lesson: sc.Name},
+		Overlaps:  u.scenarioOverlaps,
+		Logger:    u.log,
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range u.scenarios.put(key, run) {
+		r.Stop()
+	}
+	u.log.Info("scenario started", slog.String("scenario", sc.Name), slog.Uint64("seed", seed), slog.String("namespace", ns))
+	return nil
+}
+
+// scenarioOverlaps judges a run's lease as its lease page does: the record's changes against
+// the views the hub recorded of its members.
+func (u *UI) scenarioOverlaps(ctx context.Context, ns, lease string, _ []judge.View) ([]judge.Overlap, error) {
+	changes, err := u.hist.changes(ctx, ns, lease)
+	if err != nil {
+		return nil, err
+	}
+	out, _, err := u.overlaps(ctx, ns, lease, changes, u.opts.Now(), false)
+	return out, err
+}
+
+// hubStage shows a run's members on the dashboard, like tabs, opened by the lesson: a row
+// reads "opened by gc-pause".
+type hubStage struct {
+	h      *Hub
+	lesson string
+}
+
+func (s hubStage) Enter(obey func(tabproto.Command) error) scenario.Seat {
+	return s.h.Enter(TabUser{Name: s.lesson}, obey)
+}
+
+// scenarioWatch serves /scenarios/:name/watch?seed=: a WebSocket that says {"v":n} whenever
+// the run changes, at most a few times a second; scenario.js then fetches the live part.
+func (u *UI) scenarioWatch(c echo.Context) error {
+	sc, err := u.findScenario(c)
+	if sc == nil {
+		return err
+	}
+	seed, _, problem := scenarioParams(c, sc)
+	if problem != "" {
+		return u.fail(c, http.StatusBadRequest, i18n.T(c.Request().Context(), problem))
+	}
+	conn, err := acceptWS(c, 1024)
+	if err != nil {
+		return nil // Accept has answered
+	}
+	ctx, cancel := context.WithCancel(u.opts.Context)
+	defer cancel()
+	ctx = conn.CloseRead(ctx)
+	var version uint64
+	send := func() error {
+		version++
+		return wsWrite(ctx, conn, []byte(`{"v":`+strconv.FormatUint(version, 10)+`}`))
+	}
+	if send() != nil {
+		return nil
+	}
+	for {
+		run := u.scenarios.get(sc.Name, seed)
+		var changed, done <-chan struct{}
+		unsubscribe := func() {}
+		if run != nil {
+			changed, unsubscribe = run.Subscribe()
+			done = run.Done()
+		}
+		// A run that starts, restarts or stops elsewhere is looked for every second.
+		poll := time.NewTimer(time.Second)
+		same := false
+		select {
+		case <-ctx.Done():
+		case <-changed:
+		case <-done:
+		case <-poll.C:
+			same = u.scenarios.get(sc.Name, seed) == run
+		}
+		poll.Stop()
+		unsubscribe()
+		if ctx.Err() != nil {
+			conn.Close(websocket.StatusNormalClosure, "")
+			return nil
+		}
+		if same {
+			continue
+		}
+		// Changes come in bursts (a renewal changes every member): let them settle.
+		select {
+		case <-ctx.Done():
+			continue
+		case <-time.After(150 * time.Millisecond):
+		}
+		if send() != nil {
+			return nil
+		}
+	}
+}
