@@ -21,6 +21,7 @@ type Assets struct {
 	ScrubJS    string // the time control of the dashboard and the lease page
 	PlayJS     string
 	ScenarioJS string // the scenario pages
+	StageJS    string // the stage
 	WorkerJS   string
 	WasmExec   string
 	Wasm       string
@@ -177,6 +178,7 @@ type LeaseCard struct {
 	OverlapSays i18n.Text
 	URL         string
 	PlayURL     string
+	StageURL    string // the stage of the lease: one picture of its election
 	DeleteURL   string
 }
 
@@ -278,6 +280,7 @@ type LeasePage struct {
 	RV        string
 	DeleteURL string
 	PlayURL   string
+	StageURL  string // the stage of the lease: one picture of its election
 	LiveURL   string
 	// RecordingURL downloads the recording of the lease.
 	RecordingURL string

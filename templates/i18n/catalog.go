@@ -420,6 +420,7 @@ var pages = map[string]Text{
 	"status.503":                    {En: "Service Unavailable", Zh: "服务不可用"},
 	"error.badNamespace":            {En: "not a valid namespace: %s", Zh: "不是有效的命名空间：%s"},
 	"error.notDeleted":              {En: "The lease could not be deleted: %s", Zh: "无法删除租约：%s"},
+	"error.stageParams":             {En: "The stage shows one lease: add ?namespace=NAMESPACE&lease=NAME.", Zh: "舞台展示一个租约：请加上 ?namespace=命名空间&lease=名称。"},
 	"error.noLease":                 {En: "There is no lease %s, none in the change log, and no LeaseCandidates for it.", Zh: "没有租约 %s：变更日志中没有它，也没有指向它的 LeaseCandidate。"},
 	"error.noRecording":             {En: "No recording of that: %s.", Zh: "无法生成这样的记录：%s。"},
 	"error.noLog":                   {En: "This server's store cannot read its change log whole.", Zh: "此服务器的存储无法完整读取其变更日志。"},

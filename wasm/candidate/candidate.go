@@ -51,6 +51,7 @@ type Candidate struct {
 	clock   Clock
 	rand    func() float64
 	net     *Network
+	flights *flightLog
 	offset  atomic.Int64 // clock offset in nanoseconds
 	drift   *RateClock   // the candidate's clock (clock), at the clock-rate fault's rate
 	freezer *freezer
@@ -111,8 +112,9 @@ func New(cfg Config, opts Options) (*Candidate, error) {
 		c.log.limit = DefaultLogLimit
 	}
 	c.net = NewNetwork(opts.Transport, real)
-	client := &Client{BaseURL: cfg.BaseURL, Token: cfg.Token,
-		Transport: &timeoutTransport{next: c.net, clock: c.clock, timeout: cfg.RenewDeadline, freezer: c.freezer}}
+	c.flights = &flightLog{now: c.ownNow, changed: c.flightsChanged,
+		next: &timeoutTransport{next: c.net, clock: c.clock, timeout: cfg.RenewDeadline, freezer: c.freezer}}
+	client := &Client{BaseURL: cfg.BaseURL, Token: cfg.Token, Transport: c.flights, Identity: cfg.Identity}
 	c.elector = &elector{
 		cfg:    cfg,
 		clock:  c.clock,
@@ -525,6 +527,14 @@ func (c *Candidate) Subscribe() (<-chan struct{}, func()) {
 		delete(c.subs, ch)
 		c.mu.Unlock()
 	}
+}
+
+// flightsChanged tells the subscribers that a request left or came back. Requests are never
+// sent with c.mu held.
+func (c *Candidate) flightsChanged() {
+	c.mu.Lock()
+	c.changedLocked()
+	c.mu.Unlock()
 }
 
 // changedLocked bumps the snapshot's version and tells the subscribers.

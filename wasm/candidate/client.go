@@ -23,6 +23,9 @@ type Client struct {
 	// Transport carries the requests; nil means the platform's default
 	// (fetch in the browser, net/http natively).
 	Transport Transport
+	// Identity, when set, is sent as X-Leaselab-Candidate: the server's stage draws the
+	// requests of a candidate that reports them itself (with those that never arrive) once.
+	Identity string
 }
 
 // APIError is a response with a status code other than the one expected.
@@ -128,6 +131,9 @@ func (c *Client) do(ctx context.Context, method, path string, body any, want int
 	}
 	if c.Token != "" {
 		req.Header["Authorization"] = "Bearer " + c.Token
+	}
+	if c.Identity != "" {
+		req.Header["X-Leaselab-Candidate"] = url.QueryEscape(c.Identity)
 	}
 	t := c.Transport
 	if t == nil {

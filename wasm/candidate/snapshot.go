@@ -165,6 +165,8 @@ type Snapshot struct {
 	Faults           Faults
 	// Log is the decision log, newest first.
 	Log []LogEntry
+	// Flights are the newest requests on the lease, oldest first (for the stage).
+	Flights []tabproto.Flight
 }
 
 // Snapshot returns everything the page shows, consistently.
@@ -207,8 +209,9 @@ func (c *Candidate) Snapshot() Snapshot {
 			ReleaseOnCancel: c.cfg.ReleaseOnCancel,
 			StopAfterLoss:   c.cfg.StopAfterLoss,
 		},
-		Faults: Faults{Paused: paused, PausedSince: own(pausedAt), Partition: mode, Latency: latency, ClockOffset: off, ClockRate: c.drift.Rate()},
-		Log:    c.log.newestFirst(),
+		Faults:  Faults{Paused: paused, PausedSince: own(pausedAt), Partition: mode, Latency: latency, ClockOffset: off, ClockRate: c.drift.Rate()},
+		Log:     c.log.newestFirst(),
+		Flights: c.flights.flights(),
 	}
 	if !observedAt.IsZero() {
 		s.ObservedAt = own(observedAt)
@@ -452,10 +455,37 @@ func (s Snapshot) Report() tabproto.Report {
 		PreferredHolder:  s.PreferredHolder,
 		Clock:            unixMs(s.Now),
 		RoleSince:        unixMs(s.RoleSince),
+		Timers:           s.timers(),
+		Flights:          s.Flights,
 	}
 	if len(s.Log) > 0 {
 		e := s.Log[0]
 		r.LastLog = tabproto.LogLine{At: unixMs(e.At), Kind: string(e.Kind), Text: e.Text, Msg: msgOrNil(e.Msg)}
 	}
 	return r
+}
+
+// timers are the snapshot's running timers from its moment (Now), for the stage; nil when
+// the candidate is stopped.
+func (s Snapshot) timers() *tabproto.Timers {
+	if s.Now.IsZero() || s.State == tabproto.StateStopped {
+		return nil
+	}
+	in := func(t time.Time) int64 {
+		if t.IsZero() {
+			return 0
+		}
+		return t.Sub(s.Now).Milliseconds()
+	}
+	t := &tabproto.Timers{
+		ExpiresInMs:     in(s.ObservedExpiry),
+		RetryInMs:       in(s.NextRetry),
+		LeaseMs:         s.Timings.LeaseDuration.Milliseconds(),
+		RenewDeadlineMs: s.Timings.RenewDeadline.Milliseconds(),
+		RetryPeriodMs:   s.Timings.RetryPeriod.Milliseconds(),
+	}
+	if s.Role == RoleLeader {
+		t.RenewByMs = in(s.RenewDeadline)
+	}
+	return t
 }

@@ -38,6 +38,10 @@ type Report struct {
 	// Native is true for a candidate that is not a browser tab: leaselab candidate (client-go's
 	// leader election), which reports its view but takes no fault commands.
 	Native bool `json:"native"`
+	// Timers and Flights are for the stage: the candidate's running timers and its newest
+	// requests on its lease (stage.go). Absent from tabs that do not send them.
+	Timers  *Timers  `json:"timers,omitempty"`
+	Flights []Flight `json:"flights,omitempty"`
 }
 
 // Faults are a tab's active faults.
@@ -124,6 +128,7 @@ func (r *Report) Clean() error {
 	} else {
 		r.BinaryVersion, r.EmulationVersion, r.Strategy, r.PreferredHolder = "", "", "", ""
 	}
+	r.cleanStage()
 	return nil
 }
 

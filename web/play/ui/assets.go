@@ -108,6 +108,7 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 		ScrubJS:    a.url("scrub.js"),
 		PlayJS:     a.url("play.js"),
 		ScenarioJS: a.url("scenario.js"),
+		StageJS:    a.url("stage.js"),
 		WorkerJS:   a.url("worker.js"),
 		WasmExec:   a.url("wasm/wasm_exec.js"),
 		Wasm:       a.url("wasm/candidate.wasm"),

@@ -241,6 +241,7 @@ func leaseCard(l *coordinationv1.Lease, cur judge.Change, now time.Time) templat
 		Name:            l.Name,
 		URL:             leaseURL(l.Namespace, l.Name),
 		PlayURL:         playURL(l.Namespace, l.Name),
+		StageURL:        stageURL(l.Namespace, l.Name),
 		DeleteURL:       deleteURL(l.Namespace, l.Name),
 		Remaining:       "—",
 		Holder:          judge.Shown(cur.Holder),

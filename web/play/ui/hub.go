@@ -36,6 +36,9 @@ type TabInfo struct {
 	// Owner is the authenticated user who opened the tab, set by the hub (never by the tab);
 	// empty on a server without authentication.
 	Owner string `json:"owner"`
+	// ReceivedMs is when the hub received the report, Unix ms on the server's clock: the stage
+	// places the report's timers and requests by it. Not sent to dashboards.
+	ReceivedMs int64 `json:"-"`
 }
 
 // TabUser is who opened a candidate tab, on a server with authentication.
@@ -196,7 +199,7 @@ func (h *Hub) report(t *hubTab, r tabproto.Report) error {
 		return errors.New("tab is gone")
 	}
 	prev := t.info.Report
-	t.info = TabInfo{ID: t.id, Report: r, SteppingDown: r.SteppingDown(), Stale: r.Stale(), ConnectedAt: t.info.ConnectedAt, Owner: t.owner.Name}
+	t.info = TabInfo{ID: t.id, Report: r, SteppingDown: r.SteppingDown(), Stale: r.Stale(), ConnectedAt: t.info.ConnectedAt, Owner: t.owner.Name, ReceivedMs: h.now().UnixMilli()}
 	wasReported := t.reported
 	t.reported = true
 	if wasReported && prev.Namespace != r.Namespace {
@@ -254,6 +257,13 @@ func (h *Hub) changedLocked(namespaces ...string) {
 		default:
 		}
 	}
+}
+
+// TabsIn returns the tabs of namespace ns that reported themselves, as Tabs orders them.
+func (h *Hub) TabsIn(ns string) []TabInfo {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.tabsInLocked(ns)
 }
 
 // Tabs returns the tabs that reported themselves, by namespace, lease and connection time.

@@ -51,6 +51,7 @@ func (u *UI) leasePage(c echo.Context) error {
 		RV:           live.Revision,
 		DeleteURL:    deleteURL(ns, name),
 		PlayURL:      playURL(ns, name),
+		StageURL:     stageURL(ns, name),
 		LiveURL:      liveURL,
 		Time:         timeControl(m, ns, name, liveURL, "lease-live"),
 		RecordingURL: recordingURL(ns, name),

@@ -130,6 +130,7 @@ type UI struct {
 	opts   Options
 	assets func() *assets // waits for the embedded assets, loaded in the background by New
 	hub    *Hub
+	tap    *requestTap // the requests on leases at the API's door, for the stage
 	// scenarios are the guided lessons playing on this server.
 	scenarios scenarioRuns
 	hist      *historyCache
@@ -199,6 +200,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 		return nil, err
 	}
 	u.hub = NewHub(logger, opts.Now)
+	u.tap = newRequestTap(opts.Now)
 	u.hub.views = views.NewRecorder(opts.Context, st, logger)
 	u.views = views.NewReader(st, viewsLookback(opts.Replay != nil))
 	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease, opts.Replay != nil)
@@ -232,6 +234,9 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	GET  /scenarios/:name/live?seed=        its live part (HTML fragment)
 //	GET  /scenarios/:name/watch?seed=       WebSocket: says when the run changed
 //	POST /scenarios/:name/:action           start, next, back, auto, speed, stop (form)
+//	GET  /stage?namespace=&lease=[&at=]     the stage: one lease's election as one picture
+//	GET  /stage/live?namespace=&lease=      its picture alone (HTML fragment)
+//	GET  /stage/watch?namespace=&lease=     WebSocket: says when the stage changed
 //	GET  /static/*                          embedded assets
 //
 // Every screen and its fragments and streams go through Language: they speak the request's
@@ -255,8 +260,12 @@ func (u *UI) Register(e *echo.Echo) {
 	e.GET("/ui/tabs/watch", u.tabWatch, lang)
 	e.GET("/ui/board/watch", u.boardWatch, lang)
 	e.GET("/ui/history", u.history, lang)
+	e.GET("/stage", u.stagePage, lang)
+	e.GET("/stage/live", u.stageLive, lang)
+	e.GET("/stage/watch", u.stageWatch, lang)
 	e.GET("/static/*", u.static)
 	e.HEAD("/static/*", u.static)
+	e.Use(u.tap.middleware)
 	e.RouteNotFound("/*", u.notFound, lang)
 }
 

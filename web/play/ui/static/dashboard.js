@@ -54,6 +54,7 @@
     LL.setText(card, 'name', name);
     LL.field(card, 'link').setAttribute('href', '/leases/' + enc(ns) + '/' + enc(name));
     LL.field(card, 'play').setAttribute('href', '/play?namespace=' + enc(ns) + '&lease=' + enc(name));
+    LL.field(card, 'stage').setAttribute('href', '/stage?namespace=' + enc(ns) + '&lease=' + enc(name));
     LL.field(card, 'delete').setAttribute('action', '/ui/leases/' + enc(ns) + '/' + enc(name) + '/delete');
     // Keep the grid sorted by namespace, then name, as the server renders it.
     let before = null;

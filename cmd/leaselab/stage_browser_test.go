@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/leaselab/leaselab/web/webtest/poll"
+)
+
+// TestBrowserStage: the stage of a lease three tabs compete for shows who leads and each
+// one's timers, the requests as they travel with their verbs and outcomes (a client's 409
+// among them), a paused leader's belief lane and the split brain after it resumes, a
+// partitioned leader's requests ending in a timeout, and a past moment's roles.
+func TestBrowserStage(t *testing.T) {
+	ts := mustStartServer(t, "")
+	mustHaveWasm(t, ts.URL)
+	out := browserOutputDir(t)
+	browser := mustStartBrowser(t)
+	tabs := map[string]context.Context{}
+	for _, id := range []string{"alice", "bob", "carol"} {
+		q := url.Values{"namespace": {"default"}, "lease": {"stage"}, "identity": {id},
+			"leaseDuration": {"5"}, "renewDeadline": {"4"}, "retryPeriod": {"2"}}
+		tabs[id], _ = openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+	}
+	stageURL := ts.URL + "/stage?namespace=default&lease=stage"
+	stage, _ := openBrowserTab(t, browser, stageURL)
+	// Every request the stage drew, as identity|verb|outcome (the picture is swapped in anew).
+	if _, err := browserEval(stage, `(() => {
+		window.reqSeen = new Set();
+		setInterval(() => {
+			for (const g of document.querySelectorAll('[data-testid=stage-request]')) window.reqSeen.add([g.dataset.identity, g.dataset.verb, g.dataset.outcome].join('|'));
+		}, 30);
+		return 'ok';
+	})()`); err != nil {
+		t.Fatal(err)
+	}
+	roles := func() map[string]string {
+		s, _ := browserEval(stage, `Array.from(document.querySelectorAll('[data-testid=stage-candidate]'), (c) => c.dataset.identity + '=' + c.dataset.role).join(' ')`)
+		m := map[string]string{}
+		for _, f := range strings.Fields(s) {
+			id, role, _ := strings.Cut(f, "=")
+			m[id] = role
+		}
+		return m
+	}
+	leaderOn := func(m map[string]string) string {
+		for id, r := range m {
+			if r == "leader" {
+				return id
+			}
+		}
+		return ""
+	}
+	var first string
+	poll.Until(t, 30*time.Second, "one leader and two followers on the stage, with their rings", func() (bool, string) {
+		m := roles()
+		first = leaderOn(m)
+		n := 0
+		for _, id := range []string{"alice", "bob", "carol"} {
+			if m[id] == "follower" {
+				n++
+			}
+		}
+		rings, _ := browserEval(stage, `Array.from(document.querySelectorAll('[data-testid=stage-candidate]'), (c) => c.dataset.identity + ':' + Array.from(c.querySelectorAll('[data-testid=stage-ring]'), (r) => r.dataset.ring).join('+')).join(' ')`)
+		return first != "" && n == 2 && strings.Contains(rings, first+":expiry+renew") && strings.Count(rings, "expiry") == 3, fmt.Sprintf("%v rings %s", m, rings)
+	})
+	ledAt := time.Now()
+	seen := func() string { s, _ := browserEval(stage, `Array.from(window.reqSeen).sort().join(' ')`); return s }
+	poll.Until(t, 30*time.Second, "the leader's renewal drawn as a PUT answered 200", func() (bool, string) {
+		s := seen()
+		return strings.Contains(s, first+"|PUT|200"), s
+	})
+	browserScreenshot(t, stage, out, "stage.png")
+
+	// A client writes over a stale resourceVersion: its 409 bounces back on the stage.
+	l, err := ts.Client.CoordinationV1().Leases("default").Get(context.Background(), "stage", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.ResourceVersion = "1"
+	if _, err := ts.Client.CoordinationV1().Leases("default").Update(context.Background(), l, metav1.UpdateOptions{}); err == nil {
+		t.Fatal("an update at resourceVersion 1 succeeded")
+	}
+	poll.Until(t, 30*time.Second, "a client's PUT answered 409", func() (bool, string) {
+		s := seen()
+		return strings.Contains(s, "|PUT|409") && strings.Contains(strings.Join(mapValues(roles()), " "), "client"), s
+	})
+
+	// The leader is paused: another takes over; resumed, it believed it led meanwhile.
+	if err := chromedp.Do(tabs[first], chromedp.KeyEvent("p")); err != nil {
+		t.Fatal(err)
+	}
+	var second string
+	poll.Until(t, 30*time.Second, "the paused leader drawn paused, and another leading", func() (bool, string) {
+		m := roles()
+		second = leaderOn(m)
+		return m[first] == "paused" && second != "" && second != first, fmt.Sprint(m)
+	})
+	browserScreenshot(t, stage, out, "stage-paused.png")
+	if err := chromedp.Do(tabs[first], chromedp.KeyEvent("p")); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 30*time.Second, "the first leader's paused belief and the split-brain band", func() (bool, string) {
+		s, _ := browserEval(stage, `(() => {
+			const lane = document.querySelector('[data-testid=belief-lane][data-identity="`+first+`"]');
+			const beliefs = lane ? Array.from(lane.querySelectorAll('[data-testid=belief]'), (b) => b.dataset.belief).join(',') : 'no lane';
+			return beliefs + ' bands=' + document.querySelectorAll('[data-testid=overlap-band]').length;
+		})()`)
+		return strings.Contains(s, "leading,paused") && !strings.HasSuffix(s, "bands=0"), s
+	})
+
+	// The new leader is cut off (its requests hang): they end in a timeout.
+	if err := chromedp.Do(tabs[second], chromedp.KeyEvent("n")); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 30*time.Second, "the partitioned leader drawn cut off, its request timing out", func() (bool, string) {
+		s := seen()
+		return roles()[second] == "partitioned" && (strings.Contains(s, second+"|PUT|timeout") || strings.Contains(s, second+"|GET|timeout")), s
+	})
+	browserScreenshot(t, stage, out, "stage-partition.png")
+
+	// The moment the first leader led: the server draws the roles of then.
+	at := stageURL + "&at=" + url.QueryEscape(ledAt.UTC().Format(time.RFC3339Nano))
+	if err := chromedp.Do(stage, chromedp.Navigate(at)); err != nil {
+		t.Fatal(err)
+	}
+	if m := roles(); m[first] != "leader" {
+		t.Errorf("%s: roles %v, want %s leading", at, m, first)
+	}
+	if err := chromedp.Do(stage, chromedp.Navigate(stageURL+"&lang=zh"), chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := browserEval(stage, `document.querySelector('[data-testid=stage-server] .server-name').textContent`); s != "API 服务器" {
+		t.Errorf("Chinese stage: server named %q", s)
+	}
+	browserScreenshot(t, stage, out, "stage-phone-zh.png")
+}
+
+func mapValues(m map[string]string) []string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}

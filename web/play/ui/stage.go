@@ -1,0 +1,489 @@
+package ui
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/labstack/echo/v4"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/leaselab/leaselab/store"
+	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/wasm/tabproto"
+	"github.com/leaselab/leaselab/web/lease/judge"
+)
+
+// The stage (/stage?namespace=&lease=): one lease's election as one picture. The server draws
+// it (templates/stage.templ) from what it knows: the Lease, every candidate's last report (its
+// role, its timers, its requests), the requests of other clients seen at the API's door
+// (requestTap), and the candidates' recorded views as belief lanes. stage.js only swaps the
+// picture in when the server says it changed, and animates between: request dots and draining
+// rings, from the instants the picture carries.
+
+// The stage's frame: the server at the centre, candidates on an ellipse around it.
+const (
+	stageCX, stageCY = 500.0, 300.0
+	stageRX, stageRY = 390.0, 220.0
+	// stageRecent is how long an ended request stays in the picture.
+	stageRecent = 4 * time.Second
+	// stageLaneSpan is how much history the lanes hold; the page zooms within it.
+	stageLaneSpan = 5 * time.Minute
+)
+
+func stageURL(ns, name string) string {
+	return "/stage?" + url.Values{"namespace": {ns}, "lease": {name}}.Encode()
+}
+
+// stageParams are the lease the stage shows.
+func (u *UI) stageParams(c echo.Context) (ns, name string, err error) {
+	ns, name = c.QueryParam("namespace"), c.QueryParam("lease")
+	if ns == "" || name == "" {
+		return "", "", u.failSays(c, http.StatusBadRequest, i18n.Say("error.stageParams"))
+	}
+	if len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+		return "", "", u.failSays(c, http.StatusBadRequest, i18n.Say("error.noLease", ns+"/"+name))
+	}
+	return ns, name, nil
+}
+
+// stagePage serves /stage?namespace=NS&lease=NAME[&at=].
+func (u *UI) stagePage(c echo.Context) error {
+	ns, name, err := u.stageParams(c)
+	if ns == "" {
+		return err
+	}
+	m, ok, err := u.momentOfRequest(c)
+	if !ok {
+		return err
+	}
+	live, err := u.stageView(c.Request().Context(), ns, name, m)
+	if err != nil {
+		return u.failMoment(c, m.at, err)
+	}
+	q := url.Values{"namespace": {ns}, "lease": {name}}.Encode()
+	v := templates.StagePage{
+		Page:      u.page("", "stage"),
+		Namespace: ns, Name: name,
+		LiveURL:  "/stage/live?" + q,
+		WatchURL: "/stage/watch?" + q,
+		LeaseURL: leaseURL(ns, name),
+		Live:     live,
+	}
+	v.Page.TitleSays = i18n.Say("stage.title", ns+"/"+name)
+	v.Page.At = live.At
+	return u.render(c, http.StatusOK, templates.StagePageView(v))
+}
+
+// stageLive serves the picture alone, which stage.js swaps in.
+func (u *UI) stageLive(c echo.Context) error {
+	ns, name, err := u.stageParams(c)
+	if ns == "" {
+		return err
+	}
+	m, ok, err := u.momentOfRequest(c)
+	if !ok {
+		return err
+	}
+	live, err := u.stageView(c.Request().Context(), ns, name, m)
+	if err != nil {
+		return u.failMoment(c, m.at, err)
+	}
+	return u.render(c, http.StatusOK, templates.StageLiveView(live))
+}
+
+// stageWatch is a WebSocket that says when the stage of a lease changed: a candidate of its
+// namespace reported, or a request on the lease came or went. Changes coalesce: at most one
+// message every stageMinInterval, the newest state drawn when the page asks for it.
+func (u *UI) stageWatch(c echo.Context) error {
+	ns, name, err := u.stageParams(c)
+	if ns == "" {
+		return err
+	}
+	conn, err := acceptWS(c, 1024)
+	if err != nil {
+		return nil // Accept has answered
+	}
+	ctx, cancel := context.WithCancel(u.opts.Context)
+	defer cancel()
+	ctx = conn.CloseRead(ctx)
+	w := u.hub.addWatcher(ns)
+	defer u.hub.removeWatcher(w)
+	requests, unsubscribe := u.tap.subscribe(ns, name)
+	defer unsubscribe()
+	var version uint64
+	for {
+		version++
+		if wsWrite(ctx, conn, []byte(`{"v":`+strconv.FormatUint(version, 10)+`}`)) != nil {
+			return nil
+		}
+		// Look again at least once a second: the lanes move with time.
+		tick := time.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+		case <-w.notify:
+		case <-requests:
+		case <-tick.C:
+		}
+		tick.Stop()
+		if ctx.Err() != nil {
+			conn.Close(websocket.StatusNormalClosure, "")
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(stageMinInterval):
+		}
+	}
+}
+
+// stageMinInterval spaces the stage's redraws: a renewal changes every candidate at once.
+const stageMinInterval = 100 * time.Millisecond
+
+// stageView draws the stage of ns/name as of m.
+func (u *UI) stageView(ctx context.Context, ns, name string, m moment) (templates.StageLive, error) {
+	now := u.judgeTime(m)
+	s := templates.StageLive{NowMs: now.UnixMilli()}
+	if m.past() {
+		s.At = m.at.UTC().Format(momentLayout)
+	}
+	changes, err := u.hist.changes(ctx, ns, name)
+	if m.past() {
+		changes, err = u.hist.changesAt(ctx, ns, name, m.at)
+	}
+	if err != nil {
+		return s, err
+	}
+	if s.Record, err = u.stageRecord(ctx, ns, name, changes, m); err != nil {
+		return s, err
+	}
+	reps, err := u.stageReports(ctx, ns, name, m)
+	if err != nil {
+		return s, err
+	}
+	overlaps, vs, err := u.overlaps(ctx, ns, name, changes, now, m.past())
+	if err != nil {
+		return s, err
+	}
+	var seen []seenRequest
+	if !m.past() {
+		seen = u.tap.recent(ns, name, now.Add(-stageRecent))
+	}
+	s.Candidates, s.Requests = stageCast(reps, s.Record.Holder, seen, now)
+	terms := judge.TermsSeen(changes, vs, now)
+	s.Lanes = stageLanes(terms, vs, overlaps, now)
+	s.Caption = stageCaption(ns+"/"+name, terms, overlaps, vs, now)
+	return s, nil
+}
+
+// stageRecord is the Lease as the server held it at m.
+func (u *UI) stageRecord(ctx context.Context, ns, name string, changes []judge.Change, m moment) (templates.StageRecord, error) {
+	var r templates.StageRecord
+	if m.past() {
+		cur, l, ok, err := u.changeAsOf(ctx, ns, name, changes, m.at)
+		if err != nil || !ok {
+			return r, err
+		}
+		r = templates.StageRecord{Exists: true, Holder: cur.Holder, Transitions: cur.Transitions,
+			RV: strconv.FormatInt(cur.Revision, 10), DurationS: int32(cur.Duration / time.Second)}
+		if l != nil && l.Spec.RenewTime != nil {
+			r.RenewTime = l.Spec.RenewTime.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
+		}
+		return r, nil
+	}
+	l, err := u.getLease(ctx, ns, name)
+	if err != nil || l == nil {
+		return r, err
+	}
+	r = templates.StageRecord{Exists: true, RV: l.ResourceVersion}
+	if h := l.Spec.HolderIdentity; h != nil {
+		r.Holder = *h
+	}
+	if t := l.Spec.LeaseTransitions; t != nil {
+		r.Transitions = *t
+	}
+	if d := l.Spec.LeaseDurationSeconds; d != nil {
+		r.DurationS = *d
+	}
+	if l.Spec.RenewTime != nil {
+		r.RenewTime = l.Spec.RenewTime.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
+	}
+	return r, nil
+}
+
+// stageReport is a candidate's last report, with when the server received it.
+type stageReport struct {
+	tabproto.Report
+	stale      bool
+	receivedMs int64
+}
+
+// stageReports are the reports of the lease's candidates as of m: the connected tabs (and
+// native candidates, and lessons' members), or at a past moment their recorded views.
+func (u *UI) stageReports(ctx context.Context, ns, name string, m moment) ([]stageReport, error) {
+	var out []stageReport
+	if !m.past() {
+		for _, t := range u.hub.TabsIn(ns) {
+			if t.Lease == name {
+				out = append(out, stageReport{Report: t.Report, stale: t.Stale, receivedMs: t.ReceivedMs})
+			}
+		}
+		return out, nil
+	}
+	recs, err := u.viewsAt(ctx, m, ns)
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range recs {
+		if rec.Lease == name && rec.State != string(tabproto.StateStopped) {
+			out = append(out, stageReport{Report: rec.Report(), stale: rec.Stale, receivedMs: rec.ReceivedMs})
+		}
+	}
+	return out, nil
+}
+
+// stageRole is a candidate's one word on the stage: what stops it from acting first, then
+// whether it believes it leads, rightly or not.
+func stageRole(r tabproto.Report, stale bool) string {
+	switch {
+	case r.State == tabproto.StateStopped:
+		return "stopped"
+	case r.Faults.Paused:
+		return "paused"
+	case r.Faults.Partition != tabproto.PartitionNone:
+		return "partitioned"
+	case stale:
+		return "stale"
+	case r.Role == tabproto.RoleLeader:
+		return "leader"
+	}
+	return "follower"
+}
+
+// stageLink is how a candidate's link to the server is drawn.
+func stageLink(f tabproto.Faults) string {
+	switch {
+	case f.Partition != tabproto.PartitionNone:
+		return "cut"
+	case f.Paused:
+		return "frozen"
+	case f.LatencyMs > 0:
+		return "slow"
+	}
+	return ""
+}
+
+// stageCast places the candidates around the server and their requests between: every
+// reporting candidate, then the record's holder and the other clients seen at the door when
+// they are none of them (Role client).
+func stageCast(reps []stageReport, holder string, seen []seenRequest, now time.Time) ([]templates.StageCandidate, []templates.StageRequest) {
+	var cands []templates.StageCandidate
+	known := map[string]int{}
+	add := func(c templates.StageCandidate) int {
+		if i, ok := known[c.Identity]; ok {
+			return i
+		}
+		known[c.Identity] = len(cands)
+		cands = append(cands, c)
+		return len(cands) - 1
+	}
+	for _, r := range reps {
+		c := templates.StageCandidate{Identity: r.Identity, Role: stageRole(r.Report, r.stale), Link: stageLink(r.Faults), Faults: r.ActiveFaults}
+		if t := r.Timers; t != nil {
+			at := r.onServer
+			c.ExpiresAtMs, c.RenewByMs, c.RetryAtMs = at(t.ExpiresInMs), at(t.RenewByMs), at(t.RetryInMs)
+			c.LeaseMs, c.RenewDeadlineMs, c.RetryMs = t.LeaseMs, t.RenewDeadlineMs, t.RetryPeriodMs
+		}
+		add(c)
+	}
+	if holder != "" {
+		add(templates.StageCandidate{Identity: holder, Role: "client"})
+	}
+	for _, q := range seen {
+		add(templates.StageCandidate{Identity: q.who, Role: "client"})
+	}
+	placeOnEllipse(cands)
+	var reqs []templates.StageRequest
+	recent := now.Add(-stageRecent).UnixMilli()
+	for _, r := range reps {
+		c := cands[known[r.Identity]]
+		for _, f := range r.Flights {
+			q := templates.StageRequest{ID: r.Identity + "/" + strconv.FormatUint(f.ID, 10), Identity: r.Identity,
+				Verb: f.Verb, Outcome: f.Outcome, StartMs: r.ownToServer(f.StartMs), FromX: c.X, FromY: c.Y, Link: c.Link}
+			if f.EndMs != 0 {
+				q.EndMs = r.ownToServer(f.EndMs)
+				if q.EndMs < recent {
+					continue
+				}
+			}
+			reqs = append(reqs, q)
+		}
+	}
+	for _, q := range seen {
+		c := cands[known[q.who]]
+		reqs = append(reqs, templates.StageRequest{ID: "door/" + strconv.FormatUint(q.id, 10), Identity: q.who, Verb: q.verb,
+			Outcome: q.outcome(), StartMs: q.start.UnixMilli(), EndMs: q.endMs(), FromX: c.X, FromY: c.Y})
+	}
+	return cands, reqs
+}
+
+// onServer places a timer, milliseconds from the report's clock reading on the candidate's
+// own clock, on the server's clock; 0 stays 0 (not running).
+func (r stageReport) onServer(in int64) int64 {
+	if in == 0 {
+		return 0
+	}
+	return r.receivedMs + int64(float64(in)/r.rate())
+}
+
+// ownToServer places an instant of the candidate's own clock (Unix ms) on the server's.
+func (r stageReport) ownToServer(own int64) int64 {
+	return r.receivedMs + int64(float64(own-r.Clock)/r.rate())
+}
+
+func (r stageReport) rate() float64 {
+	if r.Faults.ClockRate > 0 {
+		return r.Faults.ClockRate
+	}
+	return 1
+}
+
+// placeOnEllipse spreads the candidates around the server, the first at the top.
+func placeOnEllipse(cands []templates.StageCandidate) {
+	n := float64(len(cands))
+	for i := range cands {
+		a := -math.Pi/2 + 2*math.Pi*float64(i)/n
+		cands[i].X = stageCX + stageRX*math.Cos(a)
+		cands[i].Y = stageCY + stageRY*math.Sin(a)
+	}
+}
+
+// stageLanes are the record lane, the belief lanes and the split brains over the last
+// stageLaneSpan (or since the lease's story began, when that is shorter).
+func stageLanes(terms []judge.Term, vs []judge.View, overlaps []judge.Overlap, now time.Time) templates.StageLanes {
+	from := now.Add(-stageLaneSpan)
+	first := now
+	for _, t := range terms {
+		first = minTime(first, t.Start)
+	}
+	for _, v := range vs {
+		first = minTime(first, v.At)
+	}
+	from = maxTime(from, first.Add(-time.Second))
+	if !now.After(from) {
+		from = now.Add(-10 * time.Second)
+	}
+	span := float64(now.Sub(from))
+	x := func(t time.Time) float64 { return math.Max(0, math.Min(100, float64(t.Sub(from))*100/span)) }
+	seg := func(kind, holder string, a, b time.Time, title string) templates.StageSegment {
+		return templates.StageSegment{Kind: kind, Holder: holder, X: x(a), W: x(b) - x(a), FromMs: a.UnixMilli(), ToMs: b.UnixMilli(), Title: title}
+	}
+	l := templates.StageLanes{FromMs: from.UnixMilli(), ToMs: now.UnixMilli()}
+	for _, t := range terms {
+		end := t.End
+		if end.IsZero() {
+			end = now
+		}
+		if end.Before(from) {
+			continue
+		}
+		l.Record = append(l.Record, seg("held", t.Holder, t.Start, end, t.Holder))
+		// A hold that ran out is drawn healthy until it ran out, then as a gap until someone
+		// took the lease.
+		if t.Ended == judge.EndExpired {
+			next := t.NextAt
+			if next.IsZero() {
+				next = now
+			}
+			l.Record = append(l.Record, seg("expired", t.Holder, end, next, t.Holder))
+		}
+	}
+	order, lanes := judge.Beliefs(vs, from, now)
+	for _, id := range order {
+		lane := templates.StageLane{Identity: id}
+		for _, b := range lanes[id] {
+			lane.Segments = append(lane.Segments, seg(b.Belief, "", maxTime(b.From, from), b.To, ""))
+		}
+		l.Beliefs = append(l.Beliefs, lane)
+	}
+	for _, o := range overlaps {
+		end := o.End
+		if end.IsZero() {
+			end = now
+		}
+		if end.Before(from) {
+			continue
+		}
+		l.Overlaps = append(l.Overlaps, seg("split-brain", "", maxTime(o.Start, from), end, ""))
+	}
+	l.Ticks = stageTicks(from, now, x)
+	return l
+}
+
+// stageTicks labels the lanes' time about every sixth of their span, on round seconds.
+func stageTicks(from, to time.Time, x func(time.Time) float64) []templates.StageTick {
+	step := time.Second
+	for _, s := range []time.Duration{2, 5, 10, 15, 30, 60, 120, 300} {
+		if to.Sub(from)/(s*time.Second) <= 6 {
+			step = s * time.Second
+			break
+		}
+		step = s * time.Second
+	}
+	var out []templates.StageTick
+	for t := from.Truncate(step).Add(step); t.Before(to); t = t.Add(step) {
+		out = append(out, templates.StageTick{X: x(t), Label: clockTime(t)})
+	}
+	return out
+}
+
+// stageCaption is the newest line the judge tells of the lease by now, short: what just
+// happened. A split brain is told as it began (the lease page explains it at length), and a
+// candidate's role changes are lines too (a pause, a cut, a stop).
+func stageCaption(lease string, terms []judge.Term, overlaps []judge.Overlap, vs []judge.View, now time.Time) i18n.Text {
+	told := append(judge.Tell(lease, terms), judge.TellRoles(lease, vs)...)
+	for _, t := range judge.TellOverlaps(lease, overlaps) {
+		if slices.ContainsFunc(overlaps, func(o judge.Overlap) bool { return o.Start.Equal(t.At) }) {
+			told = append(told, t)
+		}
+	}
+	var newest *judge.Told
+	for i, t := range told {
+		if t.KnownAt().After(now) {
+			continue
+		}
+		if newest == nil || !t.KnownAt().Before(newest.KnownAt()) {
+			newest = &told[i]
+		}
+	}
+	if newest == nil {
+		return i18n.Text{}
+	}
+	return says(newest.Says)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// getLease is the lease ns/name as stored now; nil when there is none.
+func (u *UI) getLease(ctx context.Context, ns, name string) (*coordinationv1.Lease, error) {
+	o, err := u.store.Get(ctx, store.Key{Resource: u.leases.StorageResource(), Namespace: ns, Name: name})
+	switch {
+	case notFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return u.decodeLease(o)
+}

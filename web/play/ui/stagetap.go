@@ -1,0 +1,246 @@
+package ui
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/leaselab/leaselab/web/api/request"
+)
+
+// CandidateHeader names the candidate that sends a request: the browser candidate and the
+// lessons' members set it, so that the stage draws their requests as they report them (with
+// what never reached the server) rather than twice.
+const CandidateHeader = "X-Leaselab-Candidate"
+
+// requestTap sees every request on a Lease at the API's door, after authentication: who sent
+// it, its verb, its status and how long it took. It keeps the newest few of each lease in
+// memory, for the stage, and wakes the stages that follow the lease. It costs a renewal a
+// map lookup and a short lock.
+type requestTap struct {
+	now func() time.Time
+
+	mu     sync.Mutex
+	seq    uint64
+	leases map[tapKey]*tapLease
+}
+
+type tapKey struct{ namespace, name string }
+
+// tapLease is what the tap holds of one lease: its newest requests and its followers.
+type tapLease struct {
+	recent []seenRequest // oldest first, at most tapKeep
+	subs   map[chan struct{}]struct{}
+}
+
+// tapKeep bounds the requests kept of one lease: the stage draws only the last few seconds'.
+const tapKeep = 32
+
+// maxTapLeases bounds the leases the tap remembers; beyond it, a lease nobody follows is
+// forgotten first.
+const maxTapLeases = 4096
+
+// seenRequest is one request on a lease as the server saw it.
+type seenRequest struct {
+	id     uint64
+	who    string // the client's name (its User-Agent's product)
+	verb   string // GET, PUT, POST, PATCH, DELETE
+	start  time.Time
+	end    time.Time // zero while it runs
+	status int
+}
+
+func (q seenRequest) outcome() string {
+	if q.end.IsZero() {
+		return ""
+	}
+	return strconv.Itoa(q.status)
+}
+
+func (q seenRequest) endMs() int64 {
+	if q.end.IsZero() {
+		return 0
+	}
+	return q.end.UnixMilli()
+}
+
+func newRequestTap(now func() time.Time) *requestTap {
+	return &requestTap{now: now, leases: map[tapKey]*tapLease{}}
+}
+
+// middleware is the tap, at the door of every request.
+func (t *requestTap) middleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		ri, ok := request.InfoFrom(r.Context())
+		if !ok || !ri.IsResourceRequest || ri.Resource != "leases" || ri.Group != "coordination.k8s.io" || ri.Namespace == "" || ri.Subresource != "" {
+			return next(c)
+		}
+		verb := tapVerb(ri.Verb)
+		if verb == "" {
+			return next(c)
+		}
+		key := tapKey{ri.Namespace, ri.Name}
+		if r.Header.Get(CandidateHeader) != "" {
+			// A candidate reports its own requests; a write still changes the stage.
+			err := next(c)
+			if verb != "GET" {
+				t.wake(key)
+			}
+			return err
+		}
+		id := t.begin(key, clientName(r.UserAgent()), verb)
+		err := next(c)
+		status := c.Response().Status
+		if err != nil {
+			status = statusOf(err)
+		}
+		t.finish(key, id, status)
+		return err
+	}
+}
+
+// tapVerb is the HTTP method the stage draws for an API verb on one lease; "" for the verbs
+// it does not draw (lists, watches, collections).
+func tapVerb(verb string) string {
+	switch verb {
+	case "get":
+		return "GET"
+	case "create":
+		return "POST"
+	case "update":
+		return "PUT"
+	case "patch":
+		return "PATCH"
+	case "delete":
+		return "DELETE"
+	}
+	return ""
+}
+
+// statusOf is the status code a handler's error is answered with.
+func statusOf(err error) int {
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		return he.Code
+	}
+	var sc interface{ Status() int }
+	if errors.As(err, &sc) {
+		return sc.Status()
+	}
+	code, _ := errorOf(err)
+	return code
+}
+
+// clientName is the product of a User-Agent ("kubectl" of "kubectl/v1.36.0 (linux/amd64)"),
+// cut short: how the stage names a client that is not a candidate.
+func clientName(ua string) string {
+	name, _, _ := strings.Cut(ua, "/")
+	name, _, _ = strings.Cut(name, " ")
+	if name == "" {
+		name = "client"
+	}
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	return name
+}
+
+func (t *requestTap) leaseLocked(key tapKey) *tapLease {
+	l := t.leases[key]
+	if l == nil {
+		if len(t.leases) >= maxTapLeases {
+			for k, o := range t.leases {
+				if len(o.subs) == 0 {
+					delete(t.leases, k)
+					break
+				}
+			}
+		}
+		l = &tapLease{subs: map[chan struct{}]struct{}{}}
+		t.leases[key] = l
+	}
+	return l
+}
+
+func (t *requestTap) begin(key tapKey, who, verb string) uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seq++
+	l := t.leaseLocked(key)
+	l.recent = append(l.recent, seenRequest{id: t.seq, who: who, verb: verb, start: t.now()})
+	if n := len(l.recent); n > tapKeep {
+		l.recent = append(l.recent[:0], l.recent[n-tapKeep:]...)
+	}
+	l.wakeLocked()
+	return t.seq
+}
+
+func (t *requestTap) finish(key tapKey, id uint64, status int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l := t.leases[key]
+	if l == nil {
+		return
+	}
+	for i := range l.recent {
+		if l.recent[i].id == id {
+			l.recent[i].end, l.recent[i].status = t.now(), status
+		}
+	}
+	l.wakeLocked()
+}
+
+func (t *requestTap) wake(key tapKey) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if l := t.leases[key]; l != nil {
+		l.wakeLocked()
+	}
+}
+
+func (l *tapLease) wakeLocked() {
+	for ch := range l.subs {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// recent are the requests on ns/name in flight, or ended since since.
+func (t *requestTap) recent(ns, name string, since time.Time) []seenRequest {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l := t.leases[tapKey{ns, name}]
+	if l == nil {
+		return nil
+	}
+	var out []seenRequest
+	for _, q := range l.recent {
+		if q.end.IsZero() || !q.end.Before(since) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// subscribe is woken by every request on ns/name (and every write of a candidate's).
+func (t *requestTap) subscribe(ns, name string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	key := tapKey{ns, name}
+	t.mu.Lock()
+	t.leaseLocked(key).subs[ch] = struct{}{}
+	t.mu.Unlock()
+	return ch, func() {
+		t.mu.Lock()
+		if l := t.leases[key]; l != nil {
+			delete(l.subs, ch)
+		}
+		t.mu.Unlock()
+	}
+}
