@@ -53,6 +53,10 @@ type Scenario struct {
 	Timings    Timings
 	// Error is a refusal to show (a bad seed or speed, a failed start).
 	Error string
+	// Stage is the lesson's lease as the stage draws it, followed at StageLiveURL and
+	// StageWatchURL.
+	Stage                       StageLive
+	StageLiveURL, StageWatchURL string
 }
 
 // ScenarioLive is the part of a scenario page that follows the run.

@@ -96,7 +96,7 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 	}
 	browserScreenshot(t, tab, out, "leader-crash-end-1280.png")
 
-	// Presenter mode (F): the candidates in one row, the narration as a caption.
+	// Presenter mode (F): the stage in the centre, the narration as a caption.
 	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.KeyEvent("f")); err != nil {
 		t.Fatal(err)
 	}
@@ -111,21 +111,22 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	browserScreenshot(t, tab, out, "leader-crash-390.png")
-	// Presenter mode on a phone: the candidates one per row (three side by side squeezed each
-	// to a third of the screen, their role badges over their names), none off the screen.
+	// Presenter mode on a phone: the stage is the centre, every candidate on it within the
+	// screen, and the caption follows the status line rather than covering it.
 	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.KeyEvent("f")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := browserWait(10*time.Second, func() (bool, string) {
-		s, _ := browserEval(tab, `document.body.classList.contains('present') + ' ' + [...document.querySelectorAll('[data-testid="member"]')].map((m) => { const r = m.getBoundingClientRect(); return Math.round(r.right) + '/' + innerWidth + '/' + (r.width > innerWidth * 0.6); }).join(' ')`)
-		fits := strings.HasPrefix(s, "true ")
-		for _, f := range strings.Fields(s)[1:] {
+		s, _ := browserEval(tab, `document.body.classList.contains('present') + ' ' + [...document.querySelectorAll('[data-testid="stage-candidate"]')].map((m) => { const r = m.getBoundingClientRect(); return Math.round(r.left) + '/' + Math.round(r.right) + '/' + innerWidth; }).join(' ')`)
+		fields := strings.Fields(s)
+		fits := len(fields) >= 4 && fields[0] == "true" // three members at least
+		for _, f := range fields[1:] {
 			p := strings.Split(f, "/")
-			ri, _ := strconv.Atoi(p[0])
-			wi, _ := strconv.Atoi(p[1])
-			fits = fits && len(p) == 3 && ri <= wi && p[2] == "true"
+			le, _ := strconv.Atoi(p[0])
+			ri, _ := strconv.Atoi(p[1])
+			wi, _ := strconv.Atoi(p[2])
+			fits = fits && len(p) == 3 && le >= 0 && ri <= wi
 		}
-		// The caption follows the status line rather than covering it.
 		c, _ := browserEval(tab, `String(document.querySelector('[data-testid="caption"]').getBoundingClientRect().top >= document.querySelector('[data-testid="scenario-status"]').getBoundingClientRect().bottom)`)
 		return fits && c == "true", s + " caption below the status: " + c
 	}); err != nil {

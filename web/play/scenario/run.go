@@ -347,6 +347,7 @@ func (r *Run) observeLocked(m *member, s candidate.Snapshot, now time.Time) tabp
 		rep.RoleSince = max(rep.RoleSince, rep.Clock-now.Sub(m.workUntil).Milliseconds())
 	}
 	rescaleRoleSince(&rep, r.clock.Rate())
+	rescaleStage(&rep, r.clock.Rate())
 	if rep.Role != m.role {
 		m.role = rep.Role
 		role := string(rep.Role)
@@ -373,6 +374,34 @@ func rescaleRoleSince(rep *tabproto.Report, speed float64) {
 	if speed > 0 && speed != 1 && rep.RoleSince > 0 && rep.RoleSince <= rep.Clock {
 		rep.RoleSince = rep.Clock - int64(float64(rep.Clock-rep.RoleSince)/speed)
 	}
+}
+
+// rescaleStage puts a report's timers and requests at the server's pace, as rescaleRoleSince
+// does its role change: the stage places them by how far they are from the report's clock
+// reading, taken as the server's milliseconds.
+func rescaleStage(rep *tabproto.Report, speed float64) {
+	if speed <= 0 || speed == 1 {
+		return
+	}
+	scale := func(ms int64) int64 { return int64(float64(ms) / speed) }
+	if t := rep.Timers; t != nil {
+		cp := *t
+		cp.ExpiresInMs, cp.RenewByMs, cp.RetryInMs = scale(t.ExpiresInMs), scale(t.RenewByMs), scale(t.RetryInMs)
+		cp.LeaseMs, cp.RenewDeadlineMs, cp.RetryPeriodMs = scale(t.LeaseMs), scale(t.RenewDeadlineMs), scale(t.RetryPeriodMs)
+		rep.Timers = &cp
+	}
+	if len(rep.Flights) == 0 {
+		return
+	}
+	flights := make([]tabproto.Flight, len(rep.Flights))
+	for i, f := range rep.Flights {
+		f.StartMs = rep.Clock - scale(rep.Clock-f.StartMs)
+		if f.EndMs != 0 {
+			f.EndMs = rep.Clock - scale(rep.Clock-f.EndMs)
+		}
+		flights[i] = f
+	}
+	rep.Flights = flights
 }
 
 func (r *Run) member(id string) *candidate.Candidate {

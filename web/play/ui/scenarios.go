@@ -256,29 +256,35 @@ func (u *UI) scenarioView(c echo.Context, sc *scenario.Scenario, seed uint64, sp
 		keep.Set("present", "1")
 	}
 	v := templates.Scenario{
-		Page:         u.page(sc.Title.In(lang), "scenarios"),
-		Name:         sc.Name,
-		Title:        sc.Title.In(lang),
-		Summary:      sc.Summary.In(lang),
-		Seed:         seedText,
-		Speed:        speedText(speed),
-		Speeds:       speedsOf(sc),
-		Present:      present,
-		Namespace:    ns,
-		Lease:        sc.Lease,
-		LeaseURL:     leaseURL(ns, sc.Lease),
-		DashboardURL: "/?namespace=" + url.QueryEscape(ns),
-		JoinURL:      "/play?namespace=" + url.QueryEscape(ns) + "&lease=" + url.QueryEscape(sc.Lease) + scenarioTimings(sc) + scenarioMode(sc),
-		ShareURL:     scenarioURL(sc.Name, seed, speed, nil),
-		OtherSeedURL: scenarioURL(sc.Name, seed+1, speed, keep),
-		Actions:      base,
-		LiveURL:      base + "/live?seed=" + seedText,
-		WatchURL:     base + "/watch?seed=" + seedText,
-		MayControl:   u.mayRunScenarios(c.Request()),
-		Live:         u.scenarioLive(ctx, sc, run, ns),
+		Page:          u.page(sc.Title.In(lang), "scenarios"),
+		Name:          sc.Name,
+		Title:         sc.Title.In(lang),
+		Summary:       sc.Summary.In(lang),
+		Seed:          seedText,
+		Speed:         speedText(speed),
+		Speeds:        speedsOf(sc),
+		Present:       present,
+		Namespace:     ns,
+		Lease:         sc.Lease,
+		LeaseURL:      leaseURL(ns, sc.Lease),
+		DashboardURL:  "/?namespace=" + url.QueryEscape(ns),
+		JoinURL:       "/play?namespace=" + url.QueryEscape(ns) + "&lease=" + url.QueryEscape(sc.Lease) + scenarioTimings(sc) + scenarioMode(sc),
+		ShareURL:      scenarioURL(sc.Name, seed, speed, nil),
+		OtherSeedURL:  scenarioURL(sc.Name, seed+1, speed, keep),
+		Actions:       base,
+		LiveURL:       base + "/live?seed=" + seedText,
+		WatchURL:      base + "/watch?seed=" + seedText,
+		MayControl:    u.mayRunScenarios(c.Request()),
+		Live:          u.scenarioLive(ctx, sc, run, ns),
+		StageLiveURL:  "/stage/live?" + url.Values{"namespace": {ns}, "lease": {sc.Lease}}.Encode(),
+		StageWatchURL: "/stage/watch?" + url.Values{"namespace": {ns}, "lease": {sc.Lease}}.Encode(),
 		Timings: timingsView(timings.Check(timings.Settings{
 			LeaseDuration: sc.LeaseDuration, RenewDeadline: sc.RenewDeadline, RetryPeriod: sc.RetryPeriod,
 		})),
+	}
+	var err error
+	if v.Stage, err = u.stageView(ctx, ns, sc.Lease, moment{}); err != nil {
+		u.log.Warn("lesson stage", slog.String("scenario", sc.Name), slog.Any("error", err))
 	}
 	return v
 }

@@ -31,7 +31,7 @@ import (
 // The stage's frame: the server at the centre, candidates on an ellipse around it.
 const (
 	stageCX, stageCY = 500.0, 300.0
-	stageRX, stageRY = 390.0, 220.0
+	stageRX, stageRY = 360.0, 220.0
 	// stageRecent is how long an ended request stays in the picture.
 	stageRecent = 4 * time.Second
 	// stageLaneSpan is how much history the lanes hold; the page zooms within it.

@@ -85,8 +85,9 @@ func (t *requestTap) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		key := tapKey{ri.Namespace, ri.Name}
-		if r.Header.Get(CandidateHeader) != "" {
-			// A candidate reports its own requests; a write still changes the stage.
+		if r.Header.Get(CandidateHeader) != "" || request.InProcess(r.Context()) {
+			// A candidate reports its own requests, and the server's own reads (its screens, its
+			// lessons' judge) are no one's on the stage; a write still changes it.
 			err := next(c)
 			if verb != "GET" {
 				t.wake(key)

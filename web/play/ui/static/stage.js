@@ -50,7 +50,10 @@
     const link = g.dataset.link;
     const outcome = g.dataset.outcome;
     const leg = link === 'slow' ? SLOW_LEG : LEG;
-    const reach = link === 'cut' ? 0.5 : 0.78; // the cut, or the server's edge
+    // Out to the cut, or to the server's edge (its box is 300 by 160, centred).
+    const dx = Math.abs(CX - x), dy = Math.abs(CY - y);
+    const edge = 1 - Math.min(dx ? 164 / dx : 1, dy ? 94 / dy : 1);
+    const reach = link === 'cut' ? 0.5 : Math.min(0.95, Math.max(0.3, edge));
     const at = (p) => [x + (CX - x) * p, y + (CY - y) * p];
     if (reduce.matches) { // a tick at the candidate: no travel
       const [tx, ty] = at(0.22);
