@@ -56,6 +56,9 @@ type StageCandidate struct {
 	LeaseMs, RenewDeadlineMs, RetryMs int64
 	// Faults are its active faults in words.
 	Faults []string
+	// Count, when not 0, makes this a crowd: that many candidates of one role, drawn as one
+	// (Identity is "+N"), with Requests in flight or just ended among them.
+	Count, Requests int
 }
 
 // StageRequest is one request on the lease: a candidate's, as it reported it (a request that

@@ -37,6 +37,9 @@ var stageMessages = map[string]Text{
 	"stage.quiet":              {En: "Nothing has happened yet: open a candidate tab.", Zh: "尚无动静：打开一个候选者标签页。"},
 	"stage.aria":               {En: "The election of %s: the API server in the middle, its candidates around it", Zh: "%s 的选举：中间是 API 服务器，周围是候选者"},
 	"stage.candidateAria":      {En: "%s, %s", Zh: "%s，%s"},
+	"stage.crowd":              {En: "%d more", Zh: "另外 %d 个"},
+	"stage.crowdAria":          {En: "%d more candidates, %s", Zh: "另外 %d 个候选者，%s"},
+	"stage.crowdRequests":      {En: "%d requests", Zh: "%d 个请求"},
 	"stage.leasePage":          {En: "Lease page", Zh: "租约页面"},
 }
 

@@ -144,8 +144,10 @@ func (u *UI) stageWatch(c echo.Context) error {
 	}
 }
 
-// stageMinInterval spaces the stage's redraws: a renewal changes every candidate at once.
-const stageMinInterval = 100 * time.Millisecond
+// stageMinInterval spaces the stage's redraws: a renewal changes every candidate at once, and
+// a room of phones reports all the time. Between redraws the page moves what the picture
+// carries (requests, rings) on its own.
+const stageMinInterval = 250 * time.Millisecond
 
 // stageView draws the stage of ns/name as of m.
 func (u *UI) stageView(ctx context.Context, ns, name string, m moment) (templates.StageLive, error) {
@@ -176,9 +178,13 @@ func (u *UI) stageView(ctx context.Context, ns, name string, m moment) (template
 	if !m.past() {
 		seen = u.tap.recent(ns, name, now.Add(-stageRecent))
 	}
-	s.Candidates, s.Requests = stageCast(reps, s.Record.Holder, seen, now)
+	shown, crowds := stageCrowd(reps, now)
+	s.Candidates, s.Requests = stageCast(shown, s.Record.Holder, seen, now)
+	s.Candidates = append(s.Candidates, crowds...)
+	placeOnEllipse(s.Candidates)
+	placeRequests(s.Candidates, s.Requests)
 	terms := judge.TermsSeen(changes, vs, now)
-	s.Lanes = stageLanes(terms, vs, overlaps, now)
+	s.Lanes = stageLanes(terms, laneViews(vs, shown, len(crowds) > 0), overlaps, now)
 	s.Caption = stageCaption(ns+"/"+name, terms, overlaps, vs, now)
 	return s, nil
 }
@@ -309,14 +315,13 @@ func stageCast(reps []stageReport, holder string, seen []seenRequest, now time.T
 	for _, q := range seen {
 		add(templates.StageCandidate{Identity: q.who, Role: "client"})
 	}
-	placeOnEllipse(cands)
 	var reqs []templates.StageRequest
 	recent := now.Add(-stageRecent).UnixMilli()
 	for _, r := range reps {
-		c := cands[known[r.Identity]]
+		link := cands[known[r.Identity]].Link
 		for _, f := range r.Flights {
 			q := templates.StageRequest{ID: r.Identity + "/" + strconv.FormatUint(f.ID, 10), Identity: r.Identity,
-				Verb: f.Verb, Outcome: f.Outcome, StartMs: r.ownToServer(f.StartMs), FromX: c.X, FromY: c.Y, Link: c.Link}
+				Verb: f.Verb, Outcome: f.Outcome, StartMs: r.ownToServer(f.StartMs), Link: link}
 			if f.EndMs != 0 {
 				q.EndMs = r.ownToServer(f.EndMs)
 				if q.EndMs < recent {
@@ -327,11 +332,95 @@ func stageCast(reps []stageReport, holder string, seen []seenRequest, now time.T
 		}
 	}
 	for _, q := range seen {
-		c := cands[known[q.who]]
 		reqs = append(reqs, templates.StageRequest{ID: "door/" + strconv.FormatUint(q.id, 10), Identity: q.who, Verb: q.verb,
-			Outcome: q.outcome(), StartMs: q.start.UnixMilli(), EndMs: q.endMs(), FromX: c.X, FromY: c.Y})
+			Outcome: q.outcome(), StartMs: q.start.UnixMilli(), EndMs: q.endMs()})
 	}
 	return cands, reqs
+}
+
+// stageMaxShown is how many candidates the stage draws one by one; beyond it the rest are
+// drawn as a crowd per role, so that a room of a thousand phones stays one picture that the
+// page can redraw.
+const stageMaxShown = 24
+
+// stageCrowd splits the reports into those drawn one by one (whoever leads, believes it leads
+// wrongly or is faulted first, then in order) and a crowd per role of the rest, with how many
+// requests the crowd has in flight or just ended.
+func stageCrowd(reps []stageReport, now time.Time) ([]stageReport, []templates.StageCandidate) {
+	if len(reps) <= stageMaxShown {
+		return reps, nil
+	}
+	rank := func(r stageReport) int {
+		switch stageRole(r.Report, r.stale) {
+		case "leader", "stale":
+			return 0
+		case "paused", "partitioned":
+			return 1
+		}
+		return 2
+	}
+	sorted := slices.Clone(reps)
+	slices.SortStableFunc(sorted, func(a, b stageReport) int { return rank(a) - rank(b) })
+	shown, rest := sorted[:stageMaxShown], sorted[stageMaxShown:]
+	byRole := map[string]*templates.StageCandidate{}
+	var crowds []templates.StageCandidate
+	var order []string
+	recent := now.Add(-stageRecent).UnixMilli()
+	for _, r := range rest {
+		role := stageRole(r.Report, r.stale)
+		c := byRole[role]
+		if c == nil {
+			c = &templates.StageCandidate{Role: role}
+			byRole[role] = c
+			order = append(order, role)
+		}
+		c.Count++
+		for _, f := range r.Flights {
+			if f.EndMs == 0 || r.ownToServer(f.EndMs) >= recent {
+				c.Requests++
+			}
+		}
+	}
+	for _, role := range order {
+		c := byRole[role]
+		c.Identity = "+" + strconv.Itoa(c.Count)
+		crowds = append(crowds, *c)
+	}
+	return shown, crowds
+}
+
+// laneViews are the views whose candidates have a belief lane: all of them, or with a crowd,
+// those drawn one by one.
+func laneViews(vs []judge.View, shown []stageReport, crowd bool) []judge.View {
+	if !crowd {
+		return vs
+	}
+	ids := make(map[string]bool, len(shown))
+	for _, r := range shown {
+		ids[r.Identity] = true
+	}
+	var out []judge.View
+	for _, v := range vs {
+		if ids[v.Identity] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// placeRequests starts each request at its candidate's place.
+func placeRequests(cands []templates.StageCandidate, reqs []templates.StageRequest) {
+	at := make(map[string]int, len(cands))
+	for i, c := range cands {
+		if c.Count == 0 {
+			at[c.Identity] = i
+		}
+	}
+	for i := range reqs {
+		if j, ok := at[reqs[i].Identity]; ok {
+			reqs[i].FromX, reqs[i].FromY = cands[j].X, cands[j].Y
+		}
+	}
 }
 
 // onServer places a timer, milliseconds from the report's clock reading on the candidate's

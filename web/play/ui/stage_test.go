@@ -95,3 +95,36 @@ func TestRequestTap(t *testing.T) {
 		t.Errorf("seen %+v", got)
 	}
 }
+
+// TestStageCrowd: beyond stageMaxShown candidates the stage draws the leader and the faulted
+// one by one, and the rest as a crowd per role that counts them.
+func TestStageCrowd(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	tu := mustNewUI(t, now)
+	const n = stageMaxShown + 30
+	for i := range n {
+		seat := tu.hub.Enter(TabUser{}, func(tabproto.Command) error { return nil })
+		r := tabproto.Report{Identity: "c" + strconv.Itoa(i), Namespace: "default", Lease: "room", State: tabproto.StateFollower,
+			Role: tabproto.RoleFollower, Holder: "c53", Clock: now.UnixMilli()}
+		if i == n-1 { // the last to connect leads: it is drawn all the same
+			r.State, r.Role = tabproto.StateLeader, tabproto.RoleLeader
+		}
+		if i == n-2 {
+			r.State, r.Faults.Paused = tabproto.StatePaused, true
+		}
+		seat.Report(r)
+	}
+	doc := tu.mustGetDoc(t, "/stage?namespace=default&lease=room", http.StatusOK)
+	if got := doc.Find(`[data-testid=stage-candidate]`).Length(); got != stageMaxShown {
+		t.Errorf("%d candidates drawn one by one, want %d", got, stageMaxShown)
+	}
+	for _, id := range []string{"c53", "c52"} {
+		if doc.Find(`[data-testid=stage-candidate][data-identity=`+id+`]`).Length() != 1 {
+			t.Errorf("%s (leading or paused) is not drawn", id)
+		}
+	}
+	crowd := doc.Find(`[data-testid=stage-crowd]`)
+	if crowd.Length() != 1 || crowd.AttrOr("data-role", "") != "follower" || crowd.AttrOr("data-count", "") != strconv.Itoa(n-stageMaxShown) {
+		t.Errorf("crowd: %d, role %q, count %q", crowd.Length(), crowd.AttrOr("data-role", ""), crowd.AttrOr("data-count", ""))
+	}
+}

@@ -76,19 +76,28 @@
     return { x: px, y: py, opacity: q < 1 ? 1 : 1 - clamp((now - back - leg) / FADE) };
   }
 
+  // What moves, looked up once per picture rather than every frame.
+  let cachedLive = null;
+  let reqs = [];
+  let rings = [];
   function frame() {
     const now = LL.serverNow();
     const live = document.getElementById('stage-live');
+    if (live !== cachedLive) {
+      cachedLive = live;
+      reqs = live ? Array.from(live.querySelectorAll('.stage-req')) : [];
+      rings = live ? Array.from(live.querySelectorAll('.ring')) : [];
+    }
     if (live) {
       const shown = live.dataset.at ? +live.dataset.nowMs : now;
-      for (const g of live.querySelectorAll('.stage-req')) {
+      for (const g of reqs) {
         const p = place(g, shown);
         g.setAttribute('transform', 'translate(' + p.x.toFixed(1) + ' ' + p.y.toFixed(1) + ')');
         g.style.opacity = p.opacity.toFixed(2);
         const k = kindOf(g.dataset.outcome);
         if (g.dataset.kind !== k) g.dataset.kind = k;
       }
-      for (const r of live.querySelectorAll('.ring')) {
+      for (const r of rings) {
         const left = clamp((+r.dataset.dueMs - shown) / +r.dataset.spanMs);
         r.setAttribute('stroke-dasharray', (left * 100).toFixed(1) + ' 100');
         r.classList.toggle('ring-low', left < 0.25);
