@@ -162,6 +162,9 @@ type LeaseCard struct {
 	Remaining         string
 	Strategy          string
 	PreferredHolder   string
+	// Cast are the lease's connected candidates and their roles, as the stage words them: who
+	// leads, who follows, who is stale or faulted, above the fold.
+	Cast []CastMember
 	// Candidates counts LeaseCandidates naming this lease; Tabs the connected candidate tabs.
 	Candidates int
 	Tabs       int
@@ -550,4 +553,19 @@ type ErrorPage struct {
 	Message string
 	// MessageSays is Message in both languages; Message alone when zero.
 	MessageSays i18n.Text
+}
+
+// CastMember is one candidate on a lease card: its identity and its role as the stage words it
+// (leader, follower, stale, paused, partitioned, stopped).
+type CastMember struct {
+	Identity, Role string
+}
+
+// CastRole is a tab's role as the stage and the cards word it: a leader whose record names
+// another is stale; otherwise its state (dashboard.js has the same rule).
+func CastRole(state string, stale bool) string {
+	if stale && state == "leader" {
+		return "stale"
+	}
+	return state
 }

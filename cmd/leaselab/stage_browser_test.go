@@ -79,6 +79,19 @@ func TestBrowserStage(t *testing.T) {
 	})
 	browserScreenshot(t, stage, out, "stage.png")
 
+	// The dashboard shows the same roles on the lease's card, above the fold, one click from
+	// the stage.
+	dash, _ := openBrowserTab(t, browser, ts.URL+"/?namespace=default")
+	poll.Until(t, 30*time.Second, "the card's cast, above the fold", func() (bool, string) {
+		s, _ := browserEval(dash, `(() => { const card = document.querySelector('[data-lease-card][data-name=stage]'); if (!card) return 'no card';
+			const chips = [...card.querySelectorAll('[data-testid=card-cast] li')];
+			return chips.map((c) => c.dataset.identity + '=' + c.dataset.role + (c.getBoundingClientRect().bottom <= innerHeight ? '' : '(below)')).sort().join(' ') + ' | ' + card.querySelector('[data-testid=open-stage]').getAttribute('href'); })()`)
+		chips, _, _ := strings.Cut(s, " | ")
+		return strings.Count(chips, "=") == 3 && strings.Contains(chips, first+"=leader") && !strings.Contains(s, "below") &&
+			strings.HasSuffix(s, "| /stage?lease=stage&namespace=default"), s
+	})
+	browserScreenshot(t, dash, out, "dashboard-cast.png")
+
 	// A client writes over a stale resourceVersion: its 409 bounces back on the stage.
 	l, err := ts.Client.CoordinationV1().Leases("default").Get(context.Background(), "stage", metav1.GetOptions{})
 	if err != nil {

@@ -40,6 +40,7 @@ var stageMessages = map[string]Text{
 	"stage.crowd":              {En: "%d more", Zh: "另外 %d 个"},
 	"stage.crowdAria":          {En: "%d more candidates, %s", Zh: "另外 %d 个候选者，%s"},
 	"stage.crowdRequests":      {En: "%d requests", Zh: "%d 个请求"},
+	"dash.castLabel":           {En: "Its candidates and their roles", Zh: "它的候选者及其角色"},
 	"stage.leasePage":          {En: "Lease page", Zh: "租约页面"},
 }
 

@@ -131,11 +131,14 @@ func (u *UI) electionRows(v *templates.Dashboard, cands []*coordinationv1beta1.L
 // of m; latest are the election controller's latest decisions by lease.
 func (u *UI) dashboardCards(ctx context.Context, v *templates.Dashboard, leases []*coordinationv1.Lease, latest map[leaseKey]templates.DecisionView, m moment) error {
 	candCount, tabCount := map[leaseKey]int{}, map[leaseKey]int{}
+	cast := map[leaseKey][]templates.CastMember{}
 	for _, r := range v.Elections {
 		candCount[leaseKey{r.Namespace, r.Lease}] = r.Candidates
 	}
 	for _, t := range v.Tabs {
-		tabCount[leaseKey{t.Namespace, t.Lease}]++
+		k := leaseKey{t.Namespace, t.Lease}
+		tabCount[k]++
+		cast[k] = append(cast[k], templates.CastMember{Identity: t.Identity, Role: templates.CastRole(t.State, t.Stale)})
 	}
 	var feed []templates.FeedItem
 	for _, l := range leases {
@@ -148,7 +151,7 @@ func (u *UI) dashboardCards(ctx context.Context, v *templates.Dashboard, leases 
 			feed = append(feed, feedItem(l.Namespace, l.Name, t))
 		}
 		card := st.card
-		card.Candidates, card.Tabs = candCount[k], tabCount[k]
+		card.Candidates, card.Tabs, card.Cast = candCount[k], tabCount[k], cast[k]
 		if d, ok := latest[k]; ok && d.Kind == templates.DecisionConflict {
 			card.Conflict, card.ConflictSays = d.Message, d.Says
 		}

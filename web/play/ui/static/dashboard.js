@@ -600,15 +600,38 @@
       nCands.set(k, (nCands.get(k) || 0) + 1);
     }
     const nTabs = new Map();
+    const cast = new Map();
     for (const t of tabs) {
       const k = key(t.namespace, t.lease);
       nTabs.set(k, (nTabs.get(k) || 0) + 1);
+      if (!cast.has(k)) cast.set(k, []);
+      // The stage's word for the tab's role (templates.CastRole): a leader whose record
+      // names another is stale; otherwise its state.
+      cast.get(k).push({ identity: t.identity, role: t.stale && t.state === 'leader' ? 'stale' : t.state });
     }
     for (const [k, card] of leases) {
       LL.setText(card, 'candidates', String(nCands.get(k) || 0));
       LL.setText(card, 'tabs', String(nTabs.get(k) || 0));
+      drawCast(LL.field(card, 'cast'), cast.get(k) || []);
     }
     syncElections(nCands);
+  }
+
+  /** Fills a card's cast: one chip per candidate, its role as an icon, its name and a word. */
+  function drawCast(list, members) {
+    if (!list) return;
+    const was = Array.from(list.children, (li) => li.dataset.identity + '=' + li.dataset.role).join(' ');
+    if (was === members.map((m) => m.identity + '=' + m.role).join(' ')) return;
+    list.replaceChildren(...members.map((m) => {
+      const li = LL.fromTemplate('cast-chip-template');
+      li.dataset.identity = m.identity;
+      li.dataset.role = m.role;
+      li.className = 'cast cast-' + m.role;
+      li.querySelector('use').setAttribute('href', '#i-' + (m.role === 'stale' ? 'conflict' : m.role));
+      li.querySelector('b').textContent = m.identity;
+      li.querySelector('span').textContent = LL.t('stage.role.' + m.role);
+      return li;
+    }));
   }
 
   function emptyStates() {
