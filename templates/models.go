@@ -347,6 +347,8 @@ type LeaseLive struct {
 	ObjectURL string
 	// Revision is the store revision this view reflects.
 	Revision string
+	// Lanes are the stage's lanes: whom the record named and what each candidate believed.
+	Lanes StageLanes
 }
 
 // Overlap is one split-brain interval: candidates that believed they led at once, or one that

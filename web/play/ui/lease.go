@@ -118,7 +118,9 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string, m moment) (temp
 	}
 	live.Overlaps = overlapViews(overlaps, ns, name, now)
 	live.ViewsRecorded = len(vs) > 0
-	live.Timeline = layoutTimeline(judge.TermsSeen(changes, vs, now), overlaps, now, u.timelineMax())
+	terms := judge.TermsSeen(changes, vs, now)
+	live.Timeline = layoutTimeline(terms, overlaps, now, u.timelineMax())
+	live.Lanes = stageLanes(terms, vs, overlaps, now)
 	events, err := u.leaseEvents(ctx, ns, name, m)
 	if err != nil {
 		return live, false, err

@@ -197,7 +197,7 @@ func (u *UI) stageRecord(ctx context.Context, ns, name string, changes []judge.C
 		if err != nil || !ok {
 			return r, err
 		}
-		r = templates.StageRecord{Exists: true, Holder: cur.Holder, Transitions: cur.Transitions,
+		r = templates.StageRecord{Exists: true, Holder: judge.Shown(cur.Holder), Transitions: cur.Transitions,
 			RV: strconv.FormatInt(cur.Revision, 10), DurationS: int32(cur.Duration / time.Second)}
 		if l != nil && l.Spec.RenewTime != nil {
 			r.RenewTime = l.Spec.RenewTime.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
@@ -210,7 +210,7 @@ func (u *UI) stageRecord(ctx context.Context, ns, name string, changes []judge.C
 	}
 	r = templates.StageRecord{Exists: true, RV: l.ResourceVersion}
 	if h := l.Spec.HolderIdentity; h != nil {
-		r.Holder = *h
+		r.Holder = judge.Shown(*h)
 	}
 	if t := l.Spec.LeaseTransitions; t != nil {
 		r.Transitions = *t
@@ -483,7 +483,8 @@ func stageLanes(terms []judge.Term, vs []judge.View, overlaps []judge.Overlap, n
 		if end.Before(from) {
 			continue
 		}
-		l.Record = append(l.Record, seg("held", t.Holder, t.Start, end, t.Holder))
+		holder := judge.Shown(t.Holder) // a holderIdentity may be megabytes long
+		l.Record = append(l.Record, seg("held", holder, t.Start, end, holder))
 		// A hold that ran out is drawn healthy until it ran out, then as a gap until someone
 		// took the lease.
 		if t.Ended == judge.EndExpired {
@@ -491,7 +492,7 @@ func stageLanes(terms []judge.Term, vs []judge.View, overlaps []judge.Overlap, n
 			if next.IsZero() {
 				next = now
 			}
-			l.Record = append(l.Record, seg("expired", t.Holder, end, next, t.Holder))
+			l.Record = append(l.Record, seg("expired", holder, end, next, holder))
 		}
 	}
 	order, lanes := judge.Beliefs(vs, from, now)

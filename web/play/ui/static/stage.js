@@ -2,11 +2,11 @@
 // the record, each candidate's timers, the requests, the lanes) and says over a WebSocket when
 // it changed; the picture is then fetched and swapped in (LL.swap). Between swaps this script
 // only moves what time moves: request dots along their links and rings draining, from the
-// instants (server clock, Unix ms) the picture carries.
+// instants (server clock, Unix ms) the picture carries. The lanes' zoom works wherever they are
+// drawn (the stage, a lesson, the lease page).
 'use strict';
 (function () {
-  const page = document.getElementById('stage-page');
-  if (!page) return;
+  const page = document.getElementById('stage-page') || { dataset: {} };
   const LL = window.LL;
   const liveURL = page.dataset.liveUrl;
   const watchURL = page.dataset.watchUrl;
@@ -20,7 +20,7 @@
   let inflight = false;
   let again = false;
   function refresh() {
-    if (LL.moment()) return;
+    if (LL.moment() || !liveURL) return;
     if (inflight) { again = true; return; }
     inflight = true;
     const lanes = saveLanes();
