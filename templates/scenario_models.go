@@ -12,8 +12,9 @@ type ScenarioItem struct {
 	URL     string
 	Title   string
 	Summary string
-	// Running is true while a run of it (any seed) plays on the server.
-	Running bool
+	// RunningURL links the newest run of it that plays on the server, with its seed and speed;
+	// "" when none does.
+	RunningURL string
 }
 
 // Scenario is the view of /scenarios/{name}.

@@ -101,6 +101,10 @@ func TestScenarioPages(t *testing.T) {
 		t.Fatalf("start: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	t.Cleanup(func() { post("stop", url.Values{"seed": {"42"}}) })
+	// The library's running badge links this very run: its seed and its speed.
+	if href := getDoc(t, client, srv.URL+"/scenarios", http.StatusOK).Find(`[data-name="leader-crash"] [data-testid="running"]`).AttrOr("href", ""); href != "/scenarios/leader-crash?seed=42&speed=4" {
+		t.Errorf("the running badge links %q", href)
+	}
 
 	// The run writes in its namespace: alice leads first.
 	ctx := ctxT(t, 2*time.Minute)

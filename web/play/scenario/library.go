@@ -422,8 +422,8 @@ var releaseOnCancel = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "The checker names the cause: released while still working. Stop the work, wait for it, then return from the leader callback: client-go releases only after OnStartedLeading's context ends, but cannot know about goroutines that ignore it.",
-				Zh: "检查器给出了原因：仍在工作时就释放了租约。先停止工作并等待它结束，再从领导者回调中返回：client-go 只在 OnStartedLeading 的上下文结束后才释放，但它无法知道那些忽略上下文的协程。",
+				En: "The checker names the cause: released while still working. client-go releases as soon as the elector's context is cancelled: OnStartedLeading runs on a goroutine of its own, and nothing waits for it to return. Stop the work and wait for it to end first; cancel the context last.",
+				Zh: "检查器给出了原因：仍在工作时就释放了租约。选举器的上下文一被取消，client-go 就立即释放：OnStartedLeading 运行在它自己的协程里，没有任何东西等待它返回。先停止工作并等待它结束，最后再取消上下文。",
 			},
 		},
 	},

@@ -405,3 +405,14 @@ func TestStepLinksShowWhatTheyTell(t *testing.T) {
 		}
 	})
 }
+
+// TestReleaseOnCancelSaysWhatClientGoDoes: the lesson's last word on releasing is what
+// client-go does (web/leasetest's TestReleaseDoesNotWaitForTheCallback shows it): the release
+// comes as soon as the context is cancelled, never after the leader callback returns.
+func TestReleaseOnCancelSaysWhatClientGoDoes(t *testing.T) {
+	steps := Find("release-on-cancel").Steps
+	last := steps[len(steps)-1].Say.En
+	if !strings.Contains(last, "as soon as the elector's context is cancelled") || strings.Contains(last, "releases only after") {
+		t.Errorf("the last step says: %s", last)
+	}
+}

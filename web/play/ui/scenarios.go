@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,15 +66,23 @@ func (s *scenarioRuns) get(name string, seed uint64) *scenario.Run {
 	return s.runs[scenarioKey(name, seed)]
 }
 
-func (s *scenarioRuns) running(name string) bool {
+// running is the link to the newest run of the scenario name, with its seed and speed ("" when
+// none plays): where a participant finds the lesson the instructor started.
+func (s *scenarioRuns) running(name string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for k := range s.runs {
-		if strings.HasPrefix(k, name+"/") {
-			return true
+	for _, k := range slices.Backward(s.order) {
+		n, seed, _ := strings.Cut(k, "/")
+		if n != name {
+			continue
 		}
+		sd, err := strconv.ParseUint(seed, 10, 64)
+		if err != nil {
+			continue
+		}
+		return scenarioURL(name, sd, s.runs[k].Speed(), nil)
 	}
-	return false
+	return ""
 }
 
 // put keeps r under its key and returns the runs to stop: the one it replaces, and the oldest
@@ -198,7 +207,7 @@ func (u *UI) scenarioList(c echo.Context) error {
 	for _, sc := range scenario.Library() {
 		v.Items = append(v.Items, templates.ScenarioItem{
 			Name: sc.Name, URL: "/scenarios/" + sc.Name, Title: sc.Title.In(lang), Summary: sc.Summary.In(lang),
-			Running: u.scenarios.running(sc.Name),
+			RunningURL: u.scenarios.running(sc.Name),
 		})
 	}
 	return u.render(c, http.StatusOK, templates.ScenariosView(v))
