@@ -42,10 +42,34 @@
     return 'failed';
   }
 
+  // --- a phone held upright: the same picture, stretched tall --------------------------------
+  // The server places everyone in a wide frame; on a narrow screen the places are pulled in
+  // sideways and out upwards and downwards, so that names stay readable.
+  const narrow = window.matchMedia('(max-width: 600px)');
+  const WIDE = '0 0 1000 600', TALL = '180 -110 640 870';
+  function toFrame(x, y) {
+    return narrow.matches ? [CX + (x - CX) * 0.5, CY + (y - CY) * 1.55] : [x, y];
+  }
+  function layout(live) {
+    const svg = live.querySelector('.stage-picture');
+    if (!svg) return;
+    svg.setAttribute('viewBox', narrow.matches ? TALL : WIDE);
+    for (const g of live.querySelectorAll('.stage-cand, .link-cut-mark')) {
+      const [x, y] = toFrame(+g.dataset.x, +g.dataset.y);
+      g.setAttribute('transform', 'translate(' + x.toFixed(1) + ' ' + y.toFixed(1) + ')');
+    }
+    for (const l of live.querySelectorAll('.stage-link')) {
+      const [x, y] = toFrame(+l.dataset.x, +l.dataset.y);
+      l.setAttribute('x1', x.toFixed(1));
+      l.setAttribute('y1', y.toFixed(1));
+    }
+  }
+  narrow.addEventListener('change', () => { cachedLive = null; });
+
   /** Where a request is at now, and how visible: out along its link, waiting at the server (or
    *  hung at the cut), then back with its answer, then gone. */
   function place(g, now) {
-    const x = +g.dataset.x, y = +g.dataset.y;
+    const [x, y] = toFrame(+g.dataset.x, +g.dataset.y);
     const start = +g.dataset.startMs, end = +g.dataset.endMs;
     const link = g.dataset.link;
     const outcome = g.dataset.outcome;
@@ -85,6 +109,7 @@
     const live = document.getElementById('stage-live');
     if (live !== cachedLive) {
       cachedLive = live;
+      if (live) layout(live);
       reqs = live ? Array.from(live.querySelectorAll('.stage-req')) : [];
       rings = live ? Array.from(live.querySelectorAll('.ring')) : [];
     }
