@@ -39,7 +39,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/leaselab/leaselab/store/sqlite"
@@ -104,8 +103,7 @@ type Server struct {
 	ctrl      *election.Controller
 	log       *logSink
 
-	stopCtrl func()
-	ctrlDone chan struct{}
+	stopCtrl func() // ends the controller and waits for it
 	http     *http.Server
 	served   chan error
 	url      string
@@ -191,24 +189,11 @@ func (s *Server) startElection(eo election.Options, logger *slog.Logger) error {
 	if eo.Logger == nil {
 		eo.Logger = logger
 	}
-	rc := s.ConfigFor(ControllerName)
-	// The controller uses LeaseCandidate v1beta1 on purpose, as kube-apiserver's does; its
-	// deprecation warning would only fill the test's output.
-	rc.WarningHandler = rest.NoWarnings{}
-	client, err := kubernetes.NewForConfig(rc)
+	ctrl, err := election.NewForConfig(s.ConfigFor(ControllerName), eo)
 	if err != nil {
 		return err
 	}
-	ctrl, err := election.New(client, eo)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.ctrl, s.stopCtrl, s.ctrlDone = ctrl, cancel, make(chan struct{})
-	go func() {
-		defer close(s.ctrlDone)
-		ctrl.Run(ctx)
-	}()
+	s.ctrl, s.stopCtrl = ctrl, ctrl.Start()
 	return nil
 }
 
@@ -268,7 +253,6 @@ func (s *Server) close() {
 	s.mu.Unlock()
 	if s.stopCtrl != nil {
 		s.stopCtrl()
-		<-s.ctrlDone
 	}
 	if s.http != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
