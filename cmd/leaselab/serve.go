@@ -17,29 +17,17 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
-	"github.com/leaselab/leaselab/web/api/auth"
-	"github.com/leaselab/leaselab/web/api/inprocess"
+	"github.com/leaselab/leaselab/web/api/front"
 	"github.com/leaselab/leaselab/web/api/upstream"
 	"github.com/leaselab/leaselab/web/lease/election"
 	"github.com/leaselab/leaselab/web/play/ui"
 )
 
-// upstreamServer is the cluster a server stands in front of: its forwarder and mirror.
-type upstreamServer struct {
-	cluster   upstream.Cluster
-	forwarder *upstream.Forwarder
-	mirror    *upstream.Mirror
-	cancel    context.CancelFunc // ends the forwarder's streams
-}
-
 // newUpstream reads --upstream-kubeconfig and builds the forwarder and the mirror into db;
 // nil without the flag.
-func newUpstream(cfg serveConfig, db *sqlite.DB, logger *slog.Logger) (*upstreamServer, error) {
+func newUpstream(cfg serveConfig, db *sqlite.DB, logger *slog.Logger) (*web.Upstream, error) {
 	if !cfg.upstream.on() {
 		return nil, nil
 	}
@@ -50,52 +38,16 @@ func newUpstream(cfg serveConfig, db *sqlite.DB, logger *slog.Logger) (*upstream
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	fwd, err := upstream.NewForwarder(ctx, logger, cluster)
+	fwd, err := upstream.NewForwarder(logger, cluster)
 	if err != nil {
-		cancel()
 		return nil, fmt.Errorf("--upstream-kubeconfig: %w", err)
 	}
 	mirror, err := upstream.NewMirror(logger, cluster, db)
 	if err != nil {
-		cancel()
+		fwd.Close()
 		return nil, fmt.Errorf("--upstream-kubeconfig: %w", err)
 	}
-	return &upstreamServer{cluster: cluster, forwarder: fwd, mirror: mirror, cancel: cancel}, nil
-}
-
-// web is the API's part of u, nil when u is.
-func (u *upstreamServer) web() *web.Upstream {
-	if u == nil {
-		return nil
-	}
-	return &web.Upstream{Forwarder: u.forwarder, Mirror: u.mirror}
-}
-
-// screens is what the screens say about the cluster.
-func (u *upstreamServer) screens() *ui.Upstream {
-	return &ui.Upstream{
-		Server:            u.cluster.Server(),
-		User:              u.cluster.User,
-		Namespaces:        u.cluster.Namespaces,
-		CandidatesRefused: u.mirror.CandidatesRefused(),
-		ReadOnly:          u.mirror.ReadOnly(),
-		Problem:           u.mirror.Err,
-		Relisted: func() (int64, int64) {
-			h := u.mirror.History()
-			return h.Expired, h.RelistedAfterExpired
-		},
-		APIBase: upstream.MirrorPrefix,
-	}
-}
-
-// close stops the mirror and the forwarder's streams; nil does nothing.
-func (u *upstreamServer) close() {
-	if u == nil {
-		return
-	}
-	u.cancel()
-	u.mirror.Close()
+	return &web.Upstream{Forwarder: fwd, Mirror: mirror}, nil
 }
 
 // serveConfig is everything `leaselab serve` is configured with.
@@ -231,11 +183,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "leaselab %s serving on %s (database %s)\n", leaselabVersion(), srv.URL, cfg.db)
 	srv.printAccess(stdout, cfg.db)
 	if srv.mirror != nil {
+		cluster := srv.mirror.Cluster()
 		ns := "every namespace"
-		if len(srv.cluster.Namespaces) > 0 {
-			ns = "namespaces " + strings.Join(srv.cluster.Namespaces, ", ")
+		if len(cluster.Namespaces) > 0 {
+			ns = "namespaces " + strings.Join(cluster.Namespaces, ", ")
 		}
-		fmt.Fprintf(stdout, "  cluster:    %s as %s, %s; the cluster's own controller decides elections\n", srv.cluster.Server(), srv.cluster.User, ns)
+		fmt.Fprintf(stdout, "  cluster:    %s as %s, %s; the cluster's own controller decides elections\n", cluster.Server(), cluster.User, ns)
 		if why := srv.mirror.CandidatesRefused(); why != "" {
 			fmt.Fprintf(stdout, "  coordinated candidates refused: %s\n", why)
 		}
@@ -315,17 +268,10 @@ type runningServer struct {
 	timeout time.Duration
 	access  *access
 
-	// election is the Coordinated Leader Election controller, nil when it is off; the screens
-	// were given it at construction.
-	election     *election.Controller
-	stopElection context.CancelFunc
-	electionDone chan struct{}
-
-	// mirror and stopUpstream are the cluster's mirror and the end of the forwarder's streams,
-	// in front of a cluster; nil otherwise.
-	mirror       *upstream.Mirror
-	stopUpstream context.CancelFunc
-	cluster      upstream.Cluster
+	// election is the Coordinated Leader Election controller, nil when it is off.
+	election *election.Controller
+	// mirror is the cluster's mirror, in front of a cluster; nil otherwise.
+	mirror *upstream.Mirror
 
 	closeOnce sync.Once
 	closeErr  error
@@ -378,97 +324,90 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		ln.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	ac := cfg.access
-	ac.replay = cfg.replay != nil
-	acc, err := setupAccess(ctx, ac, cfg.addr, ln.Addr().String(), cfg.db, db, logger)
+	rs, err := newServer(ctx, cfg, ln.Addr().String(), db, logger)
 	if err != nil {
 		ln.Close()
 		db.Close()
+		return nil, err
+	}
+	ln = rs.access.wrap(ln)
+	rs.URL = rs.access.scheme() + "://" + ln.Addr().String()
+	rs.log, rs.db, rs.timeout, rs.served = logger, db, cfg.shutdownTimeout, make(chan error, 1)
+	go func() { rs.served <- rs.web.Serve(ln) }()
+	announced := announcedURL(cfg.access.publicURL, rs.URL)
+	if err := os.WriteFile(announcedURLPath(cfg.db), []byte(announced+"\n"), 0o644); err != nil {
+		logger.Warn("could not record the server's URL beside the database; leaselab kubeconfig --db needs --server", slog.Any("error", err))
+	}
+	logger.Info("serving", slog.String("url", rs.URL), slog.String("db", cfg.db), slog.Duration("startup", time.Since(start)))
+	return rs, nil
+}
+
+// newServer sets up who may reach the server and the cluster it stands in front of, builds
+// the server (web.New) and creates the participants' namespaces. listening is the address the
+// listener got. The server returned does not serve yet.
+func newServer(ctx context.Context, cfg serveConfig, listening string, db *sqlite.DB, logger *slog.Logger) (*runningServer, error) {
+	ac := cfg.access
+	ac.replay = cfg.replay != nil
+	acc, err := setupAccess(ctx, ac, cfg.addr, listening, cfg.db, db, logger)
+	if err != nil {
 		return nil, err
 	}
 	up, err := newUpstream(cfg, db, logger)
 	if err != nil {
-		ln.Close()
-		db.Close()
 		return nil, err
 	}
-	front, err := web.NewAPI(web.Config{
-		Logger:                    logger,
-		Store:                     db,
-		Version:                   serverVersion(),
-		CoordinatedLeaderElection: cfg.coordinated,
-		Profiling:                 cfg.profiling,
-		Auth:                      acc.auth,
-		NoImplicitNamespaces:      cfg.noImplicitNamespaces,
-		Replay:                    cfg.replay,
-		Upstream:                  up.web(),
-	})
+	wc, err := cfg.web(db, acc, up, logger)
 	if err != nil {
-		ln.Close()
-		up.close()
-		db.Close()
+		up.Close()
 		return nil, err
 	}
-	fail := func(err error) (*runningServer, error) {
-		ln.Close()
-		up.close()
-		front.Close()
-		db.Close()
-		return nil, err
-	}
-	screens := web.Screens{Replay: cfg.replay}
-	if up != nil {
-		if err := up.mirror.Start(ctx, front.Registry()); err != nil {
-			return fail(fmt.Errorf("upstream: %w", err))
-		}
-		up.forwarder.CandidatesUnserved(up.mirror.CandidatesUnserved())
-		screens.Upstream = up.screens()
-		logger.Info("serving in front of a cluster; its own controller decides elections", slog.String("server", up.cluster.Server()),
-			slog.String("user", up.cluster.User), slog.Any("namespaces", up.cluster.Namespaces))
-	}
-	var ctrl *election.Controller
-	if cfg.coordinated && cfg.cleController && up == nil {
-		if ctrl, err = newElection(cfg, logger, front.Transport()); err != nil {
-			return fail(err)
-		}
-		screens.Elections = ctrl
-	}
-	// Every route is added before the first in-process request (web.New checks it).
-	w, err := web.New(front, screens)
+	w, err := web.New(ctx, wc)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	if err := acc.createNamespaces(ctx, front.Transport()); err != nil {
+	if err := acc.createNamespaces(ctx, w.Transport()); err != nil {
 		if up == nil {
-			return fail(err)
+			w.Shutdown(context.Background())
+			return nil, err
 		}
 		// The cluster decides its namespaces: the participants' may be there already, or the
 		// identity may not create them.
 		logger.Warn("the participants' namespaces could not all be created on the cluster; create them there", slog.Any("error", err))
 	}
-	ln = acc.wrap(ln)
-	rs := &runningServer{
-		URL:     acc.scheme() + "://" + ln.Addr().String(),
-		log:     logger,
-		db:      db,
-		web:     w,
-		served:  make(chan error, 1),
-		timeout: cfg.shutdownTimeout,
-		access:  acc,
-	}
+	rs := &runningServer{web: w, access: acc, election: w.Elections()}
 	if up != nil {
-		rs.mirror, rs.stopUpstream, rs.cluster = up.mirror, up.cancel, up.cluster
+		rs.mirror = up.Mirror
 	}
-	go func() { rs.served <- w.Serve(ln) }()
-	announced := announcedURL(cfg.access.publicURL, rs.URL)
-	if err := os.WriteFile(announcedURLPath(cfg.db), []byte(announced+"\n"), 0o644); err != nil {
-		logger.Warn("could not record the server's URL beside the database; leaselab kubeconfig --db needs --server", slog.Any("error", err))
-	}
-	if ctrl != nil {
-		rs.runElection(ctrl)
-	}
-	logger.Info("serving", slog.String("url", rs.URL), slog.String("db", cfg.db), slog.Duration("startup", time.Since(start)))
 	return rs, nil
+}
+
+// web is the server's configuration: the flags', with the access, the cluster and the store.
+// The election controller runs when Coordinated Leader Election and --cle-controller are on,
+// unless in front of a cluster, whose own controller decides.
+func (c *serveConfig) web(db *sqlite.DB, acc *access, up *web.Upstream, logger *slog.Logger) (web.Config, error) {
+	wc := web.Config{
+		Config: front.Config{
+			Logger:                    logger,
+			Store:                     db,
+			Version:                   serverVersion(),
+			CoordinatedLeaderElection: c.coordinated,
+			Profiling:                 c.profiling,
+			NoImplicitNamespaces:      c.noImplicitNamespaces,
+		},
+		Replay:   c.replay,
+		Upstream: up,
+	}
+	if acc.auth != nil {
+		wc.Auth = acc.auth // a nil *auth.Auth would be a front.Auth that is not nil
+	}
+	if c.coordinated && c.cleController && up == nil {
+		opts, err := c.electionOptions(logger)
+		if err != nil {
+			return web.Config{}, err
+		}
+		wc.Election = &opts
+	}
+	return wc, nil
 }
 
 // announcedURLPath is where a server records the URL it announced, beside its database, so
@@ -493,41 +432,9 @@ func announcedURL(publicURL, listenURL string) string {
 	return u.String()
 }
 
-// electionUser is the election controller's identity: one of the server's own (not limited),
-// allowed everything.
-var electionUser = auth.User{Name: "system:leaselab:election", Role: auth.RoleInstructor, Groups: []string{"system:masters"}}
-
-// newElection builds the election controller as a client of this server in process (no
-// network, no token), with its own identity and field manager.
-func newElection(cfg serveConfig, logger *slog.Logger, transport *inprocess.Transport) (*election.Controller, error) {
-	opts, err := cfg.electionOptions(logger)
-	if err != nil {
-		return nil, err
-	}
-	rc := transport.As(electionUser).RESTConfig(election.DefaultFieldManager)
-	rc.QPS, rc.Burst = 100, 200
-	// The server's own clients use LeaseCandidate v1beta1 on purpose (as kube-apiserver's
-	// controller does); its deprecation warning would only fill the log.
-	rc.WarningHandler = rest.NoWarnings{}
-	client, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return nil, fmt.Errorf("election client: %w", err)
-	}
-	return election.New(client, opts)
-}
-
-// runElection runs the election controller until Close.
-func (rs *runningServer) runElection(ctrl *election.Controller) {
-	ctx, cancel := context.WithCancel(context.Background())
-	rs.election, rs.stopElection, rs.electionDone = ctrl, cancel, make(chan struct{})
-	go func() {
-		defer close(rs.electionDone)
-		ctrl.Run(ctx)
-	}()
-}
-
-// Close stops the election controller, ends every watch, waits for requests in flight (up to the shutdown timeout) and closes
-// the database.
+// Close stops the server (web.Server.Shutdown: the election controller, the mirror, every
+// watch, then the requests in flight, waited for up to the shutdown timeout) and closes the
+// database.
 func (rs *runningServer) Close() error {
 	rs.closeOnce.Do(func() { rs.closeErr = rs.close() })
 	return rs.closeErr
@@ -537,14 +444,6 @@ func (rs *runningServer) close() error {
 	timeout := rs.timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
-	}
-	if rs.stopElection != nil {
-		rs.stopElection()
-		<-rs.electionDone
-	}
-	if rs.stopUpstream != nil {
-		rs.stopUpstream()
-		rs.mirror.Close()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()

@@ -333,7 +333,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		defer done()
 		r = r.WithContext(ctx)
 	}
-	s.api.Echo().ServeHTTP(w, r)
+	s.api.Handler().ServeHTTP(w, r)
 }
 
 // injected is the Status error of an injected failure with code, worded as client-go words a

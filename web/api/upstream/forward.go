@@ -36,8 +36,9 @@ type Forwarder struct {
 	cluster Cluster
 	base    *url.URL
 	rt      http.RoundTripper
-	// ctx is the server's lifetime: bridged WebSocket watches end with it.
-	ctx context.Context
+	// ctx is the forwarder's lifetime: bridged WebSocket watches end with it (Close).
+	ctx    context.Context
+	cancel context.CancelFunc
 	// candidatesUnserved, when set, says why the cluster has no LeaseCandidates: their paths
 	// are answered 404 here with that reason, as the cluster would answer them without it.
 	candidatesUnserved atomic.Pointer[string]
@@ -58,9 +59,9 @@ func candidatesPath(r *http.Request, ri request.Info) bool {
 	return r.URL.Path == "/apis/coordination.k8s.io/v1beta1" || r.URL.Path == "/openapi/v3/apis/coordination.k8s.io/v1beta1"
 }
 
-// NewForwarder returns a Forwarder to cluster; ctx is the server's lifetime. It fails when the
+// NewForwarder returns a Forwarder to cluster, which lives until Close. It fails when the
 // kubeconfig's credentials cannot be loaded (a client certificate file that is missing, say).
-func NewForwarder(ctx context.Context, logger *slog.Logger, cluster Cluster) (*Forwarder, error) {
+func NewForwarder(logger *slog.Logger, cluster Cluster) (*Forwarder, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -72,8 +73,13 @@ func NewForwarder(ctx context.Context, logger *slog.Logger, cluster Cluster) (*F
 	if err != nil {
 		return nil, fmt.Errorf("upstream credentials: %w", err)
 	}
-	return &Forwarder{log: logger, cluster: cluster, base: base, rt: rt, ctx: ctx}, nil
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Forwarder{log: logger, cluster: cluster, base: base, rt: rt, ctx: ctx, cancel: cancel}, nil
 }
+
+// Close ends the WebSocket watches the forwarder bridges; it does not wait for them, which end
+// as their next read or write fails. The server closes it as it shuts down.
+func (f *Forwarder) Close() { f.cancel() }
 
 // apiPath says whether a path belongs to the Kubernetes API.
 func apiPath(p string) bool {

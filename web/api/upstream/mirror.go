@@ -288,6 +288,9 @@ func quoted(namespaces []string) []string {
 	return out
 }
 
+// Cluster is the cluster mirrored.
+func (m *Mirror) Cluster() Cluster { return m.cluster }
+
 // ReadOnly says why the kubeconfig's identity may not write Leases in the namespaces shown, ""
 // when it may. Valid after Start.
 func (m *Mirror) ReadOnly() string { return m.readOnly }
