@@ -50,7 +50,7 @@ type Config struct {
 }
 
 // Upstream is the cluster a server stands in front of: the forwarder of its API requests and
-// the mirror of its objects in the store (web/api/upstream).
+// the mirror of its objects in the store, as upstream.New makes them.
 type Upstream struct {
 	Forwarder *upstream.Forwarder
 	Mirror    *upstream.Mirror
@@ -142,7 +142,6 @@ func (s *Server) extend(ctx context.Context, cfg Config, a *front.API, e *echo.E
 		if err := u.Mirror.Start(ctx, a.Registry()); err != nil {
 			return fmt.Errorf("upstream: %w", err)
 		}
-		u.Forwarder.CandidatesUnserved(u.Mirror.CandidatesUnserved())
 		up = screensUpstream(u.Mirror)
 		fc.Logger.Info("serving in front of a cluster; its own controller decides elections", slog.String("server", up.Server),
 			slog.String("user", up.User), slog.Any("namespaces", up.Namespaces))

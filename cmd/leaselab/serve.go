@@ -38,13 +38,8 @@ func newUpstream(cfg serveConfig, db *sqlite.DB, logger *slog.Logger) (*web.Upst
 	if err != nil {
 		return nil, err
 	}
-	fwd, err := upstream.NewForwarder(logger, cluster)
+	fwd, mirror, err := upstream.New(logger, cluster, db)
 	if err != nil {
-		return nil, fmt.Errorf("--upstream-kubeconfig: %w", err)
-	}
-	mirror, err := upstream.NewMirror(logger, cluster, db)
-	if err != nil {
-		fwd.Close()
 		return nil, fmt.Errorf("--upstream-kubeconfig: %w", err)
 	}
 	return &web.Upstream{Forwarder: fwd, Mirror: mirror}, nil
