@@ -16,7 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leaselab/leaselab/cmd/internal/access"
 	"github.com/leaselab/leaselab/cmd/internal/bench"
+	"github.com/leaselab/leaselab/cmd/internal/tlscert"
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web/api/auth"
 )
@@ -111,14 +113,14 @@ func runBenchWorkshop(ctx context.Context, args []string, stdout, stderr io.Writ
 // participants.
 func readWorkshop(ctx context.Context, cfg *bench.WorkshopConfig, db, server string, n int) error {
 	if server == "" {
-		u, err := os.ReadFile(announcedURLPath(db))
+		u, err := os.ReadFile(access.URLPath(db))
 		if err != nil {
 			return fmt.Errorf("the URL of the server of %s: %w (give --server)", db, err)
 		}
 		server = string(bytes.TrimSpace(u))
 	}
 	cfg.URL = server
-	certFile, _ := certPaths(db)
+	certFile, _ := tlscert.Paths(db)
 	if ca, err := os.ReadFile(certFile); err == nil {
 		cfg.CA = ca
 	} else if !errors.Is(err, os.ErrNotExist) {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leaselab/leaselab/cmd/internal/access"
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
 	"github.com/leaselab/leaselab/web/api/front"
@@ -71,7 +71,7 @@ type serveConfig struct {
 	cleCandidateTTL     time.Duration
 	cleGCPeriod         time.Duration
 
-	access accessConfig
+	access access.Config
 
 	// upstream, when set, puts the server in front of a cluster.
 	upstream upstreamConfig
@@ -94,7 +94,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	durationVar(fs, &c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long shutdown waits for requests in flight")
 	fs.BoolVar(&c.acceptRollback, "accept-rollback", false, "open a database that is behind the revisions it acknowledged (its -wal file lost after a crash, or an older copy put in its place); new writes continue past every revision handed out, and clients that saw newer ones must relist")
 	fs.Var(negatedBool{&c.noImplicitNamespaces}, "implicit-namespaces", "create a namespace the first time something is written in it; false answers 404 as kube-apiserver does (and creates default, kube-system, kube-public and kube-node-lease at start)")
-	c.access.register(fs)
+	c.access.Register(fs)
 	c.upstream.register(fs)
 	fs.BoolVar(&c.cleController, "cle-controller", true, "run the Coordinated Leader Election controller, which picks Lease holders among LeaseCandidates (needs --coordinated-leader-election)")
 	durationVar(fs, &c.cleElectionDuration, "cle-election-duration", 5*time.Second, "how long the election controller waits for candidates to answer a ping")
@@ -142,7 +142,7 @@ func (c *serveConfig) validate() error {
 	if err := c.upstream.validate(); err != nil {
 		return err
 	}
-	return c.access.validate()
+	return c.access.Validate()
 }
 
 // electionOptions are the election controller's options from the flags.
@@ -194,8 +194,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // printAccess tells how to reach the server: the dashboard and kubectl, and with tokens on how
 // to sign in.
 func (rs *runningServer) printAccess(w io.Writer, db string) {
-	if rs.access.auth != nil {
-		rs.access.printAccess(w, rs.URL, db)
+	if rs.access.Auth != nil {
+		rs.access.Print(w, rs.URL, db, invokedName())
 		return
 	}
 	fmt.Fprintf(w, "  dashboard:  %s/\n  kubectl:    %s kubeconfig --server %s > leaselab.kubeconfig; kubectl --kubeconfig leaselab.kubeconfig get leases -A\n", rs.URL, invokedName(), rs.URL)
@@ -261,7 +261,7 @@ type runningServer struct {
 	web     *web.Server
 	served  chan error
 	timeout time.Duration
-	access  *access
+	access  *access.Gate
 
 	// election is the Coordinated Leader Election controller, nil when it is off.
 	election *election.Controller
@@ -325,12 +325,12 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		db.Close()
 		return nil, err
 	}
-	ln = rs.access.wrap(ln)
-	rs.URL = rs.access.scheme() + "://" + ln.Addr().String()
+	ln = rs.access.Wrap(ln)
+	rs.URL = rs.access.Scheme() + "://" + ln.Addr().String()
 	rs.log, rs.db, rs.timeout, rs.served = logger, db, cfg.shutdownTimeout, make(chan error, 1)
 	go func() { rs.served <- rs.web.Serve(ln) }()
-	announced := announcedURL(cfg.access.publicURL, rs.URL)
-	if err := os.WriteFile(announcedURLPath(cfg.db), []byte(announced+"\n"), 0o644); err != nil {
+	announced := access.AnnouncedURL(cfg.access.PublicURL, rs.URL)
+	if err := os.WriteFile(access.URLPath(cfg.db), []byte(announced+"\n"), 0o644); err != nil {
 		logger.Warn("could not record the server's URL beside the database; leaselab kubeconfig --db needs --server", slog.Any("error", err))
 	}
 	logger.Info("serving", slog.String("url", rs.URL), slog.String("db", cfg.db), slog.Duration("startup", time.Since(start)))
@@ -342,8 +342,8 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 // listener got. The server returned does not serve yet.
 func newServer(ctx context.Context, cfg serveConfig, listening string, db *sqlite.DB, logger *slog.Logger) (*runningServer, error) {
 	ac := cfg.access
-	ac.replay = cfg.replay != nil
-	acc, err := setupAccess(ctx, ac, cfg.addr, listening, cfg.db, db, logger)
+	ac.Replay = cfg.replay != nil
+	acc, err := access.New(ctx, ac, cfg.addr, listening, cfg.db, db, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +360,7 @@ func newServer(ctx context.Context, cfg serveConfig, listening string, db *sqlit
 	if err != nil {
 		return nil, err
 	}
-	if err := acc.createNamespaces(ctx, w.Transport()); err != nil {
+	if err := acc.CreateNamespaces(ctx, w.Transport()); err != nil {
 		if up == nil {
 			w.Shutdown(context.Background())
 			return nil, err
@@ -379,7 +379,7 @@ func newServer(ctx context.Context, cfg serveConfig, listening string, db *sqlit
 // web is the server's configuration: the flags', with the access, the cluster and the store.
 // The election controller runs when Coordinated Leader Election and --cle-controller are on,
 // unless in front of a cluster, whose own controller decides.
-func (c *serveConfig) web(db *sqlite.DB, acc *access, up *web.Upstream, logger *slog.Logger) (web.Config, error) {
+func (c *serveConfig) web(db *sqlite.DB, acc *access.Gate, up *web.Upstream, logger *slog.Logger) (web.Config, error) {
 	wc := web.Config{
 		Config: front.Config{
 			Logger:                    logger,
@@ -392,8 +392,8 @@ func (c *serveConfig) web(db *sqlite.DB, acc *access, up *web.Upstream, logger *
 		Replay:   c.replay,
 		Upstream: up,
 	}
-	if acc.auth != nil {
-		wc.Auth = acc.auth // a nil *auth.Auth would be a front.Auth that is not nil
+	if acc.Auth != nil {
+		wc.Auth = acc.Auth // a nil *auth.Auth would be a front.Auth that is not nil
 	}
 	if c.coordinated && c.cleController && up == nil {
 		opts, err := c.electionOptions(logger)
@@ -403,28 +403,6 @@ func (c *serveConfig) web(db *sqlite.DB, acc *access, up *web.Upstream, logger *
 		wc.Election = &opts
 	}
 	return wc, nil
-}
-
-// announcedURLPath is where a server records the URL it announced, beside its database, so
-// that `leaselab kubeconfig --db` names the same server as the instructor page's kubeconfigs.
-func announcedURLPath(dbPath string) string { return dbPath + ".url" }
-
-// announcedURL is the URL clients are told to use: the public URL, else the listen URL, with a
-// wildcard address replaced by this machine's name, which the self-signed certificate names.
-func announcedURL(publicURL, listenURL string) string {
-	if publicURL != "" {
-		return strings.TrimRight(publicURL, "/")
-	}
-	u, err := url.Parse(listenURL)
-	if err != nil {
-		return listenURL
-	}
-	if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsUnspecified() {
-		if name, err := os.Hostname(); err == nil && name != "" {
-			u.Host = net.JoinHostPort(name, u.Port())
-		}
-	}
-	return u.String()
 }
 
 // Close stops the server (web.Server.Shutdown: the election controller, the mirror, every
