@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/cmd/internal/access"
+	"github.com/leaselab/leaselab/cmd/internal/logrepeat"
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
 	"github.com/leaselab/leaselab/web/api/front"
@@ -208,27 +209,15 @@ func (rs *runningServer) serveUntilDone(ctx context.Context) error {
 	return rs.Close()
 }
 
-// startLogger builds the process logger and, for as long as ctx lasts, flushes the counts of
-// the log lines it folded (logrepeat.go).
+// startLogger builds the process logger and, for as long as ctx lasts, writes the counts of
+// the log lines it folded (cmd/internal/logrepeat).
 func startLogger(ctx context.Context, w io.Writer, level, format string) (*slog.Logger, error) {
 	logger, err := newLogger(w, level, format)
 	if err != nil {
 		return nil, err
 	}
-	if rh, ok := logger.Handler().(*repeatHandler); ok {
-		go func() {
-			t := time.NewTicker(repeatWindow)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					rh.flushRepeats(context.Background())
-					return
-				case <-t.C:
-					rh.flushRepeats(ctx)
-				}
-			}
-		}()
+	if rh, ok := logger.Handler().(*logrepeat.Handler); ok {
+		go rh.Run(ctx)
 	}
 	return logger, nil
 }
@@ -249,7 +238,7 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("--log-format %q: want text or json", format)
 	}
-	return slog.New(newRepeatHandler(h, time.Now)), nil
+	return slog.New(logrepeat.NewHandler(h, time.Now)), nil
 }
 
 // runningServer is a started leaselab: the store, the HTTP server and its listener.
