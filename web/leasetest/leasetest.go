@@ -20,8 +20,9 @@
 // from the server's change log (History, Overlaps, RequireNoOverlap).
 //
 // Unlike web, which leaves the choice of store to cmd, this package opens the SQLite store
-// itself: it wires a whole server for tests, as cmd/leaselab does for people. It does not carry
-// the browser screens.
+// itself: it wires a whole server for tests, as cmd/leaselab does for people. It builds it on
+// the API-only layer of web.New (web/api/front.New) and runs the election controller as web.New
+// does (election.NewForConfig), without the browser screens.
 package leasetest
 
 import (
