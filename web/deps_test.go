@@ -1,7 +1,14 @@
 package web_test
 
 import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -102,5 +109,73 @@ func TestWings(t *testing.T) {
 			}
 			t.Errorf("web/%s depends on %s, outside what its wing may use (%v)", w.wing, d, w.allowed)
 		}
+	}
+}
+
+// TestSizes keeps functions short enough to read at once and the binary's own package small:
+// no function in web/ or cmd/ over 80 lines (test files and templ's generated *_templ.go
+// aside), and package main of cmd/leaselab at most 1,600 lines, the rest in packages with one
+// job (cmd/internal/...).
+func TestSizes(t *testing.T) {
+	const maxFuncLines, maxMainLines = 80, 1600
+	fset := token.NewFileSet()
+	// The roots as the test sees them from web/, and as the repository names them.
+	for root, shown := range map[string]string{".": "web", "../cmd": "cmd"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if name := d.Name(); name == "testdata" || path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.HasSuffix(path, "_templ.go") {
+				return nil
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				name := "a function literal"
+				switch fn := n.(type) {
+				case *ast.FuncDecl:
+					name = fn.Name.Name
+				case *ast.FuncLit:
+				default:
+					return true
+				}
+				from, to := fset.Position(n.Pos()), fset.Position(n.End())
+				if lines := to.Line - from.Line + 1; lines > maxFuncLines {
+					rel, _ := filepath.Rel(root, from.Filename)
+					t.Errorf("%s:%d: %s is %d lines, more than %d", filepath.Join(shown, rel), from.Line, name, lines, maxFuncLines)
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("walk %s: %v", root, err)
+		}
+	}
+	files, err := filepath.Glob("../cmd/leaselab/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("package main's files: %v %v", files, err)
+	}
+	total := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += bytes.Count(b, []byte("\n"))
+	}
+	if total > maxMainLines {
+		t.Errorf("package main of cmd/leaselab is %d lines (test files aside), more than %d: move a piece with one job into cmd/internal", total, maxMainLines)
 	}
 }

@@ -1,6 +1,8 @@
 // Package web is leaselab's HTTP server: the Kubernetes API (web/api/apiserver), discovery and
-// OpenAPI (web/api/discovery) and the health checks, on one Echo instance built by web/api/front, with
-// the browser UI (web/play/ui) added.
+// OpenAPI (web/api/discovery) and the health checks, on one Echo instance built by web/api/front,
+// with the browser UI (web/play/ui), the Coordinated Leader Election controller (web/lease/election)
+// and, in front of a cluster, its mirror added. New is the one constructor of the whole server:
+// `leaselab serve`, `leaselab replay` and the tests all build it there.
 package web
 
 import (
@@ -10,91 +12,73 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/version"
 
-	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/api/auth"
 	"github.com/leaselab/leaselab/web/api/front"
+	"github.com/leaselab/leaselab/web/api/inprocess"
 	"github.com/leaselab/leaselab/web/api/request"
 	"github.com/leaselab/leaselab/web/api/status"
 	"github.com/leaselab/leaselab/web/api/upstream"
+	"github.com/leaselab/leaselab/web/lease/election"
 	"github.com/leaselab/leaselab/web/play/ui"
 )
 
-// Config is what the server needs; cmd/leaselab fills it from flags. It is front.Config with
-// the workshop's authentication as web/api/auth's type: see front.Auth for why the handler chain
-// takes an interface.
+// Config is what the server needs; cmd/leaselab fills it from flags. The handler chain's part
+// is front.Config, whose Auth, when set, is the workshop's authentication (web/api/auth's
+// *auth.Auth; see front.Auth for why the chain takes an interface). Leave it nil, not a nil
+// *auth.Auth, on an open server.
 type Config struct {
-	Logger *slog.Logger
-	Store  store.Interface
-	// Version is served at /version.
-	Version version.Info
-	// CoordinatedLeaderElection keeps Lease strategy and preferredHolder (the real server's
-	// feature gate); leaselab turns it on by default.
-	CoordinatedLeaderElection bool
-	// Now is the clock for server-set timestamps; default time.Now.
-	Now func() time.Time
-	// BookmarkInterval is how often idle watches that asked for bookmarks get one.
-	BookmarkInterval time.Duration
-	// Profiling serves net/http/pprof under /debug/pprof/.
-	Profiling bool
-	// Auth authenticates, authorizes and limits every request and serves the join link and the
-	// workshop page; nil serves everyone everything (loopback only).
-	Auth *auth.Auth
-	// BodyReadTimeout bounds reading a request's body (default one minute): a client that
-	// announces a body and never sends it would otherwise hold its connection forever.
-	BodyReadTimeout time.Duration
-	// NoImplicitNamespaces answers a create in a missing namespace with 404 NotFound, as
-	// kube-apiserver does, and creates default, kube-system, kube-public and kube-node-lease
-	// at start. The zero value keeps leaselab's default: a namespace is created the first
-	// time something is written in it (`serve --implicit-namespaces`).
-	NoImplicitNamespaces bool
+	front.Config
 	// Replay, when set, makes the server a read-only replay of a recording (leaselab replay):
 	// every request that could change something is refused with a 405 Status that names the
 	// recording, the clock (Now) stands at the recording's last change, and the screens say so.
 	Replay *ui.Replay
 	// Upstream, when set, puts the server in front of a cluster (serve --upstream-kubeconfig):
-	// the API requests are forwarded to it and the store is its mirror.
+	// the API requests are forwarded to it and the store is its mirror. It belongs to the
+	// server from New on.
 	Upstream *Upstream
+	// Election, when set, runs the Coordinated Leader Election controller with these options,
+	// as a client of the server in process, and the screens show its decisions; nil runs none.
+	Election *election.Options
 }
 
 // Upstream is the cluster a server stands in front of: the forwarder of its API requests and
-// the mirror of its objects in the store (web/api/upstream).
+// the mirror of its objects in the store, as upstream.New makes them.
 type Upstream struct {
 	Forwarder *upstream.Forwarder
 	Mirror    *upstream.Mirror
 }
 
+// Close stops the mirror and the forwarder's streams; nil does nothing. The server closes its
+// own; Close is for an Upstream that never reached New.
+func (u *Upstream) Close() {
+	if u == nil {
+		return
+	}
+	u.Forwarder.Close()
+	u.Mirror.Close()
+}
+
 // The workshop's authentication is what the handler chain needs of one.
 var _ front.Auth = (*auth.Auth)(nil)
 
-// front is the configuration of the handler chain: a nil Auth stays a nil interface.
+// front is the configuration of the handler chain, with what a replay and a cluster add.
 func (c Config) front() front.Config {
-	fc := front.Config{
-		Logger:                    c.Logger,
-		Store:                     c.Store,
-		Version:                   c.Version,
-		CoordinatedLeaderElection: c.CoordinatedLeaderElection,
-		Now:                       c.Now,
-		BookmarkInterval:          c.BookmarkInterval,
-		Profiling:                 c.Profiling,
-		BodyReadTimeout:           c.BodyReadTimeout,
-		NoImplicitNamespaces:      c.NoImplicitNamespaces,
-	}
+	fc := c.Config
+	// Appended to below: the caller's slices stay as they were.
+	fc.Pre, fc.Middleware, fc.ReadyChecks = slices.Clip(fc.Pre), slices.Clip(fc.Middleware), slices.Clip(fc.ReadyChecks)
 	if c.Replay != nil {
 		// A replay's clock stands at the recording's last change, and nothing may change.
 		stopped := c.Replay.To
 		fc.Now = func() time.Time { return stopped }
 		fc.Middleware = append(fc.Middleware, readOnly(c.Replay))
-	}
-	if c.Auth != nil {
-		fc.Auth = c.Auth
 	}
 	if u := c.Upstream; u != nil {
 		// The screens read the mirror under upstream.MirrorPrefix; every other API request
@@ -106,69 +90,106 @@ func (c Config) front() front.Config {
 	return fc
 }
 
-// API is the server before its browser screens are added (web/api/front).
-type API = front.API
-
-// NewAPI builds the handler chain and every route but the browser screens'. The server's
-// lifetime starts here: Server.Shutdown ends it, or Close when no Server is made.
-func NewAPI(cfg Config) (*API, error) { return front.New(cfg.front()) }
-
-// Screens configure the browser screens New adds.
-type Screens struct {
-	// Elections is the Coordinated Leader Election controller whose decisions the screens
-	// show; nil when it does not run.
-	Elections ui.Elections
-	// Replay is the recording a replay serves (the same as the API's Config.Replay); nil on a
-	// live server.
-	Replay *ui.Replay
-	// Upstream is what the screens say about the cluster the server stands in front of; nil
-	// when it is the API server itself.
-	Upstream *ui.Upstream
-}
-
 // Server serves leaselab over HTTP.
 type Server struct {
-	api  *API
-	http *http.Server
-	ui   *ui.UI // the browser screens
+	api       *front.API
+	http      *http.Server
+	elections *election.Controller // nil when the controller does not run
+	stopElect func()
+	upstream  *Upstream
 
 	connsMu sync.Mutex
 	fresh   map[net.Conn]struct{} // connections without a request yet (trackConn)
 }
 
-// New adds the browser screens to a and returns the server, ready to serve. a belongs to the
-// server from now on.
-func New(a *API, screens Screens) (*Server, error) {
-	if a.Served() {
-		// A request context Echo made then has room for the API routes' path parameters only;
-		// reused for a screen's route with more, it panics.
-		return nil, errors.New("the API served an in-process request before the screens' routes were added: add them first")
-	}
-	cfg := a.Config()
-	uiOpts := ui.Options{Now: cfg.Now, Context: a.Context(), API: a.Transport(), Elections: screens.Elections, Replay: screens.Replay, Upstream: screens.Upstream,
-		ScenarioAPI: a.Transport().As(scenarioUser)}
-	if cfg.Auth != nil {
-		uiOpts.MayCommandTabs = mayCommandTabs
-		uiOpts.TabUser = tabUser
-	}
-	u, err := ui.New(cfg.Logger, a.Registry(), cfg.Store, uiOpts)
+// New builds the whole server: the handler chain and the API (web/api/front), the mirror of
+// the cluster it stands in front of (started here: ctx bounds its first lists), the election
+// controller and the browser screens. Its lifetime starts here: the controller and the mirror
+// run until Shutdown. Serve, the test helpers and web/leasetest's API-only server all go
+// through front.New. When New fails, what cfg.Upstream holds is closed too.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	s := &Server{upstream: cfg.Upstream, fresh: map[net.Conn]struct{}{}}
+	a, err := front.New(cfg.front(), func(a *front.API, e *echo.Echo) error { return s.extend(ctx, cfg, a, e) })
 	if err != nil {
-		return nil, fmt.Errorf("ui: %w", err)
+		cfg.Upstream.Close()
+		return nil, err
 	}
-	u.Register(a.Echo())
-	s := &Server{api: a, ui: u, fresh: map[net.Conn]struct{}{}}
+	s.api = a
 	s.http = &http.Server{
-		Handler:           a.Echo(),
+		Handler:           a.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		// Idle keep-alive connections are closed: a crowd of stuck clients cannot pile them up.
 		IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return a.Context() },
 		// Connection-level noise (TLS handshakes of clients without the CA, port scans) at Debug.
-		ErrorLog:  slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
+		ErrorLog:  slog.NewLogLogger(a.Config().Logger.Handler(), slog.LevelDebug),
 		ConnState: s.trackConn,
+	}
+	if s.elections != nil {
+		// Now that every route is in place: the controller is the transport's first client.
+		s.stopElect = s.elections.Start()
 	}
 	return s, nil
 }
+
+// extend adds to the API what it serves beyond the Kubernetes API: it starts the mirror of the
+// cluster, builds the election controller on the API's in-process transport, and adds the
+// screens' routes. The controller starts once New has returned.
+func (s *Server) extend(ctx context.Context, cfg Config, a *front.API, e *echo.Echo) error {
+	fc := a.Config()
+	var up *ui.Upstream
+	if u := cfg.Upstream; u != nil {
+		if err := u.Mirror.Start(ctx, a.Registry()); err != nil {
+			return fmt.Errorf("upstream: %w", err)
+		}
+		up = screensUpstream(u.Mirror)
+		fc.Logger.Info("serving in front of a cluster; its own controller decides elections", slog.String("server", up.Server),
+			slog.String("user", up.User), slog.Any("namespaces", up.Namespaces))
+	}
+	uiOpts := ui.Options{Now: fc.Now, Context: a.Context(), API: a.Transport(), Replay: cfg.Replay, Upstream: up,
+		ScenarioAPI: a.Transport().As(scenarioUser)}
+	if cfg.Election != nil {
+		rc := a.Transport().As(electionUser).RESTConfig(election.DefaultFieldManager)
+		rc.QPS, rc.Burst = 100, 200
+		ctrl, err := election.NewForConfig(rc, *cfg.Election)
+		if err != nil {
+			return err
+		}
+		s.elections, uiOpts.Elections = ctrl, ctrl
+	}
+	if fc.Auth != nil {
+		uiOpts.MayCommandTabs = mayCommandTabs
+		uiOpts.TabUser = tabUser
+	}
+	u, err := ui.New(fc.Logger, a.Registry(), fc.Store, uiOpts)
+	if err != nil {
+		return fmt.Errorf("ui: %w", err)
+	}
+	u.Register(e)
+	return nil
+}
+
+// screensUpstream is what the screens say about the cluster m mirrors.
+func screensUpstream(m *upstream.Mirror) *ui.Upstream {
+	c := m.Cluster()
+	return &ui.Upstream{
+		Server:            c.Server(),
+		User:              c.User,
+		Namespaces:        c.Namespaces,
+		CandidatesRefused: m.CandidatesRefused(),
+		ReadOnly:          m.ReadOnly(),
+		Problem:           m.Err,
+		Relisted: func() (int64, int64) {
+			h := m.History()
+			return h.Expired, h.RelistedAfterExpired
+		},
+		APIBase: upstream.MirrorPrefix,
+	}
+}
+
+// electionUser is the election controller's identity: one of the server's own (not limited),
+// allowed everything.
+var electionUser = auth.User{Name: "system:leaselab:election", Role: auth.RoleInstructor, Groups: []string{"system:masters"}}
 
 // scenarioUser is who the scenarios' candidates write as: one of the server's own users (not
 // limited), allowed everything.
@@ -205,7 +226,14 @@ func tabUser(r *http.Request) (ui.TabUser, bool) {
 }
 
 // Handler returns the server's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.api.Echo() }
+func (s *Server) Handler() http.Handler { return s.api.Handler() }
+
+// Transport is the in-process transport of the whole handler chain (web/api/inprocess): how
+// the server's own code calls it, without a network or a token.
+func (s *Server) Transport() *inprocess.Transport { return s.api.Transport() }
+
+// Elections is the Coordinated Leader Election controller, nil when it does not run.
+func (s *Server) Elections() *election.Controller { return s.elections }
 
 // Serve accepts connections on ln until Shutdown; it returns nil after a clean shutdown.
 func (s *Server) Serve(ln net.Listener) error {
@@ -216,8 +244,13 @@ func (s *Server) Serve(ln net.Listener) error {
 	return err
 }
 
-// Shutdown ends every watch, then waits for in-flight requests until ctx is done.
+// Shutdown stops the election controller and the mirror of a cluster, ends every watch, then
+// waits for in-flight requests until ctx is done.
 func (s *Server) Shutdown(ctx context.Context) error {
+	if s.stopElect != nil {
+		s.stopElect()
+	}
+	s.upstream.Close()
 	s.api.Close()
 	done := make(chan error, 1)
 	go func() { done <- s.http.Shutdown(ctx) }()

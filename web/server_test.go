@@ -26,6 +26,7 @@ import (
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
+	"github.com/leaselab/leaselab/web/api/front"
 	"github.com/leaselab/leaselab/web/play/ui"
 	"github.com/leaselab/leaselab/web/webtest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,19 +42,14 @@ func startOpen(tb testing.TB, cfg web.Config) *webtest.Server {
 	}
 	tb.Cleanup(func() { db.Close() }) // after the server's own cleanup
 	cfg.Logger, cfg.Store = logger, db
-	return webtest.Start(tb, cfg, web.Screens{})
+	return webtest.Start(tb, cfg)
 }
 
 // mustNew builds a server without an election controller.
 func mustNew(tb testing.TB, cfg web.Config) *web.Server {
 	tb.Helper()
-	a, err := web.NewAPI(cfg)
+	s, err := web.New(context.Background(), cfg)
 	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := web.New(a, web.Screens{})
-	if err != nil {
-		a.Close()
 		tb.Fatal(err)
 	}
 	return s
@@ -115,7 +111,7 @@ func TestOpenServerRefusesWebPages(t *testing.T) {
 // TestBodyReadTimeout: a client that announces a body and sends only part of it loses its
 // connection once the body read timeout passes, instead of holding it forever.
 func TestBodyReadTimeout(t *testing.T) {
-	srv := startOpen(t, web.Config{BodyReadTimeout: 200 * time.Millisecond})
+	srv := startOpen(t, web.Config{Config: front.Config{BodyReadTimeout: 200 * time.Millisecond}})
 	c, err := net.Dial("tcp", srv.Addr)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +150,7 @@ func TestShutdownClosesFreshConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s := mustNew(t, web.Config{Logger: logger, Store: db})
+	s := mustNew(t, web.Config{Config: front.Config{Logger: logger, Store: db}})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -189,8 +185,9 @@ func TestShutdownClosesFreshConnections(t *testing.T) {
 
 // TestScreensBeforeTheFirstRequest: Echo gives each pooled request context room for the path
 // parameters of the routes it has when the context is made, so a context made by an early
-// in-process request, reused for a screen's route with more parameters, panics (the lease
-// page, a card's Delete). web.New refuses to add the screens after the API served a request.
+// in-process request, reused for a screen's route with more parameters, would panic (the lease
+// page, a card's Delete). web.New adds every route before anything can send a request: the
+// server's first in-process request leaves a context that serves the lease page.
 func TestScreensBeforeTheFirstRequest(t *testing.T) {
 	logger := slog.New(slog.DiscardHandler)
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "leaselab.db"), sqlite.Options{CompactInterval: -1}, logger)
@@ -198,19 +195,18 @@ func TestScreensBeforeTheFirstRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	a, err := web.NewAPI(web.Config{Logger: logger, Store: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	req := httptest.NewRequest(http.MethodGet, "/healthz", nil)
-	resp, err := a.Transport().RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if _, err := web.New(a, web.Screens{}); err == nil || !strings.Contains(err.Error(), "before the screens' routes") {
-		t.Errorf("web.New after an in-process request: %v, want a refusal", err)
+	s := mustNew(t, web.Config{Config: front.Config{Logger: logger, Store: db}})
+	defer s.Shutdown(context.Background())
+	for _, path := range []string{"/healthz", "/leases/default/a", "/ui/leases/default/a/delete"} {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		resp, err := s.Transport().RoundTrip(req)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode >= http.StatusInternalServerError {
+			t.Errorf("%s in process: %s", path, resp.Status)
+		}
 	}
 }
 
@@ -241,7 +237,7 @@ func TestDamagedStoreIsNotReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s := mustNew(t, web.Config{Logger: logger, Store: db})
+	s := mustNew(t, web.Config{Config: front.Config{Logger: logger, Store: db}})
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 	defer s.Shutdown(context.Background())
@@ -403,7 +399,7 @@ func TestScreenErrors(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	st := &failingStore{Interface: db}
-	srv := webtest.Start(t, web.Config{Logger: logger, Store: st}, web.Screens{})
+	srv := webtest.Start(t, web.Config{Config: front.Config{Logger: logger, Store: st}})
 	st.failing.Store(true)
 
 	code, h, body := do(t, http.MethodGet, srv.URL+"/leases/default/a", "text/html,application/xhtml+xml")
@@ -524,7 +520,7 @@ func FuzzWebSocketMessages(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	s := mustNew(f, web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true})
+	s := mustNew(f, web.Config{Config: front.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true}})
 	pl := &panicLog{}
 	srv := httptest.NewUnstartedServer(s.Handler())
 	srv.Config.ErrorLog = log.New(pl, "", 0)

@@ -7,18 +7,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leaselab/leaselab/cmd/internal/access"
 	"github.com/leaselab/leaselab/web/api/auth"
 )
 
 // TestBannerShowsOnlyRealLinks: the start banner of a workshop names no placeholder a newcomer
 // could copy, and its commands name the binary as it was started.
 func TestBannerShowsOnlyRealLinks(t *testing.T) {
-	a := &access{tokens: []auth.Token{
+	a := &access.Gate{Tokens: []auth.Token{
 		{Token: "instr-token", User: auth.User{Name: auth.InstructorName, Role: auth.RoleInstructor}},
 		{Token: "p1-token", User: auth.User{Name: "participant-01", Role: auth.RoleParticipant, Namespace: "participant-01"}},
 	}}
 	var out bytes.Buffer
-	a.printAccess(&out, "https://host:8443", "x.db")
+	a.Print(&out, "https://host:8443", "x.db", invokedName())
 	s := out.String()
 	if strings.Contains(s, "TOKEN") || !strings.Contains(s, "https://host:8443/join?token=instr-token") {
 		t.Errorf("banner:\n%s", s)

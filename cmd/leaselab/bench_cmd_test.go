@@ -14,6 +14,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/leaselab/leaselab/cmd/internal/access"
 	"github.com/leaselab/leaselab/cmd/internal/bench"
 	"github.com/leaselab/leaselab/web/api/auth"
 )
@@ -105,10 +106,10 @@ func TestBenchRetryAfter(t *testing.T) {
 	tf := filepath.Join(t.TempDir(), "tokens.csv")
 	os.WriteFile(tf, []byte("t0ken,alice,1,\"leaselab:instructors\"\n"), 0o600)
 	ts := mustStartServerWith(t, "", func(c *serveConfig) {
-		c.access = accessConfig{tokenFile: tf, tls: "on", rateQPS: 5, rateBurst: 5}
+		c.access = access.Config{TokenFile: tf, TLS: "on", RateQPS: 5, RateBurst: 5}
 	})
 	// HTTPS: client-go sends a kubeconfig's token over TLS only.
-	kc, err := auth.Kubeconfig(ts.URL, "default", "t0ken", "leaselab", ts.access.caData)
+	kc, err := auth.Kubeconfig(ts.URL, "default", "t0ken", "leaselab", ts.access.CAData)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,24 +1,17 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/leaselab/leaselab/cmd/internal/bench"
-	"github.com/leaselab/leaselab/store/sqlite"
-	"github.com/leaselab/leaselab/web/api/auth"
+	"github.com/leaselab/leaselab/cmd/internal/benchserver"
 )
 
 const benchWorkshopSummary = "simulate a workshop on one server: candidate tabs, participants' dashboards and the instructor's"
@@ -43,8 +36,8 @@ func isWorkshopBench(args []string) ([]string, bool) {
 }
 
 // runBenchWorkshop is `leaselab bench workshop`: it starts a server in workshop mode (or loads
-// the one whose database --db names), runs bench.RunWorkshop against it and prints the
-// report.
+// the one whose database --db names; cmd/internal/benchserver), runs bench.RunWorkshop against
+// it and prints the report.
 func runBenchWorkshop(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench workshop", benchWorkshopSummary, "", stderr)
 	participants := fs.Int("participants", 30, "participants taking part, each with a dashboard and its candidate tabs")
@@ -76,14 +69,14 @@ func runBenchWorkshop(ctx context.Context, args []string, stdout, stderr io.Writ
 		RenewDeadline: *renewDeadline, RetryPeriod: *retryPeriod, Progress: stderr}
 	if *db == "" {
 		fmt.Fprintf(stderr, "starting leaselab serve --workshop %d\n", *participants)
-		srv, err := startWorkshopServer(ctx, *participants, stderr)
+		srv, err := benchserver.Start(ctx, *participants, stderr)
 		if err != nil {
 			return err
 		}
-		defer srv.stop()
-		*db, *server, cfg.ServerPID = srv.db, srv.url, srv.pid
+		defer srv.Stop()
+		*db, *server, cfg.ServerPID = srv.DB, srv.URL, srv.PID
 	}
-	if err := readWorkshop(ctx, &cfg, *db, *server, *participants); err != nil {
+	if err := benchserver.Read(ctx, &cfg, *db, *server, *participants); err != nil {
 		return err
 	}
 	if *cpuProfile != "" {
@@ -104,130 +97,6 @@ func runBenchWorkshop(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	_, err = rep.WriteTo(stdout)
 	return err
-}
-
-// readWorkshop fills cfg with what is kept beside a workshop's database: the server's URL
-// (unless server is given), its certificate, the instructor's token and those of the first n
-// participants.
-func readWorkshop(ctx context.Context, cfg *bench.WorkshopConfig, db, server string, n int) error {
-	if server == "" {
-		u, err := os.ReadFile(announcedURLPath(db))
-		if err != nil {
-			return fmt.Errorf("the URL of the server of %s: %w (give --server)", db, err)
-		}
-		server = string(bytes.TrimSpace(u))
-	}
-	cfg.URL = server
-	certFile, _ := certPaths(db)
-	if ca, err := os.ReadFile(certFile); err == nil {
-		cfg.CA = ca
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	objs, err := sqlite.ReadObjects(ctx, db, auth.IdentityResource)
-	if err != nil {
-		return err
-	}
-	for _, o := range objs {
-		t, err := auth.DecodeIdentity(o.Value)
-		if err != nil {
-			return err
-		}
-		switch {
-		case t.User.Role == auth.RoleInstructor:
-			cfg.Instructor = t.Token
-		case len(cfg.Participants) < n:
-			cfg.Participants = append(cfg.Participants, bench.WorkshopParticipant{Name: t.User.Name, Namespace: t.User.Namespace, Token: t.Token})
-		}
-	}
-	if cfg.Instructor == "" || len(cfg.Participants) < n {
-		return fmt.Errorf("%s holds a workshop of %d participants (and %d instructor): want %d participants", db, len(cfg.Participants), btoi(cfg.Instructor != ""), n)
-	}
-	return nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// workshopServer is a `leaselab serve --workshop` started for a benchmark, in a directory of
-// its own.
-type workshopServer struct {
-	cmd     *exec.Cmd
-	dir     string
-	db, url string
-	pid     string
-}
-
-// startWorkshopServer starts this very program as `leaselab serve --workshop n` on a free
-// port of 127.0.0.1 with a fresh database, and returns once it serves.
-func startWorkshopServer(ctx context.Context, n int, stderr io.Writer) (*workshopServer, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "leaselab-bench-workshop-")
-	if err != nil {
-		return nil, err
-	}
-	s := &workshopServer{dir: dir, db: filepath.Join(dir, "leaselab.db")}
-	s.cmd = exec.Command(exe, "serve", "--addr", "127.0.0.1:0", "--db", s.db, "--workshop", strconv.Itoa(n), "--log-level", "warn")
-	s.cmd.Stderr = stderr
-	out, err := s.cmd.StdoutPipe()
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	if err := s.cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	s.pid = strconv.Itoa(s.cmd.Process.Pid)
-	served := make(chan string, 1)
-	go func() {
-		lines := bufio.NewScanner(out)
-		for lines.Scan() {
-			if _, rest, ok := strings.Cut(lines.Text(), " serving on "); ok {
-				url, _, _ := strings.Cut(rest, " ")
-				served <- url
-			}
-		}
-		close(served)
-	}()
-	timer := time.NewTimer(time.Minute)
-	defer timer.Stop()
-	select {
-	case url, ok := <-served:
-		if ok {
-			s.url = url
-			return s, nil
-		}
-		err = errors.New("the server exited before it served")
-	case <-timer.C:
-		err = errors.New("the server did not serve within a minute")
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	s.stop()
-	return nil, err
-}
-
-// stop ends the server as Ctrl-C does (killing it if it takes more than 10 s) and removes its
-// directory.
-func (s *workshopServer) stop() {
-	s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
-	}
-	os.RemoveAll(s.dir)
 }
 
 // lockedWriter serializes the writes of several goroutines to one writer.

@@ -133,7 +133,7 @@ func runCandidateUntil(t *testing.T, want string, args ...string) string {
 // its context's namespace, as kubectl does; --namespace and --server still win.
 func TestCandidateKubeconfig(t *testing.T) {
 	w := mustStartWorkshop(t, 1, "", nil)
-	kc, err := auth.Kubeconfig(w.URL, "participant-01", w.tokens["participant-01"], "leaselab", w.access.caData)
+	kc, err := auth.Kubeconfig(w.URL, "participant-01", w.tokens["participant-01"], "leaselab", w.access.CAData)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/leaselab/leaselab/cmd/internal/access"
 	"github.com/leaselab/leaselab/web/api/auth/authtest"
 )
 
@@ -52,7 +53,7 @@ func (p *protocols) String() string {
 // offers h2. Without the flag, client-go speaks HTTP/1.1. Without TLS the flag is refused.
 func TestHTTP2(t *testing.T) {
 	for _, h2 := range []bool{true, false} {
-		w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.http2 = h2 })
+		w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.HTTP2 = h2 })
 		want := "HTTP/1.1"
 		if h2 {
 			want = "HTTP/2.0"
@@ -94,7 +95,7 @@ func TestHTTP2(t *testing.T) {
 
 		// A client that offers h2 still gets its WebSockets, over HTTP/1.1.
 		pool := x509.NewCertPool()
-		pool.AppendCertsFromPEM(w.access.caData)
+		pool.AppendCertsFromPEM(w.access.CAData)
 		hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
 		for _, path := range []string{"/apis/coordination.k8s.io/v1/namespaces/participant-01/leases?watch=true", "/ui/board/watch"} {
 			dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -116,7 +117,7 @@ func TestHTTP2(t *testing.T) {
 			cancel()
 		}
 		if !h2 {
-			_, err := setupAccess(ctx, accessConfig{tls: "off", http2: true}, "127.0.0.1:0", "127.0.0.1:0", "", w.db, discardLogger())
+			_, err := access.New(ctx, access.Config{TLS: "off", HTTP2: true}, "127.0.0.1:0", "127.0.0.1:0", "", w.db, discardLogger())
 			if err == nil || !strings.Contains(err.Error(), "--tls on") {
 				t.Errorf("--http2 without TLS: %v, want a refusal naming --tls on", err)
 			}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/leaselab/leaselab/cmd/internal/access"
+	"github.com/leaselab/leaselab/cmd/internal/tlscert"
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web/api/auth"
 )
@@ -40,7 +42,7 @@ func runKubeconfig(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *db != "" {
 		if ca == nil {
-			certFile, _ := certPaths(*db)
+			certFile, _ := tlscert.Paths(*db)
 			if b, err := os.ReadFile(certFile); err == nil {
 				ca = b
 			} else if !errors.Is(err, os.ErrNotExist) {
@@ -83,7 +85,7 @@ func runKubeconfig(ctx context.Context, args []string, stdout, stderr io.Writer)
 // the kubeconfigs the instructor page offers, or the address it listened on. Without one the
 // answer would be a guess, so it is an error that says what to give instead.
 func recordedURL(db string) (string, error) {
-	u, err := os.ReadFile(announcedURLPath(db))
+	u, err := os.ReadFile(access.URLPath(db))
 	switch {
 	case err == nil && len(bytes.TrimSpace(u)) > 0:
 		return string(bytes.TrimSpace(u)), nil
@@ -93,7 +95,7 @@ func recordedURL(db string) (string, error) {
 	if _, err := os.Stat(db); errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("no database at %s, so no server URL to name: give --server URL, or --db with the file leaselab serve uses", db)
 	}
-	return "", fmt.Errorf("no server has announced its URL beside %s (it writes %s at start): start leaselab serve --db %s, or give --server URL", db, announcedURLPath(db), db)
+	return "", fmt.Errorf("no server has announced its URL beside %s (it writes %s at start): start leaselab serve --db %s, or give --server URL", db, access.URLPath(db), db)
 }
 
 // kubeconfig renders a kubeconfig with one cluster, user and context.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/leaselab/leaselab/cmd/internal/access"
 )
 
 // TestKubeconfigNamesTheAnnouncedServer: without --server, the kubeconfig names the URL the
@@ -29,7 +31,7 @@ func TestKubeconfigNamesTheAnnouncedServer(t *testing.T) {
 	if code, out, errOut := kubeconfig("--db", db); code == 0 || !strings.Contains(errOut, "no server has announced its URL") {
 		t.Errorf("a database no server announced: exit %d\n%s%s", code, out, errOut)
 	}
-	if err := os.WriteFile(announcedURLPath(db), []byte("http://127.0.0.1:18080\n"), 0o600); err != nil {
+	if err := os.WriteFile(access.URLPath(db), []byte("http://127.0.0.1:18080\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if code, out, errOut := kubeconfig("--db", db); code != 0 || !strings.Contains(out, "server: http://127.0.0.1:18080") {

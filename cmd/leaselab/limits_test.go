@@ -50,7 +50,7 @@ func (w *workshop) apiGet(tb testing.TB, hc *http.Client, user, path string) (*h
 // TestRateLimitIsolation: a participant flooding the server gets 429 with Retry-After, while
 // another participant's lease renewals keep their latency.
 func TestRateLimitIsolation(t *testing.T) {
-	w := mustStartWorkshop(t, 2, "", func(c *serveConfig) { c.access.rateQPS, c.access.rateBurst = 20, 20 })
+	w := mustStartWorkshop(t, 2, "", func(c *serveConfig) { c.access.RateQPS, c.access.RateBurst = 20, 20 })
 	ctx := ctxT(t, 60*time.Second)
 	p2 := w.client(t, "participant-02")
 	lease, err := p2.CoordinationV1().Leases("participant-02").Create(ctx, namedLease("renewed"), metav1.CreateOptions{})
@@ -140,7 +140,7 @@ func TestRateLimitIsolation(t *testing.T) {
 // TestWatchAndObjectLimits: watches per identity (429) and objects per namespace (403 with a
 // quota message); the instructor is not held by the quota.
 func TestWatchAndObjectLimits(t *testing.T) {
-	w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.maxWatchers, c.access.maxObjects = 2, 3 })
+	w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.MaxWatchers, c.access.MaxObjects = 2, 3 })
 	ctx := ctxT(t, 30*time.Second)
 	hc := w.httpClient(t)
 	var open []io.Closer
@@ -438,7 +438,7 @@ func TestMalformedInputKeepsServing(t *testing.T) {
 // TestQuotaUnderConcurrentCreates: creates sent together are counted one after another, so
 // that they cannot all pass the same count and overshoot the quota.
 func TestQuotaUnderConcurrentCreates(t *testing.T) {
-	w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.maxObjects = 5 })
+	w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.MaxObjects = 5 })
 	ctx := ctxT(t, 30*time.Second)
 	p1 := w.client(t, "participant-01")
 	var created, refused atomic.Int64
@@ -472,7 +472,7 @@ func TestQuotaUnderConcurrentCreates(t *testing.T) {
 // says why, and nothing more is created.
 func TestControllerCountsAgainstQuota(t *testing.T) {
 	w := mustStartWorkshop(t, 1, "", func(c *serveConfig) {
-		c.access.maxObjects = 2
+		c.access.MaxObjects = 2
 		c.cleController = true
 		c.cleElectionDuration = 500 * time.Millisecond
 		c.cleRequeueInterval = 300 * time.Millisecond
@@ -560,7 +560,7 @@ func TestControllerCountsAgainstQuota(t *testing.T) {
 // --max-object-bytes, on create and on update; the refusal is 413 and says the limit; the
 // instructor is not limited.
 func TestObjectSizeLimit(t *testing.T) {
-	w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.maxBytes = 4096 })
+	w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.MaxBytes = 4096 })
 	ctx := ctxT(t, 30*time.Second)
 	const ns = "participant-01"
 	p1 := w.client(t, ns).CoordinationV1().Leases(ns)

@@ -57,7 +57,7 @@ func runClientScript(t *testing.T, name string, args ...string) (*workshop, stri
 	t.Helper()
 	w := mustStartWorkshop(t, 2, "", nil)
 	ns, other := auth.ParticipantName(1, 2), auth.ParticipantName(2, 2)
-	kc, err := auth.Kubeconfig(w.URL, ns, w.tokens[ns], "leaselab", w.access.caData)
+	kc, err := auth.Kubeconfig(w.URL, ns, w.tokens[ns], "leaselab", w.access.CAData)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -362,8 +362,8 @@ func TestReplayLoadsNoStoredIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rs.Close()
-	if !strings.HasPrefix(rs.URL, "http://") || rs.access.auth != nil {
-		t.Errorf("a replay of a database with workshop identities serves %s with tokens %v", rs.URL, rs.access.auth != nil)
+	if !strings.HasPrefix(rs.URL, "http://") || rs.access.Auth != nil {
+		t.Errorf("a replay of a database with workshop identities serves %s with tokens %v", rs.URL, rs.access.Auth != nil)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,29 +16,19 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-
+	"github.com/leaselab/leaselab/cmd/internal/access"
+	"github.com/leaselab/leaselab/cmd/internal/logrepeat"
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
-	"github.com/leaselab/leaselab/web/api/auth"
-	"github.com/leaselab/leaselab/web/api/inprocess"
+	"github.com/leaselab/leaselab/web/api/front"
 	"github.com/leaselab/leaselab/web/api/upstream"
 	"github.com/leaselab/leaselab/web/lease/election"
 	"github.com/leaselab/leaselab/web/play/ui"
 )
 
-// upstreamServer is the cluster a server stands in front of: its forwarder and mirror.
-type upstreamServer struct {
-	cluster   upstream.Cluster
-	forwarder *upstream.Forwarder
-	mirror    *upstream.Mirror
-	cancel    context.CancelFunc // ends the forwarder's streams
-}
-
 // newUpstream reads --upstream-kubeconfig and builds the forwarder and the mirror into db;
 // nil without the flag.
-func newUpstream(cfg serveConfig, db *sqlite.DB, logger *slog.Logger) (*upstreamServer, error) {
+func newUpstream(cfg serveConfig, db *sqlite.DB, logger *slog.Logger) (*web.Upstream, error) {
 	if !cfg.upstream.on() {
 		return nil, nil
 	}
@@ -50,52 +39,11 @@ func newUpstream(cfg serveConfig, db *sqlite.DB, logger *slog.Logger) (*upstream
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	fwd, err := upstream.NewForwarder(ctx, logger, cluster)
+	fwd, mirror, err := upstream.New(logger, cluster, db)
 	if err != nil {
-		cancel()
 		return nil, fmt.Errorf("--upstream-kubeconfig: %w", err)
 	}
-	mirror, err := upstream.NewMirror(logger, cluster, db)
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("--upstream-kubeconfig: %w", err)
-	}
-	return &upstreamServer{cluster: cluster, forwarder: fwd, mirror: mirror, cancel: cancel}, nil
-}
-
-// web is the API's part of u, nil when u is.
-func (u *upstreamServer) web() *web.Upstream {
-	if u == nil {
-		return nil
-	}
-	return &web.Upstream{Forwarder: u.forwarder, Mirror: u.mirror}
-}
-
-// screens is what the screens say about the cluster.
-func (u *upstreamServer) screens() *ui.Upstream {
-	return &ui.Upstream{
-		Server:            u.cluster.Server(),
-		User:              u.cluster.User,
-		Namespaces:        u.cluster.Namespaces,
-		CandidatesRefused: u.mirror.CandidatesRefused(),
-		ReadOnly:          u.mirror.ReadOnly(),
-		Problem:           u.mirror.Err,
-		Relisted: func() (int64, int64) {
-			h := u.mirror.History()
-			return h.Expired, h.RelistedAfterExpired
-		},
-		APIBase: upstream.MirrorPrefix,
-	}
-}
-
-// close stops the mirror and the forwarder's streams; nil does nothing.
-func (u *upstreamServer) close() {
-	if u == nil {
-		return
-	}
-	u.cancel()
-	u.mirror.Close()
+	return &web.Upstream{Forwarder: fwd, Mirror: mirror}, nil
 }
 
 // serveConfig is everything `leaselab serve` is configured with.
@@ -124,7 +72,7 @@ type serveConfig struct {
 	cleCandidateTTL     time.Duration
 	cleGCPeriod         time.Duration
 
-	access accessConfig
+	access access.Config
 
 	// upstream, when set, puts the server in front of a cluster.
 	upstream upstreamConfig
@@ -147,7 +95,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	durationVar(fs, &c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long shutdown waits for requests in flight")
 	fs.BoolVar(&c.acceptRollback, "accept-rollback", false, "open a database that is behind the revisions it acknowledged (its -wal file lost after a crash, or an older copy put in its place); new writes continue past every revision handed out, and clients that saw newer ones must relist")
 	fs.Var(negatedBool{&c.noImplicitNamespaces}, "implicit-namespaces", "create a namespace the first time something is written in it; false answers 404 as kube-apiserver does (and creates default, kube-system, kube-public and kube-node-lease at start)")
-	c.access.register(fs)
+	c.access.Register(fs)
 	c.upstream.register(fs)
 	fs.BoolVar(&c.cleController, "cle-controller", true, "run the Coordinated Leader Election controller, which picks Lease holders among LeaseCandidates (needs --coordinated-leader-election)")
 	durationVar(fs, &c.cleElectionDuration, "cle-election-duration", 5*time.Second, "how long the election controller waits for candidates to answer a ping")
@@ -195,7 +143,7 @@ func (c *serveConfig) validate() error {
 	if err := c.upstream.validate(); err != nil {
 		return err
 	}
-	return c.access.validate()
+	return c.access.Validate()
 }
 
 // electionOptions are the election controller's options from the flags.
@@ -231,11 +179,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "leaselab %s serving on %s (database %s)\n", leaselabVersion(), srv.URL, cfg.db)
 	srv.printAccess(stdout, cfg.db)
 	if srv.mirror != nil {
+		cluster := srv.mirror.Cluster()
 		ns := "every namespace"
-		if len(srv.cluster.Namespaces) > 0 {
-			ns = "namespaces " + strings.Join(srv.cluster.Namespaces, ", ")
+		if len(cluster.Namespaces) > 0 {
+			ns = "namespaces " + strings.Join(cluster.Namespaces, ", ")
 		}
-		fmt.Fprintf(stdout, "  cluster:    %s as %s, %s; the cluster's own controller decides elections\n", srv.cluster.Server(), srv.cluster.User, ns)
+		fmt.Fprintf(stdout, "  cluster:    %s as %s, %s; the cluster's own controller decides elections\n", cluster.Server(), cluster.User, ns)
 		if why := srv.mirror.CandidatesRefused(); why != "" {
 			fmt.Fprintf(stdout, "  coordinated candidates refused: %s\n", why)
 		}
@@ -246,8 +195,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // printAccess tells how to reach the server: the dashboard and kubectl, and with tokens on how
 // to sign in.
 func (rs *runningServer) printAccess(w io.Writer, db string) {
-	if rs.access.auth != nil {
-		rs.access.printAccess(w, rs.URL, db)
+	if rs.access.Auth != nil {
+		rs.access.Print(w, rs.URL, db, invokedName())
 		return
 	}
 	fmt.Fprintf(w, "  dashboard:  %s/\n  kubectl:    %s kubeconfig --server %s > leaselab.kubeconfig; kubectl --kubeconfig leaselab.kubeconfig get leases -A\n", rs.URL, invokedName(), rs.URL)
@@ -260,27 +209,15 @@ func (rs *runningServer) serveUntilDone(ctx context.Context) error {
 	return rs.Close()
 }
 
-// startLogger builds the process logger and, for as long as ctx lasts, flushes the counts of
-// the log lines it folded (logrepeat.go).
+// startLogger builds the process logger and, for as long as ctx lasts, writes the counts of
+// the log lines it folded (cmd/internal/logrepeat).
 func startLogger(ctx context.Context, w io.Writer, level, format string) (*slog.Logger, error) {
 	logger, err := newLogger(w, level, format)
 	if err != nil {
 		return nil, err
 	}
-	if rh, ok := logger.Handler().(*repeatHandler); ok {
-		go func() {
-			t := time.NewTicker(repeatWindow)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					rh.flushRepeats(context.Background())
-					return
-				case <-t.C:
-					rh.flushRepeats(ctx)
-				}
-			}
-		}()
+	if rh, ok := logger.Handler().(*logrepeat.Handler); ok {
+		go rh.Run(ctx)
 	}
 	return logger, nil
 }
@@ -301,7 +238,7 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("--log-format %q: want text or json", format)
 	}
-	return slog.New(newRepeatHandler(h, time.Now)), nil
+	return slog.New(logrepeat.NewHandler(h, time.Now)), nil
 }
 
 // runningServer is a started leaselab: the store, the HTTP server and its listener.
@@ -313,19 +250,12 @@ type runningServer struct {
 	web     *web.Server
 	served  chan error
 	timeout time.Duration
-	access  *access
+	access  *access.Gate
 
-	// election is the Coordinated Leader Election controller, nil when it is off; the screens
-	// were given it at construction.
-	election     *election.Controller
-	stopElection context.CancelFunc
-	electionDone chan struct{}
-
-	// mirror and stopUpstream are the cluster's mirror and the end of the forwarder's streams,
-	// in front of a cluster; nil otherwise.
-	mirror       *upstream.Mirror
-	stopUpstream context.CancelFunc
-	cluster      upstream.Cluster
+	// election is the Coordinated Leader Election controller, nil when it is off.
+	election *election.Controller
+	// mirror is the cluster's mirror, in front of a cluster; nil otherwise.
+	mirror *upstream.Mirror
 
 	closeOnce sync.Once
 	closeErr  error
@@ -378,156 +308,95 @@ func openServer(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*run
 		ln.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	ac := cfg.access
-	ac.replay = cfg.replay != nil
-	acc, err := setupAccess(ctx, ac, cfg.addr, ln.Addr().String(), cfg.db, db, logger)
+	rs, err := newServer(ctx, cfg, ln.Addr().String(), db, logger)
 	if err != nil {
 		ln.Close()
 		db.Close()
 		return nil, err
 	}
-	up, err := newUpstream(cfg, db, logger)
-	if err != nil {
-		ln.Close()
-		db.Close()
-		return nil, err
-	}
-	front, err := web.NewAPI(web.Config{
-		Logger:                    logger,
-		Store:                     db,
-		Version:                   serverVersion(),
-		CoordinatedLeaderElection: cfg.coordinated,
-		Profiling:                 cfg.profiling,
-		Auth:                      acc.auth,
-		NoImplicitNamespaces:      cfg.noImplicitNamespaces,
-		Replay:                    cfg.replay,
-		Upstream:                  up.web(),
-	})
-	if err != nil {
-		ln.Close()
-		up.close()
-		db.Close()
-		return nil, err
-	}
-	fail := func(err error) (*runningServer, error) {
-		ln.Close()
-		up.close()
-		front.Close()
-		db.Close()
-		return nil, err
-	}
-	screens := web.Screens{Replay: cfg.replay}
-	if up != nil {
-		if err := up.mirror.Start(ctx, front.Registry()); err != nil {
-			return fail(fmt.Errorf("upstream: %w", err))
-		}
-		up.forwarder.CandidatesUnserved(up.mirror.CandidatesUnserved())
-		screens.Upstream = up.screens()
-		logger.Info("serving in front of a cluster; its own controller decides elections", slog.String("server", up.cluster.Server()),
-			slog.String("user", up.cluster.User), slog.Any("namespaces", up.cluster.Namespaces))
-	}
-	var ctrl *election.Controller
-	if cfg.coordinated && cfg.cleController && up == nil {
-		if ctrl, err = newElection(cfg, logger, front.Transport()); err != nil {
-			return fail(err)
-		}
-		screens.Elections = ctrl
-	}
-	// Every route is added before the first in-process request (web.New checks it).
-	w, err := web.New(front, screens)
-	if err != nil {
-		return fail(err)
-	}
-	if err := acc.createNamespaces(ctx, front.Transport()); err != nil {
-		if up == nil {
-			return fail(err)
-		}
-		// The cluster decides its namespaces: the participants' may be there already, or the
-		// identity may not create them.
-		logger.Warn("the participants' namespaces could not all be created on the cluster; create them there", slog.Any("error", err))
-	}
-	ln = acc.wrap(ln)
-	rs := &runningServer{
-		URL:     acc.scheme() + "://" + ln.Addr().String(),
-		log:     logger,
-		db:      db,
-		web:     w,
-		served:  make(chan error, 1),
-		timeout: cfg.shutdownTimeout,
-		access:  acc,
-	}
-	if up != nil {
-		rs.mirror, rs.stopUpstream, rs.cluster = up.mirror, up.cancel, up.cluster
-	}
-	go func() { rs.served <- w.Serve(ln) }()
-	announced := announcedURL(cfg.access.publicURL, rs.URL)
-	if err := os.WriteFile(announcedURLPath(cfg.db), []byte(announced+"\n"), 0o644); err != nil {
+	ln = rs.access.Wrap(ln)
+	rs.URL = rs.access.Scheme() + "://" + ln.Addr().String()
+	rs.log, rs.db, rs.timeout, rs.served = logger, db, cfg.shutdownTimeout, make(chan error, 1)
+	go func() { rs.served <- rs.web.Serve(ln) }()
+	announced := access.AnnouncedURL(cfg.access.PublicURL, rs.URL)
+	if err := os.WriteFile(access.URLPath(cfg.db), []byte(announced+"\n"), 0o644); err != nil {
 		logger.Warn("could not record the server's URL beside the database; leaselab kubeconfig --db needs --server", slog.Any("error", err))
-	}
-	if ctrl != nil {
-		rs.runElection(ctrl)
 	}
 	logger.Info("serving", slog.String("url", rs.URL), slog.String("db", cfg.db), slog.Duration("startup", time.Since(start)))
 	return rs, nil
 }
 
-// announcedURLPath is where a server records the URL it announced, beside its database, so
-// that `leaselab kubeconfig --db` names the same server as the instructor page's kubeconfigs.
-func announcedURLPath(dbPath string) string { return dbPath + ".url" }
-
-// announcedURL is the URL clients are told to use: the public URL, else the listen URL, with a
-// wildcard address replaced by this machine's name, which the self-signed certificate names.
-func announcedURL(publicURL, listenURL string) string {
-	if publicURL != "" {
-		return strings.TrimRight(publicURL, "/")
-	}
-	u, err := url.Parse(listenURL)
-	if err != nil {
-		return listenURL
-	}
-	if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsUnspecified() {
-		if name, err := os.Hostname(); err == nil && name != "" {
-			u.Host = net.JoinHostPort(name, u.Port())
-		}
-	}
-	return u.String()
-}
-
-// electionUser is the election controller's identity: one of the server's own (not limited),
-// allowed everything.
-var electionUser = auth.User{Name: "system:leaselab:election", Role: auth.RoleInstructor, Groups: []string{"system:masters"}}
-
-// newElection builds the election controller as a client of this server in process (no
-// network, no token), with its own identity and field manager.
-func newElection(cfg serveConfig, logger *slog.Logger, transport *inprocess.Transport) (*election.Controller, error) {
-	opts, err := cfg.electionOptions(logger)
+// newServer sets up who may reach the server and the cluster it stands in front of, builds
+// the server (web.New) and creates the participants' namespaces. listening is the address the
+// listener got. The server returned does not serve yet.
+func newServer(ctx context.Context, cfg serveConfig, listening string, db *sqlite.DB, logger *slog.Logger) (*runningServer, error) {
+	ac := cfg.access
+	ac.Replay = cfg.replay != nil
+	acc, err := access.New(ctx, ac, cfg.addr, listening, cfg.db, db, logger)
 	if err != nil {
 		return nil, err
 	}
-	rc := transport.As(electionUser).RESTConfig(election.DefaultFieldManager)
-	rc.QPS, rc.Burst = 100, 200
-	// The server's own clients use LeaseCandidate v1beta1 on purpose (as kube-apiserver's
-	// controller does); its deprecation warning would only fill the log.
-	rc.WarningHandler = rest.NoWarnings{}
-	client, err := kubernetes.NewForConfig(rc)
+	up, err := newUpstream(cfg, db, logger)
 	if err != nil {
-		return nil, fmt.Errorf("election client: %w", err)
+		return nil, err
 	}
-	return election.New(client, opts)
+	wc, err := cfg.web(db, acc, up, logger)
+	if err != nil {
+		up.Close()
+		return nil, err
+	}
+	w, err := web.New(ctx, wc)
+	if err != nil {
+		return nil, err
+	}
+	if err := acc.CreateNamespaces(ctx, w.Transport()); err != nil {
+		if up == nil {
+			w.Shutdown(context.Background())
+			return nil, err
+		}
+		// The cluster decides its namespaces: the participants' may be there already, or the
+		// identity may not create them.
+		logger.Warn("the participants' namespaces could not all be created on the cluster; create them there", slog.Any("error", err))
+	}
+	rs := &runningServer{web: w, access: acc, election: w.Elections()}
+	if up != nil {
+		rs.mirror = up.Mirror
+	}
+	return rs, nil
 }
 
-// runElection runs the election controller until Close.
-func (rs *runningServer) runElection(ctrl *election.Controller) {
-	ctx, cancel := context.WithCancel(context.Background())
-	rs.election, rs.stopElection, rs.electionDone = ctrl, cancel, make(chan struct{})
-	go func() {
-		defer close(rs.electionDone)
-		ctrl.Run(ctx)
-	}()
+// web is the server's configuration: the flags', with the access, the cluster and the store.
+// The election controller runs when Coordinated Leader Election and --cle-controller are on,
+// unless in front of a cluster, whose own controller decides.
+func (c *serveConfig) web(db *sqlite.DB, acc *access.Gate, up *web.Upstream, logger *slog.Logger) (web.Config, error) {
+	wc := web.Config{
+		Config: front.Config{
+			Logger:                    logger,
+			Store:                     db,
+			Version:                   serverVersion(),
+			CoordinatedLeaderElection: c.coordinated,
+			Profiling:                 c.profiling,
+			NoImplicitNamespaces:      c.noImplicitNamespaces,
+		},
+		Replay:   c.replay,
+		Upstream: up,
+	}
+	if acc.Auth != nil {
+		wc.Auth = acc.Auth // a nil *auth.Auth would be a front.Auth that is not nil
+	}
+	if c.coordinated && c.cleController && up == nil {
+		opts, err := c.electionOptions(logger)
+		if err != nil {
+			return web.Config{}, err
+		}
+		wc.Election = &opts
+	}
+	return wc, nil
 }
 
-// Close stops the election controller, ends every watch, waits for requests in flight (up to the shutdown timeout) and closes
-// the database.
+// Close stops the server (web.Server.Shutdown: the election controller, the mirror, every
+// watch, then the requests in flight, waited for up to the shutdown timeout) and closes the
+// database.
 func (rs *runningServer) Close() error {
 	rs.closeOnce.Do(func() { rs.closeErr = rs.close() })
 	return rs.closeErr
@@ -537,14 +406,6 @@ func (rs *runningServer) close() error {
 	timeout := rs.timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
-	}
-	if rs.stopElection != nil {
-		rs.stopElection()
-		<-rs.electionDone
-	}
-	if rs.stopUpstream != nil {
-		rs.stopUpstream()
-		rs.mirror.Close()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()

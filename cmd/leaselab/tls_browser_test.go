@@ -20,11 +20,11 @@ import (
 // HTTP/1.1 either way, leads its lease and shows on the dashboard.
 func TestBrowserOverTLS(t *testing.T) {
 	for _, h2 := range []bool{true, false} {
-		w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.http2 = h2 })
+		w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.HTTP2 = h2 })
 		if !strings.HasPrefix(w.URL, "https://") {
 			t.Fatalf("workshop URL %s is not https", w.URL)
 		}
-		block, _ := pem.Decode(w.access.caData)
+		block, _ := pem.Decode(w.access.CAData)
 		if block == nil {
 			t.Fatal("the server's certificate is not PEM")
 		}

@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/utils/ptr"
 
+	"github.com/leaselab/leaselab/cmd/internal/access"
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/wasm/candidate"
 	"github.com/leaselab/leaselab/wasm/candidate/candidatetest"
@@ -55,12 +56,12 @@ func mustStartCluster(tb testing.TB, db string, configure func(*serveConfig)) *c
 		tb.Fatal(err)
 	}
 	ts := mustStartServerWith(tb, db, func(c *serveConfig) {
-		c.access = accessConfig{tokenFile: tf, tls: "on", rateQPS: 1000, rateBurst: 1000, maxWatchers: 100, maxObjects: 500}
+		c.access = access.Config{TokenFile: tf, TLS: "on", RateQPS: 1000, RateBurst: 1000, MaxWatchers: 100, MaxObjects: 500}
 		if configure != nil {
 			configure(c)
 		}
 	})
-	return &cluster{testServer: ts, caData: ts.access.caData}
+	return &cluster{testServer: ts, caData: ts.access.CAData}
 }
 
 // restConfig is a client of the cluster as user, straight, not through a front.

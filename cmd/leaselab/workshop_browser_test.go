@@ -14,7 +14,7 @@ import (
 // a lease in the participant's namespace, and cannot write in another participant's.
 func TestWorkshopBrowser(t *testing.T) {
 	// Plain HTTP on loopback: the browser would refuse the self-signed certificate.
-	w := mustStartWorkshop(t, 2, "", func(c *serveConfig) { c.access.tls = "off" })
+	w := mustStartWorkshop(t, 2, "", func(c *serveConfig) { c.access.TLS = "off" })
 	mustHaveWasm(t, w.URL)
 	browser := mustStartBrowser(t)
 

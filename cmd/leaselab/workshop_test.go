@@ -28,6 +28,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/leaselab/leaselab/cmd/internal/access"
+	"github.com/leaselab/leaselab/cmd/internal/tlscert"
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/api/auth"
 )
@@ -43,7 +45,7 @@ type workshop struct {
 func mustStartWorkshop(tb testing.TB, n int, db string, configure func(*serveConfig)) *workshop {
 	tb.Helper()
 	ts := mustStartServerWith(tb, db, func(c *serveConfig) {
-		c.access = accessConfig{workshop: n, tls: "auto", rateQPS: 1000, rateBurst: 1000, maxWatchers: 50, maxObjects: 500}
+		c.access = access.Config{Workshop: n, TLS: "auto", RateQPS: 1000, RateBurst: 1000, MaxWatchers: 50, MaxObjects: 500}
 		if configure != nil {
 			configure(c)
 		}
@@ -66,7 +68,7 @@ func (w *workshop) restConfig(user string) *rest.Config {
 		BearerToken:     w.tokens[user],
 		QPS:             -1,
 		UserAgent:       "leaselab-test/" + user,
-		TLSClientConfig: rest.TLSClientConfig{CAData: w.access.caData},
+		TLSClientConfig: rest.TLSClientConfig{CAData: w.access.CAData},
 	}
 }
 
@@ -83,7 +85,7 @@ func (w *workshop) client(tb testing.TB, user string) kubernetes.Interface {
 // not follow redirects.
 func (w *workshop) httpClient(tb testing.TB) *http.Client {
 	tb.Helper()
-	tr, err := rest.TransportFor(&rest.Config{Host: w.URL, TLSClientConfig: rest.TLSClientConfig{CAData: w.access.caData}})
+	tr, err := rest.TransportFor(&rest.Config{Host: w.URL, TLSClientConfig: rest.TLSClientConfig{CAData: w.access.CAData}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -207,7 +209,7 @@ func TestUnauthenticated(t *testing.T) {
 		}
 	}
 	// client-go reports it as kubectl would.
-	c, _ := kubernetes.NewForConfig(&rest.Config{Host: w.URL, BearerToken: "wrong", TLSClientConfig: rest.TLSClientConfig{CAData: w.access.caData}})
+	c, _ := kubernetes.NewForConfig(&rest.Config{Host: w.URL, BearerToken: "wrong", TLSClientConfig: rest.TLSClientConfig{CAData: w.access.CAData}})
 	if _, err := c.CoordinationV1().Leases("arena").List(context.Background(), metav1.ListOptions{}); !apierrors.IsUnauthorized(err) {
 		t.Errorf("client-go with a bad token: %v", err)
 	}
@@ -375,7 +377,7 @@ func TestOpenServerRefusedOffLoopback(t *testing.T) {
 	tf := filepath.Join(t.TempDir(), "tokens.csv")
 	os.WriteFile(tf, []byte("t0ken,alice,1,\"leaselab:instructors\"\n"), 0o600)
 	rs, err := startServer(context.Background(), serveConfig{addr: "0.0.0.0:0", db: filepath.Join(t.TempDir(), "db"), compactKeep: 10, compactMaxAge: time.Hour,
-		access: accessConfig{tokenFile: tf, tls: "on"}}, discardLogger())
+		access: access.Config{TokenFile: tf, TLS: "on"}}, discardLogger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,10 +433,10 @@ func TestTLSKubeconfig(t *testing.T) {
 	}
 
 	// Restart on the same database: same tokens, same certificate.
-	tokens, caData := w.tokens, w.access.caData
+	tokens, caData := w.tokens, w.access.CAData
 	w.Close()
 	w2 := mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.addr = strings.TrimPrefix(w.URL, "https://") })
-	if fmt.Sprint(w2.tokens) != fmt.Sprint(tokens) || !bytes.Equal(w2.access.caData, caData) {
+	if fmt.Sprint(w2.tokens) != fmt.Sprint(tokens) || !bytes.Equal(w2.access.CAData, caData) {
 		t.Fatal("a restart changed the identities or the certificate")
 	}
 	if _, err := c.CoordinationV1().Leases("participant-01").List(ctx, metav1.ListOptions{}); err != nil {
@@ -454,7 +456,7 @@ func TestRestartKeepsTLS(t *testing.T) {
 	if !strings.HasPrefix(w.URL, "https://") || len(w.tokens) != 3 {
 		t.Fatalf("restart without --workshop: URL %s, %d identities", w.URL, len(w.tokens))
 	}
-	certFile, _ := certPaths(db)
+	certFile, _ := tlscert.Paths(db)
 	caPEM, err := os.ReadFile(certFile)
 	if err != nil {
 		t.Fatal(err)
@@ -478,12 +480,12 @@ func TestRestartKeepsTLS(t *testing.T) {
 	// --tls off still serves plain HTTP, warning off loopback.
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	a, err := setupAccess(context.Background(), accessConfig{tls: "off"}, "192.0.2.1:8443", "192.0.2.1:8443", db, w.db, logger)
+	a, err := access.New(context.Background(), access.Config{TLS: "off"}, "192.0.2.1:8443", "192.0.2.1:8443", db, w.db, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.tlsConfig != nil || a.auth == nil || !strings.Contains(logs.String(), "tokens travel in clear") {
-		t.Errorf("--tls off with tokens: TLS %v, auth %v, log %q", a.tlsConfig != nil, a.auth != nil, logs.String())
+	if a.TLSConfig != nil || a.Auth == nil || !strings.Contains(logs.String(), "tokens travel in clear") {
+		t.Errorf("--tls off with tokens: TLS %v, auth %v, log %q", a.TLSConfig != nil, a.Auth != nil, logs.String())
 	}
 }
 
@@ -503,25 +505,25 @@ func TestPublicURLCertificate(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "leaselab.db")
 	leaf := func(w *workshop) *x509.Certificate {
 		t.Helper()
-		c, err := x509.ParseCertificate(w.access.tlsConfig.Certificates[0].Certificate[0])
+		c, err := x509.ParseCertificate(w.access.TLSConfig.Certificates[0].Certificate[0])
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
-	w := mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.publicURL = "https://Lab.Example:18225/" })
+	w := mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.PublicURL = "https://Lab.Example:18225/" })
 	if err := leaf(w).VerifyHostname("lab.example"); err != nil {
 		t.Errorf("certificate for --public-url https://Lab.Example:18225/: %v", err)
 	}
 	w.Close()
-	w = mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.publicURL = "https://10.1.2.3:8443" })
+	w = mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.PublicURL = "https://10.1.2.3:8443" })
 	if err := leaf(w).VerifyHostname("10.1.2.3"); err != nil {
 		t.Errorf("certificate for --public-url https://10.1.2.3:8443: %v", err)
 	}
 	// The file beside the database is the one served, so that --db kubeconfigs carry it.
-	certFile, _ := certPaths(db)
+	certFile, _ := tlscert.Paths(db)
 	pemBytes, err := os.ReadFile(certFile)
-	if err != nil || !bytes.Equal(pemBytes, w.access.caData) {
+	if err != nil || !bytes.Equal(pemBytes, w.access.CAData) {
 		t.Errorf("certificate file %s: %v", certFile, err)
 	}
 }
@@ -530,7 +532,7 @@ func TestPublicURLCertificate(t *testing.T) {
 // regenerated over a file someone made readable; the certificate is 0644.
 func TestCertificateKeyMode(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "leaselab.db")
-	certFile, keyFile := certPaths(db)
+	certFile, keyFile := tlscert.Paths(db)
 	modes := func(when string) {
 		t.Helper()
 		for f, want := range map[string]os.FileMode{keyFile: 0o600, certFile: 0o644} {
@@ -543,7 +545,7 @@ func TestCertificateKeyMode(t *testing.T) {
 			}
 		}
 	}
-	w := mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.publicURL = "https://one.example:8443" })
+	w := mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.PublicURL = "https://one.example:8443" })
 	w.Close()
 	modes("generated")
 	old, err := os.ReadFile(keyFile)
@@ -554,7 +556,7 @@ func TestCertificateKeyMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another host: the certificate and its key are generated again.
-	w = mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.publicURL = "https://two.example:8443" })
+	w = mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.PublicURL = "https://two.example:8443" })
 	w.Close()
 	if now, err := os.ReadFile(keyFile); err != nil || bytes.Equal(now, old) {
 		t.Fatalf("key not regenerated: %v", err)
@@ -590,7 +592,7 @@ func TestKubeconfigFromDB(t *testing.T) {
 	}
 	w.Close()
 
-	w = mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.publicURL = "https://lab.example:18225/" })
+	w = mustStartWorkshop(t, 1, db, func(c *serveConfig) { c.access.PublicURL = "https://lab.example:18225/" })
 	if s, _ := kubeconfigServer("--token", tok); s != "https://lab.example:18225" {
 		t.Errorf("kubeconfig --db with --public-url: server %s", s)
 	}
@@ -620,7 +622,7 @@ func TestKubeconfigFromDB(t *testing.T) {
 // header, which whoever sends the request chooses.
 func TestKubeconfigIgnoresHost(t *testing.T) {
 	for _, public := range []string{"", "https://lab.example:18225"} {
-		w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.publicURL = public })
+		w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.PublicURL = public })
 		want := cmp.Or(public, w.URL)
 		hc := w.httpClient(t)
 		w.join(t, hc, auth.InstructorName)

@@ -20,8 +20,9 @@
 // from the server's change log (History, Overlaps, RequireNoOverlap).
 //
 // Unlike web, which leaves the choice of store to cmd, this package opens the SQLite store
-// itself: it wires a whole server for tests, as cmd/leaselab does for people. It does not carry
-// the browser screens.
+// itself: it wires a whole server for tests, as cmd/leaselab does for people. It builds it on
+// the API-only layer of web.New (web/api/front.New) and runs the election controller as web.New
+// does (election.NewForConfig), without the browser screens.
 package leasetest
 
 import (
@@ -39,7 +40,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/leaselab/leaselab/store/sqlite"
@@ -104,8 +104,7 @@ type Server struct {
 	ctrl      *election.Controller
 	log       *logSink
 
-	stopCtrl func()
-	ctrlDone chan struct{}
+	stopCtrl func() // ends the controller and waits for it
 	http     *http.Server
 	served   chan error
 	url      string
@@ -191,24 +190,11 @@ func (s *Server) startElection(eo election.Options, logger *slog.Logger) error {
 	if eo.Logger == nil {
 		eo.Logger = logger
 	}
-	rc := s.ConfigFor(ControllerName)
-	// The controller uses LeaseCandidate v1beta1 on purpose, as kube-apiserver's does; its
-	// deprecation warning would only fill the test's output.
-	rc.WarningHandler = rest.NoWarnings{}
-	client, err := kubernetes.NewForConfig(rc)
+	ctrl, err := election.NewForConfig(s.ConfigFor(ControllerName), eo)
 	if err != nil {
 		return err
 	}
-	ctrl, err := election.New(client, eo)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.ctrl, s.stopCtrl, s.ctrlDone = ctrl, cancel, make(chan struct{})
-	go func() {
-		defer close(s.ctrlDone)
-		ctrl.Run(ctx)
-	}()
+	s.ctrl, s.stopCtrl = ctrl, ctrl.Start()
 	return nil
 }
 
@@ -268,7 +254,6 @@ func (s *Server) close() {
 	s.mu.Unlock()
 	if s.stopCtrl != nil {
 		s.stopCtrl()
-		<-s.ctrlDone
 	}
 	if s.http != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -349,7 +334,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		defer done()
 		r = r.WithContext(ctx)
 	}
-	s.api.Echo().ServeHTTP(w, r)
+	s.api.Handler().ServeHTTP(w, r)
 }
 
 // injected is the Status error of an injected failure with code, worded as client-go words a

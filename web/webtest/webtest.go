@@ -1,7 +1,6 @@
-// Package webtest starts a whole leaselab web server for tests outside cmd/leaselab: the API
-// and the screens from web.NewAPI and web.New, the constructors `leaselab serve` builds its
-// server with, served on 127.0.0.1:0 until the test ends. The test opens the store (web does
-// not import the SQLite implementation) and gives it in the configuration.
+// Package webtest starts a whole leaselab web server for tests outside cmd/leaselab: the one
+// web.New builds for `leaselab serve`, served on 127.0.0.1:0 until the test ends. The test opens
+// the store (web does not import the SQLite implementation) and gives it in the configuration.
 package webtest
 
 import (
@@ -27,22 +26,17 @@ type Server struct {
 	Close func()
 }
 
-// Start builds the server from cfg and screens and serves it until the test ends. It fails the
-// test when the server cannot be built or cannot listen, and when it does not shut down cleanly.
-func Start(tb testing.TB, cfg web.Config, screens web.Screens) *Server {
+// Start builds the server from cfg and serves it until the test ends. It fails the test when
+// the server cannot be built or cannot listen, and when it does not shut down cleanly.
+func Start(tb testing.TB, cfg web.Config) *Server {
 	tb.Helper()
-	api, err := web.NewAPI(cfg)
+	srv, err := web.New(context.Background(), cfg)
 	if err != nil {
-		tb.Fatalf("web api: %v", err)
-	}
-	srv, err := web.New(api, screens)
-	if err != nil {
-		api.Close()
 		tb.Fatalf("web server: %v", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		api.Close()
+		srv.Shutdown(context.Background())
 		tb.Fatalf("listen: %v", err)
 	}
 	served := make(chan error, 1)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
+	"github.com/leaselab/leaselab/web/api/front"
 	"github.com/leaselab/leaselab/web/webtest"
 )
 
@@ -46,7 +47,7 @@ func mustStartServer(tb testing.TB) *testServer {
 			tb.Errorf("close database: %v", err)
 		}
 	})
-	srv := webtest.Start(tb, web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true}, web.Screens{})
+	srv := webtest.Start(tb, web.Config{Config: front.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true}})
 	ts := &testServer{URL: srv.URL, DB: path, Close: srv.Close}
 	ts.Config = &rest.Config{Host: ts.URL, QPS: -1, UserAgent: "leaselab-bench-test"}
 	ts.Client = kubernetes.NewForConfigOrDie(ts.Config)

@@ -1,8 +1,9 @@
 // Package front is leaselab's HTTP server without its browser screens: the handler chain every
 // request goes through (request info, panics, body limits, authentication) with the Kubernetes
 // API, discovery, the health checks and the workshop's pages, and the in-process transport to
-// that chain. Package web adds the screens for `leaselab serve`; web/leasetest serves it alone
-// to tests, which must not carry the screens' templates and embedded assets.
+// that chain. Package web builds `leaselab serve`'s server on it, the screens added as an
+// Extension; web/leasetest serves it alone to tests, which must not carry the screens'
+// templates and embedded assets.
 package front
 
 import (
@@ -16,7 +17,6 @@ import (
 	_ "net/http/pprof" // served only with Config.Profiling
 	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -33,7 +33,7 @@ import (
 	"github.com/leaselab/leaselab/web/api/status"
 )
 
-// Config is what the handler chain needs; web.Config fills it for `leaselab serve`.
+// Config is what the handler chain needs; web.Config carries it for `leaselab serve`.
 type Config struct {
 	Logger *slog.Logger
 	Store  store.Interface
@@ -93,12 +93,10 @@ type Auth interface {
 	AdmitSize(ctx context.Context, gr schema.GroupResource, namespace, name string, size int) error
 }
 
-// API is the server before its browser screens are added: the handler chain (request info,
-// panics, body limits, authentication) with the Kubernetes API, discovery, the health checks
-// and the workshop's pages. It comes apart from web.Server so that the server's own clients
-// (the election controller) can be built on its in-process transport (Transport) first, and
-// handed to the screens when web.New adds them: wiring goes one way, nothing is set after
-// construction.
+// API is the server without its browser screens: the handler chain (request info, panics,
+// body limits, authentication) with the Kubernetes API, discovery, the health checks and the
+// workshop's pages, and whatever routes the Extensions given to New added. web.New builds the
+// whole server on it; web/leasetest serves it alone.
 type API struct {
 	cfg       Config
 	log       *slog.Logger
@@ -107,19 +105,25 @@ type API struct {
 	api       *apiserver.Server
 	echo      *echo.Echo
 	transport *inprocess.Transport
-	// served is set by the first in-process request. Echo gives each pooled request context
-	// room for as many path parameters as the routes had when it was made, so no route may be
-	// added after a request was served: web.New checks it (Served).
-	served atomic.Bool
 
 	// ctx ends long-lived streams (watches, WebSockets) at shutdown.
 	ctx    context.Context
 	cancel context.CancelFunc
 }
 
-// New builds the handler chain and every route but the browser screens'. The server's
-// lifetime starts here: Close ends it (web.Server.Shutdown calls it).
-func New(cfg Config) (*API, error) {
+// An Extension adds routes after the API's own (web.New adds the browser screens'). New calls
+// each while it builds the chain, with the API as built so far: an extension may keep the API's
+// in-process transport, registry and lifetime for later, but sends nothing through the
+// transport, since the chain is not complete until New returns. Echo sizes each pooled request
+// context for the path parameters of the routes it has when the context is made; a smaller one
+// reused for a later route with more would crash that request. Routes can be added only here,
+// so no request is ever served before the last of them.
+type Extension func(a *API, e *echo.Echo) error
+
+// New builds the handler chain with the API's routes, then the extensions' in order. The
+// server's lifetime starts here: Close ends it (web.Server.Shutdown calls it). It returns the
+// first extension's error, the API's lifetime then ended.
+func New(cfg Config, extend ...Extension) (*API, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -161,16 +165,15 @@ func New(cfg Config) (*API, error) {
 		a.echo.Any("/debug/pprof/*", echo.WrapHandler(http.DefaultServeMux))
 	}
 	a.api.Register(a.echo)
-	a.transport = inprocess.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.served.Store(true)
-		a.echo.ServeHTTP(w, r)
-	}))
+	a.transport = inprocess.New(a.echo)
+	for _, ext := range extend {
+		if err := ext(a, a.echo); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
 	return a, nil
 }
-
-// Served reports whether the in-process transport has served a request: routes added after
-// that would meet pooled request contexts too small for their path parameters.
-func (a *API) Served() bool { return a.served.Load() }
 
 // chain is the Echo instance with the middleware every request goes through, in order.
 func (a *API) chain() *echo.Echo {
@@ -214,8 +217,8 @@ func (a *API) Context() context.Context { return a.ctx }
 // Registry is the served kinds.
 func (a *API) Registry() *kinds.Registry { return a.reg }
 
-// Echo is the handler chain with every route, to which web.New adds the screens' routes.
-func (a *API) Echo() *echo.Echo { return a.echo }
+// Handler is the handler chain with every route.
+func (a *API) Handler() http.Handler { return a.echo }
 
 // health answers /healthz, /livez and /readyz as the real server does: "ok", or with ?verbose
 // the list of checks. Readiness also needs the store to answer.

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -23,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 
+	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/web/api/request"
 	"github.com/leaselab/leaselab/web/api/status"
 )
@@ -36,17 +36,43 @@ type Forwarder struct {
 	cluster Cluster
 	base    *url.URL
 	rt      http.RoundTripper
-	// ctx is the server's lifetime: bridged WebSocket watches end with it.
-	ctx context.Context
-	// candidatesUnserved, when set, says why the cluster has no LeaseCandidates: their paths
-	// are answered 404 here with that reason, as the cluster would answer them without it.
-	candidatesUnserved atomic.Pointer[string]
+	// ctx is the forwarder's lifetime: bridged WebSocket watches end with it (Close).
+	ctx    context.Context
+	cancel context.CancelFunc
+	// mirror, once started, says whether the cluster serves LeaseCandidates: when it does not,
+	// their paths are answered 404 here with the reason, as the cluster would answer them
+	// without it. Nil in tests.
+	mirror *Mirror
 }
 
-// CandidatesUnserved tells the forwarder that the cluster does not serve LeaseCandidates, and
-// why (Mirror.CandidatesUnserved); "" says it does.
-func (f *Forwarder) CandidatesUnserved(reason string) {
-	f.candidatesUnserved.Store(&reason)
+// New returns the forwarder of the API requests to cluster and the mirror of its objects into
+// st: one cluster seen both ways. The forwarder answers the LeaseCandidates' paths itself when
+// the mirror found that the cluster does not serve them (Mirror.CandidatesUnserved), so the
+// mirror is started (Start) before the forwarder serves. It fails when the kubeconfig's
+// credentials cannot be loaded (a client certificate file that is missing, say).
+func New(logger *slog.Logger, cluster Cluster, st store.Interface) (*Forwarder, *Mirror, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	f, err := newForwarder(logger, cluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := newMirror(logger, cluster, st)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	f.mirror = m
+	return f, m, nil
+}
+
+// candidatesUnserved is why the cluster serves no LeaseCandidates, "" when it does.
+func (f *Forwarder) candidatesUnserved() string {
+	if f.mirror == nil {
+		return ""
+	}
+	return f.mirror.CandidatesUnserved()
 }
 
 // candidatesPath says whether a request is for coordination.k8s.io/v1beta1, the version of
@@ -58,12 +84,9 @@ func candidatesPath(r *http.Request, ri request.Info) bool {
 	return r.URL.Path == "/apis/coordination.k8s.io/v1beta1" || r.URL.Path == "/openapi/v3/apis/coordination.k8s.io/v1beta1"
 }
 
-// NewForwarder returns a Forwarder to cluster; ctx is the server's lifetime. It fails when the
-// kubeconfig's credentials cannot be loaded (a client certificate file that is missing, say).
-func NewForwarder(ctx context.Context, logger *slog.Logger, cluster Cluster) (*Forwarder, error) {
-	if logger == nil {
-		logger = slog.Default()
-	}
+// newForwarder returns a Forwarder to cluster, which lives until Close. It fails when the
+// kubeconfig's credentials cannot be loaded.
+func newForwarder(logger *slog.Logger, cluster Cluster) (*Forwarder, error) {
 	base, err := cluster.baseURL()
 	if err != nil {
 		return nil, err
@@ -72,8 +95,13 @@ func NewForwarder(ctx context.Context, logger *slog.Logger, cluster Cluster) (*F
 	if err != nil {
 		return nil, fmt.Errorf("upstream credentials: %w", err)
 	}
-	return &Forwarder{log: logger, cluster: cluster, base: base, rt: rt, ctx: ctx}, nil
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Forwarder{log: logger, cluster: cluster, base: base, rt: rt, ctx: ctx, cancel: cancel}, nil
 }
+
+// Close ends the WebSocket watches the forwarder bridges; it does not wait for them, which end
+// as their next read or write fails. The server closes it as it shuts down.
+func (f *Forwarder) Close() { f.cancel() }
 
 // apiPath says whether a path belongs to the Kubernetes API.
 func apiPath(p string) bool {
@@ -141,8 +169,8 @@ func errNotForwarded() error {
 // admit decides whether a request is forwarded: a path on the allow-list, within --namespaces.
 // It returns the Status error to answer instead.
 func (f *Forwarder) admit(r *http.Request, ri request.Info) error {
-	if why := f.candidatesUnserved.Load(); why != nil && *why != "" && candidatesPath(r, ri) {
-		return status.New(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource: "+*why, nil)
+	if why := f.candidatesUnserved(); why != "" && candidatesPath(r, ri) {
+		return status.New(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource: "+why, nil)
 	}
 	if !ri.IsResourceRequest {
 		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && discoveryPath(r.URL.Path) {

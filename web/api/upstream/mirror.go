@@ -72,11 +72,8 @@ type Mirror struct {
 	wg     sync.WaitGroup
 }
 
-// NewMirror returns a mirror of cluster into st; Start starts it.
-func NewMirror(logger *slog.Logger, cluster Cluster, st store.Interface) (*Mirror, error) {
-	if logger == nil {
-		logger = slog.Default()
-	}
+// newMirror returns a mirror of cluster into st; Start starts it.
+func newMirror(logger *slog.Logger, cluster Cluster, st store.Interface) (*Mirror, error) {
 	rc := rest.CopyConfig(cluster.REST)
 	// The mirror's watches are long-lived; its lists and watches are few.
 	rc.QPS, rc.Burst = 20, 40
@@ -287,6 +284,9 @@ func quoted(namespaces []string) []string {
 	}
 	return out
 }
+
+// Cluster is the cluster mirrored.
+func (m *Mirror) Cluster() Cluster { return m.cluster }
 
 // ReadOnly says why the kubeconfig's identity may not write Leases in the namespaces shown, ""
 // when it may. Valid after Start.

@@ -29,6 +29,7 @@ import (
 
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
+	"github.com/leaselab/leaselab/web/api/front"
 	"github.com/leaselab/leaselab/web/lease/election"
 	"github.com/leaselab/leaselab/web/webtest"
 	"github.com/leaselab/leaselab/web/webtest/poll"
@@ -146,7 +147,7 @@ func mustStartEnv(tb testing.TB, configure func(*election.Options), seed func(*e
 			tb.Errorf("close store: %v", err)
 		}
 	})
-	srv := webtest.Start(tb, web.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true, Now: clk.Now}, web.Screens{})
+	srv := webtest.Start(tb, web.Config{Config: front.Config{Logger: logger, Store: db, CoordinatedLeaderElection: true, Now: clk.Now}})
 	client := kubernetes.NewForConfigOrDie(&rest.Config{Host: srv.URL, QPS: -1, UserAgent: "election-test/v0"})
 	dyn := dynamic.NewForConfigOrDie(&rest.Config{Host: srv.URL, QPS: -1, UserAgent: "election-test/v0"})
 	en := &env{client: client, dyn: dyn, clock: clk, failedSteps: failedSteps, muted: map[string]bool{}}

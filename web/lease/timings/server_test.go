@@ -24,6 +24,7 @@ import (
 
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/web"
+	"github.com/leaselab/leaselab/web/api/front"
 	"github.com/leaselab/leaselab/web/lease/timings"
 	"github.com/leaselab/leaselab/web/webtest"
 	"github.com/leaselab/leaselab/web/webtest/poll"
@@ -39,7 +40,7 @@ func TestWhatClientGoWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() }) // after the server's own cleanup
-	srv := webtest.Start(t, web.Config{Logger: logger, Store: db}, web.Screens{})
+	srv := webtest.Start(t, web.Config{Config: front.Config{Logger: logger, Store: db}})
 	client := kubernetes.NewForConfigOrDie(&rest.Config{Host: srv.URL, QPS: -1, UserAgent: "timings-test/v0"})
 
 	for i, s := range []timings.Settings{

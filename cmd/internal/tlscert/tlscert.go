@@ -1,4 +1,9 @@
-package main
+// Package tlscert is the certificate `leaselab serve` serves HTTPS with when it is given none:
+// self-signed, its own CA (kubeconfigs carry it), kept beside the database so that a restart
+// serves the same one, and replaced when it expires within a day or no longer names every host
+// the server is reached at. It also checks a certificate of the user's own against the public
+// URL.
+package tlscert
 
 import (
 	"crypto/ecdsa"
@@ -21,20 +26,22 @@ import (
 	"time"
 )
 
-// certPaths are where the self-signed certificate of a database is kept: beside it, so that a
+// Paths are where the self-signed certificate of a database is kept: beside it, so that a
 // restart serves the same certificate and printed kubeconfigs stay valid.
-func certPaths(dbPath string) (cert, key string) {
+func Paths(dbPath string) (cert, key string) {
 	return dbPath + ".tls.crt", dbPath + ".tls.key"
 }
 
-// selfSignedCert loads the certificate kept beside the database, or generates one (ECDSA P-256,
+// SelfSigned loads the certificate kept beside the database, or generates one (ECDSA P-256,
 // a year) when there is none, it expires within a day, or it does not name every host the
 // server is reached at: localhost, 127.0.0.1, ::1, the listen host, the host of the public URL,
 // and for a wildcard address this machine's name and addresses. The certificate is its own CA:
 // kubeconfigs carry it. Only leaselab writes the files beside the database (a certificate of
-// one's own comes through --tls-cert-file), so replacing them loses nothing of the user's.
-func selfSignedCert(dbPath, addr, publicURL string, logger *slog.Logger) (certFile string, caPEM []byte, cert tls.Certificate, err error) {
-	certFile, keyFile := certPaths(dbPath)
+// one's own comes through --tls-cert-file), so replacing them loses nothing of the user's. It
+// returns the certificate's file and PEM with the certificate, or an error reading, generating
+// or writing it.
+func SelfSigned(dbPath, addr, publicURL string, logger *slog.Logger) (certFile string, caPEM []byte, cert tls.Certificate, err error) {
+	certFile, keyFile := Paths(dbPath)
 	dnsNames, ips := certHosts(addr, publicURL)
 	if certPEM, err := os.ReadFile(certFile); err == nil {
 		if c, err := tls.LoadX509KeyPair(certFile, keyFile); err == nil && certCovers(c, dnsNames, ips) {
@@ -162,9 +169,9 @@ func certHosts(addr, publicURL string) ([]string, []net.IP) {
 	return dns, ips
 }
 
-// certNamesHost warns when a certificate of the user's own does not name the public URL's
+// WarnUnnamedHost warns when a certificate of the user's own does not name the public URL's
 // host: clients given the join links and kubeconfigs would refuse it.
-func certNamesHost(c tls.Certificate, publicURL string, logger *slog.Logger) {
+func WarnUnnamedHost(c tls.Certificate, publicURL string, logger *slog.Logger) {
 	u, err := url.Parse(publicURL)
 	if err != nil || u.Hostname() == "" || len(c.Certificate) == 0 {
 		return

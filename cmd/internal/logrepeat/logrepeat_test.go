@@ -1,4 +1,4 @@
-package main
+package logrepeat
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 func TestRepeatedErrorsAreFolded(t *testing.T) {
 	var out bytes.Buffer
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	h := newRepeatHandler(slog.NewTextHandler(&out, nil), func() time.Time { return now })
+	h := NewHandler(slog.NewTextHandler(&out, nil), func() time.Time { return now })
 	log := slog.New(h)
 	disk := errors.New("database or disk is full (13)")
 	for i := range 1000 {
@@ -27,8 +27,8 @@ func TestRepeatedErrorsAreFolded(t *testing.T) {
 	if n := strings.Count(out.String(), "disk is full"); n != 2 {
 		t.Fatalf("%d lines about the full disk before the window ended, want 2 (one error, one info):\n%s", n, out.String())
 	}
-	now = now.Add(repeatWindow)
-	h.flushRepeats(context.Background())
+	now = now.Add(Window)
+	h.Flush(context.Background())
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	last := lines[len(lines)-1]
 	if !strings.Contains(last, "repeated 999 times in 10s") || !strings.Contains(last, "n=999") {
@@ -46,7 +46,7 @@ func TestRepeatedErrorsAreFolded(t *testing.T) {
 func TestFailedRequestsAreFolded(t *testing.T) {
 	var out bytes.Buffer
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	log := slog.New(newRepeatHandler(slog.NewTextHandler(&out, nil), func() time.Time { return now }))
+	log := slog.New(NewHandler(slog.NewTextHandler(&out, nil), func() time.Time { return now }))
 	for i := range 500 {
 		log.Warn("request", slog.String("path", "/apis/x/"+strconv.Itoa(i)), slog.Int("status", 500))
 	}
