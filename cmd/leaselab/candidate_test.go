@@ -71,6 +71,13 @@ func TestCandidateCommand(t *testing.T) {
 		page := mustGetBody(t, ts.URL+"/leases/cands/cli")
 		return strings.Contains(page, `data-testid="lease-tab" data-identity="cli-1" data-state="leader"`), "output:\n" + out.String()
 	})
+	// The stage draws it as the leader with its renewals, as it reported them, and no
+	// stranger: its requests carry its name.
+	poll.Until(t, 10*time.Second, "the stage draws the candidate and its renewals", func() (bool, string) {
+		page := mustGetBody(t, ts.URL+"/stage/live?namespace=cands&lease=cli")
+		return strings.Contains(page, `data-identity="cli-1" data-role="leader"`) && strings.Contains(page, `data-identity="cli-1" data-verb="PUT" data-outcome="200"`) &&
+			!strings.Contains(page, `data-role="client"`), page
+	})
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("candidate exited %d; output:\n%s", code, out.String())

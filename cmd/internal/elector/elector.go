@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -59,7 +60,12 @@ func Run(ctx context.Context, c Config, rc *rest.Config, stdout io.Writer) error
 		return errors.New("--identity must not be empty")
 	}
 	rc = rest.CopyConfig(rc)
+	viewConfig := rest.CopyConfig(rc) // the tab hub's WebSocket is not a request on the lease
 	rc.UserAgent = c.UserAgent
+	view := newViewReporter(c.Identity, c.Namespace, c.Lease)
+	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return &flightTransport{next: rt, identity: c.Identity, view: view}
+	})
 	rc.WarningHandler = rest.NewWarningWriter(os.Stderr, rest.WarningWriterOptions{Deduplicate: true})
 	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
@@ -83,7 +89,7 @@ func Run(ctx context.Context, c Config, rc *rest.Config, stdout io.Writer) error
 
 	recorder, flushEvents := startEvents(client, c.Namespace)
 	defer flushEvents()
-	view, stopView := startView(ctx, c, rc, say)
+	stopView := startView(ctx, view, viewConfig, say)
 	defer stopView()
 	le, err := leaderelection.NewLeaderElector(c.electorConfig(client, recorder, view, say))
 	if err != nil {
@@ -120,15 +126,14 @@ func startEvents(client kubernetes.Interface, namespace string) (record.EventRec
 
 // startView reports the candidate's view to the server's tab hub until stop is called, also
 // after ctx ends: the elector's last words (it stopped) are reported too.
-func startView(ctx context.Context, c Config, rc *rest.Config, say func(string, ...any)) (view *viewReporter, stop func()) {
-	view = newViewReporter(c.Identity, c.Namespace, c.Lease)
+func startView(ctx context.Context, view *viewReporter, rc *rest.Config, say func(string, ...any)) (stop func()) {
 	viewCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		view.run(viewCtx, rc, say)
 	}()
-	return view, func() {
+	return func() {
 		cancel()
 		<-done
 	}

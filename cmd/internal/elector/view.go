@@ -24,6 +24,7 @@ import (
 type viewReporter struct {
 	mu      sync.Mutex
 	rep     tabproto.Report
+	seq     uint64 // the last request's number (flights.go)
 	changed chan struct{}
 }
 
@@ -55,6 +56,11 @@ func (v *viewReporter) update(role *tabproto.Role, holder *string, kind, text st
 	}
 	v.rep.LastLog = tabproto.LogLine{At: now.UnixMilli(), Kind: kind, Text: text}
 	v.mu.Unlock()
+	v.poke()
+}
+
+// poke tells the sender that the view changed.
+func (v *viewReporter) poke() {
 	select {
 	case v.changed <- struct{}{}:
 	default:
@@ -66,6 +72,7 @@ func (v *viewReporter) report() tabproto.Report {
 	defer v.mu.Unlock()
 	r := v.rep
 	r.Clock = time.Now().UnixMilli()
+	r.Flights = append([]tabproto.Flight(nil), v.rep.Flights...)
 	return r
 }
 
