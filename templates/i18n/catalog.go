@@ -264,6 +264,7 @@ var pages = map[string]Text{
 	"decision.no-answer":            {En: "NO-ANSWER", Zh: "无应答"},
 	"decision.gc":                   {En: "GC", Zh: "GC"},
 	"decision.error":                {En: "ERROR", Zh: "错误"},
+	"decision.retry":                {En: "RETRY", Zh: "重试"},
 	"play.candidateLabel":           {En: "this candidate", Zh: "此候选者"},
 	"play.lease":                    {En: "lease", Zh: "租约"},
 	"play.iAm":                      {En: "I am", Zh: "我是"},

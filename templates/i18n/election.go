@@ -61,6 +61,7 @@ var electionMessages = map[string]Text{
 	"election.gcNoRenewTime":      {En: "it has no renewTime", Zh: "它没有 renewTime"},
 	"election.gcLastRenewed":      {En: "it last renewed %s ago (more than %s)", Zh: "它最后一次续约是在 %s 前（超过了 %s）"},
 	"election.errPing":            {En: "ping: %s", Zh: "ping：%s"},
+	"election.retryPing":          {En: "ping met a newer version, and is tried again: %s", Zh: "ping 遇到了更新的版本，将重试：%s"},
 	"election.errCreate":          {En: "create lease: %s", Zh: "创建租约：%s"},
 	"election.errGet":             {En: "get lease: %s", Zh: "读取租约：%s"},
 	"election.errUpdate":          {En: "update lease: %s", Zh: "更新租约：%s"},

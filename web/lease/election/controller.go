@@ -322,7 +322,11 @@ func (c *Controller) readElection(ctx context.Context, key types.NamespacedName,
 // pingStep pings the candidates the plan names and decides so, saying why an election is needed.
 func (c *Controller) pingStep(ctx context.Context, key types.NamespacedName, plan PingPlan, why Said, now time.Time) error {
 	if err := c.ping(ctx, plan.ToPing, now); err != nil {
-		if ctx.Err() == nil {
+		switch {
+		case ctx.Err() != nil:
+		case apierrors.IsConflict(err):
+			c.decide(key, KindRetry, "", say("election.retryPing", ErrorSays(err)))
+		default:
 			c.decide(key, KindError, "", say("election.errPing", ErrorSays(err)))
 		}
 		return err

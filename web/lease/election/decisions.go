@@ -35,6 +35,9 @@ const (
 	KindGC Kind = "gc"
 	// KindError: a request to the API failed.
 	KindError Kind = "error"
+	// KindRetry: a request met a newer version of what it wrote (409 Conflict), which the
+	// controller's next pass retries: routine, as a candidate renewing at the same moment is.
+	KindRetry Kind = "retry"
 )
 
 // action reports whether a kind is an action, recorded even when it repeats.

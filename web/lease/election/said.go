@@ -139,6 +139,7 @@ var english = said.Register(map[string]string{
 	"election.gcNoRenewTime":   "it has no renewTime",
 	"election.gcLastRenewed":   "it last renewed %s ago (more than %s)",
 	"election.errPing":         "ping: %s",
+	"election.retryPing":       "ping met a newer version, and is tried again: %s",
 	"election.errCreate":       "create lease: %s",
 	"election.errGet":          "get lease: %s",
 	"election.errUpdate":       "update lease: %s",

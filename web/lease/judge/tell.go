@@ -180,7 +180,7 @@ func StrategiesText(list []coordinationv1.CoordinatedLeaseStrategy, v1alpha1 boo
 var decisionIcons = map[string]string{
 	"elect": "acquired", "prefer": "takeover", "strategy": "created", "keep": "leader",
 	"idle": "free", "conflict": "conflict", "ping": "renewed", "wait": "paused",
-	"no-answer": "expired", "gc": "deleted", "error": "expired",
+	"no-answer": "expired", "gc": "deleted", "error": "expired", "retry": "renewed",
 }
 
 // DecisionIcon is the icon of an election controller decision kind.

@@ -64,7 +64,7 @@ func fillDecision(d *templates.DecisionView, now time.Time) {
 }
 
 // latestDecision is the decision of f about a lease that the dashboard shows, with its times
-// filled in: the newest outcome. Pings and waits are the controller's routine between
+// filled in: the newest outcome. Pings, waits and retried conflicts are the controller's routine between
 // outcomes (while candidates disagree, it pings them again every few seconds), so they are
 // shown only when nothing else was decided yet; otherwise a conflict would blink between
 // "conflict" and "ping".
@@ -77,7 +77,7 @@ func latestDecision(f func(namespace, lease string) []templates.DecisionView, k 
 		return templates.DecisionView{}, false
 	}
 	routine := func(d templates.DecisionView) bool {
-		return d.Kind == string(election.KindPing) || d.Kind == string(election.KindWait)
+		return d.Kind == string(election.KindPing) || d.Kind == string(election.KindWait) || d.Kind == string(election.KindRetry)
 	}
 	// An outcome beats routine; otherwise the newer wins (the log is oldest first, so the last
 	// of equal times).

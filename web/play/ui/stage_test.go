@@ -10,8 +10,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
 
+	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/api/request"
+	"github.com/leaselab/leaselab/web/lease/election"
 )
 
 // TestStageDraws: the stage draws each candidate's role, its timers placed on the server's
@@ -126,5 +128,19 @@ func TestStageCrowd(t *testing.T) {
 	crowd := doc.Find(`[data-testid=stage-crowd]`)
 	if crowd.Length() != 1 || crowd.AttrOr("data-role", "") != "follower" || crowd.AttrOr("data-count", "") != strconv.Itoa(n-stageMaxShown) {
 		t.Errorf("crowd: %d, role %q, count %q", crowd.Length(), crowd.AttrOr("data-role", ""), crowd.AttrOr("data-count", ""))
+	}
+}
+
+// TestRetriedConflictIsNotTheHeadline: a ping that met a newer version, which the controller
+// retries, does not bury the decision before it on the dashboard's elections table.
+func TestRetriedConflictIsNotTheHeadline(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	ds := []templates.DecisionView{
+		{Kind: string(election.KindElect), At: now.Add(-time.Minute), Message: "created the lease with holder bob"},
+		{Kind: string(election.KindRetry), At: now.Add(-time.Second), Message: "ping met a newer version, and is tried again: conflict"},
+	}
+	got, ok := latestDecision(func(string, string) []templates.DecisionView { return ds }, leaseKey{"default", "demo"}, now)
+	if !ok || got.Kind != string(election.KindElect) {
+		t.Errorf("headline %q: %s", got.Kind, got.Message)
 	}
 }
