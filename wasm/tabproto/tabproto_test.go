@@ -82,7 +82,7 @@ func TestDecodeReportRefuses(t *testing.T) {
 func TestClean(t *testing.T) {
 	long := strings.Repeat("é", 1000)
 	r := tabproto.Report{Identity: long, Namespace: long, Lease: long, State: tabproto.StateFollower, Role: tabproto.Role(long), Holder: long,
-		Faults: tabproto.Faults{Partition: tabproto.Partition(long)}, ActiveFaults: make([]string, 20),
+		Faults: tabproto.Faults{Partition: tabproto.Partition(long), Paused: true, PausedSince: 1767225600000}, ActiveFaults: make([]string, 20),
 		LastLog: tabproto.LogLine{Kind: long, Text: long + "\xff"}, Coordinated: true,
 		BinaryVersion: long, EmulationVersion: long, Strategy: long, PreferredHolder: long}
 	r.ActiveFaults[0] = long
@@ -103,6 +103,10 @@ func TestClean(t *testing.T) {
 		if len(f.s) > f.max || len(f.s) < f.max-1 || !strings.HasPrefix(long, f.s) {
 			t.Errorf("cut to %d bytes (limit %d): %q", len(f.s), f.max, f.s)
 		}
+	}
+	// A pause's start is the tab page's alone: the hub neither keeps nor passes it on.
+	if !r.Faults.Paused || r.Faults.PausedSince != 0 {
+		t.Errorf("faults after Clean: %+v", r.Faults)
 	}
 	if len(r.ActiveFaults) != tabproto.MaxFaults {
 		t.Errorf("%d active faults kept", len(r.ActiveFaults))
