@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // firstLog returns the oldest log entry of kind containing substr, and whether there is one.
@@ -81,7 +82,7 @@ func TestRunFailingPartition(t *testing.T) {
 		time.Sleep(5 * time.Second)
 
 		a.Partition(candidate.PartitionFail)
-		if got := a.Snapshot().Faults.Describe(); len(got) != 1 || got[0] != "partitioned: requests fail" {
+		if got := tabproto.Words(a.Snapshot().Faults.Describe(), "en"); len(got) != 1 || got[0] != "partitioned: requests fail" {
 			t.Errorf("faults in words: %q", got)
 		}
 		time.Sleep(candidate.DefaultRetryPeriod + 100*time.Millisecond)
