@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // View is what one candidate said about itself at one moment, as the server recorded it: the
@@ -24,12 +26,8 @@ type View struct {
 	State string
 	// Holder is the holder in the lease record the candidate last read.
 	Holder string
-	// Faults in effect when it reported.
-	Paused      bool
-	Partitioned bool
-	Latency     time.Duration // added round trip
-	ClockOffset time.Duration // its clock minus the real one
-	ClockRate   float64       // how fast its clock runs; 0 or 1 for the real rate
+	// Faults are the faults in effect when it reported.
+	Faults tabproto.Faults
 	// Decision is the kind of its newest decision ("released", "lost", "renewed", ...).
 	Decision string
 }
@@ -458,15 +456,16 @@ func (s *span) cause(id, other string, changes []Change, views []View, end time.
 		paused, partitioned, released bool
 	)
 	see := func(v *View) {
-		paused = paused || v.Paused
-		partitioned = partitioned || v.Partitioned
+		f := &v.Faults
+		paused = paused || f.Paused
+		partitioned = partitioned || f.Partition != tabproto.PartitionNone
 		released = released || v.Decision == "released"
-		c.latency = max(c.latency, v.Latency)
+		c.latency = max(c.latency, f.Latency())
 		if c.offset == 0 {
-			c.offset = v.ClockOffset
+			c.offset = f.ClockOffset()
 		}
-		if c.rate == 0 && v.ClockRate != 0 && v.ClockRate != 1 {
-			c.rate = v.ClockRate
+		if c.rate == 0 && f.ClockRate != 0 && f.ClockRate != 1 {
+			c.rate = f.ClockRate
 		}
 	}
 	first := sort.Search(len(views), func(i int) bool { return views[i].At.After(from) })
@@ -512,7 +511,7 @@ func (s *span) cause(id, other string, changes []Change, views []View, end time.
 		// Running again, it read the record and went on believing: the pause alone does not
 		// explain the rest.
 		for i := first; i < len(views) && !views[i].At.After(end); i++ {
-			if v := &views[i]; v.Identity == id && v.At.After(s.start) && !v.Paused && believes(v) && v.Holder == other {
+			if v := &views[i]; v.Identity == id && v.At.After(s.start) && !v.Faults.Paused && believes(v) && v.Holder == other {
 				if end.Sub(v.At) >= OverlapGrace {
 					c.saw = v.At
 				}

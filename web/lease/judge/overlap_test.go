@@ -9,6 +9,8 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // story is a recorded history of one lease: the server's changes and the candidates' views.
@@ -51,15 +53,19 @@ func follow(s float64, id string, opts ...func(*View)) View {
 	return v
 }
 
-func paused(v *View)      { v.Paused, v.State = true, "paused" }
-func partitioned(v *View) { v.Partitioned, v.State = true, "partitioned" }
+func paused(v *View)      { v.Faults.Paused, v.State = true, "paused" }
+func partitioned(v *View) { v.Faults.Partition, v.State = tabproto.PartitionHang, "partitioned" }
 func stopped(v *View)     { v.State = "stopped" }
 
-func slow(d time.Duration) func(*View)   { return func(v *View) { v.Latency = d } }
-func offset(d time.Duration) func(*View) { return func(v *View) { v.ClockOffset = d } }
-func rate(r float64) func(*View)         { return func(v *View) { v.ClockRate = r } }
-func decided(kind string) func(*View)    { return func(v *View) { v.Decision = kind } }
-func holding(id string) func(*View)      { return func(v *View) { v.Holder = id } }
+func slow(d time.Duration) func(*View) {
+	return func(v *View) { v.Faults.LatencyMs = d.Milliseconds() }
+}
+func offset(d time.Duration) func(*View) {
+	return func(v *View) { v.Faults.ClockOffsetMs = d.Milliseconds() }
+}
+func rate(r float64) func(*View)      { return func(v *View) { v.Faults.ClockRate = r } }
+func decided(kind string) func(*View) { return func(v *View) { v.Decision = kind } }
+func holding(id string) func(*View)   { return func(v *View) { v.Holder = id } }
 
 // sortedViews orders views by At, as the server hands them over.
 func sortedViews(views []View) []View {
@@ -427,7 +433,7 @@ func TestOverlaps(t *testing.T) {
 				s.hold("alice", 0, 4, 10, 0, 0)
 				s.h.changes = append(s.h.changes, deleted(5))
 				s.hold("alice", 6.5, 8.5, 10, 0, 0)
-				s.see(lead(0.05, "alice", func(v *View) { v.ClockRate = 1.25 }))
+				s.see(lead(0.05, "alice", func(v *View) { v.Faults.ClockRate = 1.25 }))
 			},
 			now:  9,
 			want: []string{"5-6.5 alice stale alice deleted"},
