@@ -57,26 +57,6 @@
     return t(m.key, ...(m.args || []).map((a) => (a && typeof a === 'object' ? msg(a, '') : a)));
   }
 
-  /** A duration as the candidate says it: "1.5 s". */
-  function candSecs(ms) { return String(ms / 1000) + ' s'; }
-
-  /** A tab's faults in words, as wasm/tabproto's Faults.Describe says them. */
-  function describeFaults(f) {
-    f = f || {};
-    const out = [];
-    if (f.paused) out.push(t('fault.paused'));
-    if (f.partition === 'hang') out.push(t('fault.partitionHang'));
-    else if (f.partition === 'fail') out.push(t('fault.partitionFail'));
-    if (f.latencyMs > 0) out.push(t('fault.slow', candSecs(f.latencyMs)));
-    if (f.clockOffsetMs > 0) out.push(t('fault.clockAhead', candSecs(f.clockOffsetMs)));
-    else if (f.clockOffsetMs < 0) out.push(t('fault.clockBehind', candSecs(-f.clockOffsetMs)));
-    if (f.clockRate && f.clockRate !== 1) {
-      const pct = Math.round((f.clockRate - 1) * 100);
-      out.push(pct > 0 ? t('fault.clockFast', pct) : pct < 0 ? t('fault.clockSlow', -pct) : t('fault.clockRealRate'));
-    }
-    return out;
-  }
-
   /** A list in the page's language: "a, b" or "a、b". */
   function list(items) { return items.join(document.documentElement.lang === 'zh-CN' ? '、' : ', '); }
 
@@ -505,7 +485,7 @@
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
   });
 
-  window.LL = { serverNow, secs, delaySecs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showActionable, showState, words, t, has, msg, describeFaults, list, mayWrite, mayCommand, writeNamespace };
+  window.LL = { serverNow, secs, delaySecs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showActionable, showState, words, t, has, msg, list, mayWrite, mayCommand, writeNamespace };
   showConnection();
   updateRings();
   loop();
