@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -12,9 +13,10 @@ import (
 )
 
 // This file holds the faults a candidate takes, from the command to the effect: Obey and the
-// methods it calls, the network that injects the network's faults, the faults as the snapshot
-// carries them (tabproto.Faults) and how the decision log tells a fault switched. The pause's
-// freezer (freeze.go) and the clock's rate (drift.go) are the other two mechanisms.
+// methods it calls, the network that injects the network's faults (a partition, a delay, a
+// share of requests lost), the faults as the snapshot carries them (tabproto.Faults) and how
+// the decision log tells a fault switched. The pause's freezer (freeze.go) and the clock's
+// rate (drift.go) are the other two mechanisms.
 
 // Obey carries out a fault command, as a tab obeys its page's keys and the dashboard's
 // buttons, clamping its values to the protocol's bounds. A snapshot command does nothing here:
@@ -54,6 +56,11 @@ func (c *Candidate) Obey(cmd tabproto.Command) error {
 			return errors.New(`clockRate needs "rate"`)
 		}
 		return c.SetClockRate(*cmd.Rate)
+	case tabproto.CommandLoss:
+		if cmd.LossPercent == nil {
+			return errors.New(`loss needs "lossPercent"`)
+		}
+		c.SetLoss(*cmd.LossPercent)
 	case tabproto.CommandRelease:
 		c.Release()
 	case tabproto.CommandCrash:
@@ -122,6 +129,19 @@ func (c *Candidate) SetLatency(d time.Duration) {
 	}
 	c.net.SetLatency(d)
 	c.tellFault(tabproto.CommandSlow)
+}
+
+// SetLoss makes the network lose percent of the candidate's requests (clamped to 0 ..
+// tabproto.MaxLossPercent; 0 ends it): each request is lost or not by a draw of the
+// candidate's random source (Options.Rand, so a seeded run loses the same requests), and a
+// lost one hangs until its timeout, or its renew deadline, cuts it off.
+func (c *Candidate) SetLoss(percent int) {
+	percent = min(max(percent, 0), tabproto.MaxLossPercent)
+	if c.net.Faults().LossPercent == percent {
+		return
+	}
+	c.net.SetLoss(percent, c.rand)
+	c.tellFault(tabproto.CommandLoss)
 }
 
 // SetClockOffset sets the candidate's clock to the real clock plus d. The
@@ -281,6 +301,11 @@ func narrateFault(o outcome) (said, bool) {
 		if f.ClockOffsetMs != 0 {
 			m = say("log.myClock", tabproto.DescribeOffset(f.ClockOffset()))
 		}
+	case tabproto.CommandLoss:
+		m = say("log.lossOff")
+		if f.LossPercent > 0 {
+			m = say("log.loss", f.LossPercent)
+		}
 	case tabproto.CommandClockRate:
 		m = say("log.realRate")
 		if f.ClockRate != 0 && f.ClockRate != 1 {
@@ -307,8 +332,9 @@ const (
 var ErrPartitioned = errors.New("network unreachable (partitioned)")
 
 // Network is a Transport that injects network faults in front of another
-// one: a partition (requests hang or fail) and added latency (half on the way
-// out, half on the way back, waited on the injected clock).
+// one: a partition (requests hang or fail), added latency (half on the way
+// out, half on the way back, waited on the injected clock) and a share of
+// requests lost (each hangs, as in a hanging partition, until its context ends).
 type Network struct {
 	next  Transport
 	clock Clock
@@ -317,6 +343,8 @@ type Network struct {
 	mode    PartitionMode
 	healed  chan struct{} // closed while the network is healthy
 	latency time.Duration
+	loss    int            // percent of requests lost
+	draw    func() float64 // each request's fate, in [0, 1): lost below loss/100
 }
 
 var _ Transport = (*Network)(nil)
@@ -354,6 +382,18 @@ func (n *Network) SetLatency(d time.Duration) {
 	n.latency = max(d, 0)
 }
 
+// SetLoss makes the network lose percent of the requests (0: none), each
+// request's fate drawn from draw, which returns a number in [0, 1) (nil means
+// math/rand/v2's). Nothing is drawn while no request is lost.
+func (n *Network) SetLoss(percent int, draw func() float64) {
+	if draw == nil {
+		draw = rand.Float64
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.loss, n.draw = max(percent, 0), draw
+}
+
 // State returns the current partition mode and latency.
 func (n *Network) State() (PartitionMode, time.Duration) {
 	n.mu.Lock()
@@ -365,15 +405,20 @@ func (n *Network) State() (PartitionMode, time.Duration) {
 func (n *Network) Faults() tabproto.Faults {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return tabproto.Faults{Partition: n.mode, LatencyMs: n.latency.Milliseconds()}
+	return tabproto.Faults{Partition: n.mode, LatencyMs: n.latency.Milliseconds(), LossPercent: n.loss}
 }
 
 // RoundTrip sends req through the faults and then through the next
 // transport. A partition met on the way back loses the response: the server
-// may have applied the request although the caller sees an error.
+// may have applied the request although the caller sees an error. A request
+// lost to packet loss never reaches the server.
 func (n *Network) RoundTrip(ctx context.Context, req *Request) (*Response, error) {
 	if err := n.travel(ctx); err != nil {
 		return nil, err
+	}
+	if n.lost() {
+		<-ctx.Done()
+		return nil, ctx.Err()
 	}
 	resp, err := n.next.RoundTrip(ctx, req)
 	if err != nil {
@@ -383,6 +428,13 @@ func (n *Network) RoundTrip(ctx context.Context, req *Request) (*Response, error
 		return nil, err
 	}
 	return resp, nil
+}
+
+// lost draws whether a request is lost.
+func (n *Network) lost() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.loss > 0 && n.draw()*100 < float64(n.loss)
 }
 
 // travel is one direction of a trip: half the latency, then the partition.

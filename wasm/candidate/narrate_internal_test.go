@@ -122,6 +122,9 @@ func TestNarrate(t *testing.T) {
 		{"fast again", outcome{kind: outFault, cmd: tabproto.CommandSlow}, following, logLine{LogFault, "", "network back to normal speed"}},
 		{"clock behind", outcome{kind: outFault, cmd: tabproto.CommandClockOffset, faults: tabproto.Faults{ClockOffsetMs: -5000}}, following, logLine{LogFault, "", "my clock 5 s behind"}},
 		{"clock in sync", outcome{kind: outFault, cmd: tabproto.CommandClockOffset}, following, logLine{LogFault, "", "my clock is back in sync"}},
+		{"loss", outcome{kind: outFault, cmd: tabproto.CommandLoss, faults: tabproto.Faults{LossPercent: 30}}, following,
+			logLine{LogFault, "", "packet loss: 30% of my requests are lost, each hanging until it times out"}},
+		{"no loss", outcome{kind: outFault, cmd: tabproto.CommandLoss}, following, logLine{LogFault, "", "no more packet loss"}},
 	} {
 		got, ok := narrate(tc.o, tc.s)
 		if !ok || got != tc.want {

@@ -23,6 +23,9 @@ type Faults struct {
 	ClockOffsetMs int64     `json:"clockOffsetMs"` // the tab's clock minus the real one
 	// ClockRate is how fast the tab's clock runs; absent (0) for the real rate.
 	ClockRate float64 `json:"clockRate,omitempty"`
+	// LossPercent is the share of the tab's requests the network loses, 0 to MaxLossPercent:
+	// each lost request hangs until it times out, as in a hanging partition.
+	LossPercent int `json:"lossPercent,omitempty"`
 }
 
 // Partition says how a tab's requests behave while its network is partitioned.
@@ -45,10 +48,12 @@ func (f Faults) Latency() time.Duration { return time.Duration(f.LatencyMs) * ti
 // ClockOffset is the tab's clock minus the real one.
 func (f Faults) ClockOffset() time.Duration { return time.Duration(f.ClockOffsetMs) * time.Millisecond }
 
-// clean is f as a report may carry it: the partition mode cut to MaxWordLen, no pause start.
+// clean is f as a report may carry it: the partition mode cut to MaxWordLen, no pause start,
+// a loss within its bounds.
 func (f Faults) clean() Faults {
 	f.Partition = Partition(Cut(string(f.Partition), MaxWordLen))
 	f.PausedSince = 0
+	f.LossPercent = min(max(f.LossPercent, 0), MaxLossPercent)
 	return f
 }
 
@@ -66,6 +71,9 @@ func (f Faults) Describe() []Msg {
 	}
 	if f.LatencyMs > 0 {
 		out = append(out, Say("fault.slow", Secs(f.Latency())))
+	}
+	if f.LossPercent > 0 {
+		out = append(out, Say("fault.loss", f.LossPercent))
 	}
 	if f.ClockOffsetMs != 0 {
 		out = append(out, DescribeOffset(f.ClockOffset()))
@@ -108,6 +116,7 @@ const (
 	CommandSlow        = "slow"        // LatencyMs: the added round trip; absent means the tab's default
 	CommandClockOffset = "clockOffset" // Seconds: the absolute offset, not a step
 	CommandClockRate   = "clockRate"   // Rate: how fast the tab's clock runs, 1 for the real rate
+	CommandLoss        = "loss"        // LossPercent: the share of requests lost, 0 to end it
 	CommandRelease     = "release"
 	CommandCrash       = "crash"
 	CommandRejoin      = "rejoin"
@@ -120,6 +129,7 @@ const (
 	MaxClockOffsetSeconds = 86_400
 	MinClockRate          = 0.5
 	MaxClockRate          = 2.0
+	MaxLossPercent        = 90 // a network that loses every request is a partition
 )
 
 // Command is a fault command for a tab: what changes its Faults (or its life: release, crash,
@@ -131,6 +141,8 @@ type Command struct {
 	LatencyMs *float64  `json:"latencyMs,omitempty"`
 	Seconds   *float64  `json:"seconds,omitempty"`
 	Rate      *float64  `json:"rate,omitempty"`
+	// LossPercent is the loss command's share of requests lost.
+	LossPercent *int `json:"lossPercent,omitempty"`
 }
 
 // Validate refuses anything but a known fault command with sane values: the hub forwards
@@ -152,6 +164,11 @@ func (c Command) Validate() error {
 	case CommandClockRate:
 		if c.Rate == nil || !(*c.Rate >= MinClockRate && *c.Rate <= MaxClockRate) {
 			return fmt.Errorf("clockRate needs a rate between %g and %g", MinClockRate, MaxClockRate)
+		}
+		return nil
+	case CommandLoss:
+		if c.LossPercent == nil || *c.LossPercent < 0 || *c.LossPercent > MaxLossPercent {
+			return fmt.Errorf("loss needs lossPercent between 0 and %d", MaxLossPercent)
 		}
 		return nil
 	case CommandClockOffset:
@@ -176,6 +193,7 @@ var faultWords = map[string][2]string{
 	"fault.clockFast":     {"clock runs %s%% fast", "时钟快 %s%%"},
 	"fault.clockSlow":     {"clock runs %s%% slow", "时钟慢 %s%%"},
 	"fault.clockRealRate": {"clock runs at the real rate", "时钟按真实速率运行"},
+	"fault.loss":          {"packet loss: %s%% of requests lost", "丢包：%s%% 的请求丢失"},
 
 	"log.paused":        {"paused: frozen as in a long GC pause; the world goes on without me", "已暂停：如同漫长的 GC 停顿般冻结；外界照常运转"},
 	"log.resumed":       {"resumed after %s: acting on what I knew before the pause", "%s 后恢复：按暂停前所知的情况行事"},
@@ -188,4 +206,6 @@ var faultWords = map[string][2]string{
 	"log.myClock":       {"my %s", "我的%s"},
 	"log.realRate":      {"my clock runs at the real rate again", "我的时钟重新按真实速率运行"},
 	"log.myRate":        {"my %s: I count leases, deadlines and retries on it", "我的%s：我用它计算租约、截止时间和重试"},
+	"log.loss":          {"packet loss: %s%% of my requests are lost, each hanging until it times out", "丢包：我的请求有 %s%% 丢失，每个都挂起直到超时"},
+	"log.lossOff":       {"no more packet loss", "不再丢包"},
 }

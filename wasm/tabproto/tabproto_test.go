@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -176,6 +177,10 @@ func TestCommandValidate(t *testing.T) {
 		{tabproto.Command{Type: "clockRate", Rate: num(2.5)}, "clockRate needs a rate between 0.5 and 2"},
 		{tabproto.Command{Type: "clockRate", Rate: num(math.NaN())}, "clockRate needs a rate between 0.5 and 2"},
 		{tabproto.Command{Type: "clockRate", Rate: num(1.25)}, ""},
+		{tabproto.Command{Type: "loss"}, "loss needs lossPercent between 0 and 90"},
+		{tabproto.Command{Type: "loss", LossPercent: new(91)}, "loss needs lossPercent between 0 and 90"},
+		{tabproto.Command{Type: "loss", LossPercent: new(-1)}, "loss needs lossPercent between 0 and 90"},
+		{tabproto.Command{Type: "loss", LossPercent: new(30)}, ""},
 		{tabproto.Command{Type: "start"}, `unknown command "start"`},
 	} {
 		err := tc.cmd.Validate()
@@ -212,4 +217,25 @@ func FuzzDecodeReport(f *testing.F) {
 			t.Fatalf("round trip: %v\n%s\n%s", err, b, b2)
 		}
 	})
+}
+
+// TestLossOnTheWire: packet loss is the last of a report's faults and of a command's values,
+// left out when off, so that every older message keeps its bytes; a report's loss is bounded.
+func TestLossOnTheWire(t *testing.T) {
+	r := wantReport
+	r.Faults.LossPercent = 30
+	b, err := tabproto.EncodeReport(r)
+	if err != nil || !strings.Contains(string(b), `"faults":{"paused":false,"partition":"hang","latencyMs":1500,"clockOffsetMs":-5000,"lossPercent":30}`) {
+		t.Errorf("report with loss: %s, %v", b, err)
+	}
+	if b, err := tabproto.EncodeCommand(tabproto.Command{Type: tabproto.CommandLoss, LossPercent: new(30)}, ""); err != nil ||
+		string(b) != `{"type":"command","command":{"type":"loss","lossPercent":30}}` {
+		t.Errorf("loss command: %s, %v", b, err)
+	}
+	if got, _ := tabproto.DecodeReport([]byte(`{"type":"report","tab":{"state":"follower","faults":{"lossPercent":500}}}`)); got.Faults.LossPercent != tabproto.MaxLossPercent {
+		t.Errorf("a report's loss of 500 %% kept as %d", got.Faults.LossPercent)
+	}
+	if got := tabproto.Words(r.Faults.Describe(), "en"); !slices.Contains(got, "packet loss: 30% of requests lost") {
+		t.Errorf("faults in words: %q", got)
+	}
 }

@@ -37,6 +37,7 @@ type View struct {
 const (
 	CausePaused      = "paused"
 	CausePartitioned = "partitioned"
+	CauseLoss        = "loss" // its network lost a share of its requests
 	CauseSlowNetwork = "slow-network"
 	CauseClockOffset = "clock-offset"
 	CauseClockDrift  = "clock-drift" // its clock ran slow or fast
@@ -50,6 +51,7 @@ const (
 var causeSentences = said.Register(map[string]string{
 	"judge.whyPaused":         "%s was paused and did not see %s",
 	"judge.whyPartitioned":    "%s was cut off from the server and did not see %s",
+	"judge.whyLoss":           "%s's network lost %d%% of its requests, each hanging until it timed out, so it saw %s late",
 	"judge.whySlow":           "%s's network added %s to each round trip, so it saw %s late",
 	"judge.whyClockAhead":     "%s's clock ran %s ahead of the server's",
 	"judge.whyClockBehind":    "%s's clock ran %s behind the server's",
@@ -65,6 +67,7 @@ var causeSentences = said.Register(map[string]string{
 	"advice.exit":             "exit (os.Exit) in OnStoppedLeading as kube-controller-manager does",
 	"advice.paused":           "client-go gives no fencing, and a paused process cannot check anything, not even its renew deadline, until it runs again: %[1]s, and %[2]s, so that it stops as soon as it notices.",
 	"advice.partitioned":      "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, however long ago another took over, so keep renewDeadline well under leaseDuration, %[2]s, and %[1]s.",
+	"advice.loss":             "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and each lost request waits out its timeout before the next try, so keep renewDeadline well under leaseDuration with room for several lost tries, %[2]s, and %[1]s.",
 	"advice.slow-network":     "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and slow requests tell it late that it lost, so keep renewDeadline well under leaseDuration with room for the slowest request (kube-controller-manager renews within 10 s a lease of 15 s), and %[1]s.",
 	"advice.clock-offset":     "Offsets do not matter to client-go, which counts leaseDuration from its own observation of the record, not from renewTime; rate drift does, and the gap between renewDeadline and leaseDuration must cover it: never compare renewTime with the local clock.",
 	"advice.clock-drift":      "client-go counts leaseDuration, renewDeadline and retryPeriod on the process's own clock: an offset cancels out, a clock that runs slow or fast does not. Keep the gap between renewDeadline and leaseDuration large enough to absorb drift, keep time synchronised, and %[1]s.",
@@ -125,9 +128,9 @@ func (o Overlap) Length(now time.Time) time.Duration {
 // or one that believed while the record named another or nobody. An Overlap is a disagreement
 // that lasted at least OverlapGrace, disagreements less than OverlapGrace apart counting as
 // one; its Identities, Believers and Stale gather those of its instants of disagreement. Its
-// Cause comes from the first stale believer's views (paused, partitioned, slow network, clock
-// offset, in that order; then a release of its own term), and its Text and Advice say it in
-// words.
+// Cause comes from the first stale believer's views (paused, partitioned, packet loss, slow
+// network, clock offset, in that order; then a release of its own term), and its Text and
+// Advice say it in words.
 func Overlaps(lease string, changes []Change, views []View, now time.Time) []Overlap {
 	changes = sortedBy(changes, func(c *Change) time.Time { return c.At })
 	views = believedAfterWriting(changes, sortedBy(views, func(v *View) time.Time { return v.At }))
@@ -389,7 +392,7 @@ func (s *span) emit(out []Overlap, lease string, changes []Change, views []View,
 		c2 := s.cause(id, oth, changes, views, end)
 		c2.scale = scale
 		switch c2.cause {
-		case CausePaused, CausePartitioned, CauseSlowNetwork:
+		case CausePaused, CausePartitioned, CauseLoss, CauseSlowNetwork:
 			also = append(also, whyOf(o, id, oth, c2, end))
 		}
 	}
@@ -434,6 +437,7 @@ func (s *span) other(id string) string {
 type cause struct {
 	cause   string
 	latency time.Duration // the largest added round trip, for CauseSlowNetwork
+	loss    int           // the largest share of requests lost, in percent, for CauseLoss
 	offset  time.Duration // the clock offset, for CauseClockOffset
 	rate    float64       // the clock's rate, for CauseClockDrift
 	// saw is, for CausePaused, when the believer, running again, had read that the other
@@ -490,6 +494,7 @@ func (s *span) cause(id, other string, changes []Change, views []View, end time.
 		partitioned = partitioned || f.Partition != tabproto.PartitionNone
 		released = released || v.Decision == "released"
 		c.latency = max(c.latency, f.Latency())
+		c.loss = max(c.loss, f.LossPercent)
 		if c.offset == 0 {
 			c.offset = f.ClockOffset()
 		}
@@ -524,6 +529,8 @@ func (s *span) cause(id, other string, changes []Change, views []View, end time.
 		c.cause = CauseClockDrift
 	case partitioned:
 		c.cause = CausePartitioned
+	case c.loss > 0:
+		c.cause = CauseLoss
 	case c.latency >= SlowNetworkLatency:
 		c.cause = CauseSlowNetwork
 	case c.rate != 0:
@@ -641,6 +648,8 @@ func whyOf(o Overlap, stale, other string, c cause, end time.Time) Said {
 		}
 	case CausePartitioned:
 		why = say("judge.whyPartitioned", Shown(stale), missed)
+	case CauseLoss:
+		why = say("judge.whyLoss", Shown(stale), c.loss, missed)
 	case CauseSlowNetwork:
 		why = say("judge.whySlow", Shown(stale), seconds(c.latency), missed)
 	case CauseClockOffset:
@@ -734,7 +743,7 @@ func overlapAdviceSays(cause string) Said {
 	switch cause {
 	case CauseClockOffset:
 		return say("advice." + cause)
-	case CausePaused, CausePartitioned, CauseSlowNetwork, CauseClockDrift, CauseReleased, CauseDeleted:
+	case CausePaused, CausePartitioned, CauseLoss, CauseSlowNetwork, CauseClockDrift, CauseReleased, CauseDeleted:
 		return say("advice."+cause, say("advice.fencing"), say("advice.exit"))
 	}
 	return say("advice.unknown", say("advice.fencing"), say("advice.exit"))

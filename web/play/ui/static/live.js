@@ -364,9 +364,12 @@
     failFast: t('faults.failFast'), slow: t('faults.slow'), slowOn: (ms) => t('faults.slowOn', delaySecs(ms)),
     inSync: t('faults.clockInSync'), offset: (s) => t('faults.clock', (s > 0 ? '+' : '') + s + ' s'),
     rate: (r) => t('faults.rate', r + '×'),
+    loss: t('faults.loss'), lossOn: (p) => t('faults.lossOn', p),
   };
   /** The steps of the clock-rate fault ({ and }), within wasm/tabproto's MinClockRate..MaxClockRate. */
   const clockRates = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 2];
+  /** The shares of requests lost that the packet-loss fault steps through (L), up to wasm/tabproto's MaxLossPercent. */
+  const lossSteps = [0, 10, 30, 50, 90];
   /** A tab's clock rate; reports carry 0 for the real rate. */
   function rateOf(f) { return (f && f.clockRate) || 1; }
 
@@ -392,6 +395,10 @@
         const next = name === 'rate+' ? clockRates.find((x) => x > r + 1e-9) : clockRates.slice().reverse().find((x) => x < r - 1e-9);
         return next ? { type: 'clockRate', rate: next } : null;
       }
+      case 'loss': {
+        const p = f.lossPercent || 0;
+        return { type: 'loss', lossPercent: lossSteps.find((x) => x > p) || 0 };
+      }
       case 'release': return { type: 'release' };
       case 'crash': return { type: 'crash' };
       case 'rejoin': return { type: 'rejoin' };
@@ -401,7 +408,7 @@
 
   /**
    * Shows a tab's faults on its fault buttons (pressed state and the label that undoes) and on
-   * el's data-partition, data-latency-ms and data-clock-rate.
+   * el's data-partition, data-latency-ms, data-clock-rate and data-loss-percent.
    */
   function showFaults(root, f, el) {
     f = f || {};
@@ -417,6 +424,7 @@
     set('partition', f.partition === 'hang', W.heal, W.partition);
     set('partition-fail', f.partition === 'fail', W.heal, W.failFast);
     set('slow', f.latencyMs > 0, W.slowOn(f.latencyMs), W.slow);
+    set('loss', f.lossPercent > 0, W.lossOn(f.lossPercent), W.loss);
     const ms = f.clockOffsetMs || 0;
     setText(root, 'offset', ms ? W.offset(ms / 1000) : W.inSync);
     const off = field(root, 'offset');
@@ -433,6 +441,7 @@
       el.dataset.partition = f.partition || '';
       el.dataset.latencyMs = String(f.latencyMs || 0);
       el.dataset.clockRate = String(rate);
+      el.dataset.lossPercent = String(f.lossPercent || 0);
     }
   }
 
