@@ -136,12 +136,17 @@ func pick(b bool, yes, no string) string {
 	return no
 }
 
-// offsetText shows a clock offset ("in sync" when there is none).
-func offsetText(ctx context.Context, offset string) string {
-	if offset == "" {
+// offsetText shows a clock offset of ms milliseconds: "clock +2 s", or "in sync" when there
+// is none.
+func offsetText(ctx context.Context, ms int64) string {
+	if ms == 0 {
 		return tr(ctx, "faults.clockInSync")
 	}
-	return tr(ctx, "faults.clock", offset)
+	s := strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64)
+	if ms > 0 {
+		s = "+" + s
+	}
+	return tr(ctx, "faults.clock", s+" s")
 }
 
 // slowLabel is the Slow button's label: with its delay while it is on ("Slow 4.0 s").
@@ -193,26 +198,12 @@ func slowChoice(s PlaySlow, ms int64) SlowChoice {
 	return s.Choices[slowIndex(s, ms)]
 }
 
-// faultsText lists a tab's active faults in words: from its faults, in the page's language,
-// when the view model has them as messages; else as the tab worded them.
+// faultsText lists a tab's active faults in words, in the page's language.
 func faultsText(ctx context.Context, t Tab) string {
-	if t.FaultMsgs != nil {
-		if len(t.FaultMsgs) == 0 {
-			return tr(ctx, "dash.noFaults")
-		}
-		return tabproto.JoinWords(t.FaultMsgs, string(lang(ctx)))
+	if ms := t.Faults.Describe(); len(ms) > 0 {
+		return tabproto.JoinWords(ms, string(lang(ctx)))
 	}
-	if len(t.ActiveFaults) == 0 {
-		return tr(ctx, "dash.noFaults")
-	}
-	s := ""
-	for i, f := range t.ActiveFaults {
-		if i > 0 {
-			s += ", "
-		}
-		s += f
-	}
-	return s
+	return tr(ctx, "dash.noFaults")
 }
 
 // lastLogText is a tab's newest decision in the page's language, when the tab said it as a

@@ -208,20 +208,18 @@ type CandidateRow struct {
 
 // Tab is one connected browser candidate tab, as it last reported itself.
 type Tab struct {
-	ID           string
-	Owner        string // the user who opened the tab, on a server with tokens
-	Identity     string
-	Namespace    string
-	Lease        string
-	State        string
-	Holder       string
-	Faults       TabFaults
-	ActiveFaults []string
-	LastLog      string
-	// FaultMsgs are the active faults as messages, when known (from the tab's faults): the
-	// page words them in its language instead of ActiveFaults. LastLogMsg is LastLog as the
-	// tab said it as a message, when it did.
-	FaultMsgs  []tabproto.Msg
+	ID        string
+	Owner     string // the user who opened the tab, on a server with tokens
+	Identity  string
+	Namespace string
+	Lease     string
+	State     string
+	Holder    string
+	// Faults are its faults: its fault buttons show them, and the page words them in its
+	// language (tabproto.Faults.Describe).
+	Faults  tabproto.Faults
+	LastLog string
+	// LastLogMsg is LastLog as the tab said it as a message, when it did.
 	LastLogMsg *tabproto.Msg
 	// Coordinated is the tab's mode (Coordinated Leader Election, or plain: it races for the
 	// lease itself); the versions and the strategy are its LeaseCandidate's, reported by the tab.
@@ -241,15 +239,6 @@ type Tab struct {
 	// Recorded is true for a candidate as its view was recorded at a past moment, rather than
 	// a connected tab: it takes no commands.
 	Recorded bool
-}
-
-// TabFaults are a tab's faults as its fault buttons show them.
-type TabFaults struct {
-	Paused      bool
-	Partition   string // "hang", "fail", or "" when the network is whole
-	LatencyMs   int64  // the slow network's added round trip, 0 when off
-	ClockOffset string // "+2 s", "" when in sync
-	ClockRate   float64
 }
 
 // SlowChoice is one delay the slow-network fault offers: its value, its label and, where

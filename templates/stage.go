@@ -48,7 +48,7 @@ type StageCandidate struct {
 	Role string
 	// X and Y place it in the picture's 1000 by 600 frame; LinkX1.. the link to the server.
 	X, Y float64
-	// Link is how its link to the server is drawn: "" whole, "cut", "slow", "frozen".
+	// Link is how its link to the server is drawn: "" whole, "cut", "frozen", "lossy", "slow".
 	Link string
 	// Rings are its timers on its own clock, placed on the server's (Unix ms): the expiry it
 	// acts on, its renew deadline while leading, its next retry. 0 when not running.

@@ -22,7 +22,9 @@ import (
 // web/leasetest is the one package under web that wires a server, for other modules' tests, as
 // cmd does for people: it opens the SQLite store itself. What it pulls into a user's test
 // binary is kept to the API: not the browser screens, their templates and embedded assets (the
-// browser candidate's wasm among them), nor the browser tests' tools.
+// browser candidate's wasm among them), nor the browser candidate, nor the browser tests' tools.
+// Of wasm/ it may reach the tab protocol alone (standard library only), whose Faults are the
+// one shape of a tab's faults the judge reads.
 func TestDependencyDirections(t *testing.T) {
 	const leasetest = "github.com/leaselab/leaselab/web/leasetest"
 	var notLeasetest []string
@@ -42,7 +44,7 @@ func TestDependencyDirections(t *testing.T) {
 	}{
 		{"every package but web/leasetest", notLeasetest, []string{"github.com/leaselab/leaselab/store/sqlite", "modernc.org/sqlite", "github.com/leaselab/leaselab/cmd"}},
 		{"web/leasetest", []string{"./leasetest"}, []string{"github.com/leaselab/leaselab/cmd", "github.com/leaselab/leaselab/web/play/ui",
-			"github.com/leaselab/leaselab/templates", "github.com/leaselab/leaselab/wasm", "github.com/a-h/templ",
+			"github.com/leaselab/leaselab/templates", "github.com/leaselab/leaselab/wasm/candidate", "github.com/leaselab/leaselab/wasm/cmd", "github.com/a-h/templ",
 			"github.com/chromedp", "github.com/PuerkitoBio/goquery", "k8s.io/kubectl", "k8s.io/cli-runtime"}},
 		// Templates may know the tab protocol's states, not the browser candidate.
 		{"templates", []string{"../templates"}, []string{"github.com/leaselab/leaselab/store", "github.com/leaselab/leaselab/web", "github.com/labstack/echo",

@@ -13,9 +13,10 @@ import (
 	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
-// TestBrowserFaults sets a network delay, a fail-fast partition and a clock rate on a tab
-// from the dashboard's tab row, and some from the tab's own keys, and sees the tab's state and
-// its report (the row's data-latency-ms, data-partition and data-clock-rate) follow. Every
+// TestBrowserFaults sets a network delay, a fail-fast partition, a clock rate and packet loss
+// on a tab from the dashboard's tab row, and some from the tab's own keys, and sees the tab's
+// state and its report (the row's data-latency-ms, data-partition, data-clock-rate and
+// data-loss-percent) follow. Every
 // wait is on observed state; the limits only bound a broken run.
 func TestBrowserFaults(t *testing.T) {
 	ts := mustStartServer(t, "")
@@ -140,6 +141,45 @@ func TestBrowserFaults(t *testing.T) {
 		}
 	}
 	want("keys: slow at the next delay", "partitioned|100|fail|1.25", "partitioned|100|fail|1.25")
+
+	// 5. Packet loss: L on the tab takes the next share (10 %), the row's button the one after
+	// (30 %); both the tab's #candidate and its row say it (data-loss-percent), in words too.
+	loss := func(step, want string) {
+		t.Helper()
+		if _, err := browserWait(20*time.Second, func() (bool, string) {
+			a, _ := browserEval(tab, `document.getElementById('candidate').dataset.lossPercent`)
+			b, _ := browserEval(dash, `(document.querySelector('`+row+`') || { dataset: {} }).dataset.lossPercent`)
+			return a == want && b == want, "tab " + a + ", row " + b
+		}); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	loss("no loss yet", "0")
+	if s, _ := browserEval(tab, `Array.from(document.querySelectorAll('[data-testid=shortcuts] > div')).map((d) => d.querySelector('dt').textContent.trim() + ': ' + d.querySelector('dd').textContent).find((k) => k.startsWith('L:')) || ''`); !strings.Contains(s, "packet loss") {
+		t.Errorf("the tab's keys do not list L: %q", s)
+	}
+	kctx, cancel := context.WithTimeout(tab, 10*time.Second)
+	err := chromedp.Do(kctx, chromedp.KeyEvent("l"))
+	cancel()
+	if err != nil {
+		t.Fatalf("key l: %v", err)
+	}
+	loss("key L", "10")
+	click(dash, row+` [data-cmd=loss]`)
+	loss("the row's loss button", "30")
+	want("loss leaves the other faults", "partitioned|100|fail|1.25", "partitioned|100|fail|1.25")
+	if s := text(dash, row+` [data-cmd=loss]`); s != "Loss 30%" {
+		t.Errorf("the row's loss button says %q", s)
+	}
+	if _, err := browserWait(10*time.Second, func() (bool, string) {
+		a, b := text(tab, "#active-faults"), text(dash, row+` [data-field=faults]`)
+		return strings.Contains(a, "packet loss: 30% of requests lost") && strings.Contains(b, "packet loss: 30% of requests lost"), "tab " + a + "; row " + b
+	}); err != nil {
+		t.Errorf("the loss in words: %v", err)
+	}
+	if s := text(tab, "#remote-note"); !strings.Contains(s, "packet loss 30%") {
+		t.Errorf("the tab's note of the dashboard's command: %q", s)
+	}
 
 	for _, size := range [][2]int64{{1280, 720}, {390, 844}} {
 		name := fmt.Sprintf("%dx%d", size[0], size[1])

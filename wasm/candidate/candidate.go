@@ -27,7 +27,8 @@ type Options struct {
 	// platform's default (FetchTransport in the browser, HTTPTransport
 	// natively).
 	Transport Transport
-	// Rand returns the acquire loop's jitter in [0, 1); nil means
+	// Rand returns the candidate's random draws in [0, 1): the acquire
+	// loop's jitter and, under packet loss, each request's fate; nil means
 	// math/rand/v2.Float64.
 	Rand func() float64
 	// LogLimit bounds the decision log; 0 means DefaultLogLimit.

@@ -1,8 +1,6 @@
 package candidate
 
 import (
-	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -100,23 +98,3 @@ func (d *RateClock) Rate() float64 {
 	defer d.mu.Unlock()
 	return d.rate
 }
-
-// SetClockRate makes the candidate's clock run at rate times the real one (1 is the real
-// rate), between MinClockRate and MaxClockRate. Unlike an offset, a rate changes how long the
-// candidate believes a lease lasts: a fast clock sees the holder's lease run out early and may
-// take it while the holder still renews in time.
-func (c *Candidate) SetClockRate(rate float64) error {
-	if math.IsNaN(rate) || rate < MinClockRate || rate > MaxClockRate {
-		return fmt.Errorf("clock rate must be between %g and %g", MinClockRate, MaxClockRate)
-	}
-	if c.drift.SetRate(rate) {
-		c.mu.Lock()
-		c.signalLocked() // what is due is due on the new clock
-		c.mu.Unlock()
-		c.tell(outcome{kind: outClockRate, rate: rate})
-	}
-	return nil
-}
-
-// ClockRate returns the rate of the candidate's clock.
-func (c *Candidate) ClockRate() float64 { return c.drift.Rate() }

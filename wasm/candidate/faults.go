@@ -1,10 +1,78 @@
 package candidate
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
+
+// This file holds the faults a candidate takes, from the command to the effect: Obey and the
+// methods it calls, the network that injects the network's faults (a partition, a delay, a
+// share of requests lost), the faults as the snapshot carries them (tabproto.Faults) and how
+// the decision log tells a fault switched. The pause's freezer (freeze.go) and the clock's
+// rate (drift.go) are the other two mechanisms.
+
+// Obey carries out a fault command, as a tab obeys its page's keys and the dashboard's
+// buttons, clamping its values to the protocol's bounds. A snapshot command does nothing here:
+// the caller reports.
+func (c *Candidate) Obey(cmd tabproto.Command) error {
+	switch cmd.Type {
+	case tabproto.CommandPause:
+		c.Pause()
+	case tabproto.CommandResume:
+		c.Resume()
+	case tabproto.CommandPartition:
+		mode := cmd.Mode
+		if mode == PartitionNone {
+			mode = PartitionHang
+		}
+		if mode != PartitionHang && mode != PartitionFail {
+			return fmt.Errorf("partition mode must be %q or %q, not %q", PartitionHang, PartitionFail, cmd.Mode)
+		}
+		c.Partition(mode)
+	case tabproto.CommandHeal:
+		c.Heal()
+	case tabproto.CommandSlow:
+		cfg := c.Config()
+		d := Timings{LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod}.SlowLatency()
+		if cmd.LatencyMs != nil {
+			d = time.Duration(math.Round(min(max(*cmd.LatencyMs, 0), tabproto.MaxLatencyMs))) * time.Millisecond
+		}
+		c.SetLatency(d)
+	case tabproto.CommandClockOffset:
+		if cmd.Seconds == nil {
+			return errors.New(`clockOffset needs "seconds"`)
+		}
+		const bound = tabproto.MaxClockOffsetSeconds
+		c.SetClockOffset(time.Duration(math.Round(min(max(*cmd.Seconds, -bound), bound)*1000)) * time.Millisecond)
+	case tabproto.CommandClockRate:
+		if cmd.Rate == nil {
+			return errors.New(`clockRate needs "rate"`)
+		}
+		return c.SetClockRate(*cmd.Rate)
+	case tabproto.CommandLoss:
+		if cmd.LossPercent == nil {
+			return errors.New(`loss needs "lossPercent"`)
+		}
+		c.SetLoss(*cmd.LossPercent)
+	case tabproto.CommandRelease:
+		c.Release()
+	case tabproto.CommandCrash:
+		c.Crash()
+	case tabproto.CommandRejoin:
+		c.Rejoin()
+	case tabproto.CommandSnapshot:
+	default:
+		return fmt.Errorf("unknown message type %q", cmd.Type)
+	}
+	return nil
+}
 
 // Pause freezes the candidate as a GC pause or SIGSTOP would: no attempts, and
 // a request in flight is not looked at until Resume. The clocks keep going.
@@ -14,7 +82,7 @@ func (c *Candidate) Pause() {
 	if c.ignoredLocked(tabproto.CommandPause, c.phase == phaseStopped) || !c.freezer.freeze(c.clock.Now()) {
 		return
 	}
-	c.tellLocked(outcome{kind: outPaused})
+	c.tellLocked(outcome{kind: outFault, cmd: tabproto.CommandPause})
 	c.changedLocked()
 }
 
@@ -28,7 +96,7 @@ func (c *Candidate) Resume() {
 		return
 	}
 	c.signalLocked()
-	c.tellLocked(outcome{kind: outResumed, d: c.clock.Now().Sub(since)})
+	c.tellLocked(outcome{kind: outFault, cmd: tabproto.CommandResume, d: c.clock.Now().Sub(since)})
 	c.changedLocked()
 }
 
@@ -47,7 +115,7 @@ func (c *Candidate) Partition(mode PartitionMode) {
 		return
 	}
 	c.net.Partition(mode)
-	c.tell(outcome{kind: outPartitioned, mode: mode})
+	c.tellFault(tabproto.CommandPartition)
 }
 
 // Heal ends a partition.
@@ -60,7 +128,20 @@ func (c *Candidate) SetLatency(d time.Duration) {
 		return
 	}
 	c.net.SetLatency(d)
-	c.tell(outcome{kind: outSlow, d: d})
+	c.tellFault(tabproto.CommandSlow)
+}
+
+// SetLoss makes the network lose percent of the candidate's requests (clamped to 0 ..
+// tabproto.MaxLossPercent; 0 ends it): each request is lost or not by a draw of the
+// candidate's random source (Options.Rand, so a seeded run loses the same requests), and a
+// lost one hangs until its timeout, or its renew deadline, cuts it off.
+func (c *Candidate) SetLoss(percent int) {
+	percent = min(max(percent, 0), tabproto.MaxLossPercent)
+	if c.net.Faults().LossPercent == percent {
+		return
+	}
+	c.net.SetLoss(percent, c.rand)
+	c.tellFault(tabproto.CommandLoss)
 }
 
 // SetClockOffset sets the candidate's clock to the real clock plus d. The
@@ -70,11 +151,31 @@ func (c *Candidate) SetClockOffset(d time.Duration) {
 	if c.offset.Swap(int64(d)) == int64(d) {
 		return
 	}
-	c.tell(outcome{kind: outClockOffset, d: d})
+	c.tellFault(tabproto.CommandClockOffset)
 }
 
 // ClockOffset returns the current clock offset.
 func (c *Candidate) ClockOffset() time.Duration { return time.Duration(c.offset.Load()) }
+
+// SetClockRate makes the candidate's clock run at rate times the real one (1 is the real
+// rate), between MinClockRate and MaxClockRate. Unlike an offset, a rate changes how long the
+// candidate believes a lease lasts: a fast clock sees the holder's lease run out early and may
+// take it while the holder still renews in time.
+func (c *Candidate) SetClockRate(rate float64) error {
+	if math.IsNaN(rate) || rate < MinClockRate || rate > MaxClockRate {
+		return fmt.Errorf("clock rate must be between %g and %g", MinClockRate, MaxClockRate)
+	}
+	if c.drift.SetRate(rate) {
+		c.mu.Lock()
+		c.signalLocked() // what is due is due on the new clock
+		c.mu.Unlock()
+		c.tellFault(tabproto.CommandClockRate)
+	}
+	return nil
+}
+
+// ClockRate returns the rate of the candidate's clock.
+func (c *Candidate) ClockRate() float64 { return c.drift.Rate() }
 
 // Release stops the candidate cleanly: the attempt in flight is abandoned
 // and, if it leads, it releases the lease (holderIdentity "",
@@ -139,5 +240,225 @@ func (c *Candidate) signalLocked() {
 	select {
 	case c.wake <- struct{}{}:
 	default:
+	}
+}
+
+// tellFault tells the decision log that the command cmd switched a fault, leaving the faults
+// as they are now.
+func (c *Candidate) tellFault(cmd string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tellLocked(outcome{kind: outFault, cmd: cmd, faults: c.faultsLocked()}) {
+		c.changedLocked()
+	}
+}
+
+// faultsLocked are the faults in effect, the pause's start on the candidate's own clock.
+func (c *Candidate) faultsLocked() tabproto.Faults {
+	f := c.net.Faults()
+	off := time.Duration(c.offset.Load())
+	paused, since := c.freezer.state()
+	f.Paused = paused
+	if paused {
+		f.PausedSince = since.Add(off).UnixMilli()
+	}
+	f.ClockOffsetMs = off.Milliseconds()
+	if rate := c.drift.Rate(); rate != 1 {
+		f.ClockRate = rate // reports carry 0 for the real rate
+	}
+	return f
+}
+
+// narrateFault tells a fault switched on or off (outFault): by the command o.cmd, leaving the
+// faults o.faults.
+func narrateFault(o outcome) (said, bool) {
+	if o.kind != outFault {
+		return said{}, false
+	}
+	f := o.faults
+	var m tabproto.Msg
+	switch o.cmd {
+	case tabproto.CommandPause:
+		m = say("log.paused")
+	case tabproto.CommandResume:
+		m = say("log.resumed", secsRound(o.d))
+	case tabproto.CommandPartition:
+		switch f.Partition {
+		case PartitionHang:
+			m = say("log.partitionHang")
+		case PartitionFail:
+			m = say("log.partitionFail")
+		default:
+			m = say("log.healed")
+		}
+	case tabproto.CommandSlow:
+		m = say("log.normalSpeed")
+		if f.LatencyMs > 0 {
+			m = say("log.slow", secs(f.Latency()))
+		}
+	case tabproto.CommandClockOffset:
+		m = say("log.clockInSync")
+		if f.ClockOffsetMs != 0 {
+			m = say("log.myClock", tabproto.DescribeOffset(f.ClockOffset()))
+		}
+	case tabproto.CommandLoss:
+		m = say("log.lossOff")
+		if f.LossPercent > 0 {
+			m = say("log.loss", f.LossPercent)
+		}
+	case tabproto.CommandClockRate:
+		m = say("log.realRate")
+		if f.ClockRate != 0 && f.ClockRate != 1 {
+			m = say("log.myRate", tabproto.DescribeRate(f.ClockRate))
+		}
+	default:
+		return said{}, false
+	}
+	return line(LogFault, "", m), true
+}
+
+// PartitionMode says how requests behave while the network is partitioned;
+// the modes are the tab protocol's.
+type PartitionMode = tabproto.Partition
+
+// Partition modes (see tabproto).
+const (
+	PartitionNone = tabproto.PartitionNone
+	PartitionHang = tabproto.PartitionHang
+	PartitionFail = tabproto.PartitionFail
+)
+
+// ErrPartitioned is returned by requests that meet a failing partition.
+var ErrPartitioned = errors.New("network unreachable (partitioned)")
+
+// Network is a Transport that injects network faults in front of another
+// one: a partition (requests hang or fail), added latency (half on the way
+// out, half on the way back, waited on the injected clock) and a share of
+// requests lost (each hangs, as in a hanging partition, until its context ends).
+type Network struct {
+	next  Transport
+	clock Clock
+
+	mu      sync.Mutex
+	mode    PartitionMode
+	healed  chan struct{} // closed while the network is healthy
+	latency time.Duration
+	loss    int            // percent of requests lost
+	draw    func() float64 // each request's fate, in [0, 1): lost below loss/100
+}
+
+var _ Transport = (*Network)(nil)
+
+// NewNetwork returns a healthy Network in front of next (nil means the
+// platform's default: fetch in the browser, net/http natively), waiting on
+// clock.
+func NewNetwork(next Transport, clock Clock) *Network {
+	if next == nil {
+		next = defaultTransport()
+	}
+	healed := make(chan struct{})
+	close(healed)
+	return &Network{next: next, clock: clock, healed: healed}
+}
+
+// Partition cuts the network; mode PartitionNone heals it.
+func (n *Network) Partition(mode PartitionMode) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if mode == PartitionNone {
+		if n.mode != PartitionNone {
+			close(n.healed)
+		}
+	} else if n.mode == PartitionNone {
+		n.healed = make(chan struct{})
+	}
+	n.mode = mode
+}
+
+// SetLatency sets the round-trip time added to every request (0: none).
+func (n *Network) SetLatency(d time.Duration) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.latency = max(d, 0)
+}
+
+// SetLoss makes the network lose percent of the requests (0: none), each
+// request's fate drawn from draw, which returns a number in [0, 1) (nil means
+// math/rand/v2's). Nothing is drawn while no request is lost.
+func (n *Network) SetLoss(percent int, draw func() float64) {
+	if draw == nil {
+		draw = rand.Float64
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.loss, n.draw = max(percent, 0), draw
+}
+
+// State returns the current partition mode and latency.
+func (n *Network) State() (PartitionMode, time.Duration) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.mode, n.latency
+}
+
+// Faults returns the network's faults, the rest of the Faults zero.
+func (n *Network) Faults() tabproto.Faults {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return tabproto.Faults{Partition: n.mode, LatencyMs: n.latency.Milliseconds(), LossPercent: n.loss}
+}
+
+// RoundTrip sends req through the faults and then through the next
+// transport. A partition met on the way back loses the response: the server
+// may have applied the request although the caller sees an error. A request
+// lost to packet loss never reaches the server.
+func (n *Network) RoundTrip(ctx context.Context, req *Request) (*Response, error) {
+	if err := n.travel(ctx); err != nil {
+		return nil, err
+	}
+	if n.lost() {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	resp, err := n.next.RoundTrip(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.travel(ctx); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// lost draws whether a request is lost.
+func (n *Network) lost() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.loss > 0 && n.draw()*100 < float64(n.loss)
+}
+
+// travel is one direction of a trip: half the latency, then the partition.
+func (n *Network) travel(ctx context.Context) error {
+	n.mu.Lock()
+	latency := n.latency
+	n.mu.Unlock()
+	if err := sleep(ctx, n.clock, latency/2); err != nil {
+		return err
+	}
+	for {
+		n.mu.Lock()
+		mode, healed := n.mode, n.healed
+		n.mu.Unlock()
+		switch mode {
+		case PartitionNone:
+			return ctx.Err()
+		case PartitionFail:
+			return ErrPartitioned
+		}
+		select {
+		case <-healed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }

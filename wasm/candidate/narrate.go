@@ -219,40 +219,6 @@ func narrateLifecycle(o outcome, s scene) (said, bool) {
 	return narrateFault(o)
 }
 
-// narrateFault tells a fault switched on or off.
-func narrateFault(o outcome) (said, bool) {
-	switch o.kind {
-	case outPaused:
-		return line(LogFault, "", say("log.paused")), true
-	case outResumed:
-		return line(LogFault, "", say("log.resumed", secsRound(o.d))), true
-	case outPartitioned:
-		switch o.mode {
-		case PartitionHang:
-			return line(LogFault, "", say("log.partitionHang")), true
-		case PartitionFail:
-			return line(LogFault, "", say("log.partitionFail")), true
-		}
-		return line(LogFault, "", say("log.healed")), true
-	case outSlow:
-		if o.d == 0 {
-			return line(LogFault, "", say("log.normalSpeed")), true
-		}
-		return line(LogFault, "", say("log.slow", secs(o.d))), true
-	case outClockOffset:
-		if o.d == 0 {
-			return line(LogFault, "", say("log.clockInSync")), true
-		}
-		return line(LogFault, "", say("log.myClock", tabproto.DescribeOffset(o.d))), true
-	case outClockRate:
-		if o.rate == 1 {
-			return line(LogFault, "", say("log.realRate")), true
-		}
-		return line(LogFault, "", say("log.myRate", tabproto.DescribeRate(o.rate))), true
-	}
-	return said{}, false
-}
-
 // leadNote reminds, while leading, how long leadership lasts without a
 // successful renewal.
 func leadNote(s scene) tabproto.Msg {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // TestNarrate pins the decision log's sentences: the page shows them, and the
@@ -108,18 +110,21 @@ func TestNarrate(t *testing.T) {
 			logLine{LogStopped, "", "crashed while leading: stopped without releasing, so the others must wait for the lease to expire"}},
 		{"stopping", outcome{kind: outStopping}, following, logLine{LogStopped, "", "stopping cleanly"}},
 		{"nothing to release", outcome{kind: outNothingToRelease}, following, logLine{LogStopped, "", "I was not leading, so there is nothing to release"}},
-		{"paused", outcome{kind: outPaused}, following, logLine{LogFault, "", "paused: frozen as in a long GC pause; the world goes on without me"}},
-		{"resumed", outcome{kind: outResumed, d: 12345 * time.Millisecond}, following,
+		{"paused", outcome{kind: outFault, cmd: tabproto.CommandPause}, following, logLine{LogFault, "", "paused: frozen as in a long GC pause; the world goes on without me"}},
+		{"resumed", outcome{kind: outFault, cmd: tabproto.CommandResume, d: 12345 * time.Millisecond}, following,
 			logLine{LogFault, "", "resumed after 12.3 s: acting on what I knew before the pause"}},
-		{"partition hang", outcome{kind: outPartitioned, mode: PartitionHang}, following,
+		{"partition hang", outcome{kind: outFault, cmd: tabproto.CommandPartition, faults: tabproto.Faults{Partition: PartitionHang}}, following,
 			logLine{LogFault, "", "network partitioned: my requests hang until it heals"}},
-		{"partition fail", outcome{kind: outPartitioned, mode: PartitionFail}, following,
+		{"partition fail", outcome{kind: outFault, cmd: tabproto.CommandPartition, faults: tabproto.Faults{Partition: PartitionFail}}, following,
 			logLine{LogFault, "", "network partitioned: my requests fail at once"}},
-		{"healed", outcome{kind: outPartitioned}, following, logLine{LogFault, "", "network healed"}},
-		{"slow", outcome{kind: outSlow, d: 1500 * time.Millisecond}, following, logLine{LogFault, "", "slow network: +1.5 s per request"}},
-		{"fast again", outcome{kind: outSlow}, following, logLine{LogFault, "", "network back to normal speed"}},
-		{"clock behind", outcome{kind: outClockOffset, d: -5 * time.Second}, following, logLine{LogFault, "", "my clock 5 s behind"}},
-		{"clock in sync", outcome{kind: outClockOffset}, following, logLine{LogFault, "", "my clock is back in sync"}},
+		{"healed", outcome{kind: outFault, cmd: tabproto.CommandPartition}, following, logLine{LogFault, "", "network healed"}},
+		{"slow", outcome{kind: outFault, cmd: tabproto.CommandSlow, faults: tabproto.Faults{LatencyMs: 1500}}, following, logLine{LogFault, "", "slow network: +1.5 s per request"}},
+		{"fast again", outcome{kind: outFault, cmd: tabproto.CommandSlow}, following, logLine{LogFault, "", "network back to normal speed"}},
+		{"clock behind", outcome{kind: outFault, cmd: tabproto.CommandClockOffset, faults: tabproto.Faults{ClockOffsetMs: -5000}}, following, logLine{LogFault, "", "my clock 5 s behind"}},
+		{"clock in sync", outcome{kind: outFault, cmd: tabproto.CommandClockOffset}, following, logLine{LogFault, "", "my clock is back in sync"}},
+		{"loss", outcome{kind: outFault, cmd: tabproto.CommandLoss, faults: tabproto.Faults{LossPercent: 30}}, following,
+			logLine{LogFault, "", "packet loss: 30% of my requests are lost, each hanging until it times out"}},
+		{"no loss", outcome{kind: outFault, cmd: tabproto.CommandLoss}, following, logLine{LogFault, "", "no more packet loss"}},
 	} {
 		got, ok := narrate(tc.o, tc.s)
 		if !ok || got != tc.want {

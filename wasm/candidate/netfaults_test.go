@@ -3,13 +3,19 @@
 package candidate_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // firstLog returns the oldest log entry of kind containing substr, and whether there is one.
@@ -81,7 +87,7 @@ func TestRunFailingPartition(t *testing.T) {
 		time.Sleep(5 * time.Second)
 
 		a.Partition(candidate.PartitionFail)
-		if got := a.Snapshot().Faults.Describe(); len(got) != 1 || got[0] != "partitioned: requests fail" {
+		if got := tabproto.Words(a.Snapshot().Faults.Describe(), "en"); len(got) != 1 || got[0] != "partitioned: requests fail" {
 			t.Errorf("faults in words: %q", got)
 		}
 		time.Sleep(candidate.DefaultRetryPeriod + 100*time.Millisecond)
@@ -205,5 +211,135 @@ func TestSlowLatencyAndEffect(t *testing.T) {
 	var te *candidate.TimeoutError
 	if err := error(&candidate.TimeoutError{After: 7 * time.Second}); !errors.As(err, &te) || err.Error() != "no answer within the 7 s request timeout" {
 		t.Errorf("%v", err)
+	}
+}
+
+// TestNetworkLoss: a network that loses 50 % of the requests loses about half of them, the
+// same ones for the same seed and others for another; a lost request never reaches the server
+// and ends when its context does, at its timeout, where a delivered one is answered at once.
+func TestNetworkLoss(t *testing.T) {
+	const n, timeout = 400, 7 * time.Second
+	lost := func(seed uint64) []int {
+		var out []int
+		synctest.Test(t, func(t *testing.T) {
+			served := 0
+			next := candidate.TransportFunc(func(ctx context.Context, req *candidate.Request) (*candidate.Response, error) {
+				served++
+				return &candidate.Response{StatusCode: 200}, nil
+			})
+			net := candidate.NewNetwork(next, candidate.SystemClock{})
+			net.SetLoss(50, rand.New(rand.NewPCG(seed, 42)).Float64)
+			if f := net.Faults(); f.LossPercent != 50 {
+				t.Errorf("the network's faults: %+v", f)
+			}
+			req := &candidate.Request{Method: "GET", URL: "http://x/"}
+			for i := range n {
+				ctx, cancel := context.WithTimeout(t.Context(), timeout)
+				before, start := served, time.Now()
+				_, err := net.RoundTrip(ctx, req)
+				cancel()
+				took := time.Since(start)
+				switch {
+				case served == before:
+					out = append(out, i)
+					if !errors.Is(err, context.DeadlineExceeded) || took != timeout {
+						t.Errorf("request %d, lost: %v after %s, want its timeout after %s", i, err, took, timeout)
+					}
+				case err != nil || took != 0:
+					t.Errorf("request %d, delivered: %v after %s", i, err, took)
+				}
+			}
+		})
+		return out
+	}
+	a, again, other := lost(1), lost(1), lost(2)
+	// Binomial(400, 0.5): a standard deviation of 10 requests.
+	if len(a) < n/2-40 || len(a) > n/2+40 {
+		t.Errorf("lost %d of %d requests at 50 %%", len(a), n)
+	}
+	if !slices.Equal(a, again) {
+		t.Errorf("the same seed lost other requests: %v, then %v", a[:min(10, len(a))], again[:min(10, len(again))])
+	}
+	if slices.Equal(a, other) {
+		t.Error("another seed lost the same requests")
+	}
+}
+
+// TestRunPacketLoss: a follower whose network loses half of its requests (SetLoss, as a
+// tab's L key and a lesson's step set it) says so, keeps following, and about half of its
+// reads never reach the server: each of those ends at the request timeout (the renew
+// deadline), as in a hanging partition, and the follower tries again. A run with the same seed
+// loses the same reads at the same instants.
+func TestRunPacketLoss(t *testing.T) {
+	type result struct {
+		served, timedOut int
+		log              []string
+	}
+	run := func(seed uint64) (res result) {
+		synctest.Test(t, func(t *testing.T) {
+			srv := newLeaseServer(time.Now)
+			// A holder that is no candidate, with a long hold: the follower only reads.
+			srv.put(t, testNS, testLease, fmt.Sprintf(`{"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"demo"},`+
+				`"spec":{"holderIdentity":"ghost","leaseDurationSeconds":3600,"renewTime":%q}}`, time.Now().UTC().Format(candidate.RFC3339Micro)))
+			var served atomic.Int32
+			next := srv.transport()
+			counted := candidate.TransportFunc(func(ctx context.Context, req *candidate.Request) (*candidate.Response, error) {
+				served.Add(1)
+				return next.RoundTrip(ctx, req)
+			})
+			r := rand.New(rand.NewPCG(seed, 42))
+			c, err := candidate.New(testConfig("tab-b"), candidate.Options{Transport: counted, Rand: r.Float64, LogLimit: 100_000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			if err := c.Obey(tabproto.Command{Type: tabproto.CommandLoss, LossPercent: new(50)}); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_ = c.Run(ctx)
+			}()
+			time.Sleep(15 * time.Minute)
+			cancel()
+			<-done
+
+			s := c.Snapshot()
+			if s.State != candidate.StateFollower || s.Holder != "ghost" || s.Faults.LossPercent != 50 {
+				t.Errorf("after 15 min of loss: %v, faults %+v", s, s.Faults)
+			}
+			if got := tabproto.Words(s.Faults.Describe(), "zh"); !slices.Equal(got, []string{"丢包：50% 的请求丢失"}) {
+				t.Errorf("faults in Chinese: %q", got)
+			}
+			if r := s.Report(); r.Faults.LossPercent != 50 || !slices.Equal(r.ActiveFaults, []string{"packet loss: 50% of requests lost"}) {
+				t.Errorf("report: %+v, %q", r.Faults, r.ActiveFaults)
+			}
+			if !logHas(c, candidate.LogFault, "packet loss: 50% of my requests are lost") {
+				dumpLog(t, c)
+				t.Error("the log does not say the loss began")
+			}
+			res.served = int(served.Load())
+			for i := len(s.Log) - 1; i >= 0; i-- {
+				e := s.Log[i]
+				if e.Kind == candidate.LogError {
+					if !strings.Contains(e.Text, "no answer within the 7 s request timeout") {
+						t.Errorf("error %q: not a lost request's timeout", e.Text)
+					}
+					res.timedOut += e.Count
+				}
+				res.log = append(res.log, fmt.Sprintf("%s %s %s ×%d", e.At.Sub(start), e.Kind, e.Text, e.Count))
+			}
+		})
+		return res
+	}
+	a := run(7)
+	tries := a.served + a.timedOut
+	if tries < 100 || a.timedOut < tries*3/10 || a.timedOut > tries*7/10 {
+		t.Errorf("%d of %d reads lost at 50 %% loss", a.timedOut, tries)
+	}
+	if again := run(7); !slices.Equal(again.log, a.log) || again.served != a.served {
+		t.Errorf("the same seed ran otherwise:\n%s\nthen\n%s", strings.Join(a.log, "\n"), strings.Join(again.log, "\n"))
 	}
 }

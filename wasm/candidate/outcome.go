@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // outcomeKind says what a step of the candidate came to.
@@ -56,13 +58,9 @@ const (
 	outNothingToRelease // a release command while not leading
 	outIgnored          // a command that cannot act now (cmd): pause, release or crash while stopped, rejoin while running
 
-	// Faults switched on or off.
-	outPaused      // frozen
-	outResumed     // thawed after d
-	outPartitioned // the network's partition mode changed to mode
-	outSlow        // the added latency changed to d
-	outClockOffset // the clock offset changed to d
-	outClockRate   // the clock's rate changed to rate
+	// A fault switched on or off (or to another value), by the command cmd (tabproto's command
+	// type), leaving the faults; d is how long a pause lasted (cmd "resume").
+	outFault
 )
 
 // op is the request an outcome is about.
@@ -106,14 +104,12 @@ type outcome struct {
 	unchangedFor time.Duration
 	// fast is true for a renewal over the cached copy (client-go's fast path).
 	fast bool
-	// d is the pause length (outResumed), the added latency (outSlow) or the
-	// clock offset (outClockOffset).
+	// d is, for outFault, how long the pause that ended lasted.
 	d time.Duration
-	// mode is the network's new partition mode (outPartitioned).
-	mode PartitionMode
-	// rate is the clock's new rate (outClockRate).
-	rate float64
-	// cmd is the command that could not act (outIgnored: tabproto's command type).
+	// faults are, for outFault, the faults the switch left.
+	faults tabproto.Faults
+	// cmd is the command that could not act (outIgnored) or that switched a fault (outFault):
+	// tabproto's command type.
 	cmd string
 }
 

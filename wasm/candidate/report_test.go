@@ -18,7 +18,7 @@ import (
 func TestSnapshotReport(t *testing.T) {
 	s := candidate.Snapshot{
 		Identity: "tab-1", Namespace: "default", Lease: "demo", State: candidate.StateLeader, Role: candidate.RoleLeader, Holder: "tab-1",
-		Faults:      candidate.Faults{Partition: candidate.PartitionHang, Latency: 1500 * time.Millisecond, ClockOffset: -5 * time.Second},
+		Faults:      tabproto.Faults{Partition: tabproto.PartitionHang, LatencyMs: 1500, ClockOffsetMs: -5000},
 		Coordinated: true, BinaryVersion: "1.36.0", EmulationVersion: "1.35.0", Strategy: "OldestEmulationVersion", PreferredHolder: "tab-2",
 		Log: []candidate.LogEntry{
 			{At: time.UnixMilli(1767225600000), Kind: candidate.LogRenewed, Text: "renewed", Count: 3},
@@ -89,7 +89,7 @@ func TestWorkerReportAndRemoteCommands(t *testing.T) {
 				t.Errorf("%s: error %v", bad, e)
 			}
 		}
-		if c := w.Candidate(); c.Config().LeaseName != "demo" || c.Snapshot().Faults.Latency != 0 {
+		if c := w.Candidate(); c.Config().LeaseName != "demo" || c.Snapshot().Faults.LatencyMs != 0 {
 			t.Errorf("a refused remote command changed the candidate: %v", c.Snapshot())
 		}
 	})

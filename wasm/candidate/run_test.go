@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // These tests drive candidates with Run on the system clock inside a
@@ -145,7 +146,7 @@ func TestRunSlowNetwork(t *testing.T) {
 		if a.Snapshot().State != candidate.StateLeader || b.Snapshot().State != candidate.StateFollower {
 			t.Fatalf("with 3 s latency: a %v, b %v", a.Snapshot(), b.Snapshot())
 		}
-		if got := a.Snapshot().Faults.Latency; got != 3*time.Second {
+		if got := a.Snapshot().Faults.Latency(); got != 3*time.Second {
 			t.Errorf("latency %s", got)
 		}
 
@@ -221,10 +222,10 @@ func TestRunCommands(t *testing.T) {
 		}
 
 		a.SetClockOffset(-90 * time.Second)
-		if snap := a.Snapshot(); snap.Faults.ClockOffset != -90*time.Second || snap.Now.Sub(time.Now()) != -90*time.Second {
+		if snap := a.Snapshot(); snap.Faults.ClockOffset() != -90*time.Second || snap.Now.Sub(time.Now()) != -90*time.Second {
 			t.Errorf("offset: %+v", snap.Faults)
 		}
-		if got := a.Snapshot().Faults.Describe(); len(got) != 2 || got[0] != "partitioned: requests hang" || got[1] != "clock 90 s behind" {
+		if got := tabproto.Words(a.Snapshot().Faults.Describe(), "en"); len(got) != 2 || got[0] != "partitioned: requests hang" || got[1] != "clock 90 s behind" {
 			t.Errorf("faults in words: %q", got)
 		}
 	})

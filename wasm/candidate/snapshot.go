@@ -75,29 +75,8 @@ type Timings struct {
 	StopAfterLoss   bool
 }
 
-// Faults are the faults currently applied.
-type Faults struct {
-	Paused      bool
-	PausedSince time.Time // the candidate's own clock; zero unless paused
-	Partition   PartitionMode
-	Latency     time.Duration // added round-trip time
-	ClockOffset time.Duration // the candidate's clock minus the real one
-	ClockRate   float64       // how fast its clock runs (1: the real rate)
-}
-
-// Describe lists the active faults in words, for the page.
-func (f Faults) Describe() []string { return tabproto.Words(f.Messages(), "en") }
-
-// Messages says the active faults as messages (tabproto.Faults.Describe).
-func (f Faults) Messages() []tabproto.Msg {
-	return tabproto.Faults{
-		Paused: f.Paused, Partition: f.Partition, LatencyMs: f.Latency.Milliseconds(),
-		ClockOffsetMs: f.ClockOffset.Milliseconds(), ClockRate: reportedRate(f.ClockRate),
-	}.Describe()
-}
-
 // Snapshot is everything the candidate page shows. All instants are read on
-// the candidate's own clock (the real clock plus Faults.ClockOffset); zero
+// the candidate's own clock (the real clock plus the clock offset fault); zero
 // means unknown or not applicable.
 type Snapshot struct {
 	// Version increases with every change.
@@ -162,7 +141,8 @@ type Snapshot struct {
 	Strategy         string
 	PreferredHolder  string
 	Timings          Timings
-	Faults           Faults
+	// Faults are the faults in effect, the pause's start included.
+	Faults tabproto.Faults
 	// Log is the decision log, newest first.
 	Log []LogEntry
 	// Flights are the newest requests on the lease, oldest first (for the stage).
@@ -180,15 +160,14 @@ func (c *Candidate) Snapshot() Snapshot {
 		}
 		return t.Add(off)
 	}
-	mode, latency := c.net.State()
-	paused, pausedAt := c.freezer.state()
+	faults := c.faultsLocked()
 	observed, observedAt := c.elector.view()
 	s := Snapshot{
 		Version:              c.version,
 		Identity:             c.cfg.Identity,
 		Namespace:            c.cfg.Namespace,
 		Lease:                c.cfg.LeaseName,
-		State:                stateOf(c.phase, paused, mode),
+		State:                stateOf(c.phase, faults.Paused, faults.Partition),
 		Role:                 roleOf(c.phase),
 		Holder:               observed.Holder,
 		Transitions:          observed.Transitions,
@@ -209,7 +188,7 @@ func (c *Candidate) Snapshot() Snapshot {
 			ReleaseOnCancel: c.cfg.ReleaseOnCancel,
 			StopAfterLoss:   c.cfg.StopAfterLoss,
 		},
-		Faults:  Faults{Paused: paused, PausedSince: own(pausedAt), Partition: mode, Latency: latency, ClockOffset: off, ClockRate: c.drift.Rate()},
+		Faults:  faults,
 		Log:     c.log.newestFirst(),
 		Flights: c.flights.flights(),
 	}
@@ -226,7 +205,7 @@ func (c *Candidate) Snapshot() Snapshot {
 			s.RenewDeadline, s.RenewRound = own(c.roundDeadline), true
 		case !c.next.IsZero():
 			start := c.next
-			if now := c.clock.Now(); paused && start.Before(now) {
+			if now := c.clock.Now(); faults.Paused && start.Before(now) {
 				start = now
 			}
 			s.RenewDeadline = own(start.Add(c.cfg.RenewDeadline))
@@ -287,38 +266,38 @@ func roleOf(p phase) Role {
 // declares it) and "preferredHolder" (the server's spec.preferredHolder in
 // the last record read; "" when none).
 type snapshotJSON struct {
-	Version              uint64         `json:"version"`
-	Identity             string         `json:"identity"`
-	Namespace            string         `json:"namespace"`
-	Lease                string         `json:"lease"`
-	State                State          `json:"state"`
-	Role                 Role           `json:"role"`
-	Holder               string         `json:"holder"`
-	Stale                bool           `json:"stale"`
-	Transitions          int32          `json:"transitions"`
-	LeaseDurationSeconds int32          `json:"leaseDurationSeconds"`
-	Now                  int64          `json:"now"`
-	ObservedAt           int64          `json:"observedAt"`
-	ObservedExpiry       int64          `json:"observedExpiry"`
-	RecordHolder         string         `json:"recordHolder"`
-	RecordRenewTime      int64          `json:"recordRenewTime"`
-	RecordExpiry         int64          `json:"recordExpiry"`
-	ResourceVersion      string         `json:"resourceVersion"`
-	RenewDeadline        int64          `json:"renewDeadline"`
-	RenewRound           bool           `json:"renewRound"`
-	NextRetry            int64          `json:"nextRetry"`
-	LastError            string         `json:"lastError"`
-	StopReason           string         `json:"stopReason"`
-	Coordinated          bool           `json:"coordinated"`
-	BinaryVersion        string         `json:"binaryVersion"`
-	EmulationVersion     string         `json:"emulationVersion"`
-	Strategy             string         `json:"strategy"`
-	PreferredHolder      string         `json:"preferredHolder"`
-	Timings              timingsJSON    `json:"timings"`
-	Faults               faultsJSON     `json:"faults"`
-	ActiveFaults         []string       `json:"activeFaults"`
-	ActiveFaultsMsg      []tabproto.Msg `json:"activeFaultsMsg"`
-	Log                  []logEntryJSON `json:"log"`
+	Version              uint64          `json:"version"`
+	Identity             string          `json:"identity"`
+	Namespace            string          `json:"namespace"`
+	Lease                string          `json:"lease"`
+	State                State           `json:"state"`
+	Role                 Role            `json:"role"`
+	Holder               string          `json:"holder"`
+	Stale                bool            `json:"stale"`
+	Transitions          int32           `json:"transitions"`
+	LeaseDurationSeconds int32           `json:"leaseDurationSeconds"`
+	Now                  int64           `json:"now"`
+	ObservedAt           int64           `json:"observedAt"`
+	ObservedExpiry       int64           `json:"observedExpiry"`
+	RecordHolder         string          `json:"recordHolder"`
+	RecordRenewTime      int64           `json:"recordRenewTime"`
+	RecordExpiry         int64           `json:"recordExpiry"`
+	ResourceVersion      string          `json:"resourceVersion"`
+	RenewDeadline        int64           `json:"renewDeadline"`
+	RenewRound           bool            `json:"renewRound"`
+	NextRetry            int64           `json:"nextRetry"`
+	LastError            string          `json:"lastError"`
+	StopReason           string          `json:"stopReason"`
+	Coordinated          bool            `json:"coordinated"`
+	BinaryVersion        string          `json:"binaryVersion"`
+	EmulationVersion     string          `json:"emulationVersion"`
+	Strategy             string          `json:"strategy"`
+	PreferredHolder      string          `json:"preferredHolder"`
+	Timings              timingsJSON     `json:"timings"`
+	Faults               tabproto.Faults `json:"faults"`
+	ActiveFaults         []string        `json:"activeFaults"`
+	ActiveFaultsMsg      []tabproto.Msg  `json:"activeFaultsMsg"`
+	Log                  []logEntryJSON  `json:"log"`
 }
 
 type timingsJSON struct {
@@ -327,15 +306,6 @@ type timingsJSON struct {
 	RetryPeriodMs   int64 `json:"retryPeriodMs"`
 	ReleaseOnCancel bool  `json:"releaseOnCancel"`
 	StopAfterLoss   bool  `json:"stopAfterLoss"`
-}
-
-type faultsJSON struct {
-	Paused        bool          `json:"paused"`
-	PausedSince   int64         `json:"pausedSince"`
-	Partition     PartitionMode `json:"partition"`
-	LatencyMs     int64         `json:"latencyMs"`
-	ClockOffsetMs int64         `json:"clockOffsetMs"`
-	ClockRate     float64       `json:"clockRate"`
 }
 
 type logEntryJSON struct {
@@ -391,16 +361,9 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 			ReleaseOnCancel: s.Timings.ReleaseOnCancel,
 			StopAfterLoss:   s.Timings.StopAfterLoss,
 		},
-		Faults: faultsJSON{
-			Paused:        s.Faults.Paused,
-			PausedSince:   unixMs(s.Faults.PausedSince),
-			Partition:     s.Faults.Partition,
-			LatencyMs:     s.Faults.Latency.Milliseconds(),
-			ClockOffsetMs: s.Faults.ClockOffset.Milliseconds(),
-			ClockRate:     s.Faults.ClockRate,
-		},
-		ActiveFaults:    s.Faults.Describe(),
-		ActiveFaultsMsg: s.Faults.Messages(),
+		Faults:          s.Faults,
+		ActiveFaults:    tabproto.Words(s.Faults.Describe(), "en"),
+		ActiveFaultsMsg: s.Faults.Describe(),
 		Log:             make([]logEntryJSON, len(s.Log)),
 	}
 	for i, e := range s.Log {
@@ -417,14 +380,6 @@ func msgOrNil(m tabproto.Msg) *tabproto.Msg {
 	return &m
 }
 
-// reportedRate is a clock rate as reports carry it: 0 for the real rate.
-func reportedRate(rate float64) float64 {
-	if rate == 1 {
-		return 0
-	}
-	return rate
-}
-
 // String is a one-line summary, for test failures.
 func (s Snapshot) String() string {
 	return fmt.Sprintf("%s: state=%s role=%s holder=%q transitions=%d rv=%s", s.Identity, s.State, s.Role, s.Holder, s.Transitions, s.ResourceVersion)
@@ -434,20 +389,14 @@ func (s Snapshot) String() string {
 // snapshot in the tab protocol's words, with the newest decision.
 func (s Snapshot) Report() tabproto.Report {
 	r := tabproto.Report{
-		Identity:  s.Identity,
-		Namespace: s.Namespace,
-		Lease:     s.Lease,
-		State:     s.State,
-		Role:      s.Role,
-		Holder:    s.Holder,
-		Faults: tabproto.Faults{
-			Paused:        s.Faults.Paused,
-			Partition:     s.Faults.Partition,
-			LatencyMs:     s.Faults.Latency.Milliseconds(),
-			ClockOffsetMs: s.Faults.ClockOffset.Milliseconds(),
-			ClockRate:     reportedRate(s.Faults.ClockRate),
-		},
-		ActiveFaults:     s.Faults.Describe(),
+		Identity:         s.Identity,
+		Namespace:        s.Namespace,
+		Lease:            s.Lease,
+		State:            s.State,
+		Role:             s.Role,
+		Holder:           s.Holder,
+		Faults:           s.Faults,
+		ActiveFaults:     tabproto.Words(s.Faults.Describe(), "en"),
 		Coordinated:      s.Coordinated,
 		BinaryVersion:    s.BinaryVersion,
 		EmulationVersion: s.EmulationVersion,
@@ -458,6 +407,7 @@ func (s Snapshot) Report() tabproto.Report {
 		Timers:           s.timers(),
 		Flights:          s.Flights,
 	}
+	r.Faults.PausedSince = 0 // the page's alone: a report has never carried it
 	if len(s.Log) > 0 {
 		e := s.Log[0]
 		r.LastLog = tabproto.LogLine{At: unixMs(e.At), Kind: string(e.Kind), Text: e.Text, Msg: msgOrNil(e.Msg)}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -137,52 +136,6 @@ func Narration() map[string][2]string {
 // Secs is a duration as the candidate says it: "1.5 s".
 func Secs(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
-}
-
-// Describe says a tab's faults, one message each: what the pages list as its active faults.
-func (f Faults) Describe() []Msg {
-	out := []Msg{}
-	if f.Paused {
-		out = append(out, Say("fault.paused"))
-	}
-	switch f.Partition {
-	case PartitionHang:
-		out = append(out, Say("fault.partitionHang"))
-	case PartitionFail:
-		out = append(out, Say("fault.partitionFail"))
-	}
-	if f.LatencyMs > 0 {
-		out = append(out, Say("fault.slow", Secs(time.Duration(f.LatencyMs)*time.Millisecond)))
-	}
-	if f.ClockOffsetMs != 0 {
-		out = append(out, DescribeOffset(time.Duration(f.ClockOffsetMs)*time.Millisecond))
-	}
-	if f.ClockRate != 0 && f.ClockRate != 1 {
-		out = append(out, DescribeRate(f.ClockRate))
-	}
-	return out
-}
-
-// DescribeOffset says a clock offset: "clock 2 s ahead".
-func DescribeOffset(d time.Duration) Msg {
-	switch {
-	case d > 0:
-		return Say("fault.clockAhead", Secs(d))
-	case d < 0:
-		return Say("fault.clockBehind", Secs(-d))
-	}
-	return Say("fault.clockInSync")
-}
-
-// DescribeRate says how a clock's rate differs from the real one: "clock runs 5% fast".
-func DescribeRate(rate float64) Msg {
-	switch pct := math.Round((rate - 1) * 100); {
-	case pct > 0:
-		return Say("fault.clockFast", strconv.FormatFloat(pct, 'g', -1, 64))
-	case pct < 0:
-		return Say("fault.clockSlow", strconv.FormatFloat(-pct, 'g', -1, 64))
-	}
-	return Say("fault.clockRealRate")
 }
 
 // Words returns the messages in lang.

@@ -1,10 +1,10 @@
 package tabproto
 
-// narration holds the candidate's sentences, English then Chinese: its decision log and its
-// faults. The Chinese follows the Kubernetes Chinese documentation's terms: 租约 (Lease),
+// narration holds the candidate's sentences, English then Chinese: its decision log and, from
+// faultWords, its faults. The Chinese follows the Kubernetes Chinese documentation's terms: 租约 (Lease),
 // 持有者 (holder), 候选者 (candidate), 领导者 (leader), 续约 (renew), 命名空间 (namespace).
 // Arguments are strings (%s, or %[n]s where the languages order them differently).
-var narration = map[string][2]string{
+var narration = withWords(map[string][2]string{
 	// The decision log.
 	"log.created":             {"the lease did not exist: created it and acquired it (transitions 0)", "租约不存在：已创建并获得它（转换次数 0）"},
 	"log.acquired":            {"acquired (transitions %s)", "已获得租约（转换次数 %s）"},
@@ -56,17 +56,6 @@ var narration = map[string][2]string{
 	"log.ignored.release":     {"release: nothing happened, I am stopped and hold nothing to release; rejoin (J) first", "释放：什么也没发生，我已停止，没有可释放的；请先重新加入（J）"},
 	"log.ignored.crash":       {"crash: nothing happened, I am stopped already; rejoin (J) first", "崩溃：什么也没发生，我已经停止了；请先重新加入（J）"},
 	"log.ignored.rejoin":      {"rejoin: nothing happened, I am running already; rejoin starts a stopped candidate again", "重新加入：什么也没发生，我正在运行；重新加入只会重启已停止的候选者"},
-	"log.paused":              {"paused: frozen as in a long GC pause; the world goes on without me", "已暂停：如同漫长的 GC 停顿般冻结；外界照常运转"},
-	"log.resumed":             {"resumed after %s: acting on what I knew before the pause", "%s 后恢复：按暂停前所知的情况行事"},
-	"log.partitionHang":       {"network partitioned: my requests hang until it heals", "网络分区：我的请求一直挂起，直到恢复"},
-	"log.partitionFail":       {"network partitioned: my requests fail at once", "网络分区：我的请求立即失败"},
-	"log.healed":              {"network healed", "网络已恢复"},
-	"log.normalSpeed":         {"network back to normal speed", "网络恢复正常速度"},
-	"log.slow":                {"slow network: +%s per request", "慢速网络：每个请求 +%s"},
-	"log.clockInSync":         {"my clock is back in sync", "我的时钟已恢复同步"},
-	"log.myClock":             {"my %s", "我的%s"},
-	"log.realRate":            {"my clock runs at the real rate again", "我的时钟重新按真实速率运行"},
-	"log.myRate":              {"my %s: I count leases, deadlines and retries on it", "我的%s：我用它计算租约、截止时间和重试"},
 	"log.leadNotePassed":      {"; my renew deadline has passed", "；我的续约期限已过"},
 	"log.leadNote":            {"; I keep leading until my renew deadline, in %s", "；在续约期限（%s 后）之前我仍是领导者"},
 	"log.recordAge":           {" (its renewTime says it expired %s ago, but I count from when I saw it change)", "（其 renewTime 表明它已在 %s 前过期，但我从看到它变化时开始计时）"},
@@ -96,16 +85,15 @@ var narration = map[string][2]string{
 	"config.versionBad":        {"%s (%s) must be a version MAJOR.MINOR.PATCH such as 1.36.0", "%s（%s）必须是 MAJOR.MINOR.PATCH 形式的版本，例如 1.36.0"},
 	"config.emulationNewer":    {"emulationVersion (%s) must not be newer than binaryVersion (%s): a binary can only emulate its own or older versions", "emulationVersion（%s）不能比 binaryVersion（%s）更新：二进制文件只能模拟自身或更旧的版本"},
 	"config.floor":             {"retryPeriod (%s) must be at least %s on a shared playground", "在共享的演练场上，retryPeriod（%s）至少为 %s"},
+}, faultWords)
 
-	// Faults, as a tab lists them.
-	"fault.paused":        {"paused", "已暂停"},
-	"fault.partitionHang": {"partitioned: requests hang", "网络分区：请求挂起"},
-	"fault.partitionFail": {"partitioned: requests fail", "网络分区：请求失败"},
-	"fault.slow":          {"slow network: +%s per request", "慢速网络：每个请求 +%s"},
-	"fault.clockAhead":    {"clock %s ahead", "时钟快 %s"},
-	"fault.clockBehind":   {"clock %s behind", "时钟慢 %s"},
-	"fault.clockInSync":   {"clock in sync", "时钟同步"},
-	"fault.clockFast":     {"clock runs %s%% fast", "时钟快 %s%%"},
-	"fault.clockSlow":     {"clock runs %s%% slow", "时钟慢 %s%%"},
-	"fault.clockRealRate": {"clock runs at the real rate", "时钟按真实速率运行"},
+// withWords is sentences with more added: a key twice is a mistake, caught as the program starts.
+func withWords(sentences, more map[string][2]string) map[string][2]string {
+	for k, v := range more {
+		if _, dup := sentences[k]; dup {
+			panic("tabproto: sentence " + k + " twice")
+		}
+		sentences[k] = v
+	}
+	return sentences
 }

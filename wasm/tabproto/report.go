@@ -44,16 +44,6 @@ type Report struct {
 	Flights []Flight `json:"flights,omitempty"`
 }
 
-// Faults are a tab's active faults.
-type Faults struct {
-	Paused        bool      `json:"paused"`
-	Partition     Partition `json:"partition"`
-	LatencyMs     int64     `json:"latencyMs"`     // added round-trip time
-	ClockOffsetMs int64     `json:"clockOffsetMs"` // the tab's clock minus the real one
-	// ClockRate is how fast the tab's clock runs; absent (0) for the real rate.
-	ClockRate float64 `json:"clockRate,omitempty"`
-}
-
 // LogLine is the newest line of a tab's decision log.
 type LogLine struct {
 	At   int64  `json:"at"` // Unix ms on the tab's clock; 0 when the log is empty
@@ -94,8 +84,8 @@ const (
 )
 
 // Clean makes a report from a tab safe to keep and show: it refuses an unknown state, cuts
-// every string to its limit (on a rune boundary, dropping invalid UTF-8) and clears the
-// coordinated fields of a plain tab.
+// every string to its limit (on a rune boundary, dropping invalid UTF-8), drops a pause's start
+// (only the tab's own page is told it) and clears the coordinated fields of a plain tab.
 func (r *Report) Clean() error {
 	if !r.State.Valid() {
 		return fmt.Errorf("unknown state %q", Cut(string(r.State), 40))
@@ -105,7 +95,7 @@ func (r *Report) Clean() error {
 	r.Lease = Cut(r.Lease, MaxNameLen)
 	r.Holder = Cut(r.Holder, MaxIdentityLen)
 	r.Role = Role(Cut(string(r.Role), MaxWordLen))
-	r.Faults.Partition = Partition(Cut(string(r.Faults.Partition), MaxWordLen))
+	r.Faults = r.Faults.clean()
 	if len(r.ActiveFaults) > MaxFaults {
 		r.ActiveFaults = r.ActiveFaults[:MaxFaults]
 	}

@@ -45,17 +45,3 @@ const (
 	RoleFollower Role = "follower"
 	RoleNone     Role = ""
 )
-
-// Partition says how a tab's requests behave while its network is partitioned.
-type Partition string
-
-// Partition modes.
-const (
-	// PartitionNone is a healthy network.
-	PartitionNone Partition = ""
-	// PartitionHang drops packets: requests and responses wait until the partition heals
-	// (then go through) or their context ends.
-	PartitionHang Partition = "hang"
-	// PartitionFail refuses connections: requests fail at once.
-	PartitionFail Partition = "fail"
-)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,7 +83,7 @@ func TestDecodeReportRefuses(t *testing.T) {
 func TestClean(t *testing.T) {
 	long := strings.Repeat("é", 1000)
 	r := tabproto.Report{Identity: long, Namespace: long, Lease: long, State: tabproto.StateFollower, Role: tabproto.Role(long), Holder: long,
-		Faults: tabproto.Faults{Partition: tabproto.Partition(long)}, ActiveFaults: make([]string, 20),
+		Faults: tabproto.Faults{Partition: tabproto.Partition(long), Paused: true, PausedSince: 1767225600000}, ActiveFaults: make([]string, 20),
 		LastLog: tabproto.LogLine{Kind: long, Text: long + "\xff"}, Coordinated: true,
 		BinaryVersion: long, EmulationVersion: long, Strategy: long, PreferredHolder: long}
 	r.ActiveFaults[0] = long
@@ -103,6 +104,10 @@ func TestClean(t *testing.T) {
 		if len(f.s) > f.max || len(f.s) < f.max-1 || !strings.HasPrefix(long, f.s) {
 			t.Errorf("cut to %d bytes (limit %d): %q", len(f.s), f.max, f.s)
 		}
+	}
+	// A pause's start is the tab page's alone: the hub neither keeps nor passes it on.
+	if !r.Faults.Paused || r.Faults.PausedSince != 0 {
+		t.Errorf("faults after Clean: %+v", r.Faults)
 	}
 	if len(r.ActiveFaults) != tabproto.MaxFaults {
 		t.Errorf("%d active faults kept", len(r.ActiveFaults))
@@ -172,6 +177,10 @@ func TestCommandValidate(t *testing.T) {
 		{tabproto.Command{Type: "clockRate", Rate: num(2.5)}, "clockRate needs a rate between 0.5 and 2"},
 		{tabproto.Command{Type: "clockRate", Rate: num(math.NaN())}, "clockRate needs a rate between 0.5 and 2"},
 		{tabproto.Command{Type: "clockRate", Rate: num(1.25)}, ""},
+		{tabproto.Command{Type: "loss"}, "loss needs lossPercent between 0 and 90"},
+		{tabproto.Command{Type: "loss", LossPercent: new(91)}, "loss needs lossPercent between 0 and 90"},
+		{tabproto.Command{Type: "loss", LossPercent: new(-1)}, "loss needs lossPercent between 0 and 90"},
+		{tabproto.Command{Type: "loss", LossPercent: new(30)}, ""},
 		{tabproto.Command{Type: "start"}, `unknown command "start"`},
 	} {
 		err := tc.cmd.Validate()
@@ -208,4 +217,25 @@ func FuzzDecodeReport(f *testing.F) {
 			t.Fatalf("round trip: %v\n%s\n%s", err, b, b2)
 		}
 	})
+}
+
+// TestLossOnTheWire: packet loss is the last of a report's faults and of a command's values,
+// left out when off, so that every older message keeps its bytes; a report's loss is bounded.
+func TestLossOnTheWire(t *testing.T) {
+	r := wantReport
+	r.Faults.LossPercent = 30
+	b, err := tabproto.EncodeReport(r)
+	if err != nil || !strings.Contains(string(b), `"faults":{"paused":false,"partition":"hang","latencyMs":1500,"clockOffsetMs":-5000,"lossPercent":30}`) {
+		t.Errorf("report with loss: %s, %v", b, err)
+	}
+	if b, err := tabproto.EncodeCommand(tabproto.Command{Type: tabproto.CommandLoss, LossPercent: new(30)}, ""); err != nil ||
+		string(b) != `{"type":"command","command":{"type":"loss","lossPercent":30}}` {
+		t.Errorf("loss command: %s, %v", b, err)
+	}
+	if got, _ := tabproto.DecodeReport([]byte(`{"type":"report","tab":{"state":"follower","faults":{"lossPercent":500}}}`)); got.Faults.LossPercent != tabproto.MaxLossPercent {
+		t.Errorf("a report's loss of 500 %% kept as %d", got.Faults.LossPercent)
+	}
+	if got := tabproto.Words(r.Faults.Describe(), "en"); !slices.Contains(got, "packet loss: 30% of requests lost") {
+		t.Errorf("faults in words: %q", got)
+	}
 }

@@ -28,9 +28,9 @@ func BeliefOf(v View) string {
 	switch {
 	case v.State == "stopped":
 		return ""
-	case v.Paused:
+	case v.Faults.Paused:
 		return BeliefPaused
-	case v.Partitioned:
+	case v.Faults.Partition != "":
 		return BeliefPartitioned
 	case v.Leads && v.Holder != "" && v.Holder != v.Identity:
 		return BeliefStale

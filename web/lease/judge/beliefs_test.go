@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // TestBeliefs: a leader that is paused while another takes over believes, once it resumes,
@@ -14,8 +16,8 @@ func TestBeliefs(t *testing.T) {
 	vs := []View{
 		{Identity: "bob", At: at(1), State: "follower", Holder: "alice"},
 		{Identity: "alice", At: at(0), State: "leader", Leads: true, Holder: "alice"},
-		{Identity: "alice", At: at(5), State: "paused", Leads: true, Paused: true, Holder: "alice"},
-		{Identity: "alice", At: at(6), State: "paused", Leads: true, Paused: true, Holder: "alice"}, // same belief
+		{Identity: "alice", At: at(5), State: "paused", Leads: true, Faults: tabproto.Faults{Paused: true}, Holder: "alice"},
+		{Identity: "alice", At: at(6), State: "paused", Leads: true, Faults: tabproto.Faults{Paused: true}, Holder: "alice"}, // same belief
 		{Identity: "bob", At: at(20), State: "leader", Leads: true, Holder: "bob"},
 		{Identity: "alice", At: at(30), State: "leader", Leads: true, Holder: "bob"},
 		{Identity: "alice", At: at(32), State: "follower", Holder: "bob"},

@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
+	"github.com/leaselab/leaselab/web/lease/said"
 )
 
 // View is what one candidate said about itself at one moment, as the server recorded it: the
@@ -24,12 +27,8 @@ type View struct {
 	State string
 	// Holder is the holder in the lease record the candidate last read.
 	Holder string
-	// Faults in effect when it reported.
-	Paused      bool
-	Partitioned bool
-	Latency     time.Duration // added round trip
-	ClockOffset time.Duration // its clock minus the real one
-	ClockRate   float64       // how fast its clock runs; 0 or 1 for the real rate
+	// Faults are the faults in effect when it reported.
+	Faults tabproto.Faults
 	// Decision is the kind of its newest decision ("released", "lost", "renewed", ...).
 	Decision string
 }
@@ -38,6 +37,7 @@ type View struct {
 const (
 	CausePaused      = "paused"
 	CausePartitioned = "partitioned"
+	CauseLoss        = "loss" // its network lost a share of its requests
 	CauseSlowNetwork = "slow-network"
 	CauseClockOffset = "clock-offset"
 	CauseClockDrift  = "clock-drift" // its clock ran slow or fast
@@ -45,6 +45,36 @@ const (
 	CauseDeleted     = "deleted"     // the lease was deleted while it held it
 	CauseUnknown     = "unknown"
 )
+
+// causeSentences are the judge's sentences of an overlap's cause, kept beside the causes: why
+// the stale believer believed ("judge.why…"), and what real code does about it ("advice.…").
+var causeSentences = said.Register(map[string]string{
+	"judge.whyPaused":         "%s was paused and did not see %s",
+	"judge.whyPartitioned":    "%s was cut off from the server and did not see %s",
+	"judge.whyLoss":           "%s's network lost %d%% of its requests, each hanging until it timed out, so it saw %s late",
+	"judge.whySlow":           "%s's network added %s to each round trip, so it saw %s late",
+	"judge.whyClockAhead":     "%s's clock ran %s ahead of the server's",
+	"judge.whyClockBehind":    "%s's clock ran %s behind the server's",
+	"judge.whyClockFast":      "%s's clock ran fast (%s× the real rate), so it counted its renew deadline on a clock the others do not share",
+	"judge.whyClockSlow":      "%s's clock ran slow (%s× the real rate), so it counted its renew deadline on a clock the others do not share",
+	"judge.whyReleasedNobody": "the record named nobody",
+	"judge.whyReleased":       "%s had released it and kept working",
+	"judge.whyDeleted":        "the lease was deleted while %s held it, and a holder finds that out only at its next renewal",
+	"judge.whyUnknown":        "nothing %s recorded explains it",
+	"judge.whyOtherWriter":    "another writer, not a candidate (kubectl, say, or a program of its own), wrote %[2]s into the record before %[1]s's hold ran out; %[1]s sees it at its next renewal, yet, as client-go does, goes on leading until its renew deadline passes",
+	"judge.thenSaw":           "; %s ran again by %s and read that %s held the lease, yet went on believing it led for another %s",
+	"advice.fencing":          "guard side effects with a fencing token (the lease's resourceVersion or leaseTransitions) checked by the resource it writes",
+	"advice.exit":             "exit (os.Exit) in OnStoppedLeading as kube-controller-manager does",
+	"advice.paused":           "client-go gives no fencing, and a paused process cannot check anything, not even its renew deadline, until it runs again: %[1]s, and %[2]s, so that it stops as soon as it notices.",
+	"advice.partitioned":      "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, however long ago another took over, so keep renewDeadline well under leaseDuration, %[2]s, and %[1]s.",
+	"advice.loss":             "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and each lost request waits out its timeout before the next try, so keep renewDeadline well under leaseDuration with room for several lost tries, %[2]s, and %[1]s.",
+	"advice.slow-network":     "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and slow requests tell it late that it lost, so keep renewDeadline well under leaseDuration with room for the slowest request (kube-controller-manager renews within 10 s a lease of 15 s), and %[1]s.",
+	"advice.clock-offset":     "Offsets do not matter to client-go, which counts leaseDuration from its own observation of the record, not from renewTime; rate drift does, and the gap between renewDeadline and leaseDuration must cover it: never compare renewTime with the local clock.",
+	"advice.clock-drift":      "client-go counts leaseDuration, renewDeadline and retryPeriod on the process's own clock: an offset cancels out, a clock that runs slow or fast does not. Keep the gap between renewDeadline and leaseDuration large enough to absorb drift, keep time synchronised, and %[1]s.",
+	"advice.released":         "Release only after the work has stopped: with ReleaseOnCancel, client-go clears holderIdentity as soon as the context is cancelled, without waiting for the work begun in OnStartedLeading, so cancel only once that work has returned; else leave ReleaseOnCancel off, %[2]s, and let the lease run out.",
+	"advice.deleted":          "Do not delete a held lease to force an election: its holder goes on leading until its next renewal, which creates the lease again, or, when another candidate created it first, until its renew deadline passes. Have the holder release it, or let it run out, and %[1]s.",
+	"advice.unknown":          "client-go gives no fencing: %[1]s, and %[2]s.",
+})
 
 // OverlapGrace is the shortest disagreement reported: a candidate's report of a role change
 // reaches the server a little after the write that caused it, and a clean release or
@@ -98,9 +128,9 @@ func (o Overlap) Length(now time.Time) time.Duration {
 // or one that believed while the record named another or nobody. An Overlap is a disagreement
 // that lasted at least OverlapGrace, disagreements less than OverlapGrace apart counting as
 // one; its Identities, Believers and Stale gather those of its instants of disagreement. Its
-// Cause comes from the first stale believer's views (paused, partitioned, slow network, clock
-// offset, in that order; then a release of its own term), and its Text and Advice say it in
-// words.
+// Cause comes from the first stale believer's views (paused, partitioned, packet loss, slow
+// network, clock offset, in that order; then a release of its own term), and its Text and
+// Advice say it in words.
 func Overlaps(lease string, changes []Change, views []View, now time.Time) []Overlap {
 	changes = sortedBy(changes, func(c *Change) time.Time { return c.At })
 	views = believedAfterWriting(changes, sortedBy(views, func(v *View) time.Time { return v.At }))
@@ -362,7 +392,7 @@ func (s *span) emit(out []Overlap, lease string, changes []Change, views []View,
 		c2 := s.cause(id, oth, changes, views, end)
 		c2.scale = scale
 		switch c2.cause {
-		case CausePaused, CausePartitioned, CauseSlowNetwork:
+		case CausePaused, CausePartitioned, CauseLoss, CauseSlowNetwork:
 			also = append(also, whyOf(o, id, oth, c2, end))
 		}
 	}
@@ -407,6 +437,7 @@ func (s *span) other(id string) string {
 type cause struct {
 	cause   string
 	latency time.Duration // the largest added round trip, for CauseSlowNetwork
+	loss    int           // the largest share of requests lost, in percent, for CauseLoss
 	offset  time.Duration // the clock offset, for CauseClockOffset
 	rate    float64       // the clock's rate, for CauseClockDrift
 	// saw is, for CausePaused, when the believer, running again, had read that the other
@@ -458,15 +489,17 @@ func (s *span) cause(id, other string, changes []Change, views []View, end time.
 		paused, partitioned, released bool
 	)
 	see := func(v *View) {
-		paused = paused || v.Paused
-		partitioned = partitioned || v.Partitioned
+		f := &v.Faults
+		paused = paused || f.Paused
+		partitioned = partitioned || f.Partition != tabproto.PartitionNone
 		released = released || v.Decision == "released"
-		c.latency = max(c.latency, v.Latency)
+		c.latency = max(c.latency, f.Latency())
+		c.loss = max(c.loss, f.LossPercent)
 		if c.offset == 0 {
-			c.offset = v.ClockOffset
+			c.offset = f.ClockOffset()
 		}
-		if c.rate == 0 && v.ClockRate != 0 && v.ClockRate != 1 {
-			c.rate = v.ClockRate
+		if c.rate == 0 && f.ClockRate != 0 && f.ClockRate != 1 {
+			c.rate = f.ClockRate
 		}
 	}
 	first := sort.Search(len(views), func(i int) bool { return views[i].At.After(from) })
@@ -496,6 +529,8 @@ func (s *span) cause(id, other string, changes []Change, views []View, end time.
 		c.cause = CauseClockDrift
 	case partitioned:
 		c.cause = CausePartitioned
+	case c.loss > 0:
+		c.cause = CauseLoss
 	case c.latency >= SlowNetworkLatency:
 		c.cause = CauseSlowNetwork
 	case c.rate != 0:
@@ -512,7 +547,7 @@ func (s *span) cause(id, other string, changes []Change, views []View, end time.
 		// Running again, it read the record and went on believing: the pause alone does not
 		// explain the rest.
 		for i := first; i < len(views) && !views[i].At.After(end); i++ {
-			if v := &views[i]; v.Identity == id && v.At.After(s.start) && !v.Paused && believes(v) && v.Holder == other {
+			if v := &views[i]; v.Identity == id && v.At.After(s.start) && !v.Faults.Paused && believes(v) && v.Holder == other {
 				if end.Sub(v.At) >= OverlapGrace {
 					c.saw = v.At
 				}
@@ -613,6 +648,8 @@ func whyOf(o Overlap, stale, other string, c cause, end time.Time) Said {
 		}
 	case CausePartitioned:
 		why = say("judge.whyPartitioned", Shown(stale), missed)
+	case CauseLoss:
+		why = say("judge.whyLoss", Shown(stale), c.loss, missed)
 	case CauseSlowNetwork:
 		why = say("judge.whySlow", Shown(stale), seconds(c.latency), missed)
 	case CauseClockOffset:
@@ -706,7 +743,7 @@ func overlapAdviceSays(cause string) Said {
 	switch cause {
 	case CauseClockOffset:
 		return say("advice." + cause)
-	case CausePaused, CausePartitioned, CauseSlowNetwork, CauseClockDrift, CauseReleased, CauseDeleted:
+	case CausePaused, CausePartitioned, CauseLoss, CauseSlowNetwork, CauseClockDrift, CauseReleased, CauseDeleted:
 		return say("advice."+cause, say("advice.fencing"), say("advice.exit"))
 	}
 	return say("advice.unknown", say("advice.fencing"), say("advice.exit"))

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // story is a recorded history of one lease: the server's changes and the candidates' views.
@@ -51,15 +53,20 @@ func follow(s float64, id string, opts ...func(*View)) View {
 	return v
 }
 
-func paused(v *View)      { v.Paused, v.State = true, "paused" }
-func partitioned(v *View) { v.Partitioned, v.State = true, "partitioned" }
+func paused(v *View)      { v.Faults.Paused, v.State = true, "paused" }
+func partitioned(v *View) { v.Faults.Partition, v.State = tabproto.PartitionHang, "partitioned" }
 func stopped(v *View)     { v.State = "stopped" }
 
-func slow(d time.Duration) func(*View)   { return func(v *View) { v.Latency = d } }
-func offset(d time.Duration) func(*View) { return func(v *View) { v.ClockOffset = d } }
-func rate(r float64) func(*View)         { return func(v *View) { v.ClockRate = r } }
-func decided(kind string) func(*View)    { return func(v *View) { v.Decision = kind } }
-func holding(id string) func(*View)      { return func(v *View) { v.Holder = id } }
+func slow(d time.Duration) func(*View) {
+	return func(v *View) { v.Faults.LatencyMs = d.Milliseconds() }
+}
+func offset(d time.Duration) func(*View) {
+	return func(v *View) { v.Faults.ClockOffsetMs = d.Milliseconds() }
+}
+func rate(r float64) func(*View)      { return func(v *View) { v.Faults.ClockRate = r } }
+func loss(percent int) func(*View)    { return func(v *View) { v.Faults.LossPercent = percent } }
+func decided(kind string) func(*View) { return func(v *View) { v.Decision = kind } }
+func holding(id string) func(*View)   { return func(v *View) { v.Holder = id } }
 
 // sortedViews orders views by At, as the server hands them over.
 func sortedViews(views []View) []View {
@@ -258,6 +265,37 @@ func TestOverlaps(t *testing.T) {
 			text: []string{"alice and bob", "3.3 s", "alice's network added 3.0 s to each round trip, so it saw bob take over late"},
 		},
 		{
+			// alice's network loses half of her requests from 5: her renewals hang until her
+			// renew round's deadline cuts them off, and she believes until 17.5, while bob
+			// took over at 16.2.
+			name: "packet loss",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 16.2, 20.2, 10, 1, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), lead(5, "alice", loss(50)),
+					lead(16.3, "bob"), follow(17.5, "alice", loss(50), decided("lost")))
+			},
+			now:  21,
+			want: []string{"16.2-17.5 alice,bob stale alice loss"},
+			text: []string{"alice and bob both believed", "1.3 s", "alice's network lost 50% of its requests, each hanging until it timed out, so it saw bob take over late"},
+		},
+		{
+			// Loss on a slow network: the lost requests come before the slow ones; a partition
+			// before both.
+			name: "packet loss on a slow network",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 16.2, 20.2, 10, 1, 0)
+				s.h.put(at(30), spec("carol", at(30), 10, 2))
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), lead(5, "alice", loss(10), slow(3*time.Second)),
+					lead(16.3, "bob"), follow(19.5, "alice", loss(90), slow(3*time.Second)),
+					lead(26, "bob", partitioned, loss(30)), lead(30.1, "carol"), follow(33, "bob", partitioned, loss(30), decided("lost")))
+			},
+			now:  34,
+			want: []string{"16.2-19.5 alice,bob stale alice loss", "30-33 bob,carol stale bob partitioned"},
+			text: []string{"alice's network lost 90% of its requests"},
+		},
+		{
 			// alice's clock runs 30 s behind, so her renewTime looks 30 s old to the election
 			// controller, which reads the record's times: it names bob at 6.5 while alice is
 			// renewing. alice believes until her renew deadline, 7 s after her round began at 8.
@@ -427,7 +465,7 @@ func TestOverlaps(t *testing.T) {
 				s.hold("alice", 0, 4, 10, 0, 0)
 				s.h.changes = append(s.h.changes, deleted(5))
 				s.hold("alice", 6.5, 8.5, 10, 0, 0)
-				s.see(lead(0.05, "alice", func(v *View) { v.ClockRate = 1.25 }))
+				s.see(lead(0.05, "alice", func(v *View) { v.Faults.ClockRate = 1.25 }))
 			},
 			now:  9,
 			want: []string{"5-6.5 alice stale alice deleted"},

@@ -7,4 +7,7 @@ import (
 )
 
 // TestSentencesInCatalog: the judge's sentences are in the screens' catalog, in both languages.
-func TestSentencesInCatalog(t *testing.T) { saidtest.InCatalog(t, "judge", english) }
+func TestSentencesInCatalog(t *testing.T) {
+	saidtest.InCatalog(t, "judge", english)
+	saidtest.InCatalog(t, "judge's causes", causeSentences)
+}

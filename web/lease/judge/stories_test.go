@@ -8,6 +8,8 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // history replays lease writes through ChangeOf, as the server's change log has them.
@@ -210,8 +212,8 @@ func TestTellRoles(t *testing.T) {
 		{Identity: "alice", At: at(1), State: "follower"},
 		{Identity: "alice", At: at(2), State: "leader", Leads: true},
 		{Identity: "bob", At: at(2.5), State: "follower"},
-		{Identity: "alice", At: at(3), State: "leader", Leads: true, Paused: false, Decision: "renewed"},
-		{Identity: "alice", At: at(4), State: "paused", Leads: true, Paused: true},
+		{Identity: "alice", At: at(3), State: "leader", Leads: true, Decision: "renewed"},
+		{Identity: "alice", At: at(4), State: "paused", Leads: true, Faults: tabproto.Faults{Paused: true}},
 		{Identity: "bob", At: at(9), State: "leader", Leads: true},
 		{Identity: "alice", At: at(10), State: "stopped"},
 	}

@@ -105,7 +105,7 @@ func TermsSeen(changes []Change, views []View, now time.Time) []Term {
 		if t.Ended != EndSteppedDown || t.asked.IsZero() {
 			continue
 		}
-		if v := viewAt(views, t.Holder, t.asked); v != nil && (v.State == "stopped" || v.Paused) {
+		if v := viewAt(views, t.Holder, t.asked); v != nil && (v.State == "stopped" || v.Faults.Paused) {
 			t.Ended = EndExpired
 			if t.NextAt.IsZero() {
 				t.Next = ""

@@ -44,13 +44,9 @@ type Record struct {
 	Leads  bool   `json:"leads"`
 	Stale  bool   `json:"stale"`
 	Holder string `json:"holder"`
-	// Faults in effect.
-	Paused        bool   `json:"paused,omitempty"`
-	Partition     string `json:"partition,omitempty"`
-	LatencyMs     int64  `json:"latencyMs,omitempty"`
-	ClockOffsetMs int64  `json:"clockOffsetMs,omitempty"`
-	// ClockRate is how fast its clock runs; absent for the real rate.
-	ClockRate float64 `json:"clockRate,omitempty"`
+	// Faults are the faults in effect, under their names in the report ("paused", "partition",
+	// "latencyMs", "clockOffsetMs", "clockRate", ...), as views have always been stored.
+	tabproto.Faults
 	// ActiveFaults are the faults in the candidate's own words, for the screens.
 	ActiveFaults []string `json:"activeFaults,omitempty"`
 	// Decision and DecisionText are the candidate's newest decision.
@@ -87,9 +83,8 @@ func FromReport(r tabproto.Report, source string, received time.Time, prevRole s
 	rec := Record{
 		Identity: r.Identity, Namespace: r.Namespace, Lease: r.Lease, Source: source,
 		State: string(r.State), Role: string(r.Role), Holder: r.Holder,
-		Leads:  r.Role == tabproto.RoleLeader && r.State != tabproto.StateStopped,
-		Paused: r.Faults.Paused, Partition: string(r.Faults.Partition),
-		LatencyMs: r.Faults.LatencyMs, ClockOffsetMs: r.Faults.ClockOffsetMs, ClockRate: r.Faults.ClockRate,
+		Leads:        r.Role == tabproto.RoleLeader && r.State != tabproto.StateStopped,
+		Faults:       r.Faults,
 		ActiveFaults: r.ActiveFaults,
 		Decision:     r.LastLog.Kind, DecisionText: r.LastLog.Text, DecisionMsg: r.LastLog.Msg,
 		Coordinated: r.Coordinated, BinaryVersion: r.BinaryVersion, EmulationVersion: r.EmulationVersion,
@@ -120,25 +115,20 @@ func Gone(identity, namespace, lease, source string, at time.Time) Record {
 // notable is what makes a view worth a change in the log: a renewal that only moves the
 // decision's time is not.
 type notable struct {
-	state, role, holder, partition, decision string
-	leads, stale, paused                     bool
-	latencyMs, clockOffsetMs                 int64
-	clockRate                                float64
+	state, role, holder, decision string
+	leads, stale                  bool
+	faults                        tabproto.Faults
 }
 
 func (r Record) notable() notable {
-	return notable{r.State, r.Role, r.Holder, r.Partition, r.Decision, r.Leads, r.Stale, r.Paused, r.LatencyMs, r.ClockOffsetMs, r.ClockRate}
+	return notable{r.State, r.Role, r.Holder, r.Decision, r.Leads, r.Stale, r.Faults}
 }
 
 // View is the record as the judge reads it.
 func (r Record) View() judge.View {
 	return judge.View{
 		Identity: r.Identity, At: time.UnixMilli(r.AtMs), Leads: r.Leads, State: r.State, Holder: r.Holder,
-		Paused: r.Paused, Partitioned: r.Partition != "",
-		Latency:     time.Duration(r.LatencyMs) * time.Millisecond,
-		ClockOffset: time.Duration(r.ClockOffsetMs) * time.Millisecond,
-		ClockRate:   r.ClockRate,
-		Decision:    r.Decision,
+		Faults: r.Faults, Decision: r.Decision,
 	}
 }
 
@@ -147,8 +137,7 @@ func (r Record) Report() tabproto.Report {
 	return tabproto.Report{
 		Identity: r.Identity, Namespace: r.Namespace, Lease: r.Lease,
 		State: tabproto.State(r.State), Role: tabproto.Role(r.Role), Holder: r.Holder,
-		Faults: tabproto.Faults{Paused: r.Paused, Partition: tabproto.Partition(r.Partition),
-			LatencyMs: r.LatencyMs, ClockOffsetMs: r.ClockOffsetMs, ClockRate: r.ClockRate},
+		Faults:       r.Faults,
 		ActiveFaults: r.ActiveFaults,
 		LastLog:      tabproto.LogLine{At: r.ClockMs, Kind: r.Decision, Text: r.DecisionText, Msg: r.DecisionMsg},
 		Coordinated:  r.Coordinated, BinaryVersion: r.BinaryVersion, EmulationVersion: r.EmulationVersion,

@@ -2,8 +2,11 @@ package views
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,8 +92,8 @@ func TestRecordAndRead(t *testing.T) {
 	}
 	for i, w := range wants {
 		v := vs[i]
-		if v.Identity != w.identity || v.State != w.state || !v.At.Equal(w.at) || v.Leads != w.leads || v.Paused != w.paused {
-			t.Errorf("view %d: %s %s at %s leads=%v paused=%v, want %+v", i, v.Identity, v.State, v.At.Format(time.StampMilli), v.Leads, v.Paused, w)
+		if v.Identity != w.identity || v.State != w.state || !v.At.Equal(w.at) || v.Leads != w.leads || v.Faults.Paused != w.paused {
+			t.Errorf("view %d: %s %s at %s leads=%v paused=%v, want %+v", i, v.Identity, v.State, v.At.Format(time.StampMilli), v.Leads, v.Faults.Paused, w)
 		}
 	}
 	// Views are not served as API objects of any kind the registry knows, and they are in
@@ -142,5 +145,35 @@ func TestReportDatingFollowsTheClockRate(t *testing.T) {
 	r.Faults.ClockRate = 2
 	if rec := FromReport(r, SourceTab, t0, "follower"); !time.UnixMilli(rec.AtMs).Equal(t0.Add(-time.Second)) {
 		t.Fatalf("at %s, want 1 s before the receipt", time.UnixMilli(rec.AtMs))
+	}
+}
+
+// TestStoredViewsReadAsBefore: a view stored before the record took tabproto.Faults reads with
+// its faults where they were, and a view stored now keeps their names.
+func TestStoredViewsReadAsBefore(t *testing.T) {
+	const old = `{"identity":"alice","namespace":"default","lease":"x","source":"tab","state":"paused","role":"leader","leads":true,"stale":false,"holder":"alice",` +
+		`"paused":true,"partition":"hang","latencyMs":1500,"clockOffsetMs":-5000,"clockRate":1.5,"activeFaults":["paused"],"decision":"renewed","receivedMs":1,"atMs":1}`
+	r, err := decode([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tabproto.Faults{Paused: true, Partition: tabproto.PartitionHang, LatencyMs: 1500, ClockOffsetMs: -5000, ClockRate: 1.5}
+	if r.Faults != want || r.Identity != "alice" || r.Decision != "renewed" {
+		t.Fatalf("read %+v", r)
+	}
+	if v := r.View(); v.Faults != want {
+		t.Errorf("the judge reads %+v", v.Faults)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{`"paused":true`, `"partition":"hang"`, `"latencyMs":1500`, `"clockOffsetMs":-5000`, `"clockRate":1.5`} {
+		if !strings.Contains(string(b), name) {
+			t.Errorf("stored as %s: no %s", b, name)
+		}
+	}
+	if again, err := decode(b); err != nil || !reflect.DeepEqual(again, r) {
+		t.Errorf("round trip: %+v, %v", again, err)
 	}
 }

@@ -134,7 +134,7 @@ type shownOf struct {
 	observedExpiry int64 // Unix ns: instants compare by value, not by their monotonic reading
 	renewDeadline  int64
 	renewRound     bool
-	faults         candidate.Faults
+	faults         tabproto.Faults
 }
 
 func unixNano(t time.Time) int64 {
@@ -145,7 +145,6 @@ func unixNano(t time.Time) int64 {
 }
 
 func shownOfSnapshot(s candidate.Snapshot) shownOf {
-	s.Faults.PausedSince = s.Faults.PausedSince.Round(0) // the wall clock only, as above
 	return shownOf{state: s.State, role: s.Role, holder: s.Holder, stale: s.Stale, observedExpiry: unixNano(s.ObservedExpiry),
 		renewDeadline: unixNano(s.RenewDeadline), renewRound: s.RenewRound, faults: s.Faults}
 }

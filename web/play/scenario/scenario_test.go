@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/leaselab/leaselab/store/sqlite"
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/lease/judge"
 	"github.com/leaselab/leaselab/web/lease/views"
@@ -415,4 +416,51 @@ func TestReleaseOnCancelSaysWhatClientGoDoes(t *testing.T) {
 	if !strings.Contains(last, "as soon as the elector's context is cancelled") || strings.Contains(last, "releases only after") {
 		t.Errorf("the last step says: %s", last)
 	}
+}
+
+// TestLessonSetsPacketLoss: a lesson's step sets packet loss on a member as the library's
+// lessons pause or partition one (Actions.Member(...).SetLoss). The leader whose network
+// loses 90 % of her requests gives up leading at a renew deadline, as a partitioned one does,
+// and another takes over with no split brain; her snapshot and the views the judge reads
+// carry the loss.
+func TestLessonSetsPacketLoss(t *testing.T) {
+	sc := plain(Scenario{
+		Name:    "packet-loss",
+		Title:   i18n.Text{En: "Packet loss", Zh: "丢包"},
+		Summary: i18n.Text{En: "The leader's network loses most of its requests.", Zh: "领导者的网络丢失了大部分请求。"},
+		Steps: []Step{
+			aliceLeads(),
+			{
+				Say: i18n.Text{
+					En: "alice's network loses 90 % of her requests: each lost renewal hangs until her renew deadline cuts it off, and she gives up leading.",
+					Zh: "alice 的网络丢失了 90% 的请求：每次丢失的续约都挂起，直到续约期限将其打断，于是她放弃领导。",
+				},
+				Do:      func(a *Actions) { a.Member("alice").SetLoss(90) },
+				Until:   func(w *World) bool { return someoneElseHolds(w, "alice") },
+				Waiting: i18n.Text{En: "until bob or carol holds the lease", Zh: "等待 bob 或 carol 持有租约"},
+			},
+			{Say: i18n.Text{En: "A lossy network is a partition some of the time: no moment had two leaders.", Zh: "丢包的网络有时就是网络分区：任何时刻都没有两个领导者。"}},
+		},
+		Outcome: func(w *World) error {
+			if err := holderOtherThan("alice")(w); err != nil {
+				return err
+			}
+			if f := w.Members["alice"].Faults; f.LossPercent != 90 {
+				return fmt.Errorf("alice's faults: %+v", f)
+			}
+			return noOverlap(w)
+		},
+	})
+	synctest.Test(t, func(t *testing.T) {
+		run, evs := play(t, sc, 42)
+		run.mu.Lock()
+		views := slices.Clone(run.views)
+		run.mu.Unlock()
+		if !slices.ContainsFunc(views, func(v judge.View) bool { return v.Identity == "alice" && v.Faults.LossPercent == 90 }) {
+			t.Errorf("no view of alice carries her loss: %+v", views)
+		}
+		if !slices.ContainsFunc(evs, func(e Event) bool { return e.Kind == "role" && e.What == "alice follower" }) {
+			t.Errorf("alice never gave up leading; events:\n%s", eventList(evs))
+		}
+	})
 }

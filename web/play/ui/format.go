@@ -77,18 +77,6 @@ func ageText(t, now time.Time) string {
 	return strconv.Itoa(int(d/(24*time.Hour))) + " d ago"
 }
 
-// offsetText is a clock offset in seconds with its sign, "" when in sync.
-func offsetText(ms int64) string {
-	if ms == 0 {
-		return ""
-	}
-	s := strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64)
-	if ms > 0 {
-		s = "+" + s
-	}
-	return s + " s"
-}
-
 // ageSays is ageText in both languages.
 func ageSays(t, now time.Time) i18n.Text {
 	if t.IsZero() {

@@ -13,13 +13,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/lease/views"
 )
 
 // TabInfo is one connected candidate tab as the hub shows it to dashboards: what the tab last
 // reported about itself, plus what the hub knows and decides. Its JSON is the report's fields
-// followed by the hub's, in this order; dashboard.js reads it.
+// followed by the hub's, in this order; dashboard.js reads it. A dashboard's ActiveFaults are
+// the tab's faults in the dashboard's language, as the server words them (forDashboard),
+// whatever words the tab sent.
 type TabInfo struct {
 	// ID is the id the hub gave the tab.
 	ID string `json:"id"`
@@ -73,7 +76,7 @@ type Hub struct {
 	watchers    map[*hubWatcher]struct{}
 	version     uint64 // bumped on every change of the list
 	encVer      uint64
-	encoded     []byte // the "tabs" message for encVer
+	encoded     map[i18n.Lang][]byte // the "tabs" message of every namespace for encVer, by language
 	// gone are the tabs removed from the list, with the version that removed each, oldest
 	// first, for the changes since a version (tabsSince); at most maxGoneTabs.
 	gone []goneTab
@@ -112,11 +115,12 @@ type hubTab struct {
 	obey func(tabproto.Command) error
 }
 
-// deltaKey is a "tabsChanged" message's audience: the version it starts from and the
-// namespace followed ("": all).
+// deltaKey is a "tabsChanged" message's audience: the version it starts from, the namespace
+// followed ("": all) and the dashboard's language.
 type deltaKey struct {
 	from      uint64
 	namespace string
+	lang      i18n.Lang
 }
 
 // hubWatcher is one dashboard following the list.
@@ -125,6 +129,8 @@ type hubWatcher struct {
 	// participant's dashboard opens on the participant's own: it is not woken, nor written
 	// to, for the other tabs' reports, which it hides.
 	namespace string
+	// lang is the dashboard's language, the tabs' faults are worded in.
+	lang i18n.Lang
 	// notify has room for one signal: changes coalesce into the next send.
 	notify chan struct{}
 }
@@ -299,31 +305,47 @@ func (h *Hub) tabsInLocked(ns string) []TabInfo {
 }
 
 // encodedTabs is the "tabs" message with the current list of namespace ns ("": every
-// namespace), the whole list encoded once per change and shared by every dashboard.
-func (h *Hub) encodedTabs(ns string) []byte {
-	b, _ := h.encodedTabsAt(ns)
+// namespace) for dashboards in lang, the whole list encoded once per change and language and
+// shared by every dashboard.
+func (h *Hub) encodedTabs(ns string, lang i18n.Lang) []byte {
+	b, _ := h.encodedTabsAt(ns, lang)
 	return b
 }
 
 // encodedTabsAt is encodedTabs and the version of the list it holds.
-func (h *Hub) encodedTabsAt(ns string) ([]byte, uint64) {
+func (h *Hub) encodedTabsAt(ns string, lang i18n.Lang) ([]byte, uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if ns == "" && h.encoded != nil && h.encVer == h.version {
-		return h.encoded, h.version
+	if h.encVer != h.version {
+		h.encoded, h.encVer = nil, h.version
+	}
+	if b, ok := h.encoded[lang]; ok && ns == "" {
+		return b, h.version
 	}
 	b, err := json.Marshal(struct {
 		Type string    `json:"type"`
 		Tabs []TabInfo `json:"tabs"`
-	}{"tabs", h.tabsInLocked(ns)})
+	}{"tabs", forDashboard(h.tabsInLocked(ns), lang)})
 	if err != nil {
 		h.log.Error("encode tabs", slog.Any("error", err))
 		return []byte(`{"type":"tabs","tabs":[]}`), h.version
 	}
 	if ns == "" {
-		h.encoded, h.encVer = b, h.version
+		if h.encoded == nil {
+			h.encoded = map[i18n.Lang][]byte{}
+		}
+		h.encoded[lang] = b
 	}
 	return b, h.version
+}
+
+// forDashboard is tabs as a dashboard in lang is told them: each tab's ActiveFaults are its
+// faults worded in lang. tabs is changed in place.
+func forDashboard(tabs []TabInfo, lang i18n.Lang) []TabInfo {
+	for i := range tabs {
+		tabs[i].ActiveFaults = tabproto.Words(tabs[i].Faults.Describe(), string(lang))
+	}
+	return tabs
 }
 
 // tabsOfLocked yields the tabs of namespace ns: every tab when ns is empty, else the reported
@@ -350,17 +372,17 @@ func (h *Hub) tabsOfLocked(ns string) iter.Seq[*hubTab] {
 // reported since (in no particular order) and the ids of those removed since. It returns the
 // version it brings a dashboard to, and instead the whole "tabs" list when the hub no longer
 // knows every removal since from. Dashboards at the same version share one encoding.
-func (h *Hub) tabsChanged(from uint64, ns string) ([]byte, uint64) {
+func (h *Hub) tabsChanged(from uint64, ns string, lang i18n.Lang) ([]byte, uint64) {
 	h.mu.Lock()
 	if from < h.goneFloor {
 		h.mu.Unlock()
-		return h.encodedTabsAt(ns)
+		return h.encodedTabsAt(ns, lang)
 	}
 	defer h.mu.Unlock()
 	if h.deltaVer != h.version || h.deltas == nil {
 		h.deltaVer, h.deltas = h.version, map[deltaKey][]byte{}
 	}
-	key := deltaKey{from, ns}
+	key := deltaKey{from, ns, lang}
 	if b, ok := h.deltas[key]; ok {
 		return b, h.version
 	}
@@ -380,7 +402,7 @@ func (h *Hub) tabsChanged(from uint64, ns string) ([]byte, uint64) {
 		Type string    `json:"type"`
 		Tabs []TabInfo `json:"tabs"`
 		Gone []string  `json:"gone"`
-	}{"tabsChanged", changed, gone})
+	}{"tabsChanged", forDashboard(changed, lang), gone})
 	if err != nil {
 		h.log.Error("encode tab changes", slog.Any("error", err))
 		return []byte(`{"type":"tabsChanged","tabs":[],"gone":[]}`), h.version
@@ -389,8 +411,8 @@ func (h *Hub) tabsChanged(from uint64, ns string) ([]byte, uint64) {
 	return b, h.version
 }
 
-func (h *Hub) addWatcher(namespace string) *hubWatcher {
-	w := &hubWatcher{namespace: namespace, notify: make(chan struct{}, 1)}
+func (h *Hub) addWatcher(namespace string, lang i18n.Lang) *hubWatcher {
+	w := &hubWatcher{namespace: namespace, lang: lang, notify: make(chan struct{}, 1)}
 	h.mu.Lock()
 	h.watchers[w] = struct{}{}
 	h.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
@@ -356,7 +357,7 @@ func TestTabHubChanges(t *testing.T) {
 // follows every namespace gets every tab.
 func TestHubFollowsOneNamespace(t *testing.T) {
 	h := NewHub(nil, nil)
-	all, one := h.addWatcher(""), h.addWatcher("team-a")
+	all, one := h.addWatcher("", i18n.EN), h.addWatcher("team-a", i18n.EN)
 	woken := func(w *hubWatcher) bool {
 		select {
 		case <-w.notify:
@@ -391,33 +392,71 @@ func TestHubFollowsOneNamespace(t *testing.T) {
 	if !woken(all) || !woken(one) {
 		t.Fatal("a report in team-a woke not both dashboards")
 	}
-	_, v := h.encodedTabsAt("team-a")
+	_, v := h.encodedTabsAt("team-a", i18n.EN)
 	report(b, "tab-b", "team-b")
 	if !woken(all) || woken(one) {
 		t.Fatal("a report in team-b: want only the dashboard of every namespace woken")
 	}
-	if got, _ := h.encodedTabsAt("team-a"); identities(got) != "tab-a gone:" {
+	if got, _ := h.encodedTabsAt("team-a", i18n.EN); identities(got) != "tab-a gone:" {
 		t.Errorf("team-a's list: %s", identities(got))
 	}
-	if got, _ := h.tabsChanged(v, "team-a"); identities(got) != " gone:" {
+	if got, _ := h.tabsChanged(v, "team-a", i18n.EN); identities(got) != " gone:" {
 		t.Errorf("team-a's changes after team-b's report: %s", identities(got))
 	}
-	if got, _ := h.tabsChanged(v, ""); identities(got) != "tab-b gone:" {
+	if got, _ := h.tabsChanged(v, "", i18n.EN); identities(got) != "tab-b gone:" {
 		t.Errorf("every namespace's changes: %s", identities(got))
 	}
-	_, v = h.encodedTabsAt("")
+	_, v = h.encodedTabsAt("", i18n.EN)
 	h.removeTab(b)
 	h.removeTab(a)
 	if !woken(one) {
 		t.Error("team-a's tab left and its dashboard was not woken")
 	}
-	if got, _ := h.tabsChanged(v, "team-a"); identities(got) != " gone:"+a.id {
+	if got, _ := h.tabsChanged(v, "team-a", i18n.EN); identities(got) != " gone:"+a.id {
 		t.Errorf("team-a's changes after both left: %s", identities(got))
 	}
-	if got, _ := h.tabsChanged(v, ""); !strings.Contains(identities(got), a.id) || !strings.Contains(identities(got), b.id) {
+	if got, _ := h.tabsChanged(v, "", i18n.EN); !strings.Contains(identities(got), a.id) || !strings.Contains(identities(got), b.id) {
 		t.Errorf("every namespace's changes after both left: %s", identities(got))
 	}
 	if len(h.inNamespace) != 0 {
 		t.Errorf("the namespaces' index keeps %d namespaces after every tab left", len(h.inNamespace))
+	}
+}
+
+// TestHubWordsFaultsInTheDashboardsLanguage: a dashboard is sent each tab's faults in words of
+// its own language, as the server words them from the faults, whatever words the tab sent; the
+// whole list and the changes alike.
+func TestHubWordsFaultsInTheDashboardsLanguage(t *testing.T) {
+	h := NewHub(nil, nil)
+	tab := h.addTab(TabUser{}, func() {})
+	_, from := h.encodedTabsAt("", i18n.EN)
+	if err := h.report(tab, tabproto.Report{Identity: "tab-1", Namespace: "default", Lease: "demo", State: "partitioned", Role: "follower",
+		Faults: tabproto.Faults{Partition: tabproto.PartitionHang, LatencyMs: 1500}, ActiveFaults: []string{"whatever the tab said"}}); err != nil {
+		t.Fatal(err)
+	}
+	words := func(b []byte) []string {
+		t.Helper()
+		var m struct {
+			Tabs []TabInfo `json:"tabs"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil || len(m.Tabs) != 1 {
+			t.Fatalf("%s: %v", b, err)
+		}
+		return m.Tabs[0].ActiveFaults
+	}
+	for _, tc := range []struct {
+		lang i18n.Lang
+		want string
+	}{
+		{i18n.EN, "partitioned: requests hang|slow network: +1.5 s per request"},
+		{i18n.ZH, "网络分区：请求挂起|慢速网络：每个请求 +1.5 s"},
+	} {
+		list, _ := h.encodedTabsAt("", tc.lang)
+		changes, _ := h.tabsChanged(from, "default", tc.lang)
+		for _, b := range [][]byte{list, changes} {
+			if got := strings.Join(words(b), "|"); got != tc.want {
+				t.Errorf("%s: %q, want %q", tc.lang, got, tc.want)
+			}
+		}
 	}
 }

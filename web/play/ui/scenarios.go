@@ -333,7 +333,7 @@ func (u *UI) scenarioLive(ctx context.Context, sc *scenario.Scenario, run *scena
 
 // memberView is one member's card: its state, and the countdown it acts on, on its own clock.
 func memberView(lang i18n.Lang, s candidate.Snapshot, speed float64) templates.ScenarioMember {
-	m := templates.ScenarioMember{Identity: s.Identity, State: string(s.State), Holder: s.Holder, Stale: s.Stale, Faults: tabproto.Words(s.Faults.Messages(), string(lang)),
+	m := templates.ScenarioMember{Identity: s.Identity, State: string(s.State), Holder: s.Holder, Stale: s.Stale, Faults: tabproto.Words(s.Faults.Describe(), string(lang)),
 		Believes: s.Role == candidate.RoleLeader && s.State != candidate.StateLeader && s.State != candidate.StateStopped}
 	rate := speed
 	if s.Faults.ClockRate > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
 // TestScenarioPageIdle: a scenario that is not running tells whoever may start it to do so,
@@ -70,7 +71,7 @@ func TestMemberCardShowsBelief(t *testing.T) {
 // TestMemberCardFaultsInTheReadersLanguage: a card's faults are worded in the page's language.
 func TestMemberCardFaultsInTheReadersLanguage(t *testing.T) {
 	s := candidate.Snapshot{Identity: "alice", Role: candidate.RoleLeader, State: candidate.StatePaused,
-		Faults: candidate.Faults{Paused: true}}
+		Faults: tabproto.Faults{Paused: true}}
 	if got := memberView(i18n.ZH, s, 1).Faults; !slices.Equal(got, []string{"已暂停"}) {
 		t.Errorf("Chinese card's faults: %q", got)
 	}

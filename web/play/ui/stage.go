@@ -114,7 +114,7 @@ func (u *UI) stageWatch(c echo.Context) error {
 	ctx, cancel := context.WithCancel(u.opts.Context)
 	defer cancel()
 	ctx = conn.CloseRead(ctx)
-	w := u.hub.addWatcher(ns)
+	w := u.hub.addWatcher(ns, i18n.FromContext(c.Request().Context()))
 	defer u.hub.removeWatcher(w)
 	requests, unsubscribe := u.tap.subscribe(ns, name)
 	defer unsubscribe()
@@ -273,13 +273,16 @@ func stageRole(r tabproto.Report, stale bool) string {
 	return "follower"
 }
 
-// stageLink is how a candidate's link to the server is drawn.
+// stageLink is how a candidate's link to the server is drawn: cut, frozen (its end is paused),
+// lossy (it loses a share of the requests) or slow.
 func stageLink(f tabproto.Faults) string {
 	switch {
 	case f.Partition != tabproto.PartitionNone:
 		return "cut"
 	case f.Paused:
 		return "frozen"
+	case f.LossPercent > 0:
+		return "lossy"
 	case f.LatencyMs > 0:
 		return "slow"
 	}

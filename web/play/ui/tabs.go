@@ -261,7 +261,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 	lang := i18n.FromContext(c.Request().Context()) // the dashboard's: the decisions are in it
 	ctx, cancel := context.WithCancel(u.opts.Context)
 	defer cancel()
-	w := u.hub.addWatcher(c.QueryParam("namespace"))
+	w := u.hub.addWatcher(c.QueryParam("namespace"), lang)
 	defer u.hub.removeWatcher(w)
 	decided, stopDecided := u.dfeed.watch()
 	defer stopDecided()
@@ -336,7 +336,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 // list every time: with hundreds of tabs in a room, the whole list to every dashboard several
 // times a second is most of what the server sends.
 func (u *UI) watchLoop(ctx context.Context, lang i18n.Lang, conn *websocket.Conn, w *hubWatcher, changes bool, decided <-chan struct{}, replies <-chan []byte) error {
-	list, version := u.hub.encodedTabsAt(w.namespace)
+	list, version := u.hub.encodedTabsAt(w.namespace, w.lang)
 	if err := wsWrite(ctx, conn, list); err != nil {
 		return err
 	}
@@ -367,9 +367,9 @@ func (u *UI) watchLoop(ctx context.Context, lang i18n.Lang, conn *websocket.Conn
 		case <-w.notify:
 			var msg []byte
 			if changes {
-				msg, version = u.hub.tabsChanged(version, w.namespace)
+				msg, version = u.hub.tabsChanged(version, w.namespace, w.lang)
 			} else {
-				msg = u.hub.encodedTabs(w.namespace)
+				msg = u.hub.encodedTabs(w.namespace, w.lang)
 			}
 			if err := wsWrite(ctx, conn, msg); err != nil {
 				return err

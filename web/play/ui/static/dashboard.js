@@ -536,11 +536,10 @@
     });
   }
 
-  /** A tab's faults in words, in the page's language (as the tab listed them, when it was not a browser tab). */
+  /** A tab's faults in words: the server words them in the page's language (activeFaults). */
   function faultsText(t) {
     if (!t.activeFaults || !t.activeFaults.length) return LL.t('dash.noFaults');
-    const words = LL.describeFaults(t.faults);
-    return words.length === t.activeFaults.length ? LL.list(words) : t.activeFaults.join(', ');
+    return LL.list(t.activeFaults);
   }
 
   /** A tab's newest decision in the page's language. */

@@ -57,26 +57,6 @@
     return t(m.key, ...(m.args || []).map((a) => (a && typeof a === 'object' ? msg(a, '') : a)));
   }
 
-  /** A duration as the candidate says it: "1.5 s". */
-  function candSecs(ms) { return String(ms / 1000) + ' s'; }
-
-  /** A tab's faults in words, as wasm/tabproto's Faults.Describe says them. */
-  function describeFaults(f) {
-    f = f || {};
-    const out = [];
-    if (f.paused) out.push(t('fault.paused'));
-    if (f.partition === 'hang') out.push(t('fault.partitionHang'));
-    else if (f.partition === 'fail') out.push(t('fault.partitionFail'));
-    if (f.latencyMs > 0) out.push(t('fault.slow', candSecs(f.latencyMs)));
-    if (f.clockOffsetMs > 0) out.push(t('fault.clockAhead', candSecs(f.clockOffsetMs)));
-    else if (f.clockOffsetMs < 0) out.push(t('fault.clockBehind', candSecs(-f.clockOffsetMs)));
-    if (f.clockRate && f.clockRate !== 1) {
-      const pct = Math.round((f.clockRate - 1) * 100);
-      out.push(pct > 0 ? t('fault.clockFast', pct) : pct < 0 ? t('fault.clockSlow', -pct) : t('fault.clockRealRate'));
-    }
-    return out;
-  }
-
   /** A list in the page's language: "a, b" or "a、b". */
   function list(items) { return items.join(document.documentElement.lang === 'zh-CN' ? '、' : ', '); }
 
@@ -384,9 +364,12 @@
     failFast: t('faults.failFast'), slow: t('faults.slow'), slowOn: (ms) => t('faults.slowOn', delaySecs(ms)),
     inSync: t('faults.clockInSync'), offset: (s) => t('faults.clock', (s > 0 ? '+' : '') + s + ' s'),
     rate: (r) => t('faults.rate', r + '×'),
+    loss: t('faults.loss'), lossOn: (p) => t('faults.lossOn', p),
   };
   /** The steps of the clock-rate fault ({ and }), within wasm/tabproto's MinClockRate..MaxClockRate. */
   const clockRates = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 2];
+  /** The shares of requests lost that the packet-loss fault steps through (L), up to wasm/tabproto's MaxLossPercent. */
+  const lossSteps = [0, 10, 30, 50, 90];
   /** A tab's clock rate; reports carry 0 for the real rate. */
   function rateOf(f) { return (f && f.clockRate) || 1; }
 
@@ -412,6 +395,10 @@
         const next = name === 'rate+' ? clockRates.find((x) => x > r + 1e-9) : clockRates.slice().reverse().find((x) => x < r - 1e-9);
         return next ? { type: 'clockRate', rate: next } : null;
       }
+      case 'loss': {
+        const p = f.lossPercent || 0;
+        return { type: 'loss', lossPercent: lossSteps.find((x) => x > p) || 0 };
+      }
       case 'release': return { type: 'release' };
       case 'crash': return { type: 'crash' };
       case 'rejoin': return { type: 'rejoin' };
@@ -421,7 +408,7 @@
 
   /**
    * Shows a tab's faults on its fault buttons (pressed state and the label that undoes) and on
-   * el's data-partition, data-latency-ms and data-clock-rate.
+   * el's data-partition, data-latency-ms, data-clock-rate and data-loss-percent.
    */
   function showFaults(root, f, el) {
     f = f || {};
@@ -437,6 +424,7 @@
     set('partition', f.partition === 'hang', W.heal, W.partition);
     set('partition-fail', f.partition === 'fail', W.heal, W.failFast);
     set('slow', f.latencyMs > 0, W.slowOn(f.latencyMs), W.slow);
+    set('loss', f.lossPercent > 0, W.lossOn(f.lossPercent), W.loss);
     const ms = f.clockOffsetMs || 0;
     setText(root, 'offset', ms ? W.offset(ms / 1000) : W.inSync);
     const off = field(root, 'offset');
@@ -453,6 +441,7 @@
       el.dataset.partition = f.partition || '';
       el.dataset.latencyMs = String(f.latencyMs || 0);
       el.dataset.clockRate = String(rate);
+      el.dataset.lossPercent = String(f.lossPercent || 0);
     }
   }
 
@@ -505,7 +494,7 @@
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
   });
 
-  window.LL = { serverNow, secs, delaySecs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showActionable, showState, words, t, has, msg, describeFaults, list, mayWrite, mayCommand, writeNamespace };
+  window.LL = { serverNow, secs, delaySecs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showActionable, showState, words, t, has, msg, list, mayWrite, mayCommand, writeNamespace };
   showConnection();
   updateRings();
   loop();

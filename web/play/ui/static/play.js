@@ -317,11 +317,15 @@
   slider.addEventListener('change', () => {
     worker.postMessage({ type: 'clockOffset', seconds: Number(slider.value) });
   });
-  const keys = {
-    p: 'pause', n: 'partition', s: 'slow', '[': 'clock-', ']': 'clock+', '{': 'rate-', '}': 'rate+',
-    r: 'release', c: 'crash', j: 'rejoin',
-  };
-  const shiftKeys = { n: 'partition-fail', s: 'delay-next' };
+  // The keys are the fault buttons' own (data-key: "p", or "shift+n" for Shift+N), and Shift+S,
+  // which picks the next delay on the page's slider.
+  const keys = {};
+  const shiftKeys = { s: 'delay-next' };
+  for (const b of faultbar.querySelectorAll('[data-cmd][data-key]')) {
+    const k = b.dataset.key;
+    if (k.startsWith('shift+')) shiftKeys[k.slice(6)] = b.dataset.cmd;
+    else keys[k] = b.dataset.cmd;
+  }
   document.addEventListener('keydown', (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
@@ -375,7 +379,9 @@
       case 'clockOffset': return t('js.cmd.clockOffsetTo', (c.seconds > 0 ? '+' : '') + c.seconds + ' s');
       case 'clockRate': return t('js.cmd.clockRateTo', c.rate + '×');
     }
-    return LL.has('js.cmd.' + c.type) ? t('js.cmd.' + c.type) : c.type;
+    // Any other command's words take its values, in the order it names them.
+    const values = Object.keys(c).filter((k) => k !== 'type').map((k) => c[k]);
+    return LL.has('js.cmd.' + c.type) ? t('js.cmd.' + c.type, ...values) : c.type;
   }
 
   let lastSent = 0;
