@@ -116,3 +116,17 @@ func headingAnchor(h string) string {
 	}
 	return b.String()
 }
+
+// TestDocSizes: the README stays a page a newcomer reads (under 400 lines) and BENCHMARKS.md the
+// current figures (under 300); the details live in docs/ and the history in git.
+func TestDocSizes(t *testing.T) {
+	for file, limit := range map[string]int{"README.md": 400, "BENCHMARKS.md": 300} {
+		text, err := os.ReadFile(filepath.Join("..", "..", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(text), "\n"); n >= limit {
+			t.Errorf("%s has %d lines, want under %d", file, n, limit)
+		}
+	}
+}

@@ -24,8 +24,8 @@ var updateScreenshots = flag.Bool("update-screenshots", false, "TestDocScreensho
 const docImages = "../../docs/images"
 
 // TestDocScreenshots takes the pictures of the README at 1280x720: the dashboard with three
-// candidate tabs running (its top, and its list of the tabs), a candidate tab, and a lesson in
-// presenter mode. With -update-screenshots it writes them to docs/images; without, the pages
+// candidate tabs running (its top, and its list of the tabs), the stage, a candidate tab, and a
+// lesson in presenter mode. With -update-screenshots it writes them to docs/images; without, the pages
 // must still render as the pictures show them, and each committed picture must exist with the
 // size of the new one. Pixels are not compared: countdowns and times differ from run to run.
 func TestDocScreenshots(t *testing.T) {
@@ -79,6 +79,17 @@ func TestDocScreenshots(t *testing.T) {
 	docScreenshot(t, dash, out, "dashboard.png", "")
 	// Below the cards, the candidate tabs' rows with their roles and fault buttons.
 	docScreenshot(t, dash, out, "dashboard-tabs.png", `document.getElementById('candidate-tabs').scrollIntoView(), ''`)
+
+	// The stage: the server and its record in the middle, the three candidates around it with
+	// their rings, a request or two on their way.
+	stage, _ := openBrowserTab(t, browser, ts.URL+"/stage?namespace="+ns+"&lease="+lease+"&lang=en")
+	if _, err := browserWait(30*time.Second, func() (bool, string) {
+		s, _ := browserEval(stage, `[...document.querySelectorAll('[data-testid=stage-candidate]')].map((c) => c.dataset.identity + '=' + c.dataset.role).sort().join(' ')`)
+		return s == "alice=leader bob=follower carol=follower", s
+	}); err != nil {
+		t.Fatalf("the stage: %v", err)
+	}
+	docScreenshot(t, stage, out, "stage.png", "")
 
 	// A candidate tab: a follower, which shows the lease's expiry as it observed it and its
 	// next try, beside the leader's record.

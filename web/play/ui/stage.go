@@ -541,7 +541,13 @@ func stageTicks(from, to time.Time, x func(time.Time) float64) []templates.Stage
 // happened. A split brain is told as it began (the lease page explains it at length), and a
 // candidate's role changes are lines too (a pause, a cut, a stop).
 func stageCaption(lease string, terms []judge.Term, overlaps []judge.Overlap, vs []judge.View, now time.Time) i18n.Text {
-	told := append(judge.Tell(lease, terms), judge.TellRoles(lease, vs)...)
+	told := judge.Tell(lease, terms)
+	for _, t := range judge.TellRoles(lease, vs) {
+		// Whom the record names is told by the terms; a role line tells what stops a candidate.
+		if t.Says.Key != "judge.roleLeader" && t.Says.Key != "judge.roleFollower" {
+			told = append(told, t)
+		}
+	}
 	for _, t := range judge.TellOverlaps(lease, overlaps) {
 		if slices.ContainsFunc(overlaps, func(o judge.Overlap) bool { return o.Start.Equal(t.At) }) {
 			told = append(told, t)

@@ -46,7 +46,7 @@
   // The server places everyone in a wide frame; on a narrow screen the places are pulled in
   // sideways and out upwards and downwards, so that names stay readable.
   const narrow = window.matchMedia('(max-width: 600px)');
-  const WIDE = '0 0 1000 600', TALL = '180 -110 640 870';
+  const WIDE = '0 -50 1000 660', TALL = '180 -170 640 930';
   function toFrame(x, y) {
     return narrow.matches ? [CX + (x - CX) * 0.5, CY + (y - CY) * 1.55] : [x, y];
   }
