@@ -407,6 +407,32 @@
   }
 
   /**
+   * The faults f as they will be once the candidate has carried out cmd (a command faultCommand
+   * made): keys pressed faster than the candidate answers build on each other, not on the
+   * last snapshot.
+   */
+  function afterCommand(f, cmd) {
+    const n = Object.assign({}, f || {});
+    switch (cmd.type) {
+      case 'pause': n.paused = true; break;
+      case 'resume': n.paused = false; break;
+      case 'partition': n.partition = cmd.mode; break;
+      case 'heal': n.partition = ''; break;
+      case 'slow': n.latencyMs = cmd.latencyMs === undefined ? 1 : cmd.latencyMs; break;
+      case 'clockOffset': n.clockOffsetMs = cmd.seconds * 1000; break;
+      case 'clockRate': n.clockRate = cmd.rate; break;
+      case 'loss': n.lossPercent = cmd.lossPercent; break;
+    }
+    return n;
+  }
+
+  /** Whether faults a are b in every field a command sets. */
+  function sameFaults(a, b) {
+    const k = (f) => [!!f.paused, f.partition || '', f.latencyMs > 0, f.clockOffsetMs || 0, rateOf(f), f.lossPercent || 0].join('|');
+    return k(a || {}) === k(b || {});
+  }
+
+  /**
    * Shows a tab's faults on its fault buttons (pressed state and the label that undoes) and on
    * el's data-partition, data-latency-ms, data-clock-rate and data-loss-percent.
    */
@@ -494,7 +520,7 @@
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
   });
 
-  window.LL = { serverNow, secs, delaySecs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, showFaults, showActionable, showState, words, t, has, msg, list, mayWrite, mayCommand, writeNamespace };
+  window.LL = { serverNow, secs, delaySecs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, afterCommand, sameFaults, showFaults, showActionable, showState, words, t, has, msg, list, mayWrite, mayCommand, writeNamespace };
   showConnection();
   updateRings();
   loop();

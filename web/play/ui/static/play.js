@@ -93,6 +93,7 @@
         break;
       case 'snapshot':
         snap = m.snapshot;
+        if (ahead && LL.sameFaults(snap.faults, ahead.faults)) ahead = null;
         tabReport = m.report;
         candOffset = snap.now - Date.now();
         render();
@@ -119,10 +120,16 @@
   worker.postMessage({ type: 'boot', wasmExec: cfg.wasmExecURL, wasm: cfg.wasmURL });
   setDisabled(true);
 
+  // The faults the commands sent will give, until a snapshot shows them (or a second and a half
+  // passes: a command the candidate refused): ] pressed three times quickly is +3 s, not +1 s.
+  let ahead = null;
   function send(name) {
     if (!snap) return;
-    const cmd = LL.faultCommand(name, snap.faults, { delayMs: chosenDelay().ms });
-    if (cmd) worker.postMessage(cmd);
+    const base = ahead && Date.now() < ahead.until ? ahead.faults : snap.faults;
+    const cmd = LL.faultCommand(name, base, { delayMs: chosenDelay().ms });
+    if (!cmd) return;
+    worker.postMessage(cmd);
+    ahead = { faults: LL.afterCommand(base, cmd), until: Date.now() + 1500 };
   }
 
   // --- the network delay: S toggles Slow at the delay chosen here ---------------------------
