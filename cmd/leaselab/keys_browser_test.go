@@ -10,7 +10,7 @@ import (
 
 // TestBrowserQuickKeys: fault keys pressed faster than the candidate answers build on each
 // other: ] three times at once sets the clock 3 s ahead, not 1 or 2; [ three times brings it
-// back in sync.
+// back in sync. A clock rate's drift is said as an offset, and 0 resets the clock.
 func TestBrowserQuickKeys(t *testing.T) {
 	ts := mustStartServer(t, "")
 	mustHaveWasm(t, ts.URL)
@@ -34,5 +34,28 @@ func TestBrowserQuickKeys(t *testing.T) {
 		if _, err := browserWait(10*time.Second, func() (bool, string) { return offset() == step.want, "offset " + offset() }); err != nil {
 			t.Fatalf("%s three times: %v", step.key, err)
 		}
+	}
+	// A clock that ran at 2x for a while is ahead when it is back at the real rate, and says
+	// so; 0 puts it back in sync, rate and offset.
+	rate := func() string {
+		s, _ := browserEval(tab, `document.getElementById('candidate').dataset.clockRate`)
+		return s
+	}
+	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.KeyEvent("}"), chromedp.KeyEvent("}"), chromedp.KeyEvent("}")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := browserWait(10*time.Second, func() (bool, string) { return rate() == "2", "rate " + rate() }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := browserWait(20*time.Second, func() (bool, string) { return offset() >= "3" && len(offset()) == 1, "offset " + offset() }); err != nil {
+		t.Fatalf("at 2x the clock does not say it runs ahead: %v", err)
+	}
+	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.KeyEvent("0")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := browserWait(10*time.Second, func() (bool, string) {
+		return rate() == "1" && offset() == "0", "rate " + rate() + ", offset " + offset()
+	}); err != nil {
+		t.Fatalf("0 does not put the clock back in sync: %v", err)
 	}
 }

@@ -92,6 +92,15 @@ func (d *RateClock) SetRate(rate float64) bool {
 	return true
 }
 
+// Drift is how far this clock has run ahead of its base (behind, when negative): what its rates
+// other than 1 have added up to so far.
+func (d *RateClock) Drift() time.Duration {
+	now := d.base.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ownLocked(now).Sub(now)
+}
+
 // Rate returns the clock's rate.
 func (d *RateClock) Rate() float64 {
 	d.mu.Lock()

@@ -144,18 +144,22 @@ func (c *Candidate) SetLoss(percent int) {
 	c.tellFault(tabproto.CommandLoss)
 }
 
-// SetClockOffset sets the candidate's clock to the real clock plus d. The
-// offset stamps what it writes (renewTime, acquireTime) and shows; its expiry
-// judgement counts elapsed time and is unaffected, as client-go's is.
+// SetClockOffset sets the candidate's clock to the real clock plus d, whatever a clock rate
+// other than 1 has added to it so far: an offset of 0 puts it back in sync. The offset stamps
+// what it writes (renewTime, acquireTime) and shows; its expiry judgement counts elapsed time
+// and is unaffected, as client-go's is.
 func (c *Candidate) SetClockOffset(d time.Duration) {
-	if c.offset.Swap(int64(d)) == int64(d) {
+	if d -= c.drift.Drift(); c.offset.Swap(int64(d)) == int64(d) {
 		return
 	}
 	c.tellFault(tabproto.CommandClockOffset)
 }
 
-// ClockOffset returns the current clock offset.
-func (c *Candidate) ClockOffset() time.Duration { return time.Duration(c.offset.Load()) }
+// ClockOffset returns how far the candidate's clock is from the real one: the offset set, and
+// what a clock rate has added to it.
+func (c *Candidate) ClockOffset() time.Duration {
+	return time.Duration(c.offset.Load()) + c.drift.Drift()
+}
 
 // SetClockRate makes the candidate's clock run at rate times the real one (1 is the real
 // rate), between MinClockRate and MaxClockRate. Unlike an offset, a rate changes how long the
@@ -262,7 +266,13 @@ func (c *Candidate) faultsLocked() tabproto.Faults {
 	if paused {
 		f.PausedSince = since.Add(off).UnixMilli()
 	}
-	f.ClockOffsetMs = off.Milliseconds()
+	// The whole offset, the drift a clock rate added included: a tab that ran fast for a minute
+	// and is back at the real rate is a minute ahead, and says so.
+	whole := off
+	if drift := c.drift.Drift(); drift != 0 {
+		whole = (off + drift).Round(time.Second) // it moves every instant: said to the second
+	}
+	f.ClockOffsetMs = whole.Milliseconds()
 	if rate := c.drift.Rate(); rate != 1 {
 		f.ClockRate = rate // reports carry 0 for the real rate
 	}

@@ -390,6 +390,8 @@
         return o.delayMs > 0 ? { type: 'slow', latencyMs: o.delayMs } : { type: 'slow' };
       case 'clock-': return { type: 'clockOffset', seconds: Math.round((f.clockOffsetMs || 0) / 1000) - 1 };
       case 'clock+': return { type: 'clockOffset', seconds: Math.round((f.clockOffsetMs || 0) / 1000) + 1 };
+      // In sync: the real rate first (a rate moves the clock on), then no offset.
+      case 'clock-reset': return rateOf(f) !== 1 ? { type: 'clockRate', rate: 1 } : { type: 'clockOffset', seconds: 0 };
       case 'rate-': case 'rate+': {
         const r = rateOf(f);
         const next = name === 'rate+' ? clockRates.find((x) => x > r + 1e-9) : clockRates.slice().reverse().find((x) => x < r - 1e-9);

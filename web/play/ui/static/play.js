@@ -130,6 +130,7 @@
     if (!cmd) return;
     worker.postMessage(cmd);
     ahead = { faults: LL.afterCommand(base, cmd), until: Date.now() + 1500 };
+    if (name === 'clock-reset' && cmd.type === 'clockRate') send(name); // then the offset
   }
 
   // --- the network delay: S toggles Slow at the delay chosen here ---------------------------
