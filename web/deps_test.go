@@ -114,13 +114,15 @@ func TestWings(t *testing.T) {
 	}
 }
 
-// TestSizes keeps functions short enough to read at once and the binary's own package small:
-// no function in web/ or cmd/ over 80 lines (test files and templ's generated *_templ.go
-// aside), and package main of cmd/leaselab at most 1,600 lines, the rest in packages with one
-// job (cmd/internal/...).
+// TestSizes keeps functions short enough to read at once, types small enough to have one job and
+// the binary's own package small: no function in web/ or cmd/ over 80 lines and no type there
+// with more than 40 methods (test files and templ's generated *_templ.go aside), and package
+// main of cmd/leaselab at most 1,600 lines, the rest in packages with one job (cmd/internal/...).
 func TestSizes(t *testing.T) {
-	const maxFuncLines, maxMainLines = 80, 1600
+	const maxFuncLines, maxMethods, maxMainLines = 80, 40, 1600
 	fset := token.NewFileSet()
+	// Methods per type, keyed by the type's package directory and name as the repository shows them.
+	methods := map[string]int{}
 	// The roots as the test sees them from web/, and as the repository names them.
 	for root, shown := range map[string]string{".": "web", "../cmd": "cmd"} {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -139,6 +141,12 @@ func TestSizes(t *testing.T) {
 			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 			if err != nil {
 				return err
+			}
+			for _, decl := range f.Decls {
+				if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv != nil && len(fn.Recv.List) == 1 {
+					rel, _ := filepath.Rel(root, filepath.Dir(path))
+					methods[filepath.Join(shown, rel)+"."+receiverName(fn.Recv.List[0].Type)]++
+				}
 			}
 			ast.Inspect(f, func(n ast.Node) bool {
 				name := "a function literal"
@@ -162,6 +170,11 @@ func TestSizes(t *testing.T) {
 			t.Fatalf("walk %s: %v", root, err)
 		}
 	}
+	for typ, n := range methods {
+		if n > maxMethods {
+			t.Errorf("%s has %d methods, more than %d: split it into types with one job each", typ, n, maxMethods)
+		}
+	}
 	files, err := filepath.Glob("../cmd/leaselab/*.go")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("package main's files: %v %v", files, err)
@@ -179,5 +192,25 @@ func TestSizes(t *testing.T) {
 	}
 	if total > maxMainLines {
 		t.Errorf("package main of cmd/leaselab is %d lines (test files aside), more than %d: move a piece with one job into cmd/internal", total, maxMainLines)
+	}
+}
+
+// receiverName returns the name of a method's receiver type: T for T, *T, T[P] and *T[P].
+func receiverName(x ast.Expr) string {
+	for {
+		switch e := x.(type) {
+		case *ast.StarExpr:
+			x = e.X
+		case *ast.IndexExpr:
+			x = e.X
+		case *ast.IndexListExpr:
+			x = e.X
+		case *ast.ParenExpr:
+			x = e.X
+		case *ast.Ident:
+			return e.Name
+		default:
+			return "?"
+		}
 	}
 }

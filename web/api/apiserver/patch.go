@@ -308,7 +308,7 @@ func (q *request) decodePatched(patched, body []byte, pt types.PatchType, valida
 // kind's group that leaselab does not serve the kind at (coordination.k8s.io/v1beta1 for a
 // Lease) with the URL's version instead: the real server knows those versions, decodes the
 // object as one and converts it to the same fields, so the apiVersion changes nothing.
-func (q *request) patchedVersion(patched []byte) []byte {
+func (q *scope) patchedVersion(patched []byte) []byte {
 	var tm metav1.TypeMeta
 	if json.Unmarshal(patched, &tm) != nil {
 		return patched

@@ -85,7 +85,7 @@ func (q *request) list() error {
 }
 
 // newList builds the list object of the request's version.
-func (q *request) newList(items []runtime.Object, lm metav1.ListMeta) (runtime.Object, error) {
+func (q *scope) newList(items []runtime.Object, lm metav1.ListMeta) (runtime.Object, error) {
 	list, err := q.s.reg.Scheme.New(q.gv.WithKind(q.kind.ListKind))
 	if err != nil {
 		return nil, err

@@ -127,10 +127,17 @@ func (s *Server) Register(e *echo.Echo) {
 
 // request is one API request being served.
 type request struct {
+	scope
+	w  http.ResponseWriter
+	r  *http.Request
+	ri apirequest.Info
+}
+
+// scope is what route finds a request is about: the kind and the version of its URL, and
+// the kind's registry. It converts objects between that version, storage and lists, as
+// k8s.io/apiserver's RequestScope does for its handlers.
+type scope struct {
 	s    *Server
-	w    http.ResponseWriter
-	r    *http.Request
-	ri   apirequest.Info
 	kind *kinds.Kind
 	gv   schema.GroupVersion // the version of the URL
 	// objects is the registry of the kind.
@@ -139,7 +146,7 @@ type request struct {
 
 // ServeHTTP serves one API request, as the front door's request info describes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	q := &request{s: s, w: w, r: r, ri: apirequest.InfoOf(r)}
+	q := &request{scope: scope{s: s}, w: w, r: r, ri: apirequest.InfoOf(r)}
 	if err := q.route(); err != nil {
 		q.fail(err)
 		return
@@ -293,7 +300,7 @@ func (q *request) readBody() ([]byte, error) {
 }
 
 // toVersion converts a storage-version object to the version of the request.
-func (q *request) toVersion(obj runtime.Object) (runtime.Object, error) {
+func (q *scope) toVersion(obj runtime.Object) (runtime.Object, error) {
 	if q.gv.Version == q.kind.StorageVersion {
 		return obj, nil
 	}
@@ -301,7 +308,7 @@ func (q *request) toVersion(obj runtime.Object) (runtime.Object, error) {
 }
 
 // toStorage converts an object of the request's version to the storage version.
-func (q *request) toStorage(obj runtime.Object) (runtime.Object, error) {
+func (q *scope) toStorage(obj runtime.Object) (runtime.Object, error) {
 	if q.gv.Version == q.kind.StorageVersion {
 		return obj, nil
 	}
@@ -354,6 +361,6 @@ func (q *request) managerName(fieldManager string) string {
 
 // fieldManager is the field manager of the request's kind and version. ServeHTTP has waited
 // for them to be built before a create, update or patch runs.
-func (q *request) fieldManager() *managedfields.FieldManager {
+func (q *scope) fieldManager() *managedfields.FieldManager {
 	return q.objects.FieldManager(q.gv)
 }

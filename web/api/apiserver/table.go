@@ -126,7 +126,7 @@ func (q *request) convertListForOutput(out output, items []runtime.Object, lm me
 
 // internalType is how the real server's messages print the Go type of one of the kind's
 // objects: its internal (unversioned) type, *coordination.Lease or *core.NamespaceList.
-func (q *request) internalType(kind string) string {
+func (q *scope) internalType(kind string) string {
 	pkg := "core"
 	if q.kind.Group != "" {
 		pkg, _, _ = strings.Cut(q.kind.Group, ".")

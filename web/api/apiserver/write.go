@@ -108,14 +108,14 @@ var upstreamVersions = map[schema.GroupVersionKind]bool{
 }
 
 // upstreamVersion reports whether gvk is the request's kind at a version kube-apiserver knows.
-func (q *request) upstreamVersion(gvk schema.GroupVersionKind) bool {
+func (q *scope) upstreamVersion(gvk schema.GroupVersionKind) bool {
 	return gvk.Kind == q.kind.Kind && gvk.Group == q.kind.Group && (q.kind.Serves(gvk.Version) || upstreamVersions[gvk])
 }
 
 // decodeError words a body that cannot be decoded as the real server's transformDecodeError
 // does: by the kind and version the body claims when it could be read that far, else with the
 // start of the body.
-func (q *request) decodeError(err error, actual *schema.GroupVersionKind, body []byte) error {
+func (q *scope) decodeError(err error, actual *schema.GroupVersionKind, body []byte) error {
 	if actual != nil && actual.Kind != "" {
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", actual.Kind, actual.Version, q.kind.Kind, err))
 	}

@@ -26,7 +26,7 @@ const dashboardUserAgent = "leaselab-dashboard"
 // createLease handles the "New lease" form. The lease is created by the API handler itself, so
 // the same validation, defaulting and namespace handling apply as to kubectl; refusals are
 // shown on the dashboard with the API's message.
-func (u *UI) createLease(c echo.Context) error {
+func (u *dashboardScreen) createLease(c echo.Context) error {
 	ctx := c.Request().Context()
 	form := templates.LeaseForm{
 		Namespace: strings.TrimSpace(c.FormValue("namespace")),
@@ -74,7 +74,7 @@ func (u *UI) createLease(c echo.Context) error {
 // returnTo is the dashboard a form's user goes back to: the namespace it showed (the view field,
 // which the page's script fills in as the filter changes; "" for every namespace), else the
 // user's home namespace.
-func (u *UI) returnTo(c echo.Context) string {
+func (u *dashboardScreen) returnTo(c echo.Context) string {
 	if err := c.Request().ParseForm(); err == nil {
 		if view, ok := c.Request().PostForm["view"]; ok && len(view) == 1 && (view[0] == "" || len(validation.IsDNS1123Label(view[0])) == 0) {
 			return dashboardURL(view[0])
@@ -84,7 +84,7 @@ func (u *UI) returnTo(c echo.Context) string {
 }
 
 // homeNamespace is the namespace the user's dashboard shows (templates.SignedIn.Home).
-func (u *UI) homeNamespace(r *http.Request) string {
+func (u *dashboardScreen) homeNamespace(r *http.Request) string {
 	s, _ := u.signedIn(r)
 	return s.Home()
 }
@@ -96,7 +96,7 @@ func refuse(f *templates.LeaseForm, why i18n.Text) {
 }
 
 // deleteLease handles a card's Delete button. A lease that is already gone is not an error.
-func (u *UI) deleteLease(c echo.Context) error {
+func (u *dashboardScreen) deleteLease(c echo.Context) error {
 	ns, name := c.Param("namespace"), c.Param("name")
 	if len(validation.IsDNS1123Label(ns)) > 0 {
 		return u.failSays(c, http.StatusBadRequest, i18n.Say("error.badNamespace", ns))
@@ -132,7 +132,7 @@ func isForbidden(err error) bool {
 
 // callAPI performs one request on the API in process (Options.API), as the user of ctx (the
 // signed-in user of the request being served), and returns an *apiError for a refusal.
-func (u *UI) callAPI(ctx context.Context, method, path string, body []byte) error {
+func (u *dashboardScreen) callAPI(ctx context.Context, method, path string, body []byte) error {
 	if u.opts.API == nil {
 		return &apiError{code: http.StatusServiceUnavailable, msg: "the API is not available"}
 	}

@@ -177,7 +177,7 @@ func (f *asset) gzipped() []byte {
 
 // static serves an embedded asset: the right Content-Type, the gzip variant when the client
 // accepts it, an ETag, and a year of caching when the URL carries the current hash.
-func (u *UI) static(c echo.Context) error {
+func (u *pages) static(c echo.Context) error {
 	name := strings.TrimPrefix(path.Clean("/"+c.Param("*")), "/")
 	f := u.assets().files[name]
 	if f == nil {

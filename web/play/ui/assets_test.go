@@ -37,7 +37,7 @@ func TestStaticAssets(t *testing.T) {
 	if _, ok := a.files["wasm/.keep"]; ok {
 		t.Error("the placeholder is served")
 	}
-	u := &UI{assets: func() *assets { return a }}
+	u := &pages{&reader{deps: &deps{assets: func() *assets { return a }}}}
 	serve := func(target string, header map[string]string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(http.MethodGet, target, nil)
 		for k, v := range header {

@@ -30,7 +30,7 @@ import (
 // expiry is told by the server, once, when it happens; a dashboard that was disconnected gets
 // the whole board again when it reconnects.
 type board struct {
-	u *UI
+	read *reader
 
 	mu      sync.Mutex
 	started bool
@@ -183,8 +183,8 @@ const (
 	boardFlush = 100 * time.Millisecond
 )
 
-func newBoard(u *UI) *board {
-	return &board{u: u, leases: map[leaseKey]*boardLease{}, cands: map[leaseKey]boardCandidate{},
+func newBoard(read *reader) *board {
+	return &board{read: read, leases: map[leaseKey]*boardLease{}, cands: map[leaseKey]boardCandidate{},
 		subs: map[*boardSub]struct{}{}, wake: make(chan struct{}, 1), recheck: map[leaseKey]time.Time{},
 		seenLease: map[leaseKey]int64{}, seenViews: map[leaseKey]int64{}, gone: map[leaseKey]map[string]bool{}}
 }
@@ -215,11 +215,11 @@ func (b *board) unsubscribe(s *boardSub) {
 
 // start reads every lease, tells their history and follows their changes. Called with b.mu.
 func (b *board) start(ctx context.Context) error {
-	leases, rev, err := b.u.listLeases(ctx, "", moment{})
+	leases, rev, err := b.read.listLeases(ctx, "", moment{})
 	if err != nil {
 		return err
 	}
-	now := b.u.opts.Now()
+	now := b.read.opts.Now()
 	b.from = rev
 	clear(b.seenLease)
 	clear(b.seenViews)
@@ -236,25 +236,25 @@ func (b *board) start(ctx context.Context) error {
 	}
 	b.feed = slices.Clone(newestFeed(feed))
 	slices.Reverse(b.feed)
-	cands, candsRev, err := b.u.listCandidates(ctx, "", moment{})
+	cands, candsRev, err := b.read.listCandidates(ctx, "", moment{})
 	if err != nil {
 		return err
 	}
 	for _, lc := range cands {
 		b.cands[leaseKey{lc.Namespace, lc.Name}] = candidateOf(lc, now)
 	}
-	w, err := b.u.store.Watch(b.u.opts.Context, store.WatchOptions{Resource: b.u.leases.StorageResource(), After: rev})
+	w, err := b.read.store.Watch(b.read.opts.Context, store.WatchOptions{Resource: b.read.leases.StorageResource(), After: rev})
 	if err != nil {
 		return err
 	}
-	cw, err := b.u.store.Watch(b.u.opts.Context, store.WatchOptions{Resource: b.u.candidates.StorageResource(), After: candsRev})
+	cw, err := b.read.store.Watch(b.read.opts.Context, store.WatchOptions{Resource: b.read.candidates.StorageResource(), After: candsRev})
 	if err != nil {
 		w.Close()
 		return err
 	}
 	// Candidates' views change the split-brain count; the leases were judged with every view
 	// up to rev.
-	vw, err := b.u.store.Watch(b.u.opts.Context, store.WatchOptions{Resource: views.Resource, After: rev})
+	vw, err := b.read.store.Watch(b.read.opts.Context, store.WatchOptions{Resource: views.Resource, After: rev})
 	if err != nil {
 		w.Close()
 		cw.Close()
@@ -277,7 +277,7 @@ func candidateOf(lc *coordinationv1beta1.LeaseCandidate, now time.Time) boardCan
 // tellLease judges one lease: its card, and the feed lines not told before (all of them when
 // prev is nil).
 func (b *board) tellLease(ctx context.Context, l *coordinationv1.Lease, prev *boardLease, now time.Time, k known) (*boardLease, []templates.FeedItem, error) {
-	st, err := b.u.storyKnown(ctx, l, now, false, k)
+	st, err := b.read.storyKnown(ctx, l, now, false, k)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -304,7 +304,7 @@ func (b *board) tellDeletedLocked(ctx context.Context, k leaseKey, prev *boardLe
 	var items []templates.FeedItem
 	stub := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: k.ns, Name: k.name}}
 	if bl, fresh, err := b.tellLease(ctx, stub, prev, now, seen); err != nil {
-		b.u.log.Warn("dashboard board: lease history", slog.Any("error", err))
+		b.read.log.Warn("dashboard board: lease history", slog.Any("error", err))
 	} else {
 		told, items = bl.told, fresh
 	}
@@ -333,7 +333,7 @@ func (b *board) run(w, cw, vw store.Watch) {
 	defer w.Close()
 	defer cw.Close()
 	defer vw.Close()
-	ctx := b.u.opts.Context
+	ctx := b.read.opts.Context
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var pending []store.Event
@@ -375,7 +375,7 @@ func (b *board) run(w, cw, vw store.Watch) {
 // ended logs why a watch ended (fell behind, compacted, store closed) and restarts the board.
 func (b *board) ended(w store.Watch) {
 	if err := w.Err(); err != nil && !errors.Is(err, context.Canceled) {
-		b.u.log.Warn("dashboard board: watch ended", slog.Any("error", err))
+		b.read.log.Warn("dashboard board: watch ended", slog.Any("error", err))
 	}
 	b.restart()
 }
@@ -399,7 +399,7 @@ func (b *board) restart() {
 // apply judges the leases that changed and those whose hold ran out, pushes the result to every
 // dashboard and returns how long until the next held lease runs out.
 func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
-	now := b.u.opts.Now()
+	now := b.read.opts.Now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	msg := boardMessage{Type: "board"}
@@ -409,7 +409,7 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 		switch ev.Object.Resource {
 		case views.Resource:
 			b.applyViewLocked(dirty, ev)
-		case b.u.leases.StorageResource():
+		case b.read.leases.StorageResource():
 			b.applyLeaseLocked(&msg, dirty, ev)
 		default:
 			b.applyCandidateLocked(&msg, ev, now)
@@ -429,7 +429,7 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 func (b *board) applyViewLocked(dirty map[leaseKey]*coordinationv1.Lease, ev store.Event) {
 	k := leaseKey{ev.Object.Namespace, ev.Object.Name}
 	_, k.name = views.LeaseOf(ev.Object)
-	b.u.views.Observe(ev, b.seen(b.seenViews, k))
+	b.read.views.Observe(ev, b.seen(b.seenViews, k))
 	b.seenViews[k] = ev.Object.Revision
 	b.markLocked(dirty, k)
 }
@@ -439,17 +439,17 @@ func (b *board) applyViewLocked(dirty map[leaseKey]*coordinationv1.Lease, ev sto
 func (b *board) applyLeaseLocked(msg *boardMessage, dirty map[leaseKey]*coordinationv1.Lease, ev store.Event) {
 	k := leaseKey{ev.Object.Namespace, ev.Object.Name}
 	if ev.Type == store.Deleted {
-		b.u.hist.observe(k.ns, k.name, nil, ev.Object.Revision, ev.Time, b.seen(b.seenLease, k))
+		b.read.hist.observe(k.ns, k.name, nil, ev.Object.Revision, ev.Time, b.seen(b.seenLease, k))
 		b.seenLease[k] = ev.Object.Revision
 		dirty[k] = nil
 		return
 	}
-	l, err := b.u.decodeLease(ev.Object)
+	l, err := b.read.decodeLease(ev.Object)
 	if err != nil {
-		b.u.log.Warn("dashboard board: undecodable lease", slog.Any("error", err))
+		b.read.log.Warn("dashboard board: undecodable lease", slog.Any("error", err))
 		return
 	}
-	b.u.hist.observe(k.ns, k.name, l, ev.Object.Revision, ev.Time, b.seen(b.seenLease, k))
+	b.read.hist.observe(k.ns, k.name, l, ev.Object.Revision, ev.Time, b.seen(b.seenLease, k))
 	b.seenLease[k] = ev.Object.Revision
 	if prev := b.leases[k]; prev != nil {
 		if judge.Renewal(prev.cur, judge.ChangeOf(l, ev.Object.Revision, ev.Time, &prev.cur)) {
@@ -508,7 +508,7 @@ func (b *board) judgeLocked(ctx context.Context, msg *boardMessage, dirty map[le
 		}
 		bl, items, err := b.tellLease(ctx, l, prev, now, seen)
 		if err != nil {
-			b.u.log.Warn("dashboard board: lease history", slog.Any("error", err))
+			b.read.log.Warn("dashboard board: lease history", slog.Any("error", err))
 			continue
 		}
 		b.leases[k] = bl
@@ -550,10 +550,10 @@ func (b *board) applyCandidateLocked(msg *boardMessage, ev store.Event, now time
 		}
 		return
 	}
-	obj, err := decodeStored(b.u.reg, b.u.candidates, ev.Object)
+	obj, err := decodeStored(b.read.reg, b.read.candidates, ev.Object)
 	lc, ok := obj.(*coordinationv1beta1.LeaseCandidate)
 	if err != nil || !ok {
-		b.u.log.Warn("dashboard board: undecodable lease candidate", slog.Any("error", err))
+		b.read.log.Warn("dashboard board: undecodable lease candidate", slog.Any("error", err))
 		return
 	}
 	r := candidateOf(lc, now)
@@ -594,7 +594,7 @@ func (b *board) broadcastLocked(msg boardMessage) {
 			if m := msg.inNamespace(a.ns); !m.empty() {
 				var err error
 				if data, err = json.Marshal(m.in(a.lang)); err != nil {
-					b.u.log.Error("dashboard board: encode", slog.Any("error", err))
+					b.read.log.Error("dashboard board: encode", slog.Any("error", err))
 					return
 				}
 			}
@@ -658,7 +658,7 @@ func boardItem(f templates.FeedItem) boardFeedItem {
 // boardWatch serves GET /ui/board/watch: the WebSocket that keeps a dashboard's lease cards and
 // feed current. The first message is the whole board, then what changes; the stream is
 // write-only (anything the browser sends closes it).
-func (u *UI) boardWatch(c echo.Context) error {
+func (u *dashboardScreen) boardWatch(c echo.Context) error {
 	conn, err := acceptWS(c, watchReadLimit)
 	if err != nil {
 		u.log.Debug("board watch refused", slog.Any("error", err))

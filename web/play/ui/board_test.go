@@ -60,11 +60,11 @@ func TestBoardTellsOnce(t *testing.T) {
 	ctx := context.Background()
 	tu.putLease(t, lease("default", "demo", "a", t0, 2, 0), t0)
 
-	sub, err := tu.board.subscribe(ctx, "")
+	sub, err := tu.dashboard.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tu.board.unsubscribe(sub)
+	defer tu.dashboard.board.unsubscribe(sub)
 	m := mustBoardMessage(t, sub)
 	if !m.Reset || len(m.Cards) != 1 || m.Cards[0].Status != judge.StatusHeld || m.Cards[0].ExpiresMs != t0.Add(2*time.Second).UnixMilli() {
 		t.Fatalf("first message: %+v", m)
@@ -83,7 +83,7 @@ func TestBoardTellsOnce(t *testing.T) {
 
 	// The hold runs out: the server tells it.
 	clock.Store(t0.Add(3500 * time.Millisecond).UnixNano())
-	tu.board.apply(ctx, nil)
+	tu.dashboard.board.apply(ctx, nil)
 	m = mustBoardMessage(t, sub)
 	if len(m.Cards) != 1 || m.Cards[0].Status != judge.StatusExpired {
 		t.Fatalf("after it ran out: %+v", m)
@@ -92,7 +92,7 @@ func TestBoardTellsOnce(t *testing.T) {
 		t.Errorf("feed %q, want %q", got, want)
 	}
 	// Told once.
-	tu.board.apply(ctx, nil)
+	tu.dashboard.board.apply(ctx, nil)
 	select {
 	case data := <-sub.msgs:
 		t.Errorf("told again: %s", data)
@@ -106,11 +106,11 @@ func TestBoardTellsOnce(t *testing.T) {
 	if got, want := feedTexts(m.Feed), "acquired: b acquired default/demo after a's hold expired (transitions 1)"; got != want {
 		t.Errorf("feed %q, want %q", got, want)
 	}
-	late, err := tu.board.subscribe(ctx, "")
+	late, err := tu.dashboard.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tu.board.unsubscribe(late)
+	defer tu.dashboard.board.unsubscribe(late)
 	m = mustBoardMessage(t, late)
 	want := "acquired: a acquired default/demo (transitions 0)\n" +
 		"expired: a's hold on default/demo expired: not renewed in time\n" +
@@ -128,11 +128,11 @@ func TestBoardTellsDeletion(t *testing.T) {
 	tu, clock := mustNewClockedUI(t)
 	ctx := context.Background()
 	tu.putLease(t, lease("arena", "shared", "a", t0, 10, 0), t0)
-	sub, err := tu.board.subscribe(ctx, "")
+	sub, err := tu.dashboard.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tu.board.unsubscribe(sub)
+	defer tu.dashboard.board.unsubscribe(sub)
 	mustBoardMessage(t, sub)
 
 	clock.Store(t0.Add(3 * time.Second).UnixNano())
@@ -151,11 +151,11 @@ func TestBoardTellsDeletion(t *testing.T) {
 	if got, want := feedTexts(m.Feed), "acquired: a acquired arena/shared (transitions 0)"; got != want {
 		t.Errorf("feed once created again:\n%s\nwant:\n%s", got, want)
 	}
-	late, err := tu.board.subscribe(ctx, "")
+	late, err := tu.dashboard.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tu.board.unsubscribe(late)
+	defer tu.dashboard.board.unsubscribe(late)
 	want := "acquired: a acquired arena/shared (transitions 0)\n" +
 		"deleted: arena/shared was deleted while a held it\n" +
 		"acquired: a acquired arena/shared (transitions 0)"
@@ -168,11 +168,11 @@ func TestBoardCandidates(t *testing.T) {
 	tu := mustNewUI(t, t0)
 	ctx := context.Background()
 	tu.putCandidate(t, "default", "c1", "demo", coordinationv1.OldestEmulationVersion, nil)
-	sub, err := tu.board.subscribe(ctx, "")
+	sub, err := tu.dashboard.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tu.board.unsubscribe(sub)
+	defer tu.dashboard.board.unsubscribe(sub)
 	m := mustBoardMessage(t, sub)
 	if len(m.Candidates) != 1 || m.Candidates[0].Strategies != "OldestEmulationVersion" || m.Candidates[0].V1alpha1 {
 		t.Fatalf("first message's candidates: %+v", m.Candidates)
@@ -208,11 +208,11 @@ func TestHugeHolderIsShownShort(t *testing.T) {
 	if n := rec.Body.Len(); rec.Code != http.StatusOK || n > (1<<20)+100<<10 {
 		t.Errorf("lease page: %d, %d bytes; want the YAML's megabyte and under 100 KiB more", rec.Code, n)
 	}
-	sub, err := tu.board.subscribe(context.Background(), "")
+	sub, err := tu.dashboard.board.subscribe(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tu.board.unsubscribe(sub)
+	defer tu.dashboard.board.unsubscribe(sub)
 	data := <-sub.msgs
 	if len(data) > 20<<10 {
 		t.Errorf("the board's first message is %d bytes", len(data))
@@ -233,11 +233,11 @@ func TestBoardJudgesFromItsWatch(t *testing.T) {
 	tu.putLease(t, lease("default", "x", "alice", at(0), 10, 0), at(0))
 	tu.recordView("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", 0.5)
 
-	sub, err := tu.board.subscribe(ctx, "")
+	sub, err := tu.dashboard.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tu.board.unsubscribe(sub)
+	defer tu.dashboard.board.unsubscribe(sub)
 	mustBoardMessage(t, sub)
 	reads := tu.st.historyReads.Load()
 
@@ -257,16 +257,16 @@ func TestBoardJudgesFromItsWatch(t *testing.T) {
 
 	// A board over the same store that reads everything from the log tells the same.
 	fresh := mustNewUIOn(t, tu.st, t0, func(o *Options) { o.Now = tu.opts.Now }) // the same clock
-	fsub, err := fresh.board.subscribe(ctx, "")
+	fsub, err := fresh.dashboard.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer fresh.board.unsubscribe(fsub)
+	defer fresh.dashboard.board.unsubscribe(fsub)
 	want := mustBoardMessage(t, fsub)
-	tu.board.mu.Lock()
-	bl := tu.board.leases[leaseKey{"default", "x"}]
+	tu.dashboard.board.mu.Lock()
+	bl := tu.dashboard.board.leases[leaseKey{"default", "x"}]
 	got := bl.card
-	tu.board.mu.Unlock()
+	tu.dashboard.board.mu.Unlock()
 	if len(want.Cards) != 1 {
 		t.Fatalf("fresh board: %+v", want.Cards)
 	}
@@ -276,7 +276,7 @@ func TestBoardJudgesFromItsWatch(t *testing.T) {
 		t.Errorf("card from the watch\n%s\nfrom the log\n%s", gj, wj)
 	}
 	var told []string
-	for _, f := range tu.board.feed {
+	for _, f := range tu.dashboard.board.feed {
 		told = append(told, f.Kind+": "+f.Text)
 	}
 	if got, want := strings.Join(told, "\n"), feedTexts(want.Feed); got != want {
@@ -293,16 +293,16 @@ func TestBoardFollowsOneNamespace(t *testing.T) {
 	tu.putLease(t, lease("team-a", "demo", "a", t0, 10, 0), t0)
 	tu.putLease(t, lease("team-b", "demo", "b", t0, 10, 0), t0)
 
-	all, err := tu.board.subscribe(ctx, "")
+	all, err := tu.dashboard.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tu.board.unsubscribe(all)
-	one, err := tu.board.subscribe(ctx, "team-a")
+	defer tu.dashboard.board.unsubscribe(all)
+	one, err := tu.dashboard.board.subscribe(ctx, "team-a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tu.board.unsubscribe(one)
+	defer tu.dashboard.board.unsubscribe(one)
 	if m := mustBoardMessage(t, all); !m.Reset || len(m.Cards) != 2 || len(m.Feed) != 2 {
 		t.Fatalf("every namespace, first message: %+v", m)
 	}

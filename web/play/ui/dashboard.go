@@ -25,16 +25,18 @@ import (
 const maxFeed = 30
 
 // dashboard serves /[?at=].
-func (u *UI) dashboard(c echo.Context) error { return u.serveDashboard(c, templates.DashboardView) }
+func (u *dashboardScreen) dashboard(c echo.Context) error {
+	return u.serveDashboard(c, templates.DashboardView)
+}
 
 // dashboardLive serves the part of the dashboard that shows a moment (/ui/dashboard/live?at=),
 // which the time control swaps in.
-func (u *UI) dashboardLive(c echo.Context) error {
+func (u *dashboardScreen) dashboardLive(c echo.Context) error {
 	return u.serveDashboard(c, templates.DashboardLiveView)
 }
 
 // serveDashboard renders the dashboard of the request's moment with view.
-func (u *UI) serveDashboard(c echo.Context, view func(templates.Dashboard) templ.Component) error {
+func (u *dashboardScreen) serveDashboard(c echo.Context, view func(templates.Dashboard) templ.Component) error {
 	m, ok, err := u.momentOfRequest(c)
 	if !ok {
 		return err
@@ -51,7 +53,7 @@ type leaseKey struct{ ns, name string }
 
 // dashboardView builds the dashboard's view model as of m. ns filters what is shown (the rest
 // is rendered hidden, so that the filter works without a reload).
-func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseForm, m moment) (templates.Dashboard, error) {
+func (u *dashboardScreen) dashboardView(ctx context.Context, ns string, form templates.LeaseForm, m moment) (templates.Dashboard, error) {
 	now := u.judgeTime(m)
 	leases, leasesRV, err := u.listLeases(ctx, "", m)
 	if err != nil {
@@ -102,7 +104,7 @@ func (u *UI) dashboardView(ctx context.Context, ns string, form templates.LeaseF
 
 // electionRows fills the dashboard's elections as of m: every lease that has candidates, with
 // the election controller's latest decision about it, which it returns by lease.
-func (u *UI) electionRows(v *templates.Dashboard, cands []*coordinationv1beta1.LeaseCandidate, m moment) map[leaseKey]templates.DecisionView {
+func (u *dashboardScreen) electionRows(v *templates.Dashboard, cands []*coordinationv1beta1.LeaseCandidate, m moment) map[leaseKey]templates.DecisionView {
 	candCount := map[leaseKey]int{}
 	for _, lc := range cands {
 		candCount[leaseKey{lc.Namespace, lc.Spec.LeaseName}]++
@@ -129,7 +131,7 @@ func (u *UI) electionRows(v *templates.Dashboard, cands []*coordinationv1beta1.L
 
 // dashboardCards fills the dashboard's lease cards and its feed, each lease's story told as
 // of m; latest are the election controller's latest decisions by lease.
-func (u *UI) dashboardCards(ctx context.Context, v *templates.Dashboard, leases []*coordinationv1.Lease, latest map[leaseKey]templates.DecisionView, m moment) error {
+func (u *dashboardScreen) dashboardCards(ctx context.Context, v *templates.Dashboard, leases []*coordinationv1.Lease, latest map[leaseKey]templates.DecisionView, m moment) error {
 	candCount, tabCount := map[leaseKey]int{}, map[leaseKey]int{}
 	cast := map[leaseKey][]templates.CastMember{}
 	for _, r := range v.Elections {

@@ -21,7 +21,7 @@ const maxDecisions = 30
 // every open dashboard is sent the lease's latest decision. It never blocks; changes that come
 // faster than dashboards take them are folded together. New calls it for every decision the
 // controller publishes (Elections.Subscribe).
-func (u *UI) decisionsChanged(namespace, lease string) {
+func (u *tabScreen) decisionsChanged(namespace, lease string) {
 	u.dfeed.touch(leaseKey{namespace, lease})
 }
 
@@ -38,7 +38,7 @@ func electionDecisions(list func(namespace, lease string) []election.Decision) f
 }
 
 // decisionsFunc returns the source of decisions, nil when the controller does not run.
-func (u *UI) decisionsFunc() func(namespace, lease string) []templates.DecisionView {
+func (u *reader) decisionsFunc() func(namespace, lease string) []templates.DecisionView {
 	return u.decisions
 }
 
@@ -117,7 +117,7 @@ type decisionSummary struct {
 
 // decisionsMessage encodes the "decisions" message with the latest decision about each of keys,
 // its sentences in lang.
-func (u *UI) decisionsMessage(keys []leaseKey, lang i18n.Lang) []byte {
+func (u *tabScreen) decisionsMessage(keys []leaseKey, lang i18n.Lang) []byte {
 	f := u.decisionsFunc()
 	now := u.opts.Now()
 	msg := struct {

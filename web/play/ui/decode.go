@@ -23,7 +23,7 @@ func decodeStored(reg *kinds.Registry, k *kinds.Kind, o store.Object) (runtime.O
 }
 
 // decodeLease decodes a stored Lease.
-func (u *UI) decodeLease(o store.Object) (*coordinationv1.Lease, error) {
+func (u *reader) decodeLease(o store.Object) (*coordinationv1.Lease, error) {
 	obj, err := decodeStored(u.reg, u.leases, o)
 	if err != nil {
 		return nil, err
@@ -37,7 +37,7 @@ func (u *UI) decodeLease(o store.Object) (*coordinationv1.Lease, error) {
 
 // list lists objects as of the moment m: at its revision, the current ones when m is live. A
 // past moment before any change lists nothing.
-func (u *UI) list(ctx context.Context, m moment, opts store.ListOptions) (store.ListResult, error) {
+func (u *reader) list(ctx context.Context, m moment, opts store.ListOptions) (store.ListResult, error) {
 	if m.past() && m.rev == 0 {
 		return store.ListResult{}, nil
 	}
@@ -47,7 +47,7 @@ func (u *UI) list(ctx context.Context, m moment, opts store.ListOptions) (store.
 
 // listLeases returns every lease as of m (of one namespace when ns is set) and the list's
 // revision.
-func (u *UI) listLeases(ctx context.Context, ns string, m moment) ([]*coordinationv1.Lease, int64, error) {
+func (u *reader) listLeases(ctx context.Context, ns string, m moment) ([]*coordinationv1.Lease, int64, error) {
 	res, err := u.list(ctx, m, store.ListOptions{Resource: u.leases.StorageResource(), Namespace: ns})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list leases: %w", err)
@@ -64,7 +64,7 @@ func (u *UI) listLeases(ctx context.Context, ns string, m moment) ([]*coordinati
 }
 
 // listCandidates returns every LeaseCandidate as of m (of one namespace when ns is set).
-func (u *UI) listCandidates(ctx context.Context, ns string, m moment) ([]*coordinationv1beta1.LeaseCandidate, int64, error) {
+func (u *reader) listCandidates(ctx context.Context, ns string, m moment) ([]*coordinationv1beta1.LeaseCandidate, int64, error) {
 	res, err := u.list(ctx, m, store.ListOptions{Resource: u.candidates.StorageResource(), Namespace: ns})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list lease candidates: %w", err)
@@ -83,7 +83,7 @@ func (u *UI) listCandidates(ctx context.Context, ns string, m moment) ([]*coordi
 }
 
 // listNamespaces returns the names of every namespace as of m.
-func (u *UI) listNamespaces(ctx context.Context, m moment) ([]string, int64, error) {
+func (u *reader) listNamespaces(ctx context.Context, m moment) ([]string, int64, error) {
 	res, err := u.list(ctx, m, store.ListOptions{Resource: u.namespaces.StorageResource()})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list namespaces: %w", err)
@@ -96,7 +96,7 @@ func (u *UI) listNamespaces(ctx context.Context, m moment) ([]string, int64, err
 }
 
 // leaseEvents returns the core v1 Events of ns as of m whose involvedObject is the lease name.
-func (u *UI) leaseEvents(ctx context.Context, ns, name string, m moment) ([]*corev1.Event, error) {
+func (u *reader) leaseEvents(ctx context.Context, ns, name string, m moment) ([]*corev1.Event, error) {
 	res, err := u.list(ctx, m, store.ListOptions{Resource: u.events.StorageResource(), Namespace: ns})
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)

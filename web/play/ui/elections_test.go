@@ -277,7 +277,7 @@ func TestElectionEscaping(t *testing.T) {
 		}
 	}
 	// Pushed to dashboards as JSON, for dashboard.js to set as text.
-	b := tu.decisionsMessage([]leaseKey{{"default", evilLease}}, i18n.EN)
+	b := tu.tabs.decisionsMessage([]leaseKey{{"default", evilLease}}, i18n.EN)
 	var m struct {
 		Decisions []decisionSummary `json:"decisions"`
 	}
@@ -301,7 +301,7 @@ func TestDashboardDecisionsPushed(t *testing.T) {
 		mu.Lock()
 		decisions["default/"+lease] = append(decisions["default/"+lease], d)
 		mu.Unlock()
-		tu.decisionsChanged("default", lease)
+		tu.tabs.decisionsChanged("default", lease)
 	}
 	srv := httptest.NewServer(tu.echo)
 	defer srv.Close()
@@ -378,7 +378,7 @@ func TestElectionsSubscribed(t *testing.T) {
 	}
 	f.decided <- election.Decision{Namespace: "default", Lease: "sched", Kind: election.KindElect}
 	poll.Until(t, 10*time.Second, "the decision reaches the dashboards' feed", func() (bool, string) {
-		keys, _ := tu.dfeed.since(0)
+		keys, _ := tu.tabs.dfeed.since(0)
 		return slices.Contains(keys, leaseKey{"default", "sched"}), fmt.Sprintf("feed %v", keys)
 	})
 	cancel()
@@ -431,7 +431,7 @@ func TestElectionDecisionsInChinese(t *testing.T) {
 		var m struct {
 			Decisions []decisionSummary `json:"decisions"`
 		}
-		if err := json.Unmarshal(tu.decisionsMessage([]leaseKey{{"default", "sched"}}, l), &m); err != nil || len(m.Decisions) != 1 || m.Decisions[0].Message != c.conflict {
+		if err := json.Unmarshal(tu.tabs.decisionsMessage([]leaseKey{{"default", "sched"}}, l), &m); err != nil || len(m.Decisions) != 1 || m.Decisions[0].Message != c.conflict {
 			t.Errorf("%s: pushed %+v (%v)", c.lang, m.Decisions, err)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 // history serves /ui/history?namespace=NS&lease=NAME: the recording of a namespace, of one
 // lease of it, or of everything (web/lease/recording), as a file to download, read from one
 // snapshot of the server's database.
-func (u *UI) history(c echo.Context) error {
+func (u *historyScreen) history(c echo.Context) error {
 	scope := recording.Scope{Namespace: c.QueryParam("namespace"), Lease: c.QueryParam("lease")}
 	if err := scope.Validate(); err != nil {
 		return u.failSays(c, http.StatusBadRequest, i18n.Say("error.noRecording", err.Error()))

@@ -29,7 +29,7 @@ import (
 const maxEvents = 50
 
 // leasePage serves /leases/:namespace/:name[?at=].
-func (u *UI) leasePage(c echo.Context) error {
+func (u *leaseScreen) leasePage(c echo.Context) error {
 	ns, name := c.Param("namespace"), c.Param("name")
 	m, ok, err := u.momentOfRequest(c)
 	if !ok {
@@ -64,7 +64,7 @@ func (u *UI) leasePage(c echo.Context) error {
 const momentLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // leaseLive serves the live part of the lease page[?at=], which lease.js and scrub.js swap in.
-func (u *UI) leaseLive(c echo.Context) error {
+func (u *leaseScreen) leaseLive(c echo.Context) error {
 	m, ok, err := u.momentOfRequest(c)
 	if !ok {
 		return err
@@ -79,7 +79,7 @@ func (u *UI) leaseLive(c echo.Context) error {
 // leaseLiveView builds the lease page's live part as of m (at a past moment: the changes up to
 // then, drawn by the same judge). known is false when the lease neither exists nor has any
 // change left in the log.
-func (u *UI) leaseLiveView(ctx context.Context, ns, name string, m moment) (templates.LeaseLive, bool, error) {
+func (u *leaseScreen) leaseLiveView(ctx context.Context, ns, name string, m moment) (templates.LeaseLive, bool, error) {
 	now := u.judgeTime(m)
 	live := templates.LeaseLive{Moment: u.momentView(m, leaseURL(ns, name)), ObjectURL: u.objectURL(ns, name)}
 	rev, _, err := u.store.Revision(ctx)
@@ -136,7 +136,7 @@ func (u *UI) leaseLiveView(ctx context.Context, ns, name string, m moment) (temp
 
 // leaseCandidates fills the lease's candidates as of m: its LeaseCandidates, its candidate
 // tabs and the election controller's decisions.
-func (u *UI) leaseCandidates(ctx context.Context, live *templates.LeaseLive, ns, name string, m moment) error {
+func (u *leaseScreen) leaseCandidates(ctx context.Context, live *templates.LeaseLive, ns, name string, m moment) error {
 	now := u.judgeTime(m)
 	cands, _, err := u.listCandidates(ctx, ns, m)
 	if err != nil {
@@ -162,7 +162,7 @@ func (u *UI) leaseCandidates(ctx context.Context, live *templates.LeaseLive, ns,
 }
 
 // leaseNow fills the state of the lease as it is now.
-func (u *UI) leaseNow(ctx context.Context, live *templates.LeaseLive, ns, name string, changes []judge.Change, now time.Time) error {
+func (u *leaseScreen) leaseNow(ctx context.Context, live *templates.LeaseLive, ns, name string, changes []judge.Change, now time.Time) error {
 	o, err := u.store.Get(ctx, store.Key{Resource: u.leases.StorageResource(), Namespace: ns, Name: name})
 	switch {
 	case notFound(err):
@@ -181,7 +181,7 @@ func (u *UI) leaseNow(ctx context.Context, live *templates.LeaseLive, ns, name s
 }
 
 // leaseAsOf fills the state of the lease at the moment at from its changes up to then.
-func (u *UI) leaseAsOf(ctx context.Context, live *templates.LeaseLive, ns, name string, changes []judge.Change, at time.Time) error {
+func (u *leaseScreen) leaseAsOf(ctx context.Context, live *templates.LeaseLive, ns, name string, changes []judge.Change, at time.Time) error {
 	cur, l, ok, err := u.changeAsOf(ctx, ns, name, changes, at)
 	if err != nil || !ok {
 		return err
@@ -201,7 +201,7 @@ func (u *UI) leaseAsOf(ctx context.Context, live *templates.LeaseLive, ns, name 
 // change log, as the history cache keeps only the first and last renewal of a term. ok is
 // false when the lease did not exist at that moment; the lease is nil when its write was
 // compacted away since.
-func (u *UI) changeAsOf(ctx context.Context, ns, name string, changes []judge.Change, at time.Time) (cur judge.Change, l *coordinationv1.Lease, ok bool, err error) {
+func (u *reader) changeAsOf(ctx context.Context, ns, name string, changes []judge.Change, at time.Time) (cur judge.Change, l *coordinationv1.Lease, ok bool, err error) {
 	n := len(changes)
 	if n == 0 || changes[n-1].Deleted {
 		return judge.Change{}, nil, false, nil
@@ -353,7 +353,7 @@ const maxEventMessage = 1024
 const maxYAMLValue = 300
 
 // objectURL is where the API serves the lease ns/name (the cluster's mirror in front of one).
-func (u *UI) objectURL(ns, name string) string {
+func (u *leaseScreen) objectURL(ns, name string) string {
 	base := ""
 	if u.opts.Upstream != nil {
 		base = u.opts.Upstream.APIBase

@@ -32,7 +32,7 @@ func (m moment) past() bool { return !m.at.IsZero() }
 
 // momentAt is the moment at, the present when at is zero; a moment still to come is now. It
 // returns a *store.CompactedError when the change log no longer reaches back to at.
-func (u *UI) momentAt(ctx context.Context, at time.Time) (moment, error) {
+func (u *reader) momentAt(ctx context.Context, at time.Time) (moment, error) {
 	if at.IsZero() {
 		return moment{}, nil
 	}
@@ -47,7 +47,7 @@ func (u *UI) momentAt(ctx context.Context, at time.Time) (moment, error) {
 }
 
 // judgeTime is the time the judge decides a screen of m by: the moment, or now.
-func (u *UI) judgeTime(m moment) time.Time {
+func (u *reader) judgeTime(m moment) time.Time {
 	if m.past() {
 		return m.at
 	}
@@ -69,7 +69,7 @@ func momentParam(c echo.Context) (time.Time, error) {
 
 // momentOfRequest reads the request's ?at= and finds its moment. On a bad or compacted
 // moment it has answered the request (400 or 410, with the reason) and returns ok false.
-func (u *UI) momentOfRequest(c echo.Context) (m moment, ok bool, err error) {
+func (u *pages) momentOfRequest(c echo.Context) (m moment, ok bool, err error) {
 	at, err := momentParam(c)
 	if err != nil {
 		return moment{}, false, u.failSays(c, http.StatusBadRequest, i18n.Say("error.badMoment", c.QueryParam("at")))
@@ -83,7 +83,7 @@ func (u *UI) momentOfRequest(c echo.Context) (m moment, ok bool, err error) {
 
 // failMoment answers err, met while showing the moment at: a moment the change log no longer
 // reaches back to is a 410 that says so; other errors are the server's.
-func (u *UI) failMoment(c echo.Context, at time.Time, err error) error {
+func (u *pages) failMoment(c echo.Context, at time.Time, err error) error {
 	if !errors.Is(err, store.ErrCompacted) {
 		return err
 	}
@@ -91,7 +91,7 @@ func (u *UI) failMoment(c echo.Context, at time.Time, err error) error {
 }
 
 // momentView is m for the templates; liveLink is the live page.
-func (u *UI) momentView(m moment, liveLink string) templates.Moment {
+func (u *pages) momentView(m moment, liveLink string) templates.Moment {
 	if !m.past() {
 		return templates.Moment{}
 	}
@@ -106,7 +106,7 @@ func (u *UI) momentView(m moment, liveLink string) templates.Moment {
 
 // decisionsAt is the source of the election controller's decisions as of m: every decision
 // when live, those taken by then at a past moment; nil when the controller does not run.
-func (u *UI) decisionsAt(m moment) func(namespace, lease string) []templates.DecisionView {
+func (u *reader) decisionsAt(m moment) func(namespace, lease string) []templates.DecisionView {
 	f := u.decisionsFunc()
 	if f == nil || !m.past() {
 		return f
@@ -124,7 +124,7 @@ func (u *UI) decisionsAt(m moment) func(namespace, lease string) []templates.Dec
 // tabRows are the candidate tabs a screen of m lists, of the namespace ns (all when empty) and
 // the lease (all when empty): the connected tabs when live; at a past moment, each candidate's
 // latest view recorded by then, unless it had stopped.
-func (u *UI) tabRows(ctx context.Context, m moment, ns, lease string) ([]templates.Tab, error) {
+func (u *reader) tabRows(ctx context.Context, m moment, ns, lease string) ([]templates.Tab, error) {
 	var out []templates.Tab
 	if !m.past() {
 		for _, t := range u.hub.Tabs() {
@@ -155,7 +155,7 @@ func (u *UI) tabRows(ctx context.Context, m moment, ns, lease string) ([]templat
 // happened, and a report arrives within the millisecond its moment is written in), so the views
 // recorded up to views.MaxReportDelay after m are read too, and each candidate's latest that
 // began by then is taken, as the split-brain checker takes them.
-func (u *UI) viewsAt(ctx context.Context, m moment, ns string) ([]views.Record, error) {
+func (u *reader) viewsAt(ctx context.Context, m moment, ns string) ([]views.Record, error) {
 	res, err := u.list(ctx, m, store.ListOptions{Resource: views.Resource, Namespace: ns})
 	if err != nil {
 		return nil, fmt.Errorf("list candidate views: %w", err)

@@ -37,7 +37,7 @@ const maxMoments = 2000
 
 // moments serves GET /ui/moments?namespace=NS[&lease=NAME]: the events of the leases of the
 // namespace (every namespace when it is empty), or of the one lease, for the time control.
-func (u *UI) moments(c echo.Context) error {
+func (u *historyScreen) moments(c echo.Context) error {
 	ns, name := c.QueryParam("namespace"), c.QueryParam("lease")
 	if name != "" && ns == "" {
 		return echo.NewHTTPError(http.StatusBadRequest, "lease= needs namespace=")
@@ -57,7 +57,7 @@ func (u *UI) moments(c echo.Context) error {
 }
 
 // momentsOf gathers the window and the events of the leases of ns (or the lease name) up to now.
-func (u *UI) momentsOf(ctx context.Context, ns, name string, now time.Time) (momentsReply, error) {
+func (u *historyScreen) momentsOf(ctx context.Context, ns, name string, now time.Time) (momentsReply, error) {
 	leases := []*coordinationv1.Lease{{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}}
 	if name == "" {
 		var err error

@@ -24,7 +24,7 @@ import (
 // own rules (wasm/candidate), so a refused configuration is explained on the page before any
 // wasm is loaded; the identity is chosen here when none is given, so that the page carries it
 // from the first paint.
-func (u *UI) play(c echo.Context) error {
+func (u *tabScreen) play(c echo.Context) error {
 	q := c.QueryParams()
 	var ps playProblems
 	params, err := candidate.ParamsFromQuery(q)
@@ -88,7 +88,7 @@ func playTimings(q url.Values, params candidate.Params, cfg candidate.Config) *t
 // checkPlayTarget adds what refuses the lease the tab would run for, here: names Kubernetes
 // refuses, a namespace the user may not write, a replay, and what an upstream cluster does not
 // allow.
-func (u *UI) checkPlayTarget(r *http.Request, ps *playProblems, params candidate.Params, cfg candidate.Config) {
+func (u *tabScreen) checkPlayTarget(r *http.Request, ps *playProblems, params candidate.Params, cfg candidate.Config) {
 	if cfg.LeaseName != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(cfg.LeaseName) {
 			ps.add(i18n.Say("play.badLeaseName", strconv.Quote(cfg.LeaseName), msg))
@@ -118,7 +118,7 @@ func (u *UI) checkPlayTarget(r *http.Request, ps *playProblems, params candidate
 
 // playView is the page of a tab: the form shows the durations as typed, the script starts the
 // candidate with the configuration as read (disabled when refused).
-func (u *UI) playView(ctx context.Context, q url.Values, params candidate.Params, cfg candidate.Config, ps playProblems) templates.Play {
+func (u *tabScreen) playView(ctx context.Context, q url.Values, params candidate.Params, cfg candidate.Config, ps playProblems) templates.Play {
 	typed := func(key string, def float64) string {
 		if s := q.Get(key); s != "" {
 			return s
@@ -186,7 +186,7 @@ func slowChoices(ctx context.Context, t *candidate.Timings) []templates.SlowChoi
 // mayNotWrite says why the signed-in user may not run a candidate in namespace ns (a
 // participant's tab for another participant's namespace would only repeat 403s), or "" when
 // it may.
-func (u *UI) mayNotWrite(r *http.Request, ns string) i18n.Text {
+func (u *tabScreen) mayNotWrite(r *http.Request, ns string) i18n.Text {
 	if u.opts.TabUser == nil {
 		return i18n.Text{}
 	}

@@ -60,14 +60,14 @@ func (r *Replay) scopeSays() i18n.Text {
 
 // refuseTab answers a candidate tab's connection on a replay: there is nothing a tab could
 // run against.
-func (u *UI) refuseTab(c echo.Context) error {
+func (u *tabScreen) refuseTab(c echo.Context) error {
 	msg := "candidate tabs cannot join: " + u.opts.Replay.Refusal()
 	status.Write(c.Response(), c.Request(), status.MethodNotAllowed(schema.GroupResource{}, "", msg), status.Filter)
 	return nil
 }
 
 // replayProblem is what a candidate tab's page says on a replay.
-func (u *UI) replayProblem() i18n.Text {
+func (u *tabScreen) replayProblem() i18n.Text {
 	if u.opts.Replay == nil {
 		return i18n.Text{}
 	}

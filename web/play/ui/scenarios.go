@@ -200,7 +200,7 @@ func scenarioMode(sc *scenario.Scenario) string {
 }
 
 // scenarioList serves /scenarios.
-func (u *UI) scenarioList(c echo.Context) error {
+func (u *scenarioScreen) scenarioList(c echo.Context) error {
 	ctx := c.Request().Context()
 	lang := i18n.FromContext(ctx)
 	v := templates.Scenarios{Page: u.page(lang.T("scn.library"), "scenarios")}
@@ -214,7 +214,7 @@ func (u *UI) scenarioList(c echo.Context) error {
 }
 
 // findScenario returns the scenario the path names, or answers 404.
-func (u *UI) findScenario(c echo.Context) (*scenario.Scenario, error) {
+func (u *scenarioScreen) findScenario(c echo.Context) (*scenario.Scenario, error) {
 	sc := scenario.Find(c.Param("name"))
 	if sc == nil {
 		return nil, u.fail(c, http.StatusNotFound, i18n.T(c.Request().Context(), "scn.notfound", c.Param("name")))
@@ -223,7 +223,7 @@ func (u *UI) findScenario(c echo.Context) (*scenario.Scenario, error) {
 }
 
 // scenarioPage serves /scenarios/:name[?seed=&speed=&present=1&lang=].
-func (u *UI) scenarioPage(c echo.Context) error {
+func (u *scenarioScreen) scenarioPage(c echo.Context) error {
 	v, ok, err := u.scenarioOfRequest(c)
 	if !ok {
 		return err
@@ -233,7 +233,7 @@ func (u *UI) scenarioPage(c echo.Context) error {
 
 // scenarioOfRequest is the view of the scenario, seed and speed a page request names; it
 // answers the request itself (404, 400) and returns false when they are not valid.
-func (u *UI) scenarioOfRequest(c echo.Context) (templates.Scenario, bool, error) {
+func (u *scenarioScreen) scenarioOfRequest(c echo.Context) (templates.Scenario, bool, error) {
 	ctx := c.Request().Context()
 	sc, err := u.findScenario(c)
 	if sc == nil {
@@ -246,7 +246,7 @@ func (u *UI) scenarioOfRequest(c echo.Context) (templates.Scenario, bool, error)
 	return u.scenarioView(c, sc, seed, speed), true, nil
 }
 
-func (u *UI) scenarioView(c echo.Context, sc *scenario.Scenario, seed uint64, speed float64) templates.Scenario {
+func (u *scenarioScreen) scenarioView(c echo.Context, sc *scenario.Scenario, seed uint64, speed float64) templates.Scenario {
 	ctx := c.Request().Context()
 	lang := i18n.FromContext(ctx)
 	run := u.scenarios.get(sc.Name, seed)
@@ -292,14 +292,14 @@ func (u *UI) scenarioView(c echo.Context, sc *scenario.Scenario, seed uint64, sp
 		})),
 	}
 	var err error
-	if v.Stage, err = u.stageView(ctx, ns, sc.Lease, moment{}); err != nil {
+	if v.Stage, err = u.stage.stageView(ctx, ns, sc.Lease, moment{}); err != nil {
 		u.log.Warn("lesson stage", slog.String("scenario", sc.Name), slog.Any("error", err))
 	}
 	return v
 }
 
 // scenarioLive builds the live part of a scenario page from the run (nil: not running).
-func (u *UI) scenarioLive(ctx context.Context, sc *scenario.Scenario, run *scenario.Run, ns string) templates.ScenarioLive {
+func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario, run *scenario.Run, ns string) templates.ScenarioLive {
 	lang := i18n.FromContext(ctx)
 	l := templates.ScenarioLive{Total: len(sc.Steps), Speed: "1"}
 	if run == nil {
@@ -359,7 +359,7 @@ func memberView(lang i18n.Lang, s candidate.Snapshot, speed float64) templates.S
 }
 
 // scenarioLiveFragment serves /scenarios/:name/live?seed=: the live part, for scenario.js.
-func (u *UI) scenarioLiveFragment(c echo.Context) error {
+func (u *scenarioScreen) scenarioLiveFragment(c echo.Context) error {
 	v, ok, err := u.scenarioOfRequest(c)
 	if !ok {
 		return err
@@ -369,13 +369,13 @@ func (u *UI) scenarioLiveFragment(c echo.Context) error {
 
 // mayRunScenarios: in workshop mode only the instructor starts and steps scenarios (they put
 // candidates on the server); everyone may watch.
-func (u *UI) mayRunScenarios(r *http.Request) bool {
+func (u *pages) mayRunScenarios(r *http.Request) bool {
 	return u.opts.MayCommandTabs == nil || u.opts.MayCommandTabs(r)
 }
 
 // scenarioAction serves POST /scenarios/:name/{start,next,back,auto,stop}: a form, answered
 // with a redirect to the page (or, from scenario.js, 204).
-func (u *UI) scenarioAction(c echo.Context) error {
+func (u *scenarioScreen) scenarioAction(c echo.Context) error {
 	ctx := c.Request().Context()
 	sc, err := u.findScenario(c)
 	if sc == nil {
@@ -433,7 +433,7 @@ func (u *UI) scenarioAction(c echo.Context) error {
 
 // startScenario (re)starts the run of sc with seed: the previous run of the same seed stops,
 // what it left in its namespace is cleared, and the new one begins.
-func (u *UI) startScenario(sc *scenario.Scenario, seed uint64, speed float64, key string) error {
+func (u *scenarioScreen) startScenario(sc *scenario.Scenario, seed uint64, speed float64, key string) error {
 	if old := u.scenarios.take(key); old != nil {
 		old.Stop()
 	}
@@ -472,7 +472,7 @@ func (u *UI) startScenario(sc *scenario.Scenario, seed uint64, speed float64, ke
 
 // scenarioOverlaps judges a run's lease as its lease page does: the record's changes against
 // the views the hub recorded of its members.
-func (u *UI) scenarioOverlaps(ctx context.Context, ns, lease string, _ []judge.View) ([]judge.Overlap, error) {
+func (u *scenarioScreen) scenarioOverlaps(ctx context.Context, ns, lease string, _ []judge.View) ([]judge.Overlap, error) {
 	changes, err := u.hist.changes(ctx, ns, lease)
 	if err != nil {
 		return nil, err
@@ -494,7 +494,7 @@ func (s hubStage) Enter(obey func(tabproto.Command) error) scenario.Seat {
 
 // scenarioWatch serves /scenarios/:name/watch?seed=: a WebSocket that says {"v":n} whenever
 // the run changes, at most a few times a second; scenario.js then fetches the live part.
-func (u *UI) scenarioWatch(c echo.Context) error {
+func (u *scenarioScreen) scenarioWatch(c echo.Context) error {
 	sc, err := u.findScenario(c)
 	if sc == nil {
 		return err

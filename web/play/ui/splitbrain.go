@@ -18,13 +18,13 @@ import (
 // overlaps judges a lease's split-brain intervals up to now from its changes (up to now) and
 // its candidates' recorded views; recorded says whether any view is on record. For a past
 // moment the views are read from the change log up to then, past what the cache holds.
-func (u *UI) overlaps(ctx context.Context, ns, name string, changes []judge.Change, now time.Time, past bool) (overlaps []judge.Overlap, vs []judge.View, err error) {
+func (u *reader) overlaps(ctx context.Context, ns, name string, changes []judge.Change, now time.Time, past bool) (overlaps []judge.Overlap, vs []judge.View, err error) {
 	return u.overlapsKnown(ctx, ns, name, changes, now, past, 0)
 }
 
 // overlapsKnown is overlaps with the views read only when the reader may miss one up to the
 // revision knownViews (views.Reader.ViewsThrough); 0 reads whatever is new.
-func (u *UI) overlapsKnown(ctx context.Context, ns, name string, changes []judge.Change, now time.Time, past bool, knownViews int64) (overlaps []judge.Overlap, vs []judge.View, err error) {
+func (u *reader) overlapsKnown(ctx context.Context, ns, name string, changes []judge.Change, now time.Time, past bool, knownViews int64) (overlaps []judge.Overlap, vs []judge.View, err error) {
 	if past {
 		// A view is committed a little after the role change it dates.
 		through, err := u.store.RevisionAt(ctx, now.Add(views.MaxReportDelay))
@@ -112,7 +112,7 @@ type leaseStory struct {
 // story judges the lease l as of now from the change log and the views on record. When past
 // is true, now is a past moment and l the lease as it was then: the changes and views after
 // it are left out, and the lease's state is its last write by then.
-func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool) (leaseStory, error) {
+func (u *reader) story(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool) (leaseStory, error) {
 	return u.storyKnown(ctx, l, now, past, known{})
 }
 
@@ -123,7 +123,7 @@ func (u *UI) story(ctx context.Context, l *coordinationv1.Lease, now time.Time, 
 type known struct{ changes, views int64 }
 
 // storyKnown is story with what the caches are known to hold.
-func (u *UI) storyKnown(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool, k known) (leaseStory, error) {
+func (u *reader) storyKnown(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool, k known) (leaseStory, error) {
 	changes, cur, err := u.storyChanges(ctx, l, now, past, k.changes)
 	if err != nil {
 		return leaseStory{}, err
@@ -147,7 +147,7 @@ func (u *UI) storyKnown(ctx context.Context, l *coordinationv1.Lease, now time.T
 
 // storyChanges reads the changes of the lease l and its state as its story as of now tells
 // them (see story).
-func (u *UI) storyChanges(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool, knownChanges int64) ([]judge.Change, judge.Change, error) {
+func (u *reader) storyChanges(ctx context.Context, l *coordinationv1.Lease, now time.Time, past bool, knownChanges int64) ([]judge.Change, judge.Change, error) {
 	if !past {
 		changes, err := u.hist.changesThrough(ctx, l.Namespace, l.Name, knownChanges)
 		return changes, currentChange(l, changes), err

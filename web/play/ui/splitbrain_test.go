@@ -89,11 +89,11 @@ func TestSplitBrainShown(t *testing.T) {
 	if _, hidden := split.Attr("hidden"); split.Length() != 1 || hidden || !strings.Contains(split.Text(), "1 split brain") {
 		t.Errorf("card count: %d elements, hidden=%v, %q", split.Length(), hidden, split.Text())
 	}
-	sub, err := tu.board.subscribe(context.Background(), "")
+	sub, err := tu.dashboard.board.subscribe(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tu.board.unsubscribe(sub)
+	defer tu.dashboard.board.unsubscribe(sub)
 	m := mustBoardMessage(t, sub)
 	if len(m.Cards) != 1 || m.Cards[0].Overlaps != 1 {
 		t.Fatalf("board cards %+v, want one with 1 overlap", m.Cards)
@@ -143,11 +143,11 @@ func TestBoardTellsSplitBrainWithoutAnotherChange(t *testing.T) {
 	tu.putLease(t, lease("default", "x", "alice", at(0), 10, 0), at(0))
 	tu.recordView("alice", tabproto.StatePaused, tabproto.RoleLeader, "alice", 1)
 
-	sub, err := tu.board.subscribe(ctx, "")
+	sub, err := tu.dashboard.board.subscribe(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tu.board.unsubscribe(sub)
+	defer tu.dashboard.board.unsubscribe(sub)
 	if m := mustBoardMessage(t, sub); len(m.Cards) != 1 || m.Cards[0].Overlaps != 0 {
 		t.Fatalf("first message %+v", m)
 	}
@@ -159,7 +159,7 @@ func TestBoardTellsSplitBrainWithoutAnotherChange(t *testing.T) {
 	}
 	// Nothing else is written; the board's own timer judges the lease again.
 	clock.Store(at(12.5).UnixNano())
-	tu.board.apply(ctx, nil)
+	tu.dashboard.board.apply(ctx, nil)
 	m = mustBoardMessage(t, sub)
 	if len(m.Cards) != 1 || m.Cards[0].Overlaps != 1 {
 		t.Fatalf("after the grace: %+v", m.Cards)
@@ -208,7 +208,7 @@ func TestRecordingReplaysTheSplitBrain(t *testing.T) {
 		t.Fatalf("download: %d %s", w.Code, w.Body.String())
 	}
 	path := filepath.Join(t.TempDir(), "replay.db")
-	sum, err := sqlite.Import(context.Background(), path, w.Body, tu.rec.Checker())
+	sum, err := sqlite.Import(context.Background(), path, w.Body, tu.records.rec.Checker())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func stageURL(ns, name string) string {
 }
 
 // stageParams are the lease the stage shows.
-func (u *UI) stageParams(c echo.Context) (ns, name string, err error) {
+func (u *stageScreen) stageParams(c echo.Context) (ns, name string, err error) {
 	ns, name = c.QueryParam("namespace"), c.QueryParam("lease")
 	if ns == "" || name == "" {
 		return "", "", u.failSays(c, http.StatusBadRequest, i18n.Say("error.stageParams"))
@@ -55,7 +55,7 @@ func (u *UI) stageParams(c echo.Context) (ns, name string, err error) {
 }
 
 // stagePage serves /stage?namespace=NS&lease=NAME[&at=].
-func (u *UI) stagePage(c echo.Context) error {
+func (u *stageScreen) stagePage(c echo.Context) error {
 	ns, name, err := u.stageParams(c)
 	if ns == "" {
 		return err
@@ -83,7 +83,7 @@ func (u *UI) stagePage(c echo.Context) error {
 }
 
 // stageLive serves the picture alone, which stage.js swaps in.
-func (u *UI) stageLive(c echo.Context) error {
+func (u *stageScreen) stageLive(c echo.Context) error {
 	ns, name, err := u.stageParams(c)
 	if ns == "" {
 		return err
@@ -102,7 +102,7 @@ func (u *UI) stageLive(c echo.Context) error {
 // stageWatch is a WebSocket that says when the stage of a lease changed: a candidate of its
 // namespace reported, or a request on the lease came or went. Changes coalesce: at most one
 // message every stageMinInterval, the newest state drawn when the page asks for it.
-func (u *UI) stageWatch(c echo.Context) error {
+func (u *stageScreen) stageWatch(c echo.Context) error {
 	ns, name, err := u.stageParams(c)
 	if ns == "" {
 		return err
@@ -150,7 +150,7 @@ func (u *UI) stageWatch(c echo.Context) error {
 const stageMinInterval = 250 * time.Millisecond
 
 // stageView draws the stage of ns/name as of m.
-func (u *UI) stageView(ctx context.Context, ns, name string, m moment) (templates.StageLive, error) {
+func (u *stageScreen) stageView(ctx context.Context, ns, name string, m moment) (templates.StageLive, error) {
 	now := u.judgeTime(m)
 	s := templates.StageLive{NowMs: now.UnixMilli()}
 	if m.past() {
@@ -190,7 +190,7 @@ func (u *UI) stageView(ctx context.Context, ns, name string, m moment) (template
 }
 
 // stageRecord is the Lease as the server held it at m.
-func (u *UI) stageRecord(ctx context.Context, ns, name string, changes []judge.Change, m moment) (templates.StageRecord, error) {
+func (u *stageScreen) stageRecord(ctx context.Context, ns, name string, changes []judge.Change, m moment) (templates.StageRecord, error) {
 	var r templates.StageRecord
 	if m.past() {
 		cur, l, ok, err := u.changeAsOf(ctx, ns, name, changes, m.at)
@@ -233,7 +233,7 @@ type stageReport struct {
 
 // stageReports are the reports of the lease's candidates as of m: the connected tabs (and
 // native candidates, and lessons' members), or at a past moment their recorded views.
-func (u *UI) stageReports(ctx context.Context, ns, name string, m moment) ([]stageReport, error) {
+func (u *stageScreen) stageReports(ctx context.Context, ns, name string, m moment) ([]stageReport, error) {
 	var out []stageReport
 	if !m.past() {
 		for _, t := range u.hub.TabsIn(ns) {
@@ -576,7 +576,7 @@ func maxTime(a, b time.Time) time.Time {
 }
 
 // getLease is the lease ns/name as stored now; nil when there is none.
-func (u *UI) getLease(ctx context.Context, ns, name string) (*coordinationv1.Lease, error) {
+func (u *reader) getLease(ctx context.Context, ns, name string) (*coordinationv1.Lease, error) {
 	o, err := u.store.Get(ctx, store.Key{Resource: u.leases.StorageResource(), Namespace: ns, Name: name})
 	switch {
 	case notFound(err):

@@ -134,7 +134,7 @@ func (l *latestMessage) putBack(data []byte) {
 // authentication the tab is listed as its user's, and a participant's tab may report only the
 // namespaces the participant may write in. Reports are rate-limited (the newest one is kept
 // for when the tab may report again); a client flooding the hub is disconnected.
-func (u *UI) tabConnect(c echo.Context) error {
+func (u *tabScreen) tabConnect(c echo.Context) error {
 	if u.opts.Replay != nil {
 		return u.refuseTab(c)
 	}
@@ -197,7 +197,7 @@ func (u *UI) tabConnect(c echo.Context) error {
 
 // applyReports hands a tab's reports to the hub, at most reportRate a second: a report that
 // comes too soon waits for the next token, and a newer one replaces it meanwhile.
-func (u *UI) applyReports(ctx context.Context, t *hubTab, reports *latestMessage) {
+func (u *tabScreen) applyReports(ctx context.Context, t *hubTab, reports *latestMessage) {
 	limit := newTokenBucket(reportRate, reportBurst, u.opts.Now())
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
@@ -252,7 +252,7 @@ type watchMessage struct {
 // every tabsMinInterval; with ?changes=1 only what changed, after the first list), the
 // election controller's latest decision about each lease whose decisions changed ("decisions": all known leases first, then only those that changed), and
 // fault commands the other way.
-func (u *UI) tabWatch(c echo.Context) error {
+func (u *tabScreen) tabWatch(c echo.Context) error {
 	conn, err := acceptWS(c, watchReadLimit)
 	if err != nil {
 		u.log.Debug("tab watch refused", slog.Any("error", err))
@@ -335,7 +335,7 @@ func (u *UI) tabWatch(c echo.Context) error {
 // ("tabsChanged": the tabs that reported and the ids of those that left), instead of the whole
 // list every time: with hundreds of tabs in a room, the whole list to every dashboard several
 // times a second is most of what the server sends.
-func (u *UI) watchLoop(ctx context.Context, lang i18n.Lang, conn *websocket.Conn, w *hubWatcher, changes bool, decided <-chan struct{}, replies <-chan []byte) error {
+func (u *tabScreen) watchLoop(ctx context.Context, lang i18n.Lang, conn *websocket.Conn, w *hubWatcher, changes bool, decided <-chan struct{}, replies <-chan []byte) error {
 	list, version := u.hub.encodedTabsAt(w.namespace, w.lang)
 	if err := wsWrite(ctx, conn, list); err != nil {
 		return err

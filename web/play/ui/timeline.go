@@ -187,7 +187,7 @@ func timelineTerms(terms []judge.Term, now time.Time) []templates.TimelineTerm {
 
 // timelineMax is the longest window the holder timeline shows: tlMaxSpan, the recent past of a
 // live lease; on a replay, which has no now to follow, the whole recording, up to an hour.
-func (u *UI) timelineMax() time.Duration {
+func (u *leaseScreen) timelineMax() time.Duration {
 	if r := u.opts.Replay; r != nil {
 		return min(max(tlMaxSpan, r.To.Sub(r.From)*21/20), time.Hour)
 	}

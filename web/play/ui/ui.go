@@ -122,8 +122,22 @@ type Elections interface {
 
 var _ Elections = (*election.Controller)(nil)
 
-// UI serves the browser screens.
+// UI serves the browser screens. It is the router: each screen is a type of its own, and all of
+// them stand on the same renderer (pages), which stands on the same reads of the record (reader)
+// and the same shared dependencies (deps).
 type UI struct {
+	*pages
+	dashboard *dashboardScreen
+	lease     *leaseScreen
+	records   *historyScreen
+	stage     *stageScreen
+	tabs      *tabScreen
+	lessons   *scenarioScreen
+}
+
+// deps are what every screen shares: the store and how to decode it, the options, the tab hub,
+// the request tap, the history cache and the views reader.
+type deps struct {
 	log    *slog.Logger
 	reg    *kinds.Registry
 	store  store.Interface
@@ -131,19 +145,55 @@ type UI struct {
 	assets func() *assets // waits for the embedded assets, loaded in the background by New
 	hub    *Hub
 	tap    *requestTap // the requests on leases at the API's door, for the stage
-	// scenarios are the guided lessons playing on this server.
-	scenarios scenarioRuns
-	hist      *historyCache
-	views     *views.Reader
-	board     *board
-	rec       *recording.Recorder // writes the downloads of /ui/history
+	hist   *historyCache
+	views  *views.Reader
+
+	leases, candidates, events, namespaces *kinds.Kind
+}
+
+// reader reads the record the screens show: the objects as of a moment, decoded, and the
+// judge's verdicts on them.
+type reader struct {
+	*deps
 	// decisions lists the election controller's decisions about a lease; nil when the
 	// controller does not run.
 	decisions func(namespace, lease string) []templates.DecisionView
+}
+
+// pages renders pages and fragments and answers with the screens' error pages.
+type pages struct{ *reader }
+
+// dashboardScreen serves the dashboard, its live board and the lease actions.
+type dashboardScreen struct {
+	*pages
+	board *board
+}
+
+// leaseScreen serves the per-lease page.
+type leaseScreen struct{ *pages }
+
+// historyScreen serves the time control's moments and the recordings to download.
+type historyScreen struct {
+	*pages
+	rec *recording.Recorder // writes the downloads of /ui/history
+}
+
+// stageScreen serves the stage: one lease's election as one picture.
+type stageScreen struct{ *pages }
+
+// tabScreen serves the candidate tab and the hub's WebSockets for tabs and dashboards.
+type tabScreen struct {
+	*pages
 	// dfeed tells open dashboards which leases have new decisions (decisionsChanged).
 	dfeed *decisionFeed
+}
 
-	leases, candidates, events, namespaces *kinds.Kind
+// scenarioScreen serves the guided lessons.
+type scenarioScreen struct {
+	*pages
+	// scenarios are the guided lessons playing on this server.
+	scenarios scenarioRuns
+	stage     *stageScreen // draws a lesson's stage
 }
 
 // New returns a UI reading objects from st and decoding them with reg. It fails when reg does
@@ -160,21 +210,21 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	u := &UI{log: logger, reg: reg, store: st, opts: opts, dfeed: newDecisionFeed()}
+	d := &deps{log: logger, reg: reg, store: st, opts: opts}
 	for _, k := range []struct {
 		dst                      **kinds.Kind
 		group, version, resource string
 	}{
-		{&u.leases, "coordination.k8s.io", "v1", "leases"},
-		{&u.candidates, "coordination.k8s.io", "v1beta1", "leasecandidates"},
-		{&u.events, "", "v1", "events"},
-		{&u.namespaces, "", "v1", "namespaces"},
+		{&d.leases, "coordination.k8s.io", "v1", "leases"},
+		{&d.candidates, "coordination.k8s.io", "v1beta1", "leasecandidates"},
+		{&d.events, "", "v1", "events"},
+		{&d.namespaces, "", "v1", "namespaces"},
 	} {
 		if *k.dst = reg.Lookup(k.group, k.version, k.resource); *k.dst == nil {
 			return nil, fmt.Errorf("registry does not serve %s/%s %s", k.group, k.version, k.resource)
 		}
 	}
-	u.assets = sync.OnceValue(func() *assets {
+	d.assets = sync.OnceValue(func() *assets {
 		a, err := loadAssets(staticFS)
 		if err != nil { // only a broken build gets here: the files are compiled in
 			logger.Error("static assets unreadable", slog.Any("err", err))
@@ -182,7 +232,11 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 		}
 		return a
 	})
-	go u.assets()
+	go d.assets()
+	p := &pages{&reader{deps: d}}
+	stage := &stageScreen{p}
+	u := &UI{pages: p, lease: &leaseScreen{p}, stage: stage, tabs: &tabScreen{pages: p, dfeed: newDecisionFeed()},
+		lessons: &scenarioScreen{pages: p, stage: stage}}
 	if e := opts.Elections; e != nil {
 		u.decisions = electionDecisions(e.Decisions)
 		// Open dashboards get every new decision pushed: a decision can change (a strategy
@@ -191,21 +245,22 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 		context.AfterFunc(opts.Context, unsubscribe)
 		go func() {
 			for d := range decided {
-				u.decisionsChanged(d.Namespace, d.Lease)
+				u.tabs.decisionsChanged(d.Namespace, d.Lease)
 			}
 		}()
 	}
-	var err error
-	if u.rec, err = recording.New(reg); err != nil {
+	rec, err := recording.New(reg)
+	if err != nil {
 		return nil, err
 	}
-	u.hub = NewHub(logger, opts.Now)
-	u.tap = newRequestTap(opts.Now)
-	u.hub.views = views.NewRecorder(opts.Context, st, logger)
-	u.views = views.NewReader(st, viewsLookback(opts.Replay != nil))
-	u.hist = newHistoryCache(st, u.leases.StorageResource(), u.decodeLease, opts.Replay != nil)
-	u.board = newBoard(u)
-	context.AfterFunc(opts.Context, u.scenarios.stopAll)
+	u.records = &historyScreen{pages: p, rec: rec}
+	d.hub = NewHub(logger, opts.Now)
+	d.tap = newRequestTap(opts.Now)
+	d.hub.views = views.NewRecorder(opts.Context, st, logger)
+	d.views = views.NewReader(st, viewsLookback(opts.Replay != nil))
+	d.hist = newHistoryCache(st, d.leases.StorageResource(), p.decodeLease, opts.Replay != nil)
+	u.dashboard = &dashboardScreen{pages: p, board: newBoard(p.reader)}
+	context.AfterFunc(opts.Context, u.lessons.scenarios.stopAll)
 	return u, nil
 }
 
@@ -243,26 +298,26 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 // language (?lang=, the switch's cookie, Accept-Language).
 func (u *UI) Register(e *echo.Echo) {
 	lang := func(next echo.HandlerFunc) echo.HandlerFunc { return Language(u.errorPages(next)) }
-	e.GET("/scenarios", u.scenarioList, lang)
-	e.GET("/scenarios/:name", u.scenarioPage, lang)
-	e.GET("/scenarios/:name/live", u.scenarioLiveFragment, lang)
-	e.GET("/scenarios/:name/watch", u.scenarioWatch, lang)
-	e.POST("/scenarios/:name/:action", u.scenarioAction, sameOrigin, lang)
-	e.GET("/", u.dashboard, lang)
-	e.GET("/leases/:namespace/:name", u.leasePage, lang)
-	e.GET("/leases/:namespace/:name/live", u.leaseLive, lang)
-	e.GET("/ui/dashboard/live", u.dashboardLive, lang)
-	e.GET("/ui/moments", u.moments, lang)
-	e.GET("/play", u.play, lang)
-	e.POST("/ui/leases", u.createLease, sameOrigin, lang)
-	e.POST("/ui/leases/:namespace/:name/delete", u.deleteLease, sameOrigin, lang)
-	e.GET("/ui/tabs/connect", u.tabConnect)
-	e.GET("/ui/tabs/watch", u.tabWatch, lang)
-	e.GET("/ui/board/watch", u.boardWatch, lang)
-	e.GET("/ui/history", u.history, lang)
-	e.GET("/stage", u.stagePage, lang)
-	e.GET("/stage/live", u.stageLive, lang)
-	e.GET("/stage/watch", u.stageWatch, lang)
+	e.GET("/scenarios", u.lessons.scenarioList, lang)
+	e.GET("/scenarios/:name", u.lessons.scenarioPage, lang)
+	e.GET("/scenarios/:name/live", u.lessons.scenarioLiveFragment, lang)
+	e.GET("/scenarios/:name/watch", u.lessons.scenarioWatch, lang)
+	e.POST("/scenarios/:name/:action", u.lessons.scenarioAction, sameOrigin, lang)
+	e.GET("/", u.dashboard.dashboard, lang)
+	e.GET("/leases/:namespace/:name", u.lease.leasePage, lang)
+	e.GET("/leases/:namespace/:name/live", u.lease.leaseLive, lang)
+	e.GET("/ui/dashboard/live", u.dashboard.dashboardLive, lang)
+	e.GET("/ui/moments", u.records.moments, lang)
+	e.GET("/play", u.tabs.play, lang)
+	e.POST("/ui/leases", u.dashboard.createLease, sameOrigin, lang)
+	e.POST("/ui/leases/:namespace/:name/delete", u.dashboard.deleteLease, sameOrigin, lang)
+	e.GET("/ui/tabs/connect", u.tabs.tabConnect)
+	e.GET("/ui/tabs/watch", u.tabs.tabWatch, lang)
+	e.GET("/ui/board/watch", u.dashboard.boardWatch, lang)
+	e.GET("/ui/history", u.records.history, lang)
+	e.GET("/stage", u.stage.stagePage, lang)
+	e.GET("/stage/live", u.stage.stageLive, lang)
+	e.GET("/stage/watch", u.stage.stageWatch, lang)
 	e.GET("/static/*", u.static)
 	e.HEAD("/static/*", u.static)
 	e.Use(u.tap.middleware)
@@ -272,7 +327,7 @@ func (u *UI) Register(e *echo.Echo) {
 // notFound answers a path nothing serves: a browser gets the screens' 404 page, with its way
 // back to the dashboard; any other client Echo's 404 as before. (The API's paths, /api and
 // /apis, have their own: a Kubernetes Status.)
-func (u *UI) notFound(c echo.Context) error {
+func (u *pages) notFound(c echo.Context) error {
 	if r := c.Request(); r.Method != http.MethodGet || !strings.Contains(r.Header.Get("Accept"), "text/html") {
 		return echo.ErrNotFound
 	}
@@ -282,7 +337,7 @@ func (u *UI) notFound(c echo.Context) error {
 // errorPages answers a browser whose page or fragment failed with the screens' error page,
 // whose message live.js shows when a fragment fails. Everything else goes on to the server's
 // one error handler (web/api/front), which answers with a Status.
-func (u *UI) errorPages(next echo.HandlerFunc) echo.HandlerFunc {
+func (u *pages) errorPages(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		err := next(c)
 		if err == nil || c.Response().Committed || !strings.Contains(c.Request().Header.Get("Accept"), "text/html") {
@@ -312,14 +367,14 @@ func errorOf(err error) (int, string) {
 }
 
 // pageSays returns what every page shares, with a title in both languages.
-func (u *UI) pageSays(title i18n.Text, nav string) templates.Page {
+func (u *pages) pageSays(title i18n.Text, nav string) templates.Page {
 	p := u.page(title.En, nav)
 	p.TitleSays = title
 	return p
 }
 
 // page returns what every page shares.
-func (u *UI) page(title, nav string) templates.Page {
+func (u *pages) page(title, nav string) templates.Page {
 	return templates.Page{
 		Title:       title,
 		Assets:      u.assets().urls,
@@ -340,7 +395,7 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // render writes a component as an HTML response, gzip-compressed when the client accepts it.
 // Every page and fragment goes through here.
-func (u *UI) render(c echo.Context, status int, comp templ.Component) error {
+func (u *pages) render(c echo.Context, status int, comp templ.Component) error {
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer bufPool.Put(buf)
@@ -375,7 +430,7 @@ func (u *UI) render(c echo.Context, status int, comp templ.Component) error {
 // withSignedIn is the request's context with who the page is rendered for, on a server with
 // tokens: the header names the identity, and links the workshop page for the instructor; the
 // page offers only what the user may do.
-func (u *UI) withSignedIn(r *http.Request) context.Context {
+func (u *pages) withSignedIn(r *http.Request) context.Context {
 	s, ok := u.signedIn(r)
 	if !ok {
 		return r.Context()
@@ -384,7 +439,7 @@ func (u *UI) withSignedIn(r *http.Request) context.Context {
 }
 
 // signedIn is who the request is made by, on a server with tokens; false without them.
-func (u *UI) signedIn(r *http.Request) (templates.SignedIn, bool) {
+func (u *pages) signedIn(r *http.Request) (templates.SignedIn, bool) {
 	if u.opts.TabUser == nil {
 		return templates.SignedIn{}, false
 	}
@@ -420,12 +475,12 @@ func acceptsGzip(r *http.Request) bool {
 }
 
 // fail renders an error page.
-func (u *UI) fail(c echo.Context, code int, msg string) error {
+func (u *pages) fail(c echo.Context, code int, msg string) error {
 	return u.failSays(c, code, i18n.Same(msg))
 }
 
 // failSays renders an error page that says msg in the request's language.
-func (u *UI) failSays(c echo.Context, code int, msg i18n.Text) error {
+func (u *pages) failSays(c echo.Context, code int, msg i18n.Text) error {
 	title := i18n.Same(http.StatusText(code))
 	if t := i18n.Say("status." + strconv.Itoa(code)); t.En != "status."+strconv.Itoa(code) {
 		title = t
