@@ -86,6 +86,13 @@ func TestExportHistoryAndReplay(t *testing.T) {
 			t.Errorf("holder at %q: %q, want %q", tc.at, h, tc.holder)
 		}
 	}
+	// The stage of the replayed lease draws its record, and at alice's moment her as holder.
+	if body := mustGetBody(t, replayURL+"/stage?namespace=demo&lease=x"); !strings.Contains(body, `data-testid="stage-holder">bob<`) {
+		t.Errorf("the replay's stage does not name bob as the holder")
+	}
+	if body := mustGetBody(t, replayURL+"/stage?namespace=demo&lease=x&at="+url.QueryEscape(aliceAt)); !strings.Contains(body, `data-testid="stage-holder">alice<`) {
+		t.Errorf("the replay's stage at %s does not name alice as the holder", aliceAt)
+	}
 	// The time bar's newest moment is the end of the recording, not LIVE.
 	page, _ := openBrowserTab(t, browser, replayURL+"/leases/demo/x")
 	mustSee(t, page, `document.querySelector('[data-testid=scrub-shown]').textContent`, "END OF THE RECORDING")
