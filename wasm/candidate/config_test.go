@@ -33,7 +33,10 @@ func TestConfigRefusedWithReasons(t *testing.T) {
 		p    candidate.Params
 		want []string
 	}{
-		{candidate.Params{Lease: "demo", Identity: "a", LeaseDuration: f(7)}, []string{"leaseDuration (7 s) must be greater than renewDeadline (7 s)"}},
+		// What client-go checks, and that the check alone guarantees nothing (a leader gives up
+		// at the end of a renew round that may start a retry period after its last renewal).
+		{candidate.Params{Lease: "demo", Identity: "a", LeaseDuration: f(7)}, []string{"leaseDuration (7 s) must be greater than renewDeadline (7 s), as client-go's NewLeaderElector checks. " +
+			"That alone guarantees nothing: a leader gives up at the end of a renew round, which starts up to a retry period after its last renewal"}},
 		{candidate.Params{Lease: "demo", Identity: "a", RenewDeadline: f(2.4)}, []string{"renewDeadline (2.4 s) must be greater than 1.2 × retryPeriod (2.4 s)"}},
 		{candidate.Params{Lease: "demo", Identity: "a", RetryPeriod: f(0)}, []string{"retryPeriod must be greater than zero"}},
 		{candidate.Params{Lease: "demo", Identity: "a", RetryPeriod: f(0.001)}, []string{"retryPeriod (0.001 s) must be at least 0.2 s"}},

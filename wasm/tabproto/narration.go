@@ -78,7 +78,7 @@ var narration = withWords(map[string][2]string{
 	"config.bool":              {"%s must be true or false, not %s", "%s 必须是 true 或 false，而不是 %s"},
 	"config.positive":          {"%s must be greater than zero", "%s 必须大于零"},
 	"config.whole":             {"leaseDuration (%s) must be a whole number of seconds: the lease stores leaseDurationSeconds", "leaseDuration（%s）必须是整数秒：租约存储的是 leaseDurationSeconds"},
-	"config.leaseOverDeadline": {"leaseDuration (%s) must be greater than renewDeadline (%s): a leader must give up leading before the others may take the lease", "leaseDuration（%s）必须大于 renewDeadline（%s）：领导者必须在其他候选者可以获取租约之前放弃领导"},
+	"config.leaseOverDeadline": {"leaseDuration (%s) must be greater than renewDeadline (%s), as client-go's NewLeaderElector checks. That alone guarantees nothing: a leader gives up at the end of a renew round, which starts up to a retry period after its last renewal, so the others may take the lease while it still leads unless leaseDuration also covers that wait", "leaseDuration（%s）必须大于 renewDeadline（%s），这是 client-go 的 NewLeaderElector 所检查的。仅此并不能保证什么：领导者在一轮续约结束时才放弃领导，而这一轮最多在上次续约之后一个重试周期才开始；除非 leaseDuration 也涵盖这段等待，否则其他候选者可能在它仍在领导时获取租约"},
 	"config.deadlineOverRetry": {"renewDeadline (%s) must be greater than %s × retryPeriod (%s): a leader needs time for more than one renewal attempt", "renewDeadline（%s）必须大于 %s × retryPeriod（%s）：领导者需要时间进行不止一次续约尝试"},
 	"config.atMost":            {"leaseDuration (%s) must be at most %s", "leaseDuration（%s）不能超过 %s"},
 	"config.versionRequired":   {"%s is required in coordinated mode: the server elects by version", "协调模式下必须填写 %s：服务器按版本进行选举"},
