@@ -338,6 +338,9 @@ type LeaseLive struct {
 	Revision string
 	// Lanes are the stage's lanes: whom the record named and what each candidate believed.
 	Lanes StageLanes
+	// PastLease are the intervals in which a leader acted after its lease had run out by the
+	// others' count while nobody else held it (judge.PastLease), listed with the split brains.
+	PastLease []Overlap
 }
 
 // Overlap is one split-brain interval: candidates that believed they led at once, or one that

@@ -82,7 +82,10 @@ type StageLanes struct {
 	Record       []StageSegment
 	Beliefs      []StageLane
 	Overlaps     []StageSegment
-	Ticks        []StageTick
+	// PastLease are the stretches in which a leader acted after its lease ran out by the
+	// others' count, nobody else holding it (judge.PastLease).
+	PastLease []StageSegment
+	Ticks     []StageTick
 }
 
 // StageLane is one candidate's beliefs.

@@ -343,6 +343,8 @@ var pages = map[string]Text{
 	"judge.acquiredAfter":           {En: "%s acquired %s after %s's hold expired (transitions %d)", Zh: "%[3]s 的持有过期后，%[1]s 获得了 %[2]s（转换次数 %[4]d）"},
 	"judge.aCandidate":              {En: "a candidate", Zh: "一个候选者"},
 	"judge.splitNobody":             {En: "split brain: %s believes it leads %s while the record names nobody", Zh: "脑裂：%s 认为自己是 %s 的领导者，而记录中没有持有者"},
+	"judge.pastLease":               {En: "%s went on leading %s for %s after its lease ran out at %s by the others' count: anyone could have taken it meanwhile", Zh: "按其他候选者的计算，%[1]s 的租约已在 %[4]s 到期，它却继续领导 %[2]s 达 %[3]s：这期间任何候选者都可能获取租约"},
+	"judge.pastLeaseAdvice":         {En: "client-go's leader stops only at its renew deadline, counted on its own clock from the start of a renew round: keep leaseDuration above renewDeadline plus a retry period, and guard side effects with a fencing token", Zh: "client-go 的领导者只在续约截止时停止，而截止时间按它自己的时钟、从一轮续约开始时计算：让 leaseDuration 大于 renewDeadline 加一个重试周期，并用隔离令牌（fencing token）保护副作用"},
 	"judge.splitDeleted":            {En: "split brain: %s believes it leads %s, which was deleted", Zh: "脑裂：%s 认为自己是 %s 的领导者，而该租约已被删除"},
 	"judge.splitHolder":             {En: "split brain: %s believes it leads %s while %s holds it", Zh: "脑裂：%s 认为自己是 %s 的领导者，而持有者是 %s"},
 	"judge.released":                {En: "%s released %s", Zh: "%s 释放了 %s"},

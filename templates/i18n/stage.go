@@ -41,6 +41,8 @@ var stageMessages = map[string]Text{
 	"stage.crowdAria":          {En: "%d more candidates, %s", Zh: "另外 %d 个候选者，%s"},
 	"stage.crowdRequests":      {En: "%d requests", Zh: "%d 个请求"},
 	"dash.castLabel":           {En: "Its candidates and their roles", Zh: "它的候选者及其角色"},
+	"lease.pastLeaseCount":     {En: "%d past its lease", Zh: "%d 次超出租约"},
+	"stage.pastLease":          {En: "leading past its lease", Zh: "租约到期后仍在领导"},
 	"stage.leasePage":          {En: "Lease page", Zh: "租约页面"},
 }
 

@@ -23,6 +23,8 @@ var english = said.Register(map[string]string{
 	"judge.acquiredAfter":       "%s acquired %s after %s's hold expired (transitions %d)",
 	"judge.aCandidate":          "a candidate",
 	"judge.splitNobody":         "split brain: %s believes it leads %s while the record names nobody",
+	"judge.pastLease":           "%s went on leading %s for %s after its lease ran out at %s by the others' count: anyone could have taken it meanwhile",
+	"judge.pastLeaseAdvice":     "client-go's leader stops only at its renew deadline, counted on its own clock from the start of a renew round: keep leaseDuration above renewDeadline plus a retry period, and guard side effects with a fencing token",
 	"judge.splitDeleted":        "split brain: %s believes it leads %s, which was deleted",
 	"judge.splitHolder":         "split brain: %s believes it leads %s while %s holds it",
 	"judge.released":            "%s released %s",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/candidate"
+	"github.com/leaselab/leaselab/web/lease/judge"
 )
 
 // The browser tab's timings, which every scenario starts from.
@@ -472,8 +473,8 @@ var tightTimings = plain(Scenario{
 		},
 		{
 			Say: i18n.Text{
-				En: "alice believed she led after her lease had expired. Whoever took it in that window shared it with her. With the default 7 s she gives up 9 s after her last renewal: on a true clock 1 s before her lease runs out, on this one, 20% slow, after 11.25 s, too late as well. Keep leaseDuration − (retryPeriod + renewDeadline) wide: the timing calculator, under Links, keys and timings below, warns when it is thin.",
-				Zh: "alice 在租约过期之后仍以为自己是领导者。在这段时间里接管租约的人就和她共享了租约。若使用默认的 7 秒，她会在最后一次续约后 9 秒放弃：时钟准确时比租约到期早 1 秒；而在这个慢 20% 的时钟上要 11.25 秒，同样太迟。请让 leaseDuration − (retryPeriod + renewDeadline) 保持足够宽：余量太小时，下方“链接、快捷键与时间设置”中的时间计算器会发出警告。",
+				En: "alice believed she led after her lease had expired: the lease page lists it as leading past its lease, and the stage's lanes draw it. Anyone who had taken the lease in that window would have shared it with her: a split brain. With the default 7 s she gives up 9 s after her last renewal: on a true clock 1 s before her lease runs out, on this one, 20% slow, after 11.25 s, too late as well. Keep leaseDuration − (retryPeriod + renewDeadline) wide: the timing calculator, under Links, keys and timings below, warns when it is thin.",
+				Zh: "alice 在租约过期之后仍以为自己是领导者：租约页面把它列为“租约到期后仍在领导”，舞台的泳道也画出了这一段。若有人在这段时间里接管了租约，就会和她共享租约：出现脑裂。若使用默认的 7 秒，她会在最后一次续约后 9 秒放弃：时钟准确时比租约到期早 1 秒；而在这个慢 20% 的时钟上要 11.25 秒，同样太迟。请让 leaseDuration − (retryPeriod + renewDeadline) 保持足够宽：余量太小时，下方“链接、快捷键与时间设置”中的时间计算器会发出警告。",
 			},
 			Do:      func(a *Actions) { a.Member("alice").Heal() },
 			Until:   func(w *World) bool { return w.Holder() != "alice" || w.Leads("alice") },
@@ -494,6 +495,10 @@ var tightTimings = plain(Scenario{
 		}
 		if d := gaveUp.Sub(last); d <= leaseDuration {
 			return fmt.Errorf("alice gave up %v after her last renewal: within her lease", d)
+		}
+		// What the last step says: the judge finds her leading past her lease.
+		if !slices.ContainsFunc(w.PastLease(), func(o judge.Overlap) bool { return o.Holder == "alice" }) {
+			return errors.New("the judge finds no interval of alice leading past her lease")
 		}
 		return nil
 	},

@@ -185,6 +185,12 @@ func (w *World) For(d time.Duration) bool { return !w.Now.Before(w.StepStarted.A
 // changes against what every member believed.
 func (w *World) Overlaps() []judge.Overlap { return w.run.overlaps() }
 
+// PastLease are the intervals in which a member led after its lease ran out by the others'
+// count, nobody else holding it (judge.PastLease), from the run's own record of the lease.
+func (w *World) PastLease() []judge.Overlap {
+	return judge.PastLease(w.run.sc.Lease, w.run.changes, w.run.views, w.Now)
+}
+
 // Actions are what a step may do as it begins.
 type Actions struct {
 	run *Run

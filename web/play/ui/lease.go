@@ -117,10 +117,13 @@ func (u *leaseScreen) leaseLiveView(ctx context.Context, ns, name string, m mome
 		return live, false, err
 	}
 	live.Overlaps = overlapViews(overlaps, ns, name, now)
+	past := judge.PastLease(ns+"/"+name, changes, vs, now)
+	live.PastLease = overlapViews(past, ns, name, now)
 	live.ViewsRecorded = len(vs) > 0
 	terms := judge.TermsSeen(changes, vs, now)
 	live.Timeline = layoutTimeline(terms, overlaps, now, u.timelineMax())
 	live.Lanes = stageLanes(terms, vs, overlaps, now)
+	live.Lanes.PastLease = pastLeaseSegments(past, live.Lanes, now)
 	events, err := u.leaseEvents(ctx, ns, name, m)
 	if err != nil {
 		return live, false, err

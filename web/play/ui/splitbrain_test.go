@@ -40,9 +40,15 @@ func TestSplitBrainShown(t *testing.T) {
 
 	ms := func(s float64) string { return at(s).UTC().Format(momentLayout) }
 	doc := tu.mustGetDoc(t, "/leases/default/x", 200)
-	o := doc.Find("[data-testid=overlap]")
+	o := doc.Find("[data-testid=overlap]:not([data-cause=past-lease])")
 	if o.Length() != 1 {
 		t.Fatalf("%d overlaps listed, want 1", o.Length())
+	}
+	// Before bob took over, alice (paused) led past her lease, renewed last at 4 s: 14 s to 16 s.
+	past := doc.Find("[data-testid=overlap][data-cause=past-lease]")
+	if past.Length() != 1 || past.AttrOr("data-identities", "") != "alice" || past.AttrOr("data-start", "") != ms(14) || past.AttrOr("data-end", "") != ms(16) {
+		t.Errorf("past-lease intervals: %d, %q from %q to %q; want alice from %s to %s", past.Length(), past.AttrOr("data-identities", ""),
+			past.AttrOr("data-start", ""), past.AttrOr("data-end", ""), ms(14), ms(16))
 	}
 	for attr, want := range map[string]string{"data-identities": "alice,bob", "data-start": ms(16), "data-end": ms(21.5), "data-ongoing": "false", "data-cause": judge.CausePaused} {
 		if got := o.AttrOr(attr, ""); got != want {
@@ -60,12 +66,12 @@ func TestSplitBrainShown(t *testing.T) {
 	link := o.Find("a[href*='?at=']")
 	if want := "/leases/default/x?at=" + url.QueryEscape(ms(16.25)); link.AttrOr("href", "") != want {
 		t.Errorf("the start links %q, want %q", link.AttrOr("href", ""), want)
-	} else if at := tu.mustGetDoc(t, want, 200).Find("[data-testid=overlap]"); at.Length() != 1 || at.AttrOr("data-ongoing", "") != "true" {
+	} else if at := tu.mustGetDoc(t, want, 200).Find("[data-testid=overlap]:not([data-cause=past-lease])"); at.Length() != 1 || at.AttrOr("data-ongoing", "") != "true" {
 		t.Errorf("the linked moment lists %d overlaps, ongoing=%q; want the one, lasting", at.Length(), at.AttrOr("data-ongoing", ""))
 	}
 
 	doc = tu.mustGetDoc(t, "/leases/default/x?at="+url.QueryEscape(ms(18)), 200)
-	o = doc.Find("[data-testid=overlap]")
+	o = doc.Find("[data-testid=overlap]:not([data-cause=past-lease])")
 	if o.Length() != 1 || o.AttrOr("data-ongoing", "") != "true" || o.AttrOr("data-end", "") != ms(18) {
 		t.Errorf("at 18 s: %d overlaps, ongoing=%q end=%q; want one lasting, ending at the moment", o.Length(), o.AttrOr("data-ongoing", ""), o.AttrOr("data-end", ""))
 	}

@@ -586,3 +586,26 @@ func (u *reader) getLease(ctx context.Context, ns, name string) (*coordinationv1
 	}
 	return u.decodeLease(o)
 }
+
+// pastLeaseSegments places the intervals in which a leader acted past its lease on the lanes'
+// span.
+func pastLeaseSegments(past []judge.Overlap, l templates.StageLanes, now time.Time) []templates.StageSegment {
+	from, span := l.FromMs, float64(l.ToMs-l.FromMs)
+	if span <= 0 {
+		return nil
+	}
+	x := func(ms int64) float64 { return math.Max(0, math.Min(100, float64(ms-from)*100/span)) }
+	var out []templates.StageSegment
+	for _, o := range past {
+		end := o.End
+		if end.IsZero() {
+			end = now
+		}
+		a, b := o.Start.UnixMilli(), end.UnixMilli()
+		if b < from {
+			continue
+		}
+		out = append(out, templates.StageSegment{Kind: judge.CausePastLease, Holder: o.Holder, X: x(a), W: x(b) - x(a), FromMs: a, ToMs: b})
+	}
+	return out
+}
