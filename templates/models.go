@@ -408,6 +408,8 @@ type Timeline struct {
 
 // TimelineBand is one split-brain interval on the timeline.
 type TimelineBand struct {
+	// Kind is split-brain, or past-lease: a leader acting after its lease ran out.
+	Kind      string
 	X, W      float64
 	Title     string
 	TitleSays i18n.Text // Title in both languages; Title alone when zero

@@ -121,7 +121,7 @@ func (u *leaseScreen) leaseLiveView(ctx context.Context, ns, name string, m mome
 	live.PastLease = overlapViews(past, ns, name, now)
 	live.ViewsRecorded = len(vs) > 0
 	terms := judge.TermsSeen(changes, vs, now)
-	live.Timeline = layoutTimeline(terms, overlaps, now, u.timelineMax())
+	live.Timeline = layoutTimeline(terms, append(slices.Clone(overlaps), past...), now, u.timelineMax())
 	live.Lanes = stageLanes(terms, vs, overlaps, now)
 	live.Lanes.PastLease = pastLeaseSegments(past, live.Lanes, now)
 	events, err := u.leaseEvents(ctx, ns, name, m)

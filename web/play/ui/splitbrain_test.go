@@ -61,6 +61,12 @@ func TestSplitBrainShown(t *testing.T) {
 	if n := doc.Find("[data-testid=timeline-overlap]").Length(); n != 1 {
 		t.Errorf("%d bands on the timeline, want 1", n)
 	}
+	if n := doc.Find("[data-testid=timeline-past-lease]").Length(); n != 1 {
+		t.Errorf("%d past-lease bands on the timeline, want 1", n)
+	}
+	if n := doc.Find("[data-testid=past-lease-band][data-identity=alice]").Length(); n != 1 {
+		t.Errorf("%d past-lease bands on the lanes, want 1", n)
+	}
 	// Its start links the first moment that tells it: a disagreement is a split brain once it
 	// has lasted the grace, and the instant it began still shows alice alone.
 	link := o.Find("a[href*='?at=']")

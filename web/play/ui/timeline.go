@@ -142,7 +142,8 @@ func timelineBars(lanes []templates.TimelineLane, laneOf map[string]int, terms [
 	return marks
 }
 
-// timelineBands are the hatched bands of the split-brain intervals within the window.
+// timelineBands are the hatched bands of the split-brain intervals within the window, and of
+// the intervals in which a leader acted past its lease.
 func timelineBands(overlaps []judge.Overlap, sc timelineScale) []templates.TimelineBand {
 	var bands []templates.TimelineBand
 	for _, o := range overlaps {
@@ -154,7 +155,11 @@ func timelineBands(overlaps []judge.Overlap, sc timelineScale) []templates.Timel
 			continue
 		}
 		x1, x2 := sc.x(o.Start), sc.x(end)
-		bands = append(bands, templates.TimelineBand{X: x1, W: max(x2-x1, 2), Title: o.Text, TitleSays: says(o.Says)})
+		kind := "split-brain"
+		if o.Cause == judge.CausePastLease {
+			kind = judge.CausePastLease // a leader past its lease, nobody else holding it
+		}
+		bands = append(bands, templates.TimelineBand{Kind: kind, X: x1, W: max(x2-x1, 2), Title: o.Text, TitleSays: says(o.Says)})
 	}
 	return bands
 }
