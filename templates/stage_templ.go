@@ -873,14 +873,14 @@ func stageCandidate(c StageCandidate) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if c.ExpiresAtMs != 0 && c.LeaseMs > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, "<circle class=\"ring ring-expiry\" r=\"52\" pathLength=\"100\" data-testid=\"stage-ring\" data-ring=\"expiry\" data-due-ms=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, "<circle class=\"ring ring-expiry\" r=\"52\" pathLength=\"100\" data-testid=\"stage-ring\" data-timer=\"expiry\" data-due-ms=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var58 string
 			templ_7745c5c3_Var58, templ_7745c5c3_Err = templ.JoinStringErrs(i64(c.ExpiresAtMs))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 74, Col: 136}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 74, Col: 137}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var58))
 			if templ_7745c5c3_Err != nil {
@@ -893,7 +893,7 @@ func stageCandidate(c StageCandidate) templ.Component {
 			var templ_7745c5c3_Var59 string
 			templ_7745c5c3_Var59, templ_7745c5c3_Err = templ.JoinStringErrs(i64(c.LeaseMs))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 74, Col: 168}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 74, Col: 169}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var59))
 			if templ_7745c5c3_Err != nil {
@@ -906,7 +906,7 @@ func stageCandidate(c StageCandidate) templ.Component {
 			var templ_7745c5c3_Var60 string
 			templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(tr(ctx, "stage.ring.expiry"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 74, Col: 208}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 74, Col: 209}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var60))
 			if templ_7745c5c3_Err != nil {
@@ -918,14 +918,14 @@ func stageCandidate(c StageCandidate) templ.Component {
 			}
 		}
 		if c.RenewByMs != 0 && c.RenewDeadlineMs > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 69, "<circle class=\"ring ring-renew\" r=\"60\" pathLength=\"100\" data-testid=\"stage-ring\" data-ring=\"renew\" data-due-ms=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 69, "<circle class=\"ring ring-renew\" r=\"60\" pathLength=\"100\" data-testid=\"stage-ring\" data-timer=\"renew\" data-due-ms=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var61 string
 			templ_7745c5c3_Var61, templ_7745c5c3_Err = templ.JoinStringErrs(i64(c.RenewByMs))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 77, Col: 132}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 77, Col: 133}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var61))
 			if templ_7745c5c3_Err != nil {
@@ -938,7 +938,7 @@ func stageCandidate(c StageCandidate) templ.Component {
 			var templ_7745c5c3_Var62 string
 			templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinStringErrs(i64(c.RenewDeadlineMs))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 77, Col: 172}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 77, Col: 173}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var62))
 			if templ_7745c5c3_Err != nil {
@@ -951,7 +951,7 @@ func stageCandidate(c StageCandidate) templ.Component {
 			var templ_7745c5c3_Var63 string
 			templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(tr(ctx, "stage.ring.renew"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 77, Col: 211}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 77, Col: 212}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var63))
 			if templ_7745c5c3_Err != nil {
@@ -963,14 +963,14 @@ func stageCandidate(c StageCandidate) templ.Component {
 			}
 		}
 		if c.RetryAtMs != 0 && c.RetryMs > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 73, "<circle class=\"ring ring-retry\" r=\"45\" pathLength=\"100\" data-testid=\"stage-ring\" data-ring=\"retry\" data-due-ms=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 73, "<circle class=\"ring ring-retry\" r=\"45\" pathLength=\"100\" data-testid=\"stage-ring\" data-timer=\"retry\" data-due-ms=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var64 string
 			templ_7745c5c3_Var64, templ_7745c5c3_Err = templ.JoinStringErrs(i64(c.RetryAtMs))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 80, Col: 132}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 80, Col: 133}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var64))
 			if templ_7745c5c3_Err != nil {
@@ -983,7 +983,7 @@ func stageCandidate(c StageCandidate) templ.Component {
 			var templ_7745c5c3_Var65 string
 			templ_7745c5c3_Var65, templ_7745c5c3_Err = templ.JoinStringErrs(i64(c.RetryMs))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 80, Col: 164}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 80, Col: 165}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var65))
 			if templ_7745c5c3_Err != nil {
@@ -996,7 +996,7 @@ func stageCandidate(c StageCandidate) templ.Component {
 			var templ_7745c5c3_Var66 string
 			templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(tr(ctx, "stage.ring.retry"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 80, Col: 203}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `stage.templ`, Line: 80, Col: 204}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var66))
 			if templ_7745c5c3_Err != nil {

@@ -68,7 +68,7 @@ func TestBrowserStage(t *testing.T) {
 				n++
 			}
 		}
-		rings, _ := browserEval(stage, `Array.from(document.querySelectorAll('[data-testid=stage-candidate]'), (c) => c.dataset.identity + ':' + Array.from(c.querySelectorAll('[data-testid=stage-ring]'), (r) => r.dataset.ring).join('+')).join(' ')`)
+		rings, _ := browserEval(stage, `Array.from(document.querySelectorAll('[data-testid=stage-candidate]'), (c) => c.dataset.identity + ':' + Array.from(c.querySelectorAll('[data-testid=stage-ring]'), (r) => r.dataset.timer).join('+')).join(' ')`)
 		return first != "" && n == 2 && strings.Contains(rings, first+":expiry+renew") && strings.Count(rings, "expiry") == 3, fmt.Sprintf("%v rings %s", m, rings)
 	})
 	ledAt := time.Now()

@@ -45,14 +45,14 @@ func TestStageDraws(t *testing.T) {
 		t.Errorf("roles %v", roles)
 	}
 	due := func(ring string) string {
-		return doc.Find(`[data-identity=alice] [data-ring=`+ring+`]`).AttrOr("data-due-ms", "none")
+		return doc.Find(`[data-identity=alice] [data-timer=`+ring+`]`).AttrOr("data-due-ms", "none")
 	}
 	for ring, in := range map[string]int64{"expiry": 14_000, "renew": 9_000, "retry": 1_500} {
 		if got := due(ring); got != strconv.FormatInt(ms+in, 10) {
 			t.Errorf("alice's %s ring due %s, want %d", ring, got, ms+in)
 		}
 	}
-	if n := doc.Find(`[data-identity=bob] [data-ring]`).Length(); n != 0 {
+	if n := doc.Find(`[data-identity=bob] [data-timer]`).Length(); n != 0 {
 		t.Errorf("bob reported no timers, yet has %d rings", n)
 	}
 	reqs := map[string]string{}
