@@ -384,17 +384,15 @@ func (s *span) emit(out []Overlap, lease string, changes []Change, views []View,
 	scale := writersScale(changes, end)
 	c.scale = scale
 	o.Cause = c.cause
-	// The other stale believers' faults too (two leaders frozen one after the other): each
-	// missed a holder of its own.
+	// Every other stale believer's cause too (two leaders frozen one after the other, a paused
+	// leader and a follower whose clock ran fast): each believed for a reason of its own, and
+	// the sentence names them all.
 	var also []Said
 	for _, id := range o.Stale[1:] {
 		oth := s.other(id)
 		c2 := s.cause(id, oth, changes, views, end)
 		c2.scale = scale
-		switch c2.cause {
-		case CausePaused, CausePartitioned, CauseLoss, CauseSlowNetwork:
-			also = append(also, whyOf(o, id, oth, c2, end))
-		}
+		also = append(also, whyOf(o, id, oth, c2, end))
 	}
 	o.Says = overlapText(lease, o, stale, other, c, end, now, s.late(), also)
 	o.AdviceSays = overlapAdviceSays(c.cause)

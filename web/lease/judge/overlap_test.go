@@ -709,3 +709,24 @@ func TestLongSplitBrainInMinutes(t *testing.T) {
 		t.Fatalf("overlaps: %+v", o)
 	}
 }
+
+// TestEveryBelieverHasItsCause: three believe they lead at once: bob holds, alice was paused and
+// carol's clock ran fast. The sentence gives both stale believers their causes, not only the
+// first one's.
+func TestEveryBelieverHasItsCause(t *testing.T) {
+	var s story
+	s.hold("alice", 0, 6, 10, 0, 0)
+	s.hold("bob", 17, 29, 10, 1, 0)
+	s.see(lead(0.05, "alice"), lead(6.5, "alice", paused), follow(0.5, "carol", rate(2)),
+		lead(17.05, "bob"), lead(18, "carol", rate(2), holding("bob")), follow(24, "carol", rate(2)), follow(25.4, "alice"))
+	got := Overlaps("ns/x", s.h.changes, sortedViews(s.views), at(30))
+	if len(got) != 1 || strings.Join(got[0].Stale, ",") != "alice,carol" {
+		t.Fatalf("overlaps %v", got)
+	}
+	text := got[0].Text
+	for _, want := range []string{"alice was paused", "carol's clock ran fast"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the sentence does not say %q: %s", want, text)
+		}
+	}
+}
