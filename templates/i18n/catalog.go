@@ -385,6 +385,7 @@ var pages = map[string]Text{
 	"judge.because":                 {En: ": %s.", Zh: "：%s。"},
 	"judge.scaledLength":            {En: "%s of its candidates' clock (%s of the server's)", Zh: "候选者时钟上的 %s（服务器时钟上的 %s）"},
 	"judge.alsoWhy":                 {En: "; and %s", Zh: "；而且%s"},
+	"judge.tookEarlyFast":           {En: "%s took the lease %s before %s's ran out, its clock running fast (%s× the real rate)", Zh: "%[1]s 的时钟走得快（实际速度的 %[4]s 倍），在 %[3]s 的租约到期前 %[2]s 就获取了租约"},
 	"judge.whyPaused":               {En: "%s was paused and did not see %s", Zh: "%s 被暂停，没有看到 %s"},
 	"judge.whyPartitioned":          {En: "%s was cut off from the server and did not see %s", Zh: "%s 与服务器断开了联系，没有看到 %s"},
 	"judge.whySlow":                 {En: "%s's network added %s to each round trip, so it saw %s late", Zh: "%s 的网络让每次往返多花 %s，所以它很晚才看到%s"},

@@ -56,6 +56,7 @@ var causeSentences = said.Register(map[string]string{
 	"judge.whyClockAhead":     "%s's clock ran %s ahead of the server's",
 	"judge.whyClockBehind":    "%s's clock ran %s behind the server's",
 	"judge.whyClockFast":      "%s's clock ran fast (%s× the real rate), so it counted its renew deadline on a clock the others do not share",
+	"judge.tookEarlyFast":     "%s took the lease %s before %s's ran out, its clock running fast (%s× the real rate)",
 	"judge.whyClockSlow":      "%s's clock ran slow (%s× the real rate), so it counted its renew deadline on a clock the others do not share",
 	"judge.whyReleasedNobody": "the record named nobody",
 	"judge.whyReleased":       "%s had released it and kept working",
@@ -394,6 +395,12 @@ func (s *span) emit(out []Overlap, lease string, changes []Change, views []View,
 		c2.scale = scale
 		also = append(also, whyOf(o, id, oth, c2, end))
 	}
+	// The taker's part too: a follower whose clock ran fast takes a lease before it ran out.
+	for _, id := range o.Identities {
+		if w, ok := tookEarly(id, changes, views, end); ok {
+			also = append(also, w)
+		}
+	}
 	o.Says = overlapText(lease, o, stale, other, c, end, now, s.late(), also)
 	o.AdviceSays = overlapAdviceSays(c.cause)
 	o.Text, o.Advice = o.Says.English(), o.AdviceSays.English()
@@ -628,6 +635,28 @@ func overlapText(lease string, o Overlap, stale, other string, c cause, end, now
 	}
 	parts = append(parts, say("judge.because", why))
 	return concat(parts...)
+}
+
+// tookEarly says, when id took the lease from another holder before that holder's lease ran
+// out by the server's count, with its own clock running fast, that it did: a cause of the split
+// brain beside the stale believer's own.
+func tookEarly(id string, changes []Change, views []View, end time.Time) (Said, bool) {
+	for i, c := range changes {
+		if c.At.After(end) {
+			break
+		}
+		if i == 0 || c.Holder != id {
+			continue
+		}
+		prev := changes[i-1]
+		if prev.Holder == "" || prev.Holder == id || prev.Deleted || !c.At.Before(prev.Expiry()) {
+			continue
+		}
+		if v := viewAt(views, id, c.At); v != nil && v.Faults.ClockRate > 1 {
+			return say("judge.tookEarlyFast", Shown(id), seconds(prev.Expiry().Sub(c.At)), Shown(prev.Holder), fmt.Sprintf("%.2f", v.Faults.ClockRate)), true
+		}
+	}
+	return Said{}, false
 }
 
 // whyOf says why stale believed it led during o, up to end: its cause c, and other, the holder

@@ -730,3 +730,24 @@ func TestEveryBelieverHasItsCause(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryCauseNamed: erin, whose clock runs at 2x, takes the lease 4 s before dave's ran out,
+// while dave, cut off, still believes he leads: the sentence names both causes, dave's
+// partition and erin's fast clock.
+func TestEveryCauseNamed(t *testing.T) {
+	var s story
+	s.hold("dave", 0, 6, 10, 0, 0) // his lease runs out at 16 s
+	s.hold("erin", 12, 20, 10, 1, 0)
+	s.see(lead(0.05, "dave"), follow(0.5, "erin", rate(2)), lead(7, "dave", partitioned),
+		lead(12.05, "erin", rate(2)), follow(17, "dave", partitioned))
+	got := Overlaps("ns/x", s.h.changes, sortedViews(s.views), at(30))
+	if len(got) != 1 {
+		t.Fatalf("overlaps %v", got)
+	}
+	text := got[0].Text
+	for _, want := range []string{"dave was cut off", "erin took the lease 4.0 s before dave's ran out, its clock running fast (2.00× the real rate)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the sentence does not say %q: %s", want, text)
+		}
+	}
+}
