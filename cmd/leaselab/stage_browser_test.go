@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -154,6 +155,19 @@ func TestBrowserStage(t *testing.T) {
 		t.Errorf("Chinese stage: server named %q", s)
 	}
 	browserScreenshot(t, stage, out, "stage-phone-zh.png")
+
+	// Dark: the picture follows the system's scheme, the server's box dark like the page.
+	if _, err := chromedp.Call(ctxWith(stage, 10*time.Second), emulation.SetEmulatedMedia,
+		emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(stage, chromedp.EmulateViewport(1280, 720)); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := browserEval(stage, `getComputedStyle(document.querySelector('.stage-server rect')).fill`); s == "rgb(255, 255, 255)" {
+		t.Errorf("in the dark scheme the server's box is still white")
+	}
+	browserScreenshot(t, stage, out, "stage-dark.png")
 }
 
 func mapValues(m map[string]string) []string {
