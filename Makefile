@@ -29,6 +29,21 @@ run: build ## start the playground on http://127.0.0.1:8080 with ./leaselab.db
 build: generate wasm ## build bin/leaselab, one static binary with everything embedded
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/leaselab
 
+# The platforms a release is built for: static binaries, the browser candidate embedded.
+RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+DIST              := dist
+
+.PHONY: release
+release: generate wasm ## static binaries for linux, darwin and windows on amd64 and arm64 in dist/, with SHA256SUMS
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	@for p in $(RELEASE_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		out=$(DIST)/leaselab-$(VERSION)-$$os-$$arch$$ext; \
+		echo "$$out"; \
+		GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$out ./cmd/leaselab || exit 1; \
+	done
+	cd $(DIST) && sha256sum leaselab-* > SHA256SUMS
+
 .PHONY: generate
 generate: ## generate the Go code of the templ components (templates/*_templ.go)
 	$(GO) tool templ generate -log-level warn -path templates

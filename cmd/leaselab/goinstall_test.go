@@ -80,3 +80,22 @@ func TestGoInstallIsTheWholePlayground(t *testing.T) {
 		t.Error("/play says the candidate is not built")
 	}
 }
+
+// TestReleaseTarget: make release builds a static binary for each of linux, darwin and windows
+// on amd64 and arm64, the browser candidate embedded, and their checksums (what make would run;
+// the builds themselves take minutes, so they are left to the release).
+func TestReleaseTarget(t *testing.T) {
+	cmd := exec.Command("make", "-n", "release", "VERSION=v0.0.0-test")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n release: %v\n%s", err, out)
+	}
+	plan := string(out)
+	for _, want := range []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64",
+		"-trimpath", "main.version=v0.0.0-test", "./cmd/leaselab", "sha256sum leaselab-* > SHA256SUMS"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("make -n release does not say %q:\n%s", want, plan)
+		}
+	}
+}
