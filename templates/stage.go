@@ -9,8 +9,6 @@ type StagePage struct {
 	// LiveURL serves the picture alone (StageLive), WatchURL says when it changed.
 	LiveURL, WatchURL, LeaseURL string
 	Live                        StageLive
-	// Embedded drops the page's own head: the stage inside a lesson's page or presenter mode.
-	Embedded bool
 }
 
 // StageLive is the picture as of one moment: what stage.js swaps in when anything changes,
@@ -25,8 +23,8 @@ type StageLive struct {
 	Candidates []StageCandidate
 	Requests   []StageRequest
 	Lanes      StageLanes
-	// Caption says in one short sentence what happened last; Live is the same for the
-	// polite live region (what changed).
+	// Caption says in one short sentence what happened last, on screen and in the polite live
+	// region (what changed).
 	Caption i18n.Text
 }
 
@@ -37,7 +35,6 @@ type StageRecord struct {
 	RenewTime   string // as written: RFC 3339 with microseconds
 	Transitions int32
 	RV          string
-	DurationS   int32
 }
 
 // StageCandidate is one candidate around the server: a browser tab, leaselab candidate, a
@@ -54,8 +51,6 @@ type StageCandidate struct {
 	// acts on, its renew deadline while leading, its next retry. 0 when not running.
 	ExpiresAtMs, RenewByMs, RetryAtMs int64
 	LeaseMs, RenewDeadlineMs, RetryMs int64
-	// Faults are its active faults in words.
-	Faults []string
 	// Count, when not 0, makes this a crowd: that many candidates of one role, drawn as one
 	// (Identity is "+N"), with Requests in flight or just ended among them.
 	Count, Requests int

@@ -122,8 +122,7 @@ func (u *leaseScreen) leaseLiveView(ctx context.Context, ns, name string, m mome
 	live.ViewsRecorded = len(vs) > 0
 	terms := judge.TermsSeen(changes, vs, now)
 	live.Timeline = layoutTimeline(terms, append(slices.Clone(overlaps), past...), now, u.timelineMax())
-	live.Lanes = stageLanes(terms, vs, overlaps, now)
-	live.Lanes.PastLease = pastLeaseSegments(past, live.Lanes, now)
+	live.Lanes = stageLanes(terms, vs, overlaps, past, now)
 	events, err := u.leaseEvents(ctx, ns, name, m)
 	if err != nil {
 		return live, false, err

@@ -67,6 +67,9 @@ func TestSplitBrainShown(t *testing.T) {
 	if n := doc.Find("[data-testid=past-lease-band][data-identity=alice]").Length(); n != 1 {
 		t.Errorf("%d past-lease bands on the lanes, want 1", n)
 	}
+	if n := tu.mustGetDoc(t, "/stage?namespace=default&lease=x", 200).Find("[data-testid=past-lease-band][data-identity=alice]").Length(); n != 1 {
+		t.Errorf("%d past-lease bands on the stage's lanes, want 1", n)
+	}
 	// Its start links the first moment that tells it: a disagreement is a split brain once it
 	// has lasted the grace, and the instant it began still shows alice alone.
 	link := o.Find("a[href*='?at=']")

@@ -184,7 +184,8 @@ func (u *stageScreen) stageView(ctx context.Context, ns, name string, m moment) 
 	placeOnEllipse(s.Candidates)
 	placeRequests(s.Candidates, s.Requests)
 	terms := judge.TermsSeen(changes, vs, now)
-	s.Lanes = stageLanes(terms, laneViews(vs, shown, len(crowds) > 0), overlaps, now)
+	past := judge.PastLease(ns+"/"+name, changes, vs, now)
+	s.Lanes = stageLanes(terms, laneViews(vs, shown, len(crowds) > 0), overlaps, past, now)
 	s.Caption = stageCaption(ns+"/"+name, terms, overlaps, vs, now)
 	return s, nil
 }
@@ -198,7 +199,7 @@ func (u *stageScreen) stageRecord(ctx context.Context, ns, name string, changes 
 			return r, err
 		}
 		r = templates.StageRecord{Exists: true, Holder: judge.Shown(cur.Holder), Transitions: cur.Transitions,
-			RV: strconv.FormatInt(cur.Revision, 10), DurationS: int32(cur.Duration / time.Second)}
+			RV: strconv.FormatInt(cur.Revision, 10)}
 		if l != nil && l.Spec.RenewTime != nil {
 			r.RenewTime = l.Spec.RenewTime.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
 		}
@@ -214,9 +215,6 @@ func (u *stageScreen) stageRecord(ctx context.Context, ns, name string, changes 
 	}
 	if t := l.Spec.LeaseTransitions; t != nil {
 		r.Transitions = *t
-	}
-	if d := l.Spec.LeaseDurationSeconds; d != nil {
-		r.DurationS = *d
 	}
 	if l.Spec.RenewTime != nil {
 		r.RenewTime = l.Spec.RenewTime.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
@@ -255,22 +253,10 @@ func (u *stageScreen) stageReports(ctx context.Context, ns, name string, m momen
 	return out, nil
 }
 
-// stageRole is a candidate's one word on the stage: what stops it from acting first, then
-// whether it believes it leads, rightly or not.
+// stageRole is a candidate's one word on the stage, as the lease cards word it: its state
+// (which says first what stops it from acting), a leader whose record names another stale.
 func stageRole(r tabproto.Report, stale bool) string {
-	switch {
-	case r.State == tabproto.StateStopped:
-		return "stopped"
-	case r.Faults.Paused:
-		return "paused"
-	case r.Faults.Partition != tabproto.PartitionNone:
-		return "partitioned"
-	case stale:
-		return "stale"
-	case r.Role == tabproto.RoleLeader:
-		return "leader"
-	}
-	return "follower"
+	return templates.CastRole(string(r.State), stale)
 }
 
 // stageLink is how a candidate's link to the server is drawn: cut, frozen (its end is paused),
@@ -304,7 +290,7 @@ func stageCast(reps []stageReport, holder string, seen []seenRequest, now time.T
 		return len(cands) - 1
 	}
 	for _, r := range reps {
-		c := templates.StageCandidate{Identity: r.Identity, Role: stageRole(r.Report, r.stale), Link: stageLink(r.Faults), Faults: r.ActiveFaults}
+		c := templates.StageCandidate{Identity: r.Identity, Role: stageRole(r.Report, r.stale), Link: stageLink(r.Faults)}
 		if t := r.Timers; t != nil {
 			at := r.onServer
 			c.ExpiresAtMs, c.RenewByMs, c.RetryAtMs = at(t.ExpiresInMs), at(t.RenewByMs), at(t.RetryInMs)
@@ -459,7 +445,7 @@ func placeOnEllipse(cands []templates.StageCandidate) {
 
 // stageLanes are the record lane, the belief lanes and the split brains over the last
 // stageLaneSpan (or since the lease's story began, when that is shorter).
-func stageLanes(terms []judge.Term, vs []judge.View, overlaps []judge.Overlap, now time.Time) templates.StageLanes {
+func stageLanes(terms []judge.Term, vs []judge.View, overlaps, past []judge.Overlap, now time.Time) templates.StageLanes {
 	from := now.Add(-stageLaneSpan)
 	first := now
 	for _, t := range terms {
@@ -506,16 +492,21 @@ func stageLanes(terms []judge.Term, vs []judge.View, overlaps []judge.Overlap, n
 		}
 		l.Beliefs = append(l.Beliefs, lane)
 	}
-	for _, o := range overlaps {
-		end := o.End
-		if end.IsZero() {
-			end = now
+	// The split brains, and the stretches in which a leader acted past its lease.
+	bands := func(os []judge.Overlap, kind string) (out []templates.StageSegment) {
+		for _, o := range os {
+			end := o.End
+			if end.IsZero() {
+				end = now
+			}
+			if !end.Before(from) {
+				out = append(out, seg(kind, o.Holder, maxTime(o.Start, from), end, ""))
+			}
 		}
-		if end.Before(from) {
-			continue
-		}
-		l.Overlaps = append(l.Overlaps, seg("split-brain", "", maxTime(o.Start, from), end, ""))
+		return out
 	}
+	l.Overlaps = bands(overlaps, "split-brain")
+	l.PastLease = bands(past, judge.CausePastLease)
 	l.Ticks = stageTicks(from, now, x)
 	return l
 }
@@ -585,27 +576,4 @@ func (u *reader) getLease(ctx context.Context, ns, name string) (*coordinationv1
 		return nil, err
 	}
 	return u.decodeLease(o)
-}
-
-// pastLeaseSegments places the intervals in which a leader acted past its lease on the lanes'
-// span.
-func pastLeaseSegments(past []judge.Overlap, l templates.StageLanes, now time.Time) []templates.StageSegment {
-	from, span := l.FromMs, float64(l.ToMs-l.FromMs)
-	if span <= 0 {
-		return nil
-	}
-	x := func(ms int64) float64 { return math.Max(0, math.Min(100, float64(ms-from)*100/span)) }
-	var out []templates.StageSegment
-	for _, o := range past {
-		end := o.End
-		if end.IsZero() {
-			end = now
-		}
-		a, b := o.Start.UnixMilli(), end.UnixMilli()
-		if b < from {
-			continue
-		}
-		out = append(out, templates.StageSegment{Kind: judge.CausePastLease, Holder: o.Holder, X: x(a), W: x(b) - x(a), FromMs: a, ToMs: b})
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,7 +97,7 @@ func (t *requestTap) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		err := next(c)
 		status := c.Response().Status
 		if err != nil {
-			status = statusOf(err)
+			status, _ = errorOf(err) // the status the error is answered with
 		}
 		t.finish(key, id, status)
 		return err
@@ -121,20 +120,6 @@ func tapVerb(verb string) string {
 		return "DELETE"
 	}
 	return ""
-}
-
-// statusOf is the status code a handler's error is answered with.
-func statusOf(err error) int {
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		return he.Code
-	}
-	var sc interface{ Status() int }
-	if errors.As(err, &sc) {
-		return sc.Status()
-	}
-	code, _ := errorOf(err)
-	return code
 }
 
 // clientName is the product of a User-Agent ("kubectl" of "kubectl/v1.36.0 (linux/amd64)"),
