@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/leaselab/leaselab/wasm/tabproto"
@@ -18,12 +17,9 @@ import (
 type flightLog struct {
 	next Transport
 	now  func() time.Time // the candidate's own clock
-	// changed tells the candidate that its snapshot changed; called without the log's lock.
+	// changed tells the candidate that its snapshot changed.
 	changed func()
-
-	mu   sync.Mutex
-	seq  uint64
-	list []tabproto.Flight // oldest first, at most tabproto.MaxFlights
+	log     tabproto.Flights
 }
 
 var _ Transport = (*flightLog)(nil)
@@ -47,39 +43,18 @@ func onLease(url string) bool {
 }
 
 func (f *flightLog) start(verb string) uint64 {
-	f.mu.Lock()
-	f.seq++
-	id := f.seq
-	f.list = append(f.list, tabproto.Flight{ID: id, Verb: verb, StartMs: f.now().UnixMilli()})
-	if n := len(f.list); n > tabproto.MaxFlights {
-		f.list = append(f.list[:0], f.list[n-tabproto.MaxFlights:]...)
-	}
-	f.mu.Unlock()
+	id := f.log.Start(verb, f.now().UnixMilli())
 	f.changed()
 	return id
 }
 
 func (f *flightLog) end(id uint64, outcome string) {
-	f.mu.Lock()
-	for i := range f.list {
-		if f.list[i].ID == id {
-			f.list[i].EndMs = max(f.now().UnixMilli(), f.list[i].StartMs)
-			f.list[i].Outcome = outcome
-		}
-	}
-	f.mu.Unlock()
+	f.log.End(id, outcome, f.now().UnixMilli())
 	f.changed()
 }
 
-// flights is a copy of the newest requests.
-func (f *flightLog) flights() []tabproto.Flight {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.list) == 0 {
-		return nil
-	}
-	return append([]tabproto.Flight(nil), f.list...)
-}
+// flights is the newest requests.
+func (f *flightLog) flights() []tabproto.Flight { return f.log.List() }
 
 // flightOutcome is how a request ended, in the stage's words: its status code, or a timeout
 // (it hung or crawled until it was given up), or refused (it failed at once).

@@ -1,5 +1,7 @@
 package tabproto
 
+import "sync"
+
 // What a candidate tells the stage beyond its role: its timers and its requests in flight.
 // Both are on the candidate's own clock (Report.Clock is that clock when it reported), so the
 // server places them on its own by the report's arrival: a candidate whose clock runs ahead
@@ -65,4 +67,46 @@ func (r *Report) cleanStage() {
 		}
 		f.Outcome = Cut(f.Outcome, MaxWordLen)
 	}
+}
+
+// Flights keeps a candidate's newest requests (at most MaxFlights), for its reports: the
+// browser candidate's and leaselab candidate's alike. Its zero value is empty and ready; it is
+// safe for concurrent use.
+type Flights struct {
+	mu   sync.Mutex
+	seq  uint64
+	list []Flight // oldest first
+}
+
+// Start records a request with verb leaving at nowMs (the candidate's clock, Unix ms) and
+// returns its number.
+func (f *Flights) Start(verb string, nowMs int64) uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seq++
+	// A new slice each time: reports already taken (List) keep theirs.
+	list := append(make([]Flight, 0, MaxFlights), f.list[max(0, len(f.list)-MaxFlights+1):]...)
+	f.list = append(list, Flight{ID: f.seq, Verb: verb, StartMs: nowMs})
+	return f.seq
+}
+
+// End records how request id ended at nowMs: its status code, FlightTimeout or FlightRefused.
+func (f *Flights) End(id uint64, outcome string, nowMs int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	list := append([]Flight(nil), f.list...)
+	for i := range list {
+		if list[i].ID == id {
+			list[i].EndMs, list[i].Outcome = max(nowMs, list[i].StartMs), outcome
+		}
+	}
+	f.list = list
+}
+
+// List is the newest requests, oldest first; nil when there are none. The caller may keep it:
+// the log never changes a list it handed out.
+func (f *Flights) List() []Flight {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.list
 }

@@ -239,3 +239,21 @@ func TestLossOnTheWire(t *testing.T) {
 		t.Errorf("faults in words: %q", got)
 	}
 }
+
+// TestFlights: the log keeps the newest MaxFlights requests, an end marks its own request, and
+// a list once handed out does not change.
+func TestFlights(t *testing.T) {
+	var f tabproto.Flights
+	for i := range tabproto.MaxFlights + 3 {
+		f.Start("GET", int64(1000+i))
+	}
+	taken := f.List()
+	f.End(tabproto.MaxFlights+3, "409", 5000)
+	got := f.List()
+	if len(got) != tabproto.MaxFlights || got[0].ID != 4 || got[len(got)-1].Outcome != "409" || got[len(got)-1].EndMs != 5000 {
+		t.Errorf("flights %+v", got)
+	}
+	if taken[len(taken)-1].Outcome != "" {
+		t.Errorf("a list handed out changed: %+v", taken[len(taken)-1])
+	}
+}

@@ -50,28 +50,13 @@ func isTimeout(err error) bool {
 
 // flightStarted records a request leaving now and returns its number.
 func (v *viewReporter) flightStarted(verb string) uint64 {
-	v.mu.Lock()
-	v.seq++
-	id := v.seq
-	v.rep.Flights = append(v.rep.Flights, tabproto.Flight{ID: id, Verb: verb, StartMs: time.Now().UnixMilli()})
-	if n := len(v.rep.Flights); n > tabproto.MaxFlights {
-		v.rep.Flights = append([]tabproto.Flight(nil), v.rep.Flights[n-tabproto.MaxFlights:]...)
-	}
-	v.mu.Unlock()
+	id := v.flights.Start(verb, time.Now().UnixMilli())
 	v.poke()
 	return id
 }
 
 // flightEnded records how request id ended, now.
 func (v *viewReporter) flightEnded(id uint64, outcome string) {
-	v.mu.Lock()
-	flights := append([]tabproto.Flight(nil), v.rep.Flights...) // reports sent hold the old slice
-	for i := range flights {
-		if flights[i].ID == id {
-			flights[i].EndMs, flights[i].Outcome = max(time.Now().UnixMilli(), flights[i].StartMs), outcome
-		}
-	}
-	v.rep.Flights = flights
-	v.mu.Unlock()
+	v.flights.End(id, outcome, time.Now().UnixMilli())
 	v.poke()
 }

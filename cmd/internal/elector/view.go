@@ -24,7 +24,7 @@ import (
 type viewReporter struct {
 	mu      sync.Mutex
 	rep     tabproto.Report
-	seq     uint64 // the last request's number (flights.go)
+	flights tabproto.Flights // its requests on the lease (flights.go)
 	changed chan struct{}
 }
 
@@ -72,7 +72,7 @@ func (v *viewReporter) report() tabproto.Report {
 	defer v.mu.Unlock()
 	r := v.rep
 	r.Clock = time.Now().UnixMilli()
-	r.Flights = append([]tabproto.Flight(nil), v.rep.Flights...)
+	r.Flights = v.flights.List()
 	return r
 }
 
