@@ -46,13 +46,14 @@ func TestBrowserBuildDependencies(t *testing.T) {
 	}
 }
 
-// TestTabProtocolStandardLibraryOnly: the tab protocol is shared by the browser candidate and
-// the server, so it imports nothing but the standard library (on either side).
+// TestTabProtocolStandardLibraryOnly: the tab protocol and the catalog of sentences are shared
+// by the browser candidate and the server, so they import nothing but the standard library and
+// each other (on either side).
 func TestTabProtocolStandardLibraryOnly(t *testing.T) {
 	for _, env := range [][]string{nil, {"GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"}} {
-		deps := goList(t, env, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./tabproto")
-		if want := []string{"github.com/leaselab/leaselab/wasm/tabproto"}; !slices.Equal(deps, want) {
-			t.Errorf("%v: wasm/tabproto reaches %q beyond the standard library", env, deps)
+		deps := goList(t, env, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./tabproto", "./said")
+		if want := []string{"github.com/leaselab/leaselab/wasm/said", "github.com/leaselab/leaselab/wasm/tabproto"}; !slices.Equal(deps, want) {
+			t.Errorf("%v: wasm/tabproto and wasm/said reach %q beyond the standard library", env, deps)
 		}
 	}
 }

@@ -23,8 +23,8 @@ import (
 // cmd does for people: it opens the SQLite store itself. What it pulls into a user's test
 // binary is kept to the API: not the browser screens, their templates and embedded assets (the
 // browser candidate's wasm among them), nor the browser candidate, nor the browser tests' tools.
-// Of wasm/ it may reach the tab protocol alone (standard library only), whose Faults are the
-// one shape of a tab's faults the judge reads.
+// Of wasm/ it may reach the tab protocol, whose Faults are the one shape of a tab's faults the
+// judge reads, and the one catalog of sentences (wasm/said); both are standard library only.
 func TestDependencyDirections(t *testing.T) {
 	const leasetest = "github.com/leaselab/leaselab/web/leasetest"
 	var notLeasetest []string

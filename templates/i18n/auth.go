@@ -1,8 +1,10 @@
 package i18n
 
+import "github.com/leaselab/leaselab/wasm/said"
+
 // The words of the sign-in, join and workshop pages (web/api/auth). A sentence that wraps a name in
 // markup is split where the name goes, since the languages put it in different places.
-var authMessages = map[string]Text{
+var _ = said.Register(map[string]Text{
 	"auth.lang":                    {En: "中文", Zh: "English"},
 	"auth.langTitle":               {En: "阅读中文版", Zh: "Read this page in English"},
 	"auth.signin.title":            {En: "Sign in", Zh: "登录"},
@@ -39,10 +41,4 @@ var authMessages = map[string]Text{
 	"auth.ws.instructor":           {En: "Yours alone: it signs in with every right, so it is left out when the page is printed.", Zh: "仅供你自己使用：它以全部权限登录，因此打印本页时不会包含它。"},
 	"auth.role.instructor":         {En: "instructor", Zh: "讲师"},
 	"auth.role.participant":        {En: "participant", Zh: "参与者"},
-}
-
-func init() {
-	for k, v := range authMessages {
-		catalog[k] = v
-	}
-}
+})

@@ -1,27 +1,14 @@
 package i18n
 
-import "github.com/leaselab/leaselab/wasm/tabproto"
+import "github.com/leaselab/leaselab/wasm/said"
 
-// catalog holds every message of the pages, keyed by a short name: the pages' own (pages)
-// and the candidate's sentences (tabproto's narration, "log." and "fault."). Chinese follows
-// the Kubernetes Chinese documentation's terms: 租约 (Lease), 领导者选举 (leader election),
-// 持有者 (holder), 候选者 (candidate), 命名空间 (namespace), 续约 (renew). Names of API kinds
-// and fields (Lease, LeaseCandidate, holderIdentity), kubectl, identities and numbers stay as
-// they are.
-var catalog = func() map[string]Text {
-	out := make(map[string]Text, len(pages)+64)
-	for k, v := range tabproto.Narration() {
-		out[k] = Text{En: v[0], Zh: v[1]}
-	}
-	for k, v := range pages {
-		out[k] = v
-	}
-	return out
-}()
-
-// pages are the pages' messages. Keys begin with the page or part they belong to; "js." are
-// the scripts' (embedded in every page as the i18n script element).
-var pages = map[string]Text{
+// pages are the pages' messages, in the one catalog of sentences (wasm/said). Keys begin with
+// the page or part they belong to; "js." are the scripts' (embedded in every page as the i18n
+// script element). Chinese follows the Kubernetes Chinese documentation's terms: 租约 (Lease),
+// 领导者选举 (leader election), 持有者 (holder), 候选者 (candidate), 命名空间 (namespace), 续约
+// (renew). Names of API kinds and fields (Lease, LeaseCandidate, holderIdentity), kubectl,
+// identities and numbers stay as they are.
+var _ = said.Register(map[string]Text{
 	"lang.switch":                   {En: "中文", Zh: "English"},
 	"lang.switchTitle":              {En: "阅读中文版", Zh: "Read this page in English"},
 	"nav.dashboard":                 {En: "Dashboard", Zh: "仪表盘"},
@@ -338,79 +325,6 @@ var pages = map[string]Text{
 	"play.rules":                    {En: "The rules are client-go's: lease duration > renew deadline > 1.2 × retry period; on this shared playground the retry period is at least 0.2 s. Versions: candidate speaks coordination.k8s.io/v1 Leases, and v1beta1 LeaseCandidates in coordinated mode, where the server picks the leader.", Zh: "规则与 client-go 相同：租约时长 > 续约期限 > 1.2 × 重试周期；在这个共享的演练场上，重试周期至少为 0.2 s。版本：候选者使用 coordination.k8s.io/v1 的 Lease，在协调模式下还使用 v1beta1 的 LeaseCandidate，由服务器选出领导者。"},
 	"js.nobody":                     {En: "nobody", Zh: "无人"},
 	"js.none":                       {En: "none", Zh: "无"},
-	"judge.acquired":                {En: "%s acquired %s (transitions %d)", Zh: "%s 获得了 %s（转换次数 %d）"},
-	"judge.wroteAgain":              {En: "%s wrote %s again after its hold had expired (transitions %d)", Zh: "%s 在持有过期之后再次写入了 %s（转换次数 %d）"},
-	"judge.acquiredAfter":           {En: "%s acquired %s after %s's hold expired (transitions %d)", Zh: "%[3]s 的持有过期后，%[1]s 获得了 %[2]s（转换次数 %[4]d）"},
-	"judge.aCandidate":              {En: "a candidate", Zh: "一个候选者"},
-	"judge.splitNobody":             {En: "split brain: %s believes it leads %s while the record names nobody", Zh: "脑裂：%s 认为自己是 %s 的领导者，而记录中没有持有者"},
-	"judge.pastLease":               {En: "%s went on leading %s for %s after its lease ran out at %s by the others' count: anyone could have taken it meanwhile", Zh: "按其他候选者的计算，%[1]s 的租约已在 %[4]s 到期，它却继续领导 %[2]s 达 %[3]s：这期间任何候选者都可能获取租约"},
-	"judge.pastLeaseAdvice":         {En: "client-go's leader stops only at its renew deadline, counted on its own clock from the start of a renew round: keep leaseDuration above renewDeadline plus a retry period, and guard side effects with a fencing token", Zh: "client-go 的领导者只在续约截止时停止，而截止时间按它自己的时钟、从一轮续约开始时计算：让 leaseDuration 大于 renewDeadline 加一个重试周期，并用隔离令牌（fencing token）保护副作用"},
-	"judge.splitDeleted":            {En: "split brain: %s believes it leads %s, which was deleted", Zh: "脑裂：%s 认为自己是 %s 的领导者，而该租约已被删除"},
-	"judge.splitHolder":             {En: "split brain: %s believes it leads %s while %s holds it", Zh: "脑裂：%s 认为自己是 %s 的领导者，而持有者是 %s"},
-	"judge.released":                {En: "%s released %s", Zh: "%s 释放了 %s"},
-	"judge.tookOver":                {En: "%s took %s over from %s", Zh: "%[1]s 从 %[3]s 手中接管了 %[2]s"},
-	"judge.tookOverTransitions":     {En: "%s took %s over from %s (transitions %d)", Zh: "%[1]s 从 %[3]s 手中接管了 %[2]s（转换次数 %[4]d）"},
-	"judge.expired":                 {En: "%s's hold on %s expired: not renewed in time", Zh: "%s 对 %s 的持有已过期：未及时续约"},
-	"judge.steppedDown":             {En: "%s stepped down from %s: the election controller prefers %s", Zh: "%s 让出了 %s：选举控制器更倾向于 %s"},
-	"judge.deleted":                 {En: "%s was deleted while %s held it", Zh: "%s 在由 %s 持有时被删除"},
-	"judge.endHeld":                 {En: "still held", Zh: "仍被持有"},
-	"judge.endReleased":             {En: "released", Zh: "已释放"},
-	"judge.endTakeover":             {En: "taken over by %s", Zh: "被 %s 接管"},
-	"judge.endSteppedDown":          {En: "stepped down for %s", Zh: "为 %s 让位"},
-	"judge.endExpiredLate":          {En: "expired, then %s wrote it again late", Zh: "已过期，之后 %s 迟迟再次写入"},
-	"judge.endExpiredTook":          {En: "expired, then %s took it", Zh: "已过期，之后被 %s 获得"},
-	"judge.endExpired":              {En: "expired", Zh: "已过期"},
-	"judge.endDeleted":              {En: "lease deleted", Zh: "租约被删除"},
-	"judge.roleLeader":              {En: "%s leads %s, as it sees it", Zh: "%s 认为自己是 %s 的领导者"},
-	"judge.roleFollower":            {En: "%s follows on %s", Zh: "%s 是 %s 的跟随者"},
-	"judge.rolePaused":              {En: "%s was paused (a candidate of %s)", Zh: "%s 被暂停（%s 的候选者）"},
-	"judge.rolePartitioned":         {En: "%s was cut off from the API server (a candidate of %s)", Zh: "%s 与 API 服务器断开了联系（%s 的候选者）"},
-	"judge.roleStopped":             {En: "%s stopped (a candidate of %s)", Zh: "%s 已停止（%s 的候选者）"},
-	"judge.roleOther":               {En: "%s is %s (a candidate of %s)", Zh: "%s 处于 %s 状态（%s 的候选者）"},
-	"judge.believed1":               {En: "%s believed it led %s", Zh: "%s 认为自己是 %s 的领导者"},
-	"judge.believed2":               {En: "%s and %s both believed they led %s", Zh: "%s 和 %s 都认为自己是 %s 的领导者"},
-	"judge.believedAll":             {En: "%s all believed they led %s", Zh: "%s 都认为自己是 %s 的领导者"},
-	"judge.forSoFar":                {En: " for %s so far (since %s)", Zh: "，至今已持续 %s（自 %s 起）"},
-	"judge.forSpan":                 {En: " for %s (%s to %s)", Zh: "，持续了 %s（%s 至 %s）"},
-	"judge.joinedAt":                {En: ", %s only from %s", Zh: "，其中 %s 从 %s 起才这样认为"},
-	"judge.afterReleasing":          {En: " after releasing it", Zh: "，而此前它已释放了租约"},
-	"judge.afterReleased":           {En: " after %s released it", Zh: "，而此前 %s 已释放了租约"},
-	"judge.afterDeleted":            {En: " after the lease was deleted", Zh: "，而此时租约已被删除"},
-	"judge.whileRecordNamed":        {En: " while the record named %s", Zh: "，而记录中的持有者是 %s"},
-	"judge.secs":                    {En: "%s s", Zh: "%s 秒"},
-	"judge.minSecs":                 {En: "%d min %d s", Zh: "%d 分 %d 秒"},
-	"judge.nobody":                  {En: "nobody", Zh: "无人"},
-	"judge.missedRecord":            {En: "the record change", Zh: "记录的变化"},
-	"judge.missedTakeover":          {En: "%s take over", Zh: "%s 的接管"},
-	"judge.because":                 {En: ": %s.", Zh: "：%s。"},
-	"judge.scaledLength":            {En: "%s of its candidates' clock (%s of the server's)", Zh: "候选者时钟上的 %s（服务器时钟上的 %s）"},
-	"judge.alsoWhy":                 {En: "; and %s", Zh: "；而且%s"},
-	"judge.tookEarlyFast":           {En: "%s took the lease %s before %s's ran out, its clock running fast (%s× the real rate)", Zh: "%[1]s 的时钟走得快（实际速度的 %[4]s 倍），在 %[3]s 的租约到期前 %[2]s 就获取了租约"},
-	"judge.whyPaused":               {En: "%s was paused and did not see %s", Zh: "%s 被暂停，没有看到 %s"},
-	"judge.whyPartitioned":          {En: "%s was cut off from the server and did not see %s", Zh: "%s 与服务器断开了联系，没有看到 %s"},
-	"judge.whySlow":                 {En: "%s's network added %s to each round trip, so it saw %s late", Zh: "%s 的网络让每次往返多花 %s，所以它很晚才看到%s"},
-	"judge.whyLoss":                 {En: "%s's network lost %d%% of its requests, each hanging until it timed out, so it saw %s late", Zh: "%s 的网络丢失了 %d%% 的请求，每个都挂起直到超时，所以它很晚才看到%s"},
-	"judge.whyClockAhead":           {En: "%s's clock ran %s ahead of the server's", Zh: "%s 的时钟比服务器快 %s"},
-	"judge.whyClockBehind":          {En: "%s's clock ran %s behind the server's", Zh: "%s 的时钟比服务器慢 %s"},
-	"judge.whyClockFast":            {En: "%s's clock ran fast (%s× the real rate), so it counted its renew deadline on a clock the others do not share", Zh: "%s 的时钟走得快（真实速率的 %s 倍），所以它按一个与其他候选者不同的时钟计算续约期限"},
-	"judge.whyClockSlow":            {En: "%s's clock ran slow (%s× the real rate), so it counted its renew deadline on a clock the others do not share", Zh: "%s 的时钟走得慢（真实速率的 %s 倍），所以它按一个与其他候选者不同的时钟计算续约期限"},
-	"judge.whyReleasedNobody":       {En: "the record named nobody", Zh: "记录中没有持有者"},
-	"judge.whyReleased":             {En: "%s had released it and kept working", Zh: "%s 已释放租约却仍在继续工作"},
-	"judge.whyUnknown":              {En: "nothing %s recorded explains it", Zh: "%s 记录的内容无法解释这一点"},
-	"judge.whyDeleted":              {En: "the lease was deleted while %s held it, and a holder finds that out only at its next renewal", Zh: "租约在 %s 持有期间被删除，而持有者要到下一次续约时才会发现"},
-	"judge.whyOtherWriter":          {En: "another writer, not a candidate (kubectl, say, or a program of its own), wrote %[2]s into the record before %[1]s's hold ran out; %[1]s sees it at its next renewal, yet, as client-go does, goes on leading until its renew deadline passes", Zh: "另一个写入者（不是候选者，比如 kubectl 或自己编写的程序）在 %[1]s 的持有到期之前把 %[2]s 写入了记录；%[1]s 在下一次续约时就会看到，但它会像 client-go 那样继续领导，直到续约期限过去"},
-	"judge.thenSaw":                 {En: "; %s ran again by %s and read that %s held the lease, yet went on believing it led for another %s", Zh: "；%s 在 %s 前已恢复运行并读到 %s 持有租约，却仍认为自己是领导者，又持续了 %s"},
-	"advice.fencing":                {En: "guard side effects with a fencing token (the lease's resourceVersion or leaseTransitions) checked by the resource it writes", Zh: "用防护令牌（fencing token，即租约的 resourceVersion 或 leaseTransitions）保护副作用，并由被写入的资源来检查它"},
-	"advice.exit":                   {En: "exit (os.Exit) in OnStoppedLeading as kube-controller-manager does", Zh: "像 kube-controller-manager 那样在 OnStoppedLeading 中退出（os.Exit）"},
-	"advice.paused":                 {En: "client-go gives no fencing, and a paused process cannot check anything, not even its renew deadline, until it runs again: %[1]s, and %[2]s, so that it stops as soon as it notices.", Zh: "client-go 不提供防护，而被暂停的进程在重新运行之前什么也无法检查，连续约期限也不行：%[1]s，并且%[2]s，让它一发现就停止。"},
-	"advice.partitioned":            {En: "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, however long ago another took over, so keep renewDeadline well under leaseDuration, %[2]s, and %[1]s.", Zh: "client-go 不提供防护：无论别人多久之前已经接管，领导者都会按自己的判断行事，直到续约期限过去；所以要让 renewDeadline 远小于 leaseDuration，%[2]s，并且%[1]s。"},
-	"advice.slow-network":           {En: "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and slow requests tell it late that it lost, so keep renewDeadline well under leaseDuration with room for the slowest request (kube-controller-manager renews within 10 s a lease of 15 s), and %[1]s.", Zh: "client-go 不提供防护：领导者会按自己的判断行事，直到续约期限过去，而缓慢的请求让它很晚才知道自己已失去租约；所以要让 renewDeadline 远小于 leaseDuration，并为最慢的请求留出余量（kube-controller-manager 在 10 s 内续约一个 15 s 的租约），并且%[1]s。"},
-	"advice.loss":                   {En: "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and each lost request waits out its timeout before the next try, so keep renewDeadline well under leaseDuration with room for several lost tries, %[2]s, and %[1]s.", Zh: "client-go 不提供防护：领导者会按自己的判断行事，直到续约期限过去，而每个丢失的请求都要等到超时才会进行下一次尝试；所以要让 renewDeadline 远小于 leaseDuration，并为几次丢失的尝试留出余量，%[2]s，并且%[1]s。"},
-	"advice.clock-offset":           {En: "Offsets do not matter to client-go, which counts leaseDuration from its own observation of the record, not from renewTime; rate drift does, and the gap between renewDeadline and leaseDuration must cover it: never compare renewTime with the local clock.", Zh: "时钟偏移对 client-go 没有影响，它从自己观察到记录变化时开始计算 leaseDuration，而不是从 renewTime 开始；时钟速率的漂移才有影响，renewDeadline 与 leaseDuration 之间的差距必须能覆盖它：永远不要拿 renewTime 与本地时钟比较。"},
-	"advice.clock-drift":            {En: "client-go counts leaseDuration, renewDeadline and retryPeriod on the process's own clock: an offset cancels out, a clock that runs slow or fast does not. Keep the gap between renewDeadline and leaseDuration large enough to absorb drift, keep time synchronised, and %[1]s.", Zh: "client-go 按进程自己的时钟计算 leaseDuration、renewDeadline 和 retryPeriod：偏移会相互抵消，走慢或走快的时钟却不会。要让 renewDeadline 与 leaseDuration 之间的差距足以吸收漂移，保持时间同步，并且%[1]s。"},
-	"advice.released":               {En: "Release only after the work has stopped: with ReleaseOnCancel, client-go clears holderIdentity as soon as the context is cancelled, without waiting for the work begun in OnStartedLeading, so cancel only once that work has returned; else leave ReleaseOnCancel off, %[2]s, and let the lease run out.", Zh: "只在工作停止之后才释放：启用 ReleaseOnCancel 时，client-go 在 context 被取消后立即清空 holderIdentity，而不等待 OnStartedLeading 中开始的工作，所以只有在那些工作返回之后才取消；否则就不要启用 ReleaseOnCancel，%[2]s，让租约自然过期。"},
-	"advice.unknown":                {En: "client-go gives no fencing: %[1]s, and %[2]s.", Zh: "client-go 不提供防护：%[1]s，并且%[2]s。"},
-	"advice.deleted":                {En: "Do not delete a held lease to force an election: its holder goes on leading until its next renewal, which creates the lease again, or, when another candidate created it first, until its renew deadline passes. Have the holder release it, or let it run out, and %[1]s.", Zh: "不要靠删除被持有的租约来强制重新选举：持有者会一直领导到下一次续约（那次续约会重新创建租约）；如果另一个候选者抢先创建了租约，则一直领导到它的续约期限过去。应让持有者释放租约，或让租约自然过期，并且%[1]s。"},
 	"age.future":                    {En: "in the future", Zh: "在未来"},
 	"age.s":                         {En: "%d s ago", Zh: "%d 秒前"},
 	"age.min":                       {En: "%d min ago", Zh: "%d 分钟前"},
@@ -532,43 +446,6 @@ var pages = map[string]Text{
 	"js.linkCopied":                 {En: "Link copied: %s", Zh: "链接已复制：%s"},
 	"js.copyThis":                   {En: "Copy this link: %s", Zh: "请复制此链接：%s"},
 	"js.live":                       {En: "Live", Zh: "实时"},
-	"timings.leads":                 {En: "A leader that cannot reach the API server keeps leading until its renew deadline passes: up to retryPeriod + renewDeadline = %s after its last renewal.", Zh: "无法连接 API 服务器的领导者会一直领导到续约期限过去：最多在最后一次续约之后 retryPeriod + renewDeadline = %s。"},
-	"timings.twoLeaders":            {En: "A leader cut off from the API server may still be leading when another candidate takes the lease.", Zh: "与 API 服务器断开的领导者，在另一个候选者获得租约时可能仍在领导。"},
-	"timings.twoLeadersWhy":         {En: "%s A follower that saw that renewal at once may take the lease %s after it (leaseDurationSeconds %d), so both may lead for up to %s. client-go only checks that leaseDuration exceeds renewDeadline; keep leaseDuration above renewDeadline + retryPeriod, with room to spare.", Zh: "%s立即看到那次续约的跟随者可能在其后 %s 获得租约（leaseDurationSeconds %d），所以两者可能同时领导长达 %s。client-go 只检查 leaseDuration 是否大于 renewDeadline；请让 leaseDuration 大于 renewDeadline + retryPeriod，并留有余量。"},
-	"timings.thinMargin":            {En: "A leader cut off from the API server stops only %s before another candidate may take the lease.", Zh: "与 API 服务器断开的领导者，只比另一个候选者可能获得租约的时刻早 %s 停止。"},
-	"timings.thinMarginWhy":         {En: "%s A follower may take the lease %s after that renewal. A garbage-collection pause, a slow last response or a follower's clock running %s fast eats a margin that thin; the Kubernetes components keep %s.", Zh: "%s跟随者可能在那次续约之后 %s 获得租约。一次垃圾回收停顿、一个缓慢的最后响应，或跟随者的时钟快了 %s，都会吃掉这么薄的余量；Kubernetes 组件保留 %s。"},
-	"timings.notWhole":              {En: "leaseDuration %s is written to the Lease as leaseDurationSeconds %d: the lease lasts %s, not %s.", Zh: "leaseDuration %s 被写入 Lease 为 leaseDurationSeconds %d：租约持续 %s，而不是 %s。"},
-	"timings.notWholeWhy":           {En: "client-go writes int32(leaseDuration / time.Second), dropping the fraction, and every candidate, the leader included, counts the lease from that field.", Zh: "client-go 写入 int32(leaseDuration / time.Second)，舍去小数部分，而每个候选者（包括领导者）都按这个字段计算租约。"},
-	"timings.fewAttempts":           {En: "Only %d renew attempts fit in the renew deadline.", Zh: "续约期限内只能容纳 %d 次续约尝试。"},
-	"timings.fewAttemptsWhy":        {En: "A leader whose renewal fails tries again every retryPeriod (%s) until renewDeadline (%s) has passed, so %d failed requests in a row, as a restarting API server or a slow etcd gives, end its leadership. Make renewDeadline more than %d × retryPeriod.", Zh: "续约失败的领导者每隔 retryPeriod（%s）重试一次，直到 renewDeadline（%s）过去，所以连续 %d 次失败的请求（重启中的 API 服务器或缓慢的 etcd 就会造成）便会结束它的领导。请让 renewDeadline 大于 %d × retryPeriod。"},
-	"timings.shortDeadline":         {En: "A leader stops leading after only %s of failed renewals.", Zh: "续约失败仅 %s 后，领导者就会停止领导。"},
-	"timings.shortDeadlineWhy":      {En: "API-server and etcd hiccups (a restart, an etcd leader election, a long compaction) often last a few seconds; each one then costs the lease and restarts the work the leader was doing. The Kubernetes components allow %s.", Zh: "API 服务器和 etcd 的小故障（一次重启、一次 etcd 领导者选举、一次漫长的压缩）常常持续几秒；每一次都会因此失去租约，并让领导者正在做的工作从头开始。Kubernetes 组件允许 %s。"},
-	"timings.busy":                  {En: "Every candidate calls the API server more than once a second.", Zh: "每个候选者每秒调用 API 服务器不止一次。"},
-	"timings.busyWhy":               {En: "The leader writes the Lease every retryPeriod (%s: %s writes a second, each one an etcd write and an event to every watcher) and each follower reads it every %s to %s. Across every component that elects a leader this loads the API server and etcd for little gain; the Kubernetes components retry every %s.", Zh: "领导者每个 retryPeriod（%s：每秒写入 %s 次，每次都是一次 etcd 写入和发给每个监视者的一个事件）写一次 Lease，每个跟随者每 %s 到 %s 读一次。在所有进行领导者选举的组件中，这会给 API 服务器和 etcd 带来负载却收效甚微；Kubernetes 组件每 %s 重试一次。"},
-	"timings.slowFailover":          {En: "After a crash, nobody may lead for up to %s.", Zh: "崩溃之后，可能长达 %s 没有领导者。"},
-	"timings.slowFailoverWhy":       {En: "Followers wait leaseDurationSeconds (%d) after they last saw the lease change before they take it: a long lease rides out a slow API server, but a crashed leader's work waits as long. Release the lease on a clean shutdown (ReleaseOnCancel) so that a planned restart fails over within %s.", Zh: "跟随者在最后一次看到租约变化之后要等待 leaseDurationSeconds（%d）才会获取它：长租约能扛过缓慢的 API 服务器，但崩溃的领导者的工作也要等同样久。请在正常关闭时释放租约（ReleaseOnCancel），让计划中的重启在 %s 内完成故障转移。"},
-	"timings.toSpare":               {En: "%s to spare", Zh: "富余 %s"},
-	"timings.clocks":                {En: "A follower's clock may run %s fast against the leader's before the two overlap.", Zh: "跟随者的时钟可以比领导者的快 %s，两者才会重叠。"},
-	"timings.noMargin":              {En: "none: up to %s of two leaders", Zh: "没有：最多 %s 的双领导者"},
-	"timings.clocksOverlap":         {En: "They overlap even when every clock keeps perfect time.", Zh: "即使每个时钟都完全准确，它们也会重叠。"},
-	"timings.crashFailover":         {En: "failover after a crash", Zh: "崩溃后的故障转移"},
-	"timings.crashFailoverHow":      {En: "A follower takes the lease %s after it last saw it change, at its next try (tries come %s to %s apart). It saw the leader's last renewal up to %s late, and the leader crashed up to %s after that renewal.", Zh: "跟随者在最后一次看到租约变化 %s 之后，于下一次尝试时获得租约（两次尝试相隔 %s 到 %s）。它看到领导者的最后一次续约最多晚了 %s，而领导者在那次续约之后最多 %s 崩溃。"},
-	"timings.releaseFailover":       {En: "failover after a release", Zh: "释放后的故障转移"},
-	"timings.releaseFailoverHow":    {En: "With ReleaseOnCancel the leader empties holderIdentity as it stops; a follower takes the lease at its next try, without waiting for it to expire.", Zh: "启用 ReleaseOnCancel 时，领导者在停止时清空 holderIdentity；跟随者在下一次尝试时获得租约，无需等它过期。"},
-	"timings.renewAttempts":         {En: "renew attempts in the renew deadline", Zh: "续约期限内的续约尝试次数"},
-	"timings.renewAttemptsHow":      {En: "When a renewal fails the leader tries again every %s until the round's deadline, %s after it began: at %s s, when each request fails fast. A request that hangs takes the rest of the deadline with it.", Zh: "续约失败时，领导者每 %s 重试一次，直到本轮的截止时间，即开始后 %s：当每个请求都快速失败时，分别在第 %s s。一个挂起的请求会把剩余的期限一并耗掉。"},
-	"timings.outage":                {En: "API-server outage the leader rides out", Zh: "领导者能扛过的 API 服务器中断"},
-	"timings.upTo":                  {En: "up to %s", Zh: "最多 %s"},
-	"timings.outageHow":             {En: "Its last try comes %s after its last renewal (an outage of %s is ridden out whenever it begins). If that try fails too, it stops leading %s after the last renewal (retryPeriod + renewDeadline); a follower takes over only once the lease has expired by its own clock, %s after it last saw it change.", Zh: "它的最后一次尝试在最后一次续约之后 %s（无论何时开始，%s 的中断都能扛过）。如果那次尝试也失败，它在最后一次续约之后 %s 停止领导（retryPeriod + renewDeadline）；跟随者只有在租约按它自己的时钟过期之后才会接管，即在它最后一次看到租约变化之后 %s。"},
-	"timings.margin":                {En: "cut-off leader stops before a takeover", Zh: "断开的领导者先于接管停止"},
-	"timings.marginHow":             {En: "A leader that cannot renew leads up to %s after its last renewal; a follower may take the lease %s after it. %s", Zh: "无法续约的领导者在最后一次续约之后最多领导 %s；跟随者可能在其后 %s 获得租约。%s"},
-	"timings.writtenToLease":        {En: "written to the Lease", Zh: "写入 Lease 的值"},
-	"timings.writtenToLeaseHow":     {En: "client-go writes whole seconds (int32(leaseDuration / time.Second)); every candidate counts the lease from this field.", Zh: "client-go 写入整数秒（int32(leaseDuration / time.Second)）；每个候选者都按这个字段计算租约。"},
-	"timings.load":                  {En: "API requests per candidate", Zh: "每个候选者的 API 请求"},
-	"timings.loadValue":             {En: "leader %s/s, follower %s/s", Zh: "领导者 %s/s，跟随者 %s/s"},
-	"timings.loadHow":               {En: "The leader writes the Lease once per retryPeriod; a follower reads it once per try, on average every 1.6 × retryPeriod.", Zh: "领导者每个 retryPeriod 写一次 Lease；跟随者每次尝试读一次，平均每 1.6 × retryPeriod 一次。"},
-	"timings.span":                  {En: "%s to %s", Zh: "%s 至 %s"},
-	"timings.same":                  {En: "%s", Zh: "%s"},
 	"timings.settings":              {En: "lease %s · renew deadline %s · retry period %s", Zh: "租约时长 %s · 续约期限 %s · 重试周期 %s"},
 	"timings.defaults":              {En: "For reference, kube-controller-manager and kube-scheduler use %s / %s / %s (lease / renew deadline / retry period).", Zh: "作为参考，kube-controller-manager 和 kube-scheduler 使用 %s / %s / %s（租约时长 / 续约期限 / 重试周期）。"},
 	"timings.clientGoRefuses":       {En: "client-go refuses these settings: %s", Zh: "client-go 拒绝这些设置：%s"},
@@ -593,6 +470,8 @@ var pages = map[string]Text{
 	"upstream.namespaces":           {En: "(namespaces %s)", Zh: "（命名空间 %s）"},
 	"upstream.as":                   {En: "Leases are read and written on the cluster as %s, and the history is recorded here from its watch.", Zh: "以 %s 的身份在集群上读写租约，历史则从其监视（watch）中记录在这里。"},
 	"upstream.elections":            {En: "Elections are decided by the cluster's own controller (its CoordinatedLeaderElection feature gate), not by leaselab's.", Zh: "选举由集群自己的控制器决定（取决于其 CoordinatedLeaderElection 功能门控），而不是由 leaselab 的控制器决定。"},
+	"play.coordinatedRefused":       {En: "coordinated mode is not available: %s", Zh: "协调模式不可用：%s"},
+	"play.notForwarded":             {En: "namespace %s is not shown here: this server forwards only the namespaces %s of the cluster", Zh: "命名空间 %s 不在此处显示：此服务器只转发集群的命名空间 %s"},
 	"upstream.readOnly":             {En: "Read-only: %s", Zh: "只读：%s"},
 	// end of pages
-}
+})

@@ -9,20 +9,19 @@ package i18n
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/leaselab/leaselab/wasm/tabproto"
+	"github.com/leaselab/leaselab/wasm/said"
 )
 
-// Lang is a language leaselab speaks.
-type Lang string
+// Lang is a language leaselab speaks (the one catalog's, wasm/said).
+type Lang = said.Lang
 
 // The languages.
 const (
-	EN Lang = "en"
-	ZH Lang = "zh"
+	EN = said.EN
+	ZH = said.ZH
 )
 
 // Langs lists the languages in the order the switch shows them.
@@ -103,67 +102,16 @@ func SwitchURL(ctx context.Context) string {
 	return s
 }
 
-// HTMLLang is the value of a page's <html lang> in l.
-func (l Lang) HTMLLang() string {
-	if l == ZH {
-		return "zh-CN"
-	}
-	return "en"
-}
-
-// Text is one message in both languages.
-type Text struct {
-	En string
-	Zh string
-}
-
-// In returns t in l, formatted with args when there are any. An argument that is itself a
-// Text (or a Msg) is put in l first, so sentences compose.
-func (t Text) In(l Lang, args ...any) string {
-	s := t.En
-	if l == ZH {
-		s = t.Zh
-	}
-	if len(args) > 0 {
-		return fmt.Sprintf(s, localize(l, args)...)
-	}
-	return s
-}
-
-// localize returns args with every Text and narration message put in l.
-func localize(l Lang, args []any) []any {
-	var out []any
-	for i, a := range args {
-		var s string
-		switch a := a.(type) {
-		case Text:
-			s = a.In(l)
-		case tabproto.Msg:
-			s = a.In(string(l))
-		default:
-			continue
-		}
-		if out == nil {
-			out = append([]any(nil), args...)
-		}
-		out[i] = s
-	}
-	if out == nil {
-		return args
-	}
-	return out
-}
+// Text is one message in both languages (the one catalog's, wasm/said).
+type Text = said.Text
 
 // Same is s in both languages: an identity, a number, a name.
 func Same(s string) Text { return Text{En: s, Zh: s} }
 
-// IsZero reports whether t says nothing in either language.
-func (t Text) IsZero() bool { return t.En == "" && t.Zh == "" }
-
 // Say returns the catalog's message key formatted with args, in both languages; arguments
 // that are Texts are put in each language. An unknown key says itself.
 func Say(key string, args ...any) Text {
-	t, ok := catalog[key]
+	t, ok := said.Lookup(key)
 	if !ok {
 		return Same(key)
 	}
@@ -199,35 +147,24 @@ func T(ctx context.Context, key string, args ...any) string {
 	return FromContext(ctx).T(key, args...)
 }
 
-// T returns the catalog's message key in l, formatted with args.
-func (l Lang) T(key string, args ...any) string {
-	t, ok := catalog[key]
-	if !ok {
-		return key
-	}
-	return t.In(l, args...)
-}
-
 // Browser returns the messages whose keys begin with one of prefixes, in l: what a page's
 // scripts need, embedded in the page.
 func Browser(l Lang, prefixes ...string) map[string]string {
 	out := map[string]string{}
-	for k, v := range catalog {
-		for _, p := range prefixes {
-			if strings.HasPrefix(k, p) {
-				out[k] = v.In(l)
-				break
-			}
+	for _, p := range prefixes {
+		for _, k := range said.Keys(p) {
+			t, _ := said.Lookup(k)
+			out[k] = t.In(l)
 		}
 	}
 	return out
 }
 
-// Messages returns the catalog's keys and texts, for tests and for the browser's copy.
+// Messages returns the catalog's keys and texts, for tests.
 func Messages() map[string]Text {
-	out := make(map[string]Text, len(catalog))
-	for k, v := range catalog {
-		out[k] = v
+	out := map[string]Text{}
+	for _, k := range said.Keys("") {
+		out[k], _ = said.Lookup(k)
 	}
 	return out
 }

@@ -43,14 +43,6 @@ func FromRequest(r *http.Request) (Lang, *http.Cookie) {
 		MaxAge: int(cookieAge / time.Second), SameSite: http.SameSiteLaxMode}
 }
 
-// Other is the language the switch offers from l.
-func (l Lang) Other() Lang {
-	if l == ZH {
-		return EN
-	}
-	return ZH
-}
-
 // SwitchHref is the link of a language switch on the page at u, shown in l: the same page in
 // the other language, with its other query parameters kept.
 func SwitchHref(u *url.URL, l Lang) string {

@@ -1,7 +1,9 @@
 package i18n
 
+import "github.com/leaselab/leaselab/wasm/said"
+
 // The words of the scenario pages (the narrations are beside their scripts, in web/play/scenario).
-var scenarioMessages = map[string]Text{
+var _ = said.Register(map[string]Text{
 	"scn.nav":            {En: "Scenarios", Zh: "场景"},
 	"scn.library":        {En: "Scenarios", Zh: "场景"},
 	"scn.library.lede":   {En: "The classic lease incidents as guided lessons: one click starts candidates on the server, and the narration says what to look at and why, one step at a time.", Zh: "把经典的租约事故做成引导式课程：点击一下就在服务器上启动候选者，旁白一步一步告诉你该看什么、为什么。"},
@@ -48,10 +50,4 @@ var scenarioMessages = map[string]Text{
 	"scn.notfound":       {En: "no scenario is called %s", Zh: "没有名为 %s 的场景"},
 	"scn.notrunning":     {En: "this scenario is not running with seed %s: start it first", Zh: "该场景没有以种子 %s 运行：请先开始"},
 	"scn.instructor":     {En: "only the instructor may run scenarios", Zh: "只有讲师可以运行场景"},
-}
-
-func init() {
-	for k, v := range scenarioMessages {
-		catalog[k] = v
-	}
-}
+})

@@ -1,7 +1,9 @@
 package i18n
 
+import "github.com/leaselab/leaselab/wasm/said"
+
 // stageMessages are the stage's words (/stage): short, to be read from the back of a room.
-var stageMessages = map[string]Text{
+var _ = said.Register(map[string]Text{
 	"stage.title":              {En: "Stage: %s", Zh: "舞台：%s"},
 	"stage.open":               {En: "Stage", Zh: "舞台"},
 	"stage.openTitle":          {En: "One live picture of this lease's election", Zh: "这个租约选举的实时全景"},
@@ -44,10 +46,4 @@ var stageMessages = map[string]Text{
 	"lease.pastLeaseCount":     {En: "%d past its lease", Zh: "%d 次超出租约"},
 	"stage.pastLease":          {En: "leading past its lease", Zh: "租约到期后仍在领导"},
 	"stage.leasePage":          {En: "Lease page", Zh: "租约页面"},
-}
-
-func init() {
-	for k, v := range stageMessages {
-		catalog[k] = v
-	}
-}
+})

@@ -338,7 +338,7 @@ func secs(d time.Duration) string {
 func unmarshalParams(raw json.RawMessage) (Params, error) {
 	var p Params
 	if len(raw) == 0 {
-		return p, &ConfigError{Problems: []string{"the start message has no config"}}
+		return p, &ConfigError{Problems: []string{"the start message has no config"}} //said:english only a broken page sends this
 	}
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return p, &ConfigError{Problems: []string{"config: " + err.Error()}}

@@ -214,7 +214,7 @@ func (w *Worker) postError(err error) {
 func (w *Worker) post(m map[string]any) {
 	b, err := json.Marshal(m)
 	if err != nil {
-		b = []byte(`{"type":"error","error":"cannot encode message"}`)
+		b = []byte(`{"type":"error","error":"cannot encode message"}`) //said:english the protocol's last resort
 	}
 	w.postMu.Lock()
 	defer w.postMu.Unlock()

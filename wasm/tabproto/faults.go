@@ -3,6 +3,7 @@ package tabproto
 import (
 	"errors"
 	"fmt"
+	"github.com/leaselab/leaselab/wasm/said"
 	"math"
 	"strconv"
 	"time"
@@ -180,32 +181,32 @@ func (c Command) Validate() error {
 	return fmt.Errorf("unknown command %q", Cut(c.Type, 40))
 }
 
-// faultWords are the faults' sentences, English then Chinese (see narration): how a tab lists
+// faultWords are the faults' sentences (see narration): how a tab lists
 // its faults ("fault.") and how its decision log tells one switched on or off ("log.").
-var faultWords = map[string][2]string{
-	"fault.paused":        {"paused", "已暂停"},
-	"fault.partitionHang": {"partitioned: requests hang", "网络分区：请求挂起"},
-	"fault.partitionFail": {"partitioned: requests fail", "网络分区：请求失败"},
-	"fault.slow":          {"slow network: +%s per request", "慢速网络：每个请求 +%s"},
-	"fault.clockAhead":    {"clock %s ahead", "时钟快 %s"},
-	"fault.clockBehind":   {"clock %s behind", "时钟慢 %s"},
-	"fault.clockInSync":   {"clock in sync", "时钟同步"},
-	"fault.clockFast":     {"clock runs %s%% fast", "时钟快 %s%%"},
-	"fault.clockSlow":     {"clock runs %s%% slow", "时钟慢 %s%%"},
-	"fault.clockRealRate": {"clock runs at the real rate", "时钟按真实速率运行"},
-	"fault.loss":          {"packet loss: %s%% of requests lost", "丢包：%s%% 的请求丢失"},
+var faultWords = said.Register(map[string]said.Text{
+	"fault.paused":        {En: "paused", Zh: "已暂停"},
+	"fault.partitionHang": {En: "partitioned: requests hang", Zh: "网络分区：请求挂起"},
+	"fault.partitionFail": {En: "partitioned: requests fail", Zh: "网络分区：请求失败"},
+	"fault.slow":          {En: "slow network: +%s per request", Zh: "慢速网络：每个请求 +%s"},
+	"fault.clockAhead":    {En: "clock %s ahead", Zh: "时钟快 %s"},
+	"fault.clockBehind":   {En: "clock %s behind", Zh: "时钟慢 %s"},
+	"fault.clockInSync":   {En: "clock in sync", Zh: "时钟同步"},
+	"fault.clockFast":     {En: "clock runs %s%% fast", Zh: "时钟快 %s%%"},
+	"fault.clockSlow":     {En: "clock runs %s%% slow", Zh: "时钟慢 %s%%"},
+	"fault.clockRealRate": {En: "clock runs at the real rate", Zh: "时钟按真实速率运行"},
+	"fault.loss":          {En: "packet loss: %s%% of requests lost", Zh: "丢包：%s%% 的请求丢失"},
 
-	"log.paused":        {"paused: frozen as in a long GC pause; the world goes on without me", "已暂停：如同漫长的 GC 停顿般冻结；外界照常运转"},
-	"log.resumed":       {"resumed after %s: acting on what I knew before the pause", "%s 后恢复：按暂停前所知的情况行事"},
-	"log.partitionHang": {"network partitioned: my requests hang until it heals", "网络分区：我的请求一直挂起，直到恢复"},
-	"log.partitionFail": {"network partitioned: my requests fail at once", "网络分区：我的请求立即失败"},
-	"log.healed":        {"network healed", "网络已恢复"},
-	"log.normalSpeed":   {"network back to normal speed", "网络恢复正常速度"},
-	"log.slow":          {"slow network: +%s per request", "慢速网络：每个请求 +%s"},
-	"log.clockInSync":   {"my clock is back in sync", "我的时钟已恢复同步"},
-	"log.myClock":       {"my %s", "我的%s"},
-	"log.realRate":      {"my clock runs at the real rate again", "我的时钟重新按真实速率运行"},
-	"log.myRate":        {"my %s: I count leases, deadlines and retries on it", "我的%s：我用它计算租约、截止时间和重试"},
-	"log.loss":          {"packet loss: %s%% of my requests are lost, each hanging until it times out", "丢包：我的请求有 %s%% 丢失，每个都挂起直到超时"},
-	"log.lossOff":       {"no more packet loss", "不再丢包"},
-}
+	"log.paused":        {En: "paused: frozen as in a long GC pause; the world goes on without me", Zh: "已暂停：如同漫长的 GC 停顿般冻结；外界照常运转"},
+	"log.resumed":       {En: "resumed after %s: acting on what I knew before the pause", Zh: "%s 后恢复：按暂停前所知的情况行事"},
+	"log.partitionHang": {En: "network partitioned: my requests hang until it heals", Zh: "网络分区：我的请求一直挂起，直到恢复"},
+	"log.partitionFail": {En: "network partitioned: my requests fail at once", Zh: "网络分区：我的请求立即失败"},
+	"log.healed":        {En: "network healed", Zh: "网络已恢复"},
+	"log.normalSpeed":   {En: "network back to normal speed", Zh: "网络恢复正常速度"},
+	"log.slow":          {En: "slow network: +%s per request", Zh: "慢速网络：每个请求 +%s"},
+	"log.clockInSync":   {En: "my clock is back in sync", Zh: "我的时钟已恢复同步"},
+	"log.myClock":       {En: "my %s", Zh: "我的%s"},
+	"log.realRate":      {En: "my clock runs at the real rate again", Zh: "我的时钟重新按真实速率运行"},
+	"log.myRate":        {En: "my %s: I count leases, deadlines and retries on it", Zh: "我的%s：我用它计算租约、截止时间和重试"},
+	"log.loss":          {En: "packet loss: %s%% of my requests are lost, each hanging until it times out", Zh: "丢包：我的请求有 %s%% 丢失，每个都挂起直到超时"},
+	"log.lossOff":       {En: "no more packet loss", Zh: "不再丢包"},
+})

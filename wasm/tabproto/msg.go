@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/leaselab/leaselab/wasm/said"
 )
 
 // Msg is a sentence of a candidate (a line of its decision log, an active fault) as a message
 // key and its arguments, so that every page shows it in its own language: the tab's page, the
 // dashboard and the lease page of a reader who speaks another. The messages, in English and
-// Chinese, are Narration's; the English one is also the sentence's plain text.
+// Chinese, are narration's; the English one is also the sentence's plain text.
 type Msg struct {
 	Key  string `json:"key"`
 	Args []Arg  `json:"args,omitempty"`
@@ -50,16 +52,9 @@ func (m Msg) In(lang string) string {
 	if m.Key == "" {
 		return "" // the empty message: a note that says nothing here
 	}
-	t, ok := narration[m.Key]
+	t, ok := said.Lookup(m.Key)
 	if !ok {
 		return m.Key
-	}
-	format := t[0]
-	if lang == "zh" {
-		format = t[1]
-	}
-	if len(m.Args) == 0 {
-		return format
 	}
 	args := make([]any, len(m.Args))
 	for i, a := range m.Args {
@@ -69,7 +64,7 @@ func (m Msg) In(lang string) string {
 			args[i] = a.S
 		}
 	}
-	return fmt.Sprintf(format, args...)
+	return t.In(said.Lang(lang), args...)
 }
 
 // String is m in English.
@@ -108,7 +103,7 @@ func (m *Msg) clean(depth int) error {
 	if m.Key == "" && depth > 1 && len(m.Args) == 0 {
 		return nil // the empty message, as an argument
 	}
-	if _, ok := narration[m.Key]; !ok || depth > MaxMsgDepth || len(m.Args) > MaxMsgArgs {
+	if !known(m.Key) || depth > MaxMsgDepth || len(m.Args) > MaxMsgArgs {
 		return errBadMsg
 	}
 	for i := range m.Args {
@@ -124,13 +119,11 @@ func (m *Msg) clean(depth int) error {
 	return nil
 }
 
-// Narration returns the candidate's messages: key → {English, Chinese}.
-func Narration() map[string][2]string {
-	out := make(map[string][2]string, len(narration))
-	for k, v := range narration {
-		out[k] = v
-	}
-	return out
+// known reports whether key is one of the candidate's sentences.
+func known(key string) bool {
+	_, log := narration[key]
+	_, fault := faultWords[key]
+	return log || fault
 }
 
 // Secs is a duration as the candidate says it: "1.5 s".

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leaselab/leaselab/wasm/said"
 	"github.com/leaselab/leaselab/wasm/tabproto"
-	"github.com/leaselab/leaselab/web/lease/said"
 )
 
 // View is what one candidate said about itself at one moment, as the server recorded it: the
@@ -48,33 +48,58 @@ const (
 
 // causeSentences are the judge's sentences of an overlap's cause, kept beside the causes: why
 // the stale believer believed ("judge.why…"), and what real code does about it ("advice.…").
-var causeSentences = said.Register(map[string]string{
-	"judge.whyPaused":         "%s was paused and did not see %s",
-	"judge.whyPartitioned":    "%s was cut off from the server and did not see %s",
-	"judge.whyLoss":           "%s's network lost %d%% of its requests, each hanging until it timed out, so it saw %s late",
-	"judge.whySlow":           "%s's network added %s to each round trip, so it saw %s late",
-	"judge.whyClockAhead":     "%s's clock ran %s ahead of the server's",
-	"judge.whyClockBehind":    "%s's clock ran %s behind the server's",
-	"judge.whyClockFast":      "%s's clock ran fast (%s× the real rate), so it counted its renew deadline on a clock the others do not share",
-	"judge.tookEarlyFast":     "%s took the lease %s before %s's ran out, its clock running fast (%s× the real rate)",
-	"judge.whyClockSlow":      "%s's clock ran slow (%s× the real rate), so it counted its renew deadline on a clock the others do not share",
-	"judge.whyReleasedNobody": "the record named nobody",
-	"judge.whyReleased":       "%s had released it and kept working",
-	"judge.whyDeleted":        "the lease was deleted while %s held it, and a holder finds that out only at its next renewal",
-	"judge.whyUnknown":        "nothing %s recorded explains it",
-	"judge.whyOtherWriter":    "another writer, not a candidate (kubectl, say, or a program of its own), wrote %[2]s into the record before %[1]s's hold ran out; %[1]s sees it at its next renewal, yet, as client-go does, goes on leading until its renew deadline passes",
-	"judge.thenSaw":           "; %s ran again by %s and read that %s held the lease, yet went on believing it led for another %s",
-	"advice.fencing":          "guard side effects with a fencing token (the lease's resourceVersion or leaseTransitions) checked by the resource it writes",
-	"advice.exit":             "exit (os.Exit) in OnStoppedLeading as kube-controller-manager does",
-	"advice.paused":           "client-go gives no fencing, and a paused process cannot check anything, not even its renew deadline, until it runs again: %[1]s, and %[2]s, so that it stops as soon as it notices.",
-	"advice.partitioned":      "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, however long ago another took over, so keep renewDeadline well under leaseDuration, %[2]s, and %[1]s.",
-	"advice.loss":             "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and each lost request waits out its timeout before the next try, so keep renewDeadline well under leaseDuration with room for several lost tries, %[2]s, and %[1]s.",
-	"advice.slow-network":     "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and slow requests tell it late that it lost, so keep renewDeadline well under leaseDuration with room for the slowest request (kube-controller-manager renews within 10 s a lease of 15 s), and %[1]s.",
-	"advice.clock-offset":     "Offsets do not matter to client-go, which counts leaseDuration from its own observation of the record, not from renewTime; rate drift does, and the gap between renewDeadline and leaseDuration must cover it: never compare renewTime with the local clock.",
-	"advice.clock-drift":      "client-go counts leaseDuration, renewDeadline and retryPeriod on the process's own clock: an offset cancels out, a clock that runs slow or fast does not. Keep the gap between renewDeadline and leaseDuration large enough to absorb drift, keep time synchronised, and %[1]s.",
-	"advice.released":         "Release only after the work has stopped: with ReleaseOnCancel, client-go clears holderIdentity as soon as the context is cancelled, without waiting for the work begun in OnStartedLeading, so cancel only once that work has returned; else leave ReleaseOnCancel off, %[2]s, and let the lease run out.",
-	"advice.deleted":          "Do not delete a held lease to force an election: its holder goes on leading until its next renewal, which creates the lease again, or, when another candidate created it first, until its renew deadline passes. Have the holder release it, or let it run out, and %[1]s.",
-	"advice.unknown":          "client-go gives no fencing: %[1]s, and %[2]s.",
+var causeSentences = said.Register(map[string]said.Text{
+	"judge.whyPaused": {En: "%s was paused and did not see %s", Zh: "%s 被暂停，没有看到 %s"},
+
+	"judge.whyPartitioned": {En: "%s was cut off from the server and did not see %s", Zh: "%s 与服务器断开了联系，没有看到 %s"},
+
+	"judge.whyLoss": {En: "%s's network lost %d%% of its requests, each hanging until it timed out, so it saw %s late", Zh: "%s 的网络丢失了 %d%% 的请求，每个都挂起直到超时，所以它很晚才看到%s"},
+
+	"judge.whySlow": {En: "%s's network added %s to each round trip, so it saw %s late", Zh: "%s 的网络让每次往返多花 %s，所以它很晚才看到%s"},
+
+	"judge.whyClockAhead": {En: "%s's clock ran %s ahead of the server's", Zh: "%s 的时钟比服务器快 %s"},
+
+	"judge.whyClockBehind": {En: "%s's clock ran %s behind the server's", Zh: "%s 的时钟比服务器慢 %s"},
+
+	"judge.whyClockFast": {En: "%s's clock ran fast (%s× the real rate), so it counted its renew deadline on a clock the others do not share", Zh: "%s 的时钟走得快（真实速率的 %s 倍），所以它按一个与其他候选者不同的时钟计算续约期限"},
+
+	"judge.tookEarlyFast": {En: "%s took the lease %s before %s's ran out, its clock running fast (%s× the real rate)", Zh: "%[1]s 的时钟走得快（实际速度的 %[4]s 倍），在 %[3]s 的租约到期前 %[2]s 就获取了租约"},
+
+	"judge.whyClockSlow": {En: "%s's clock ran slow (%s× the real rate), so it counted its renew deadline on a clock the others do not share", Zh: "%s 的时钟走得慢（真实速率的 %s 倍），所以它按一个与其他候选者不同的时钟计算续约期限"},
+
+	"judge.whyReleasedNobody": {En: "the record named nobody", Zh: "记录中没有持有者"},
+
+	"judge.whyReleased": {En: "%s had released it and kept working", Zh: "%s 已释放租约却仍在继续工作"},
+
+	"judge.whyDeleted": {En: "the lease was deleted while %s held it, and a holder finds that out only at its next renewal", Zh: "租约在 %s 持有期间被删除，而持有者要到下一次续约时才会发现"},
+
+	"judge.whyUnknown": {En: "nothing %s recorded explains it", Zh: "%s 记录的内容无法解释这一点"},
+
+	"judge.whyOtherWriter": {En: "another writer, not a candidate (kubectl, say, or a program of its own), wrote %[2]s into the record before %[1]s's hold ran out; %[1]s sees it at its next renewal, yet, as client-go does, goes on leading until its renew deadline passes", Zh: "另一个写入者（不是候选者，比如 kubectl 或自己编写的程序）在 %[1]s 的持有到期之前把 %[2]s 写入了记录；%[1]s 在下一次续约时就会看到，但它会像 client-go 那样继续领导，直到续约期限过去"},
+
+	"judge.thenSaw": {En: "; %s ran again by %s and read that %s held the lease, yet went on believing it led for another %s", Zh: "；%s 在 %s 前已恢复运行并读到 %s 持有租约，却仍认为自己是领导者，又持续了 %s"},
+
+	"advice.fencing": {En: "guard side effects with a fencing token (the lease's resourceVersion or leaseTransitions) checked by the resource it writes", Zh: "用防护令牌（fencing token，即租约的 resourceVersion 或 leaseTransitions）保护副作用，并由被写入的资源来检查它"},
+
+	"advice.exit": {En: "exit (os.Exit) in OnStoppedLeading as kube-controller-manager does", Zh: "像 kube-controller-manager 那样在 OnStoppedLeading 中退出（os.Exit）"},
+
+	"advice.paused": {En: "client-go gives no fencing, and a paused process cannot check anything, not even its renew deadline, until it runs again: %[1]s, and %[2]s, so that it stops as soon as it notices.", Zh: "client-go 不提供防护，而被暂停的进程在重新运行之前什么也无法检查，连续约期限也不行：%[1]s，并且%[2]s，让它一发现就停止。"},
+
+	"advice.partitioned": {En: "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, however long ago another took over, so keep renewDeadline well under leaseDuration, %[2]s, and %[1]s.", Zh: "client-go 不提供防护：无论别人多久之前已经接管，领导者都会按自己的判断行事，直到续约期限过去；所以要让 renewDeadline 远小于 leaseDuration，%[2]s，并且%[1]s。"},
+
+	"advice.loss": {En: "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and each lost request waits out its timeout before the next try, so keep renewDeadline well under leaseDuration with room for several lost tries, %[2]s, and %[1]s.", Zh: "client-go 不提供防护：领导者会按自己的判断行事，直到续约期限过去，而每个丢失的请求都要等到超时才会进行下一次尝试；所以要让 renewDeadline 远小于 leaseDuration，并为几次丢失的尝试留出余量，%[2]s，并且%[1]s。"},
+
+	"advice.slow-network": {En: "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and slow requests tell it late that it lost, so keep renewDeadline well under leaseDuration with room for the slowest request (kube-controller-manager renews within 10 s a lease of 15 s), and %[1]s.", Zh: "client-go 不提供防护：领导者会按自己的判断行事，直到续约期限过去，而缓慢的请求让它很晚才知道自己已失去租约；所以要让 renewDeadline 远小于 leaseDuration，并为最慢的请求留出余量（kube-controller-manager 在 10 s 内续约一个 15 s 的租约），并且%[1]s。"},
+
+	"advice.clock-offset": {En: "Offsets do not matter to client-go, which counts leaseDuration from its own observation of the record, not from renewTime; rate drift does, and the gap between renewDeadline and leaseDuration must cover it: never compare renewTime with the local clock.", Zh: "时钟偏移对 client-go 没有影响，它从自己观察到记录变化时开始计算 leaseDuration，而不是从 renewTime 开始；时钟速率的漂移才有影响，renewDeadline 与 leaseDuration 之间的差距必须能覆盖它：永远不要拿 renewTime 与本地时钟比较。"},
+
+	"advice.clock-drift": {En: "client-go counts leaseDuration, renewDeadline and retryPeriod on the process's own clock: an offset cancels out, a clock that runs slow or fast does not. Keep the gap between renewDeadline and leaseDuration large enough to absorb drift, keep time synchronised, and %[1]s.", Zh: "client-go 按进程自己的时钟计算 leaseDuration、renewDeadline 和 retryPeriod：偏移会相互抵消，走慢或走快的时钟却不会。要让 renewDeadline 与 leaseDuration 之间的差距足以吸收漂移，保持时间同步，并且%[1]s。"},
+
+	"advice.released": {En: "Release only after the work has stopped: with ReleaseOnCancel, client-go clears holderIdentity as soon as the context is cancelled, without waiting for the work begun in OnStartedLeading, so cancel only once that work has returned; else leave ReleaseOnCancel off, %[2]s, and let the lease run out.", Zh: "只在工作停止之后才释放：启用 ReleaseOnCancel 时，client-go 在 context 被取消后立即清空 holderIdentity，而不等待 OnStartedLeading 中开始的工作，所以只有在那些工作返回之后才取消；否则就不要启用 ReleaseOnCancel，%[2]s，让租约自然过期。"},
+
+	"advice.deleted": {En: "Do not delete a held lease to force an election: its holder goes on leading until its next renewal, which creates the lease again, or, when another candidate created it first, until its renew deadline passes. Have the holder release it, or let it run out, and %[1]s.", Zh: "不要靠删除被持有的租约来强制重新选举：持有者会一直领导到下一次续约（那次续约会重新创建租约）；如果另一个候选者抢先创建了租约，则一直领导到它的续约期限过去。应让持有者释放租约，或让租约自然过期，并且%[1]s。"},
+
+	"advice.unknown": {En: "client-go gives no fencing: %[1]s, and %[2]s.", Zh: "client-go 不提供防护：%[1]s，并且%[2]s。"},
 })
 
 // OverlapGrace is the shortest disagreement reported: a candidate's report of a role change
@@ -717,24 +742,33 @@ func namesSays(ids []string) Said {
 	return Said{Key: KeyList, Args: args}
 }
 
-// names lists identities for a sentence: "a, b and c"; past four, "a, b, c and 5 others".
-func names(ids []string) string {
+// names lists identities for a sentence in l: "a, b and c", "a、b 和 c"; past four, "a, b, c and
+// 5 others", "a、b、c 等 8 个".
+func names(l said.Lang, ids []string) string {
 	const most = 4
 	var shown []string
 	for _, id := range ids[:min(len(ids), most-1)] {
 		shown = append(shown, Shown(id))
 	}
+	sep := listWords["judge.listSep"].In(l)
 	switch {
 	case len(ids) > most:
-		return fmt.Sprintf("%s and %d others", strings.Join(shown, ", "), len(ids)-len(shown))
+		return listWords["judge.listMore"].In(l, strings.Join(shown, sep), len(ids), len(ids)-len(shown))
 	case len(ids) == most:
 		shown = append(shown, Shown(ids[most-1]))
 	}
 	if len(shown) < 2 {
 		return strings.Join(shown, "")
 	}
-	return strings.Join(shown[:len(shown)-1], ", ") + " and " + shown[len(shown)-1]
+	return listWords["judge.listAnd"].In(l, strings.Join(shown[:len(shown)-1], sep), shown[len(shown)-1])
 }
+
+// listWords are the words that join a list of identities.
+var listWords = said.Register(map[string]said.Text{
+	"judge.listSep":  {En: ", ", Zh: "、"},
+	"judge.listAnd":  {En: "%s and %s", Zh: "%s 和 %s"},
+	"judge.listMore": {En: "%[1]s and %[3]d others", Zh: "%[1]s 等 %[2]d 个"},
+})
 
 // nobody is a holder in words: "nobody" for none.
 func nobody(holder string) Said {

@@ -40,6 +40,8 @@ type Scope struct {
 
 // Validate says what is wrong with a scope: a namespace that is not a DNS-1123 label, a lease
 // name that is not a DNS-1123 subdomain, or a lease without its namespace.
+//
+//said:english an error of the command line's and the API's, as Kubernetes words its own
 func (s Scope) Validate() error {
 	var problems []string
 	if s.Namespace != "" {

@@ -116,7 +116,7 @@ func TestStandardLibraryOnly(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v go list: %v", env, err)
 		}
-		if deps, want := strings.Fields(string(out)), []string{"github.com/leaselab/leaselab/web/lease/said", "github.com/leaselab/leaselab/web/lease/timings"}; !slices.Equal(deps, want) {
+		if deps, want := strings.Fields(string(out)), []string{"github.com/leaselab/leaselab/wasm/said", "github.com/leaselab/leaselab/web/lease/timings"}; !slices.Equal(deps, want) {
 			t.Errorf("%v: web/lease/timings reaches %q beyond the standard library and web/lease/said", env, deps)
 		}
 	}

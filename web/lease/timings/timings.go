@@ -193,7 +193,7 @@ func Check(s Settings) Verdict {
 	v.LeaseDurationSeconds = LeaseDurationSeconds(s.LeaseDuration)
 	if v.LeaseDurationSeconds <= 0 {
 		// k8s.io/kubernetes pkg/apis/coordination/validation, ValidateLeaseSpec.
-		v.APIServerRefuses = fmt.Sprintf("spec.leaseDurationSeconds: Invalid value: %d: must be greater than 0", v.LeaseDurationSeconds)
+		v.APIServerRefuses = fmt.Sprintf("spec.leaseDurationSeconds: Invalid value: %d: must be greater than 0", v.LeaseDurationSeconds) //said:english kube-apiserver's own error, quoted exactly
 		return v
 	}
 	rp, rd := s.RetryPeriod, s.RenewDeadline
@@ -226,6 +226,8 @@ func Check(s Settings) Verdict {
 
 // ClientGoRefusal is the error client-go's leaderelection.NewLeaderElector returns for these
 // durations, word for word and in its order of checks; "" when it accepts them.
+//
+//said:english client-go's own errors, quoted exactly
 func ClientGoRefusal(s Settings) string {
 	switch {
 	case s.LeaseDuration <= s.RenewDeadline:

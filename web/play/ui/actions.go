@@ -134,7 +134,7 @@ func isForbidden(err error) bool {
 // signed-in user of the request being served), and returns an *apiError for a refusal.
 func (u *dashboardScreen) callAPI(ctx context.Context, method, path string, body []byte) error {
 	if u.opts.API == nil {
-		return &apiError{code: http.StatusServiceUnavailable, msg: "the API is not available"}
+		return &apiError{code: http.StatusServiceUnavailable, msg: "the API is not available"} //said:english an API error, as the API words its own
 	}
 	req, err := http.NewRequestWithContext(ctx, method, "http://"+inprocess.Host+path, bytes.NewReader(body))
 	if err != nil {

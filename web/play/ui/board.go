@@ -667,7 +667,7 @@ func (u *dashboardScreen) boardWatch(c echo.Context) error {
 	sub, err := u.board.subscribe(c.Request().Context(), c.QueryParam("namespace"))
 	if err != nil {
 		u.log.Error("dashboard board", slog.Any("error", err))
-		conn.Close(websocket.StatusInternalError, "the board could not be read")
+		conn.Close(websocket.StatusInternalError, "the board could not be read") //said:english a WebSocket close reason, read by developers
 		return nil
 	}
 	defer u.board.unsubscribe(sub)

@@ -347,5 +347,5 @@ func newestFeed(items []templates.FeedItem) []templates.FeedItem {
 
 // feedItem is one feed line for the templates.
 func feedItem(ns, name string, t judge.Told) templates.FeedItem {
-	return templates.FeedItem{AtMs: t.At.UnixMilli(), At: clockTime(t.At), Kind: t.Kind, Text: t.Text, Says: says(t.Says), Namespace: ns, Lease: name}
+	return templates.FeedItem{AtMs: t.At.UnixMilli(), At: clockTime(t.At), Kind: t.Kind, Text: t.Text, Says: t.Says.Both(), Namespace: ns, Lease: name}
 }

@@ -31,7 +31,7 @@ func electionDecisions(list func(namespace, lease string) []election.Decision) f
 		ds := list(namespace, lease)
 		out := make([]templates.DecisionView, len(ds))
 		for i, d := range ds {
-			out[i] = templates.DecisionView{At: d.Time, Kind: string(d.Kind), Icon: judge.DecisionIcon(string(d.Kind)), Word: judge.DecisionWord(string(d.Kind)), Candidate: d.Candidate, Message: d.Message, Says: says(d.Says)}
+			out[i] = templates.DecisionView{At: d.Time, Kind: string(d.Kind), Icon: judge.DecisionIcon(string(d.Kind)), Word: judge.DecisionWord(string(d.Kind)), Candidate: d.Candidate, Message: d.Message, Says: d.Says.Both()}
 		}
 		return out
 	}

@@ -35,7 +35,7 @@ func lengthSays(d time.Duration) i18n.Text {
 	if d < 100*time.Second {
 		return i18n.Same(secsText(d))
 	}
-	return says(judge.MinutesAndSeconds(d))
+	return judge.MinutesAndSeconds(d).Both()
 }
 
 // exactSecsText is a duration in seconds with as many decimals as it has, one at least, as
@@ -58,26 +58,10 @@ func spanText(d time.Duration) string {
 	return strconv.FormatFloat(math.Round(m*10)/10, 'f', -1, 64) + " min"
 }
 
-// ageText says how long ago t was: "12 s ago", "3 min ago", "2 h ago".
-func ageText(t, now time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	d := now.Sub(t)
-	switch {
-	case d < 0:
-		return "in the future"
-	case d < time.Minute:
-		return strconv.Itoa(int(d/time.Second)) + " s ago"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + " min ago"
-	case d < 48*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + " h ago"
-	}
-	return strconv.Itoa(int(d/(24*time.Hour))) + " d ago"
-}
+// ageText says how long ago t was in English: "12 s ago", "3 min ago", "2 h ago".
+func ageText(t, now time.Time) string { return ageSays(t, now).En }
 
-// ageSays is ageText in both languages.
+// ageSays says how long ago t was, in both languages.
 func ageSays(t, now time.Time) i18n.Text {
 	if t.IsZero() {
 		return i18n.Text{}

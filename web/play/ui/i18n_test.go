@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/wasm/said"
 	"github.com/leaselab/leaselab/web/lease/election"
 	"github.com/leaselab/leaselab/web/lease/judge"
-	"github.com/leaselab/leaselab/web/lease/said"
 )
 
 // keyLiteral is a quoted string that is a message key: one of the catalog's parts, a dot and
@@ -81,7 +81,7 @@ func TestSentencesInChinese(t *testing.T) {
 		t.Fatal("nothing told")
 	}
 	for _, tl := range told {
-		s := says(tl.Says)
+		s := tl.Says.Both()
 		if s.En != tl.Text || s.Zh == "" || s.Zh == s.En {
 			t.Errorf("%q in Chinese: %q", tl.Text, s.Zh)
 		}
@@ -103,7 +103,7 @@ func TestChineseSentencesSpacedWhereTheyJoin(t *testing.T) {
 		{said.Say("judge.forSpan", said.Say("judge.secs", "4.0"), "12:00:01.0", "12:00:05.0"), "，持续了 4.0 秒（12:00:01.0 至 12:00:05.0）"},
 		{said.Say("judge.forSpan", said.Say("judge.minSecs", 1, 51), "12:00:01.0", "12:01:52.3"), "，持续了 1 分 51 秒（12:00:01.0 至 12:01:52.3）"},
 	} {
-		if got := says(tc.s).Zh; got != tc.want {
+		if got := tc.s.Both().Zh; got != tc.want {
 			t.Errorf("%s in Chinese:\n got %q\nwant %q", tc.s.English(), got, tc.want)
 		}
 	}
@@ -148,6 +148,31 @@ func TestScriptsHaveTheirMessages(t *testing.T) {
 			if !found {
 				t.Errorf("%s: the page embeds no %s messages, which the scripts make keys of", lang, prefix)
 			}
+		}
+	}
+}
+
+// verb matches a fmt verb of a catalog sentence (%s, %d, %[2]s, %.1f), not a literal %%.
+var verb = regexp.MustCompile(`%(?:\[\d+\])?[-+# 0]*\d*(?:\.\d+)?[a-zA-Z]`)
+
+// TestCatalogWhole: every sentence of the one catalog (all the server links: the pages', the
+// judge's, the controller's, the calculator's, the candidate's) has both languages, the Chinese
+// its own words, and as many arguments in each.
+func TestCatalogWhole(t *testing.T) {
+	keys := said.Keys("")
+	if len(keys) < 800 {
+		t.Fatalf("the catalog holds only %d sentences: is a package's table no longer linked?", len(keys))
+	}
+	for _, k := range keys {
+		s, _ := said.Lookup(k)
+		en, zh := strings.ReplaceAll(s.En, "%%", ""), strings.ReplaceAll(s.Zh, "%%", "")
+		switch {
+		case s.Zh == "" || s.En == "" && k != "log.plain":
+			t.Errorf("%s lacks a language: %+v", k, s)
+		case len(verb.FindAllString(en, -1)) != len(verb.FindAllString(zh, -1)):
+			t.Errorf("%s: the languages take different arguments: %q, %q", k, s.En, s.Zh)
+		case s.En == s.Zh && strings.Count(verb.ReplaceAllString(s.En, ""), " ") >= 2:
+			t.Errorf("%s: the Chinese is the English: %q", k, s.Zh)
 		}
 	}
 }

@@ -89,7 +89,7 @@ func (u *historyScreen) momentsOf(ctx context.Context, ns, name string, now time
 	for _, t := range told {
 		text := t.Text
 		if !t.Says.IsZero() {
-			text = says(t.Says).In(lang)
+			text = t.Says.In(lang)
 		}
 		reply.Moments = append(reply.Moments, momentItem{At: momentText(t.KnownAt()), Kind: t.Kind, Text: text})
 	}

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -43,7 +42,7 @@ func (u *tabScreen) play(c echo.Context) error {
 }
 
 // playProblems are why /play refuses its configuration, in the order found: in English, and in
-// both languages for all but the upstream's, which only has English.
+// both languages.
 type playProblems struct {
 	en   []string
 	says []i18n.Text
@@ -105,13 +104,13 @@ func (u *tabScreen) checkPlayTarget(r *http.Request, ps *playProblems, params ca
 	}
 	if up := u.opts.Upstream; up != nil {
 		if up.ReadOnly != "" {
-			ps.en = append(ps.en, up.ReadOnly)
+			ps.add(i18n.Same(up.ReadOnly)) // the cluster's refusal, as the upstream says it
 		}
 		if params.Coordinated && up.CandidatesRefused != "" {
-			ps.en = append(ps.en, "coordinated mode is not available: "+up.CandidatesRefused)
+			ps.add(i18n.Say("play.coordinatedRefused", up.CandidatesRefused))
 		}
 		if len(up.Namespaces) > 0 && !slices.Contains(up.Namespaces, cfg.Namespace) {
-			ps.en = append(ps.en, fmt.Sprintf("namespace %q is not shown here: this server forwards only the namespaces %s of the cluster", cfg.Namespace, strings.Join(up.Namespaces, ", ")))
+			ps.add(i18n.Say("play.notForwarded", strconv.Quote(cfg.Namespace), strings.Join(up.Namespaces, ", ")))
 		}
 	}
 }

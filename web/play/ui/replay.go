@@ -29,6 +29,8 @@ type Replay struct {
 }
 
 // Refusal is why the server refuses to change anything, for every refusal to say the same.
+//
+//said:english the API's refusal (a Status message), which kubectl prints as the API words it
 func (r *Replay) Refusal() string {
 	return fmt.Sprintf("this server replays the recording %q, read-only: nothing can be created, changed or deleted", r.File)
 }
@@ -61,7 +63,7 @@ func (r *Replay) scopeSays() i18n.Text {
 // refuseTab answers a candidate tab's connection on a replay: there is nothing a tab could
 // run against.
 func (u *tabScreen) refuseTab(c echo.Context) error {
-	msg := "candidate tabs cannot join: " + u.opts.Replay.Refusal()
+	msg := "candidate tabs cannot join: " + u.opts.Replay.Refusal() //said:english an API Status, as the API words it
 	status.Write(c.Response(), c.Request(), status.MethodNotAllowed(schema.GroupResource{}, "", msg), status.Filter)
 	return nil
 }

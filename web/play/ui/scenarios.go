@@ -419,7 +419,7 @@ func (u *scenarioScreen) scenarioAction(c echo.Context) error {
 			r.Stop()
 		}
 	default:
-		return u.fail(c, http.StatusNotFound, "no such action: "+action)
+		return u.fail(c, http.StatusNotFound, "no such action: "+action) //said:english only the page's script makes this request
 	}
 	if c.Request().Header.Get("X-Requested-With") == "scenario.js" {
 		return c.NoContent(http.StatusNoContent)

@@ -73,8 +73,8 @@ func overlapViews(overlaps []judge.Overlap, ns, name string, now time.Time) []te
 			Cause:        o.Cause,
 			Text:         o.Text,
 			Advice:       o.Advice,
-			Says:         says(o.Says),
-			AdviceSays:   says(o.AdviceSays),
+			Says:         o.Says.Both(),
+			AdviceSays:   o.AdviceSays.Both(),
 			AtURL:        leaseURL(ns, name) + "?at=" + url.QueryEscape(momentText(toldAt(o.Start, end))),
 			AtSays:       i18n.Say("lease.splitAtTitle", exactSecsText(judge.OverlapGrace)),
 		})
@@ -138,7 +138,7 @@ func (u *reader) storyKnown(ctx context.Context, l *coordinationv1.Lease, now ti
 	s.card = leaseCard(l, s.cur, now)
 	s.card.Overlaps = len(overlaps)
 	if n := len(overlaps); n > 0 {
-		s.card.OverlapText, s.card.OverlapSays = overlaps[n-1].Text, says(overlaps[n-1].Says)
+		s.card.OverlapText, s.card.OverlapSays = overlaps[n-1].Text, overlaps[n-1].Says.Both()
 	}
 	name := l.Namespace + "/" + l.Name
 	s.told = append(judge.Tell(name, judge.TermsSeen(changes, vs, now)), judge.TellOverlaps(name, overlaps)...)

@@ -556,7 +556,7 @@ func stageCaption(lease string, terms []judge.Term, overlaps []judge.Overlap, vs
 	if newest == nil {
 		return i18n.Text{}
 	}
-	return says(newest.Says)
+	return newest.Says.Both()
 }
 
 func maxTime(a, b time.Time) time.Time {

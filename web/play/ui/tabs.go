@@ -43,6 +43,8 @@ const (
 )
 
 // floodReason is the close reason of a flooding client.
+//
+//said:english a WebSocket close reason, read by developers
 var floodReason = fmt.Sprintf("too many messages: at most %d a second", reportRate)
 
 // closeFlooded closes a flooding client's socket with the reason, before the stream's context

@@ -159,7 +159,7 @@ func timelineBands(overlaps []judge.Overlap, sc timelineScale) []templates.Timel
 		if o.Cause == judge.CausePastLease {
 			kind = judge.CausePastLease // a leader past its lease, nobody else holding it
 		}
-		bands = append(bands, templates.TimelineBand{Kind: kind, X: x1, W: max(x2-x1, 2), Title: o.Text, TitleSays: says(o.Says)})
+		bands = append(bands, templates.TimelineBand{Kind: kind, X: x1, W: max(x2-x1, 2), Title: o.Text, TitleSays: o.Says.Both()})
 	}
 	return bands
 }
@@ -174,7 +174,7 @@ func timelineTerms(terms []judge.Term, now time.Time) []templates.TimelineTerm {
 			Start:       clockTime(t.Start),
 			Ended:       t.Ended,
 			EndedText:   judge.EndedText(t),
-			EndedSays:   says(judge.EndedSays(t)),
+			EndedSays:   judge.EndedSays(t).Both(),
 			Transitions: t.Transitions,
 			Renewals:    t.Renewals,
 		}
@@ -237,7 +237,7 @@ func markTitleSays(t judge.Term) i18n.Text {
 		}
 		return i18n.Say(key, clockTime(t.End), judge.Shown(t.Next), clockTime(t.NextAt))
 	}
-	return i18n.Say("timeline.endedAt", says(judge.EndedSays(t)), clockTime(t.End))
+	return i18n.Say("timeline.endedAt", judge.EndedSays(t).Both(), clockTime(t.End))
 }
 
 // termTitle is a bar's hover text.
@@ -246,9 +246,9 @@ func termTitle(t judge.Term) string { return termTitleSays(t).En }
 // termTitleSays is termTitle in both languages.
 func termTitleSays(t judge.Term) i18n.Text {
 	if t.End.IsZero() {
-		return i18n.Say("timeline.holds", judge.Shown(t.Holder), clockTime(t.Start), t.Transitions, says(judge.EndedSays(t)))
+		return i18n.Say("timeline.holds", judge.Shown(t.Holder), clockTime(t.Start), t.Transitions, judge.EndedSays(t).Both())
 	}
-	return i18n.Say("timeline.held", judge.Shown(t.Holder), clockTime(t.Start), clockTime(t.End), lengthSays(t.End.Sub(t.Start)), t.Transitions, says(judge.EndedSays(t)))
+	return i18n.Say("timeline.held", judge.Shown(t.Holder), clockTime(t.Start), clockTime(t.End), lengthSays(t.End.Sub(t.Start)), t.Transitions, judge.EndedSays(t).Both())
 }
 
 // historyCache keeps, per lease, the compacted changes read so far from the store's change

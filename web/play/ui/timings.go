@@ -30,12 +30,12 @@ func timingsView(v timings.Verdict) templates.Timings {
 		return out
 	}
 	for _, f := range v.Figures() {
-		value, detail := keepUnitsSays(says(f.ValueSays)), keepUnitsSays(says(f.DetailSays))
+		value, detail := keepUnitsSays(f.ValueSays.Both()), keepUnitsSays(f.DetailSays.Both())
 		out.Figures = append(out.Figures, templates.TimingFigure{Key: f.Key, Label: f.Label, Value: value.En, Detail: detail.En,
-			LabelSays: says(f.LabelSays), ValueSays: value, DetailSays: detail})
+			LabelSays: f.LabelSays.Both(), ValueSays: value, DetailSays: detail})
 	}
 	for _, w := range v.Warnings {
-		msg, reason := keepUnitsSays(says(w.MessageSays)), keepUnitsSays(says(w.ReasonSays))
+		msg, reason := keepUnitsSays(w.MessageSays.Both()), keepUnitsSays(w.ReasonSays.Both())
 		out.Warnings = append(out.Warnings, templates.TimingWarning{Code: w.Code, Severity: string(w.Severity), Message: msg.En, Reason: reason.En,
 			MessageSays: msg, ReasonSays: reason})
 	}
