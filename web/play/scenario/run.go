@@ -258,6 +258,33 @@ func (sc *Scenario) CheckSpeed(speed float64) error {
 	return nil
 }
 
+// offeredSpeeds are the speeds a lesson's page offers, of those a lesson can run at.
+var offeredSpeeds = []float64{0.25, 0.5, 1, 2, 4}
+
+// Speeds are the speeds the lesson's page offers: every one its claims are checked at.
+func (sc *Scenario) Speeds() []float64 {
+	var out []float64
+	for _, s := range offeredSpeeds {
+		if sc.CheckSpeed(s) == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// DefaultSeeds are the seeds a lesson offers unless it says otherwise; the first is its
+// default.
+var DefaultSeeds = []uint64{1, 2, 3}
+
+// Seeds are the seeds the lesson's page offers, its default first: every one its claims are
+// checked at. A seed that cannot show the lesson is not among them.
+func (sc *Scenario) Seeds() []uint64 {
+	if len(sc.OfferedSeeds) > 0 {
+		return sc.OfferedSeeds
+	}
+	return DefaultSeeds
+}
+
 // Stop ends the run: its members stop as crashed processes do, and leave the stage.
 func (r *Run) Stop() {
 	r.mu.Lock()
@@ -758,15 +785,8 @@ func (r *Run) Events() []Event {
 	return slices.Clone(r.events)
 }
 
-// Outcome checks the scenario's expected outcome against the world now.
-func (r *Run) Outcome() error {
-	if r.sc.Outcome == nil {
-		return nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.sc.Outcome(r.worldLocked(r.clock.Now()))
-}
+// Outcome checks the scenario's claims against the world now: nil when every one holds.
+func (r *Run) Outcome() error { return errors.Join(r.Claims()...) }
 
 // Subscribe returns a channel signalled (coalesced) after every change of the run's state,
 // and a function that ends the subscription.

@@ -39,9 +39,11 @@ type Scenario struct {
 	Coordinated bool
 	Cast        []Member
 	Steps       []Step
-	// Outcome says whether a run that played every step ended as the lesson says; nil is
-	// returned when it did. Tests run every scenario to it.
-	Outcome func(w *World) error
+	// Claims are what the narration says the run shows, as data (claims.go): the tests check
+	// them at every speed and seed the page offers, and the page says whether they held.
+	Claims []Claim
+	// OfferedSeeds are the seeds the page offers, its default first; nil offers DefaultSeeds.
+	OfferedSeeds []uint64
 }
 
 // Member is one candidate of a scenario's cast.

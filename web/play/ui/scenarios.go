@@ -29,17 +29,12 @@ import (
 // oldest, so that a room clicking Start cannot fill the server with candidates.
 const maxScenarioRuns = 8
 
-// scenarioSpeeds are the speeds the page offers.
-var scenarioSpeeds = []string{"0.25", "0.5", "1", "2", "4"}
-
-// speedsOf are the speeds a scenario's page offers: those it can run at (a coordinated lesson
-// only at 1, scenario.ErrRealTimeOnly).
+// speedsOf are the speeds a scenario's page offers (scenario.Speeds: a coordinated lesson
+// only 1, scenario.ErrRealTimeOnly), as the page writes them.
 func speedsOf(sc *scenario.Scenario) []string {
 	var out []string
-	for _, s := range scenarioSpeeds {
-		if v, err := strconv.ParseFloat(s, 64); err == nil && sc.CheckSpeed(v) == nil {
-			out = append(out, s)
-		}
+	for _, s := range sc.Speeds() {
+		out = append(out, strconv.FormatFloat(s, 'g', -1, 64))
 	}
 	return out
 }

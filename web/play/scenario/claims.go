@@ -1,0 +1,235 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/wasm/said"
+	"github.com/leaselab/leaselab/web/lease/judge"
+)
+
+// A Claim is one thing a lesson's narration says its run shows, as data: the tests play every
+// lesson at every speed its page offers, for each seed it offers, and check every claim against
+// what the judge found, so that a lesson cannot say what its run did not do. The page lists
+// the claims and, once the run has played its last step, whether each held.
+type Claim struct {
+	Kind ClaimKind
+	// Who is the member the claim is about.
+	Who string
+	// Cause is a split brain's cause (judge.Cause…).
+	Cause string
+	// Min and Max bound a length (0: no bound).
+	Min, Max time.Duration
+	// N is a count.
+	N int
+}
+
+// ClaimKind says what a claim checks.
+type ClaimKind string
+
+// The kinds of claims.
+const (
+	// HandedOver: the lease ends held by a member other than Who.
+	HandedOver ClaimKind = "handed-over"
+	// EndsWith: the lease ends held by Who.
+	EndsWith ClaimKind = "ends-with"
+	// NoSplitBrain: the checker finds no interval of two believing they lead.
+	NoSplitBrain ClaimKind = "no-split-brain"
+	// SplitBrain: the checker finds Who believing it led beside another, for Cause, for at
+	// least Min.
+	SplitBrain ClaimKind = "split-brain"
+	// Believers: at some moment at least N members believed they led at once.
+	Believers ClaimKind = "believers"
+	// PastLease: Who went on leading for at least Min after its lease ran out by the others'
+	// count.
+	PastLease ClaimKind = "past-lease"
+	// TakeoverAfterRenewal: the first takeover from Who comes between Min and Max after the
+	// last renewal of Who that the record shows.
+	TakeoverAfterRenewal ClaimKind = "takeover-after-renewal"
+	// TakeoverAfterStep: the first change of holder from Who after step N began comes between
+	// Min and Max after it.
+	TakeoverAfterStep ClaimKind = "takeover-after-step"
+	// StepsDownFirst: Who stops believing it leads before the record names anyone else.
+	StepsDownFirst ClaimKind = "steps-down-first"
+	// Transitions: leaseTransitions ends at N.
+	Transitions ClaimKind = "transitions"
+)
+
+// claimWords are how the lesson page states each kind of claim.
+var claimWords = said.Register(map[string]said.Text{
+	"claim.handed-over":            {En: "the lease passes from %s to another candidate", Zh: "租约从 %s 转到另一个候选者"},
+	"claim.ends-with":              {En: "the lease ends with %s", Zh: "租约最终由 %s 持有"},
+	"claim.no-split-brain":         {En: "no split brain: never two leaders at once", Zh: "没有脑裂：从不同时出现两个领导者"},
+	"claim.split-brain":            {En: "a split brain of at least %s, with %s stale (%s)", Zh: "至少 %s 的脑裂，%s 已过时（%s）"},
+	"claim.believers":              {En: "at least %d candidates believe they lead at once", Zh: "至少 %d 个候选者同时认为自己是领导者"},
+	"claim.past-lease":             {En: "%s leads for at least %s after its lease ran out", Zh: "%s 在租约到期后仍领导了至少 %s"},
+	"claim.takeover-after-renewal": {En: "the takeover comes %s to %s after %s's last renewal", Zh: "接管发生在 %[3]s 最后一次续约后的 %[1]s 到 %[2]s 之间"},
+	"claim.takeover-after-step":    {En: "%s's successor takes over within %s of step %d", Zh: "%s 的继任者在第 %[3]d 步开始后 %[2]s 内接管"},
+	"claim.steps-down-first":       {En: "%s steps down before anyone else holds the lease", Zh: "%s 在任何其他候选者持有租约之前就放弃领导"},
+	"claim.transitions":            {En: "leaseTransitions ends at %d", Zh: "leaseTransitions 最终为 %d"},
+})
+
+// Says is the claim in the page's words.
+func (c Claim) Says() i18n.Text {
+	key := "claim." + string(c.Kind)
+	switch c.Kind {
+	case SplitBrain:
+		return i18n.Say(key, secs(c.Min), c.Who, c.Cause)
+	case PastLease:
+		return i18n.Say(key, c.Who, secs(c.Min))
+	case TakeoverAfterRenewal:
+		return i18n.Say(key, secs(c.Min), secs(c.Max), c.Who)
+	case TakeoverAfterStep:
+		return i18n.Say(key, c.Who, secs(c.Max), c.N)
+	case Believers, Transitions:
+		return i18n.Say(key, c.N)
+	case NoSplitBrain:
+		return i18n.Say(key)
+	}
+	return i18n.Say(key, c.Who)
+}
+
+// secs is a length as the claims say it: "10 s", "1.5 s".
+func secs(d time.Duration) string { return fmt.Sprintf("%g s", d.Seconds()) }
+
+// Check returns nil when the claim holds in w, else what the run did instead.
+func (c Claim) Check(w *World) error {
+	switch c.Kind {
+	case HandedOver:
+		return holderOtherThan(c.Who)(w)
+	case EndsWith:
+		if h := w.Holder(); h != c.Who {
+			return fmt.Errorf("the lease ends with %q, not %s", h, c.Who)
+		}
+	case NoSplitBrain:
+		return noOverlap(w)
+	case SplitBrain:
+		return c.splitBrain(w.Overlaps(), w.Now)
+	case Believers:
+		for _, o := range w.Overlaps() {
+			if len(o.Believers) >= c.N {
+				return nil
+			}
+		}
+		return fmt.Errorf("never %d believers at once: %s", c.N, overlapList(w.Overlaps(), w.Now))
+	case PastLease:
+		return c.pastLease(w.PastLease(), w.Now)
+	case TakeoverAfterRenewal:
+		return c.takeover(w.run.changes)
+	case TakeoverAfterStep:
+		return c.takeoverAfterStep(w)
+	case StepsDownFirst:
+		return c.stepsDownFirst(w)
+	case Transitions:
+		if n := len(w.run.changes); n == 0 || int(w.run.changes[n-1].Transitions) != c.N {
+			return fmt.Errorf("leaseTransitions is not %d at the end: changes %+v", c.N, w.run.changes[max(0, n-1):])
+		}
+	default:
+		return fmt.Errorf("unknown claim %q", c.Kind)
+	}
+	return nil
+}
+
+func (c Claim) splitBrain(overlaps []judge.Overlap, now time.Time) error {
+	for _, o := range overlaps {
+		if slices.Contains(o.Stale, c.Who) && o.Cause == c.Cause && o.Length(now) >= c.Min {
+			return nil
+		}
+	}
+	return fmt.Errorf("no split brain of %v or more with %s stale for %s: %s", c.Min, c.Who, c.Cause, overlapList(overlaps, now))
+}
+
+func (c Claim) pastLease(past []judge.Overlap, now time.Time) error {
+	for _, o := range past {
+		if o.Holder == c.Who && o.Length(now) >= c.Min {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s never led %v or more past its lease: %s", c.Who, c.Min, overlapList(past, now))
+}
+
+// takeover checks the time from Who's last renewal to the first change naming another.
+func (c Claim) takeover(changes []judge.Change) error {
+	var last time.Time
+	for _, ch := range changes {
+		switch {
+		case ch.Holder == c.Who:
+			last = ch.At
+		case ch.Holder != "" && !last.IsZero():
+			d := ch.At.Sub(last)
+			if d < c.Min || c.Max > 0 && d > c.Max {
+				return fmt.Errorf("%s took over %v after %s's last renewal, outside %v to %v", ch.Holder, d, c.Who, c.Min, c.Max)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("nobody took over from %s", c.Who)
+}
+
+// takeoverAfterStep checks the time from step N's start to the first holder other than Who.
+func (c Claim) takeoverAfterStep(w *World) error {
+	began, ok := w.StepAt(c.N)
+	if !ok {
+		return fmt.Errorf("step %d never began", c.N)
+	}
+	for _, e := range w.Events {
+		at := w.Started.Add(e.At)
+		if e.Kind == "holder" && !at.Before(began) && e.What != c.Who && e.What != "(none)" {
+			if d := at.Sub(began); d < c.Min || c.Max > 0 && d > c.Max {
+				return fmt.Errorf("%s took over %v after step %d began, outside %v to %v", e.What, d, c.N, c.Min, c.Max)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("nobody took over from %s after step %d", c.Who, c.N)
+}
+
+// stepsDownFirst checks that Who's last role change to something else comes before the record
+// first names another holder after Who held it.
+func (c Claim) stepsDownFirst(w *World) error {
+	held := false
+	var gaveUp time.Time
+	for _, e := range w.Events {
+		at := w.Started.Add(e.At)
+		switch {
+		case e.Kind == "holder" && e.What == c.Who:
+			held, gaveUp = true, time.Time{}
+		case e.Kind == "role" && held && gaveUp.IsZero() && len(e.What) > len(c.Who) && e.What[:len(c.Who)+1] == c.Who+" " && e.What != c.Who+" leader":
+			gaveUp = at
+		case e.Kind == "holder" && held && e.What != c.Who && e.What != "(none)":
+			if gaveUp.IsZero() {
+				return fmt.Errorf("%s still led when %s took the lease", c.Who, e.What)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("nobody took the lease from %s", c.Who)
+}
+
+// overlapList says what the checker found, for a failed claim.
+//
+//said:english a failed claim's detail, for developers
+func overlapList(os []judge.Overlap, now time.Time) string {
+	if len(os) == 0 {
+		return "it found none"
+	}
+	s := "it found"
+	for _, o := range os {
+		s += fmt.Sprintf(" [%v stale %v for %v, %s]", o.Believers, o.Stale, o.Length(now), o.Cause)
+	}
+	return s
+}
+
+// Claims checks every claim of the run's scenario against the world now: nil when all hold.
+func (r *Run) Claims() []error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.worldLocked(r.clock.Now())
+	out := make([]error, len(r.sc.Claims))
+	for i, c := range r.sc.Claims {
+		out[i] = c.Check(w)
+	}
+	return out
+}
