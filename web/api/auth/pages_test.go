@@ -110,7 +110,7 @@ func TestJoin(t *testing.T) {
 		}
 		// The cookie is a session of its own, not the token, which is the API's credential too.
 		cookies := rec.Result().Cookies()
-		if len(cookies) != 1 || cookies[0].Name != SessionCookie || cookies[0].Value == "" || strings.Contains(cookies[0].Value, "tp") ||
+		if len(cookies) != 1 || cookies[0].Name != SessionCookie || cookies[0].Value == "" || strings.Contains(cookies[0].Value, "tp<") || strings.Contains(cookies[0].Value, "tp%3C") ||
 			!cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Path != "/" {
 			t.Errorf("POST /join %v: cookies %+v", h, cookies)
 		}
