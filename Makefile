@@ -5,7 +5,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 BIN       := bin/leaselab
 ADDR      ?= 127.0.0.1:8080
 DB        ?= ./leaselab.db
-TESTFLAGS ?=
+TESTFLAGS ?= -timeout 20m
 WASM_DIR  := web/play/ui/static/wasm
 WASM_BIN  := bin/candidate.wasm
 WASM      := $(WASM_DIR)/candidate.wasm.gz

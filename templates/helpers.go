@@ -258,7 +258,7 @@ func problem(ctx context.Context, v Play, i int, p string) string {
 var browserPrefixes = []string{"js.", "log.", "fault.", "faults.", "state.", "decision.", "age.", "conn.live",
 	"time.live", "time.pause", "time.play", "time.stop",
 	"dash.cleTitle", "dash.controllerOff", "dash.decisionNone", "dash.noDecision", "dash.noFaults", "dash.noHolder",
-	"dash.openedBy", "dash.room", "dash.splitBrain1", "dash.splitBrains", "dash.renewals", "dash.renewal1", "stage.role."}
+	"dash.openedBy", "dash.room", "dash.splitBrain1", "dash.splitBrains", "dash.renewals", "dash.renewal1", "stage.role.", "tp.seconds"}
 
 // browserMessages are the messages the page's scripts use, in the page's language: the page
 // embeds them (the i18n script element) and live.js's LL.t reads them.

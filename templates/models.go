@@ -22,6 +22,7 @@ type Assets struct {
 	PlayJS     string
 	ScenarioJS string // the scenario pages
 	StageJS    string // the stage
+	TimingsJS  string // the timing calculator (/timings)
 	WorkerJS   string
 	WasmExec   string
 	Wasm       string

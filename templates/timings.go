@@ -79,3 +79,38 @@ func tickAnchor(at float64) string {
 	}
 	return "middle"
 }
+
+// TimingsPage is the timing calculator as a page of its own (/timings): three sliders, and the
+// verdict at their values, which timings.js swaps in as they move.
+type TimingsPage struct {
+	Page Page
+	// LeaseDuration, RenewDeadline and RetryPeriod are the sliders' values in seconds, as the
+	// page writes them.
+	LeaseDuration, RenewDeadline, RetryPeriod string
+	Live                                      TimingsLive
+}
+
+// TimingsLive is what moves with the sliders: the verdict, three incidents drawn at those
+// timings, and the link that opens a candidate tab with them. Problem says why a value could
+// not be read (the verdict is then empty).
+type TimingsLive struct {
+	Problem   string
+	Verdict   Timings
+	Incidents []TimingsIncident
+	// Ticks label the incidents' shared axis, in seconds from the old leader's last renewal.
+	Ticks   []TimingsTick
+	PlayURL string
+}
+
+// TimingsIncident is one incident drawn on the axis the incidents share (percentages of its
+// width): what the old leader does, and when a follower holds the lease after it.
+type TimingsIncident struct {
+	// Kind is "crash", "release" or "pause"; Says says the incident and its figure.
+	Kind string
+	Says i18n.Text
+	// LeaderEnd is where the old leader's bar ends (it crashed, released, or froze); Wakes,
+	// for a pause, where it runs again (0: never).
+	LeaderEnd, Wakes float64
+	// TakeFrom and TakeTo are the window in which a follower takes the lease.
+	TakeFrom, TakeTo float64
+}

@@ -109,6 +109,7 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 		PlayJS:     a.url("play.js"),
 		ScenarioJS: a.url("scenario.js"),
 		StageJS:    a.url("stage.js"),
+		TimingsJS:  a.url("timings.js"),
 		WorkerJS:   a.url("worker.js"),
 		WasmExec:   a.url("wasm/wasm_exec.js"),
 		Wasm:       a.url("wasm/candidate.wasm"),

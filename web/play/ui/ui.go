@@ -133,6 +133,7 @@ type UI struct {
 	stage     *stageScreen
 	tabs      *tabScreen
 	lessons   *scenarioScreen
+	calc      *calcScreen
 }
 
 // deps are what every screen shares: the store and how to decode it, the options, the tab hub,
@@ -236,7 +237,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 	p := &pages{&reader{deps: d}}
 	stage := &stageScreen{p}
 	u := &UI{pages: p, lease: &leaseScreen{p}, stage: stage, tabs: &tabScreen{pages: p, dfeed: newDecisionFeed()},
-		lessons: &scenarioScreen{pages: p, stage: stage}}
+		lessons: &scenarioScreen{pages: p, stage: stage}, calc: &calcScreen{p}}
 	if e := opts.Elections; e != nil {
 		u.decisions = electionDecisions(e.Decisions)
 		// Open dashboards get every new decision pushed: a decision can change (a strategy
@@ -292,6 +293,8 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	GET  /stage?namespace=&lease=[&at=]     the stage: one lease's election as one picture
 //	GET  /stage/live?namespace=&lease=      its picture alone (HTML fragment)
 //	GET  /stage/watch?namespace=&lease=     WebSocket: says when the stage changed
+//	GET  /timings[?leaseDuration=&renewDeadline=&retryPeriod=]  the timing calculator, with sliders
+//	GET  /timings/live?...                  its verdict alone (HTML fragment)
 //	GET  /static/*                          embedded assets
 //
 // Every screen and its fragments and streams go through Language: they speak the request's
@@ -318,6 +321,8 @@ func (u *UI) Register(e *echo.Echo) {
 	e.GET("/stage", u.stage.stagePage, lang)
 	e.GET("/stage/live", u.stage.stageLive, lang)
 	e.GET("/stage/watch", u.stage.stageWatch, lang)
+	e.GET("/timings", u.calc.timingsPage, lang)
+	e.GET("/timings/live", u.calc.timingsLiveFragment, lang)
 	e.GET("/static/*", u.static)
 	e.HEAD("/static/*", u.static)
 	e.Use(u.tap.middleware)
