@@ -182,3 +182,39 @@ func TestBenchWorkshopFlags(t *testing.T) {
 		t.Errorf("--namespace workshop taken for the workload (%q)", rest)
 	}
 }
+
+// TestBenchRoom: `leaselab bench room` at a small N (a smoke test of the 1,000-phone room):
+// every phone a candidate on the arena's lease, one leads and renews, the projector's stage
+// draws every write, and the report has the figures scripts read.
+func TestBenchRoom(t *testing.T) {
+	t.Setenv("LEASELAB_TEST_AS_BINARY", "1") // for the server it starts
+	var out, errOut bytes.Buffer
+	args := []string{"bench", "room", "--candidates", "6", "--duration", "3s", "--retry-period", "500ms", "--json"}
+	if code := run(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var rep map[string]any
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report %q: %v", out.String(), err)
+	}
+	for _, f := range []string{"renewP99Ms", "stageP99Ms", "serverRssMiB", "serverCpuCores"} {
+		if v, ok := rep[f].(float64); !ok || v <= 0 {
+			t.Errorf("%s = %v, want a figure above 0", f, rep[f])
+		}
+	}
+	if rep["errors"] != float64(0) || rep["lost"] != float64(0) {
+		t.Errorf("errors %v (%v: %v), lost %v", rep["errors"], rep["errorKinds"], rep["firstError"], rep["lost"])
+	}
+	if rep["participants"] != float64(6) || rep["tabs"] != float64(1) {
+		t.Errorf("participants %v, tabs %v", rep["participants"], rep["tabs"])
+	}
+	if n, _ := rep["stageUpdates"].(float64); n < 1 {
+		t.Errorf("stageUpdates %v", rep["stageUpdates"])
+	}
+	for _, args := range [][]string{{"bench", "room", "--candidates", "0"}, {"bench", "room", "--retry-period", "5s"}} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "leaselab bench: --") {
+			t.Errorf("%q: exit %d, %s", args, code, errOut.String())
+		}
+	}
+}

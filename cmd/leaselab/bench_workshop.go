@@ -16,11 +16,17 @@ import (
 
 const benchWorkshopSummary = "simulate a workshop on one server: candidate tabs, participants' dashboards and the instructor's"
 
+const benchRoomSummary = "simulate a conference room: phones joined by the QR link, all candidates on one lease, with the projector's stage"
+
 // isWorkshopBench reports whether the arguments of `leaselab bench` name the workshop
 // workload, which has flags of its own, and returns them without it.
-func isWorkshopBench(args []string) ([]string, bool) {
+func isWorkshopBench(args []string) ([]string, bool) { return benchWorkload(args, "workshop") }
+
+// benchWorkload reports whether the arguments of `leaselab bench` name the workload word, and
+// returns them without it.
+func benchWorkload(args []string, word string) ([]string, bool) {
 	for i, a := range args {
-		if a != "workshop" {
+		if a != word {
 			continue
 		}
 		// The word, not the value of a flag before it (--namespace workshop).
@@ -85,6 +91,50 @@ func runBenchWorkshop(ctx context.Context, args []string, stdout, stderr io.Writ
 			return err
 		}
 		defer stop()
+	}
+	rep, err := bench.RunWorkshop(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	_, err = rep.WriteTo(stdout)
+	return err
+}
+
+// runBenchRoom is `leaselab bench room`: a server in workshop mode with one participant per
+// phone (or the one whose database --db names), and bench.RunWorkshop in room mode against it.
+func runBenchRoom(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench room", benchRoomSummary, "", stderr)
+	candidates := fs.Int("candidates", 100, "phones in the room, each a candidate tab on the arena's lease")
+	duration := fs.Duration("duration", 30*time.Second, "how long the measured part runs, once one candidate leads")
+	retryPeriod := fs.Duration("retry-period", 2*time.Second, "the candidates' retryPeriod (leaseDuration 10 s and renewDeadline 7 s, the tab's, unless it is over 2 s)")
+	jsonOut := fs.Bool("json", false, "print the result as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *candidates < 1:
+		return fmt.Errorf("--candidates %d: want at least 1", *candidates)
+	case *duration <= 0:
+		return fmt.Errorf("--duration %s: want more than 0", *duration)
+	case *retryPeriod <= 0 || *retryPeriod > 2*time.Second:
+		return fmt.Errorf("--retry-period %s: want more than 0 and at most 2s", *retryPeriod)
+	}
+	stderr = &lockedWriter{w: stderr}
+	cfg := bench.WorkshopConfig{Room: true, Duration: *duration, RetryPeriod: *retryPeriod, Progress: stderr}
+	fmt.Fprintf(stderr, "starting leaselab serve --workshop %d\n", *candidates)
+	srv, err := benchserver.Start(ctx, *candidates, stderr)
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	cfg.ServerPID = srv.PID
+	if err := benchserver.Read(ctx, &cfg, srv.DB, srv.URL, *candidates); err != nil {
+		return err
 	}
 	rep, err := bench.RunWorkshop(ctx, cfg)
 	if err != nil {

@@ -49,6 +49,10 @@ type WorkshopConfig struct {
 	ServerPID string
 	// Progress receives a line per phase of the run; nil for none.
 	Progress io.Writer
+	// Room makes the run a conference room instead (RunRoom): every participant is one phone
+	// with one candidate tab, all on the arena's lease, with the instructor's dashboard and the
+	// projector's stage of that lease; Tabs is 1.
+	Room bool
 }
 
 // WorkshopReport is what RunWorkshop measured. WriteTo prints it as `leaselab bench workshop`
@@ -77,6 +81,12 @@ type WorkshopReport struct {
 	// APIWatchP50Ms and APIWatchP99Ms are the same writes reaching each participant's API
 	// watch of its namespace's leases over a WebSocket (as the lease page follows a lease),
 	// counted from the renewTime the tab wrote.
+	// StageUpdates counts the room lease's writes the projector's stage drew (RunRoom);
+	// StageP50Ms and StageP99Ms count from the start of the write (its PUT) to the stage's
+	// picture showing its resourceVersion, or a newer one.
+	StageUpdates   int64   `json:"stageUpdates"`
+	StageP50Ms     float64 `json:"stageP50Ms"`
+	StageP99Ms     float64 `json:"stageP99Ms"`
 	APIWatchEvents int64   `json:"apiWatchEvents"`
 	APIWatchP50Ms  float64 `json:"apiWatchP50Ms"`
 	APIWatchP99Ms  float64 `json:"apiWatchP99Ms"`
@@ -123,6 +133,8 @@ type workshopRun struct {
 	apiWatch   samples
 	tabReports samples
 	tabBytes   atomic.Int64 // tab list bytes received by all dashboards while measuring
+	stage      samples      // the room's writes until the stage drew them
+	room       roomWrites
 
 	// startNs and endNs bound the measured part, unix nanoseconds; 0 until known.
 	startNs, endNs atomic.Int64
@@ -160,6 +172,13 @@ func RunWorkshop(ctx context.Context, cfg WorkshopConfig) (*WorkshopReport, erro
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Room {
+		connected := make(chan error, 1)
+		wg.Go(func() { w.followStage(sctx, connected) })
+		if err := <-connected; err != nil {
+			return nil, fmt.Errorf("the projector's stage: %w", err)
+		}
+	}
 	if err := w.openTabs(ctx, sctx, &wg, all); err != nil {
 		return nil, err
 	}
@@ -171,6 +190,10 @@ func RunWorkshop(ctx context.Context, cfg WorkshopConfig) (*WorkshopReport, erro
 	}
 	// The last writes of the measured part get a moment to reach every dashboard.
 	lost := w.awaitDelivery(dashes, m.start, m.end, 5*time.Second)
+	if n := w.room.missing(m.start, m.end); cfg.Room && n > 0 {
+		lost += n
+		w.failures.addN("stage", n, fmt.Errorf("%d writes never reached the stage", n))
+	}
 	if lost > 0 {
 		w.failures.addN("lost", lost, fmt.Errorf("%d deliveries of writes to dashboards never arrived", lost))
 	}
@@ -186,6 +209,9 @@ func RunWorkshop(ctx context.Context, cfg WorkshopConfig) (*WorkshopReport, erro
 
 // newWorkshopRun checks cfg, fills in its defaults and makes the run's HTTP clients.
 func newWorkshopRun(cfg WorkshopConfig) (*workshopRun, error) {
+	if cfg.Room {
+		cfg.Tabs = 1
+	}
 	if cfg.Tabs < 1 || len(cfg.Participants) == 0 {
 		return nil, fmt.Errorf("%d participants with %d tabs: want at least one of each", len(cfg.Participants), cfg.Tabs)
 	}
@@ -238,9 +264,16 @@ func (w *workshopRun) newTabs() []*simTab {
 // connectDashboards opens the instructor's dashboard and every participant's, running until
 // sctx ends, and waits until each is connected or ctx ends.
 func (w *workshopRun) connectDashboards(ctx, sctx context.Context, wg *sync.WaitGroup) ([]*dashboard, error) {
-	fmt.Fprintf(w.progress, "connecting %d dashboards\n", len(w.cfg.Participants)+1)
 	dashes := []*dashboard{w.newDashboard("instructor", w.cfg.Instructor, "", true)}
+	if w.cfg.Room {
+		fmt.Fprintf(w.progress, "connecting the instructor's dashboard and the projector's stage\n")
+	} else {
+		fmt.Fprintf(w.progress, "connecting %d dashboards\n", len(w.cfg.Participants)+1)
+	}
 	for _, p := range w.cfg.Participants {
+		if w.cfg.Room {
+			break // phones open a candidate tab, not a dashboard
+		}
 		dashes = append(dashes, w.newDashboard(p.Name, p.Token, p.Namespace, false))
 	}
 	for _, d := range dashes {
@@ -266,6 +299,9 @@ func (w *workshopRun) openTabs(ctx, sctx context.Context, wg *sync.WaitGroup, al
 			}
 			t.run(sctx)
 		})
+	}
+	if w.cfg.Room {
+		return w.awaitRoom(ctx, all)
 	}
 	leadBy := time.Now().Add(w.cfg.LeaseDuration + 2*time.Minute)
 	for _, t := range all {
@@ -330,6 +366,8 @@ func (w *workshopRun) report(m measurement, lost int64, dashboards int) *Worksho
 	rep.RenewP50Ms, rep.RenewP99Ms, rep.RenewMaxMs = w.renew.percentiles()
 	rep.DashboardUpdates = int64(w.dashboard.len())
 	rep.DashboardP50Ms, rep.DashboardP99Ms, rep.DashboardMaxMs = w.dashboard.percentiles()
+	rep.StageUpdates = int64(w.stage.len())
+	rep.StageP50Ms, rep.StageP99Ms, _ = w.stage.percentiles()
 	rep.APIWatchEvents = int64(w.apiWatch.len())
 	rep.APIWatchP50Ms, rep.APIWatchP99Ms, _ = w.apiWatch.percentiles()
 	rep.TabReports = int64(w.tabReports.len())
@@ -425,7 +463,12 @@ func workshopTransport(tlsConfig *tls.Config, h2 bool) *http.Transport {
 // WriteTo writes the report as `leaselab bench workshop` prints it; it implements io.WriterTo.
 func (r *WorkshopReport) WriteTo(out io.Writer) (int64, error) {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "workshop    %d participants x %d tabs against %s, %.1f s measured\n", r.Participants, r.Tabs, r.Server, r.DurationSec)
+	if r.StageUpdates > 0 {
+		fmt.Fprintf(&b, "room        %d phones, one candidate each on %s/%s, against %s, %.1f s measured\n", r.Participants, roomNamespace, roomLease, r.Server, r.DurationSec)
+		fmt.Fprintf(&b, "stage       %d updates  p50 %.2f ms  p99 %.2f ms  (a write until the projector's stage draws it)\n", r.StageUpdates, r.StageP50Ms, r.StageP99Ms)
+	} else {
+		fmt.Fprintf(&b, "workshop    %d participants x %d tabs against %s, %.1f s measured\n", r.Participants, r.Tabs, r.Server, r.DurationSec)
+	}
 	fmt.Fprintf(&b, "renewals    %d (%.0f/s)  p50 %.2f ms  p99 %.2f ms  max %.2f ms\n", r.Renewals, r.RenewalsPerS, r.RenewP50Ms, r.RenewP99Ms, r.RenewMaxMs)
 	fmt.Fprintf(&b, "dashboards  %d updates  p50 %.2f ms  p99 %.2f ms  max %.2f ms  (a write until a dashboard's card has it)\n",
 		r.DashboardUpdates, r.DashboardP50Ms, r.DashboardP99Ms, r.DashboardMaxMs)

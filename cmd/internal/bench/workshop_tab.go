@@ -75,6 +75,8 @@ type simTab struct {
 
 	leading   chan struct{} // closed when the tab first leads
 	leadOnce  sync.Once
+	started   chan struct{} // closed when the tab's candidate first reports
+	startOnce sync.Once
 	failed    chan error // the setup's failure, once
 	wasLeader atomic.Bool
 	lostLead  atomic.Bool
@@ -94,15 +96,37 @@ type sentReport struct {
 }
 
 func (w *workshopRun) newTab(p WorkshopParticipant, i int) *simTab {
-	return &simTab{
+	t := &simTab{
 		w: w, participant: p,
 		identity:  fmt.Sprintf("%s-tab-%d", p.Name, i),
 		namespace: p.Namespace,
 		lease:     fmt.Sprintf("tab-%d", i),
 		writes:    &leaseWrites{},
 		leading:   make(chan struct{}),
+		started:   make(chan struct{}),
 		failed:    make(chan error, 1),
 		reported:  make(chan struct{}, 1),
+	}
+	if w.cfg.Room {
+		t.identity, t.namespace, t.lease = p.Name, roomNamespace, roomLease
+	}
+	return t
+}
+
+// awaitStarted waits until the tab's candidate has reported, its setup failed, ctx ends or
+// deadline passes.
+func (t *simTab) awaitStarted(ctx context.Context, deadline time.Time) error {
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case <-t.started:
+		return nil
+	case err := <-t.failed:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return fmt.Errorf("its candidate did not start in time")
 	}
 }
 
@@ -210,6 +234,7 @@ func (t *simTab) post(msg []byte) {
 	default:
 		return
 	}
+	t.startOnce.Do(func() { close(t.started) })
 	if m.Snapshot.State == string(tabproto.StateLeader) {
 		t.wasLeader.Store(true)
 		t.leadOnce.Do(func() { close(t.leading) })
@@ -324,6 +349,9 @@ func (tt tabTransport) RoundTrip(ctx context.Context, req *candidate.Request) (*
 		if onLease && req.Method == http.MethodPut && w.inWindow(began) {
 			w.renewals.Add(1)
 			w.renew.add(time.Since(began))
+			if w.cfg.Room {
+				w.room.add(resourceVersion(resp.Body), now)
+			}
 		}
 	case code == http.StatusNotFound && req.Method == http.MethodGet, code == http.StatusConflict && req.Method == http.MethodPost:
 		// The lease does not exist yet, or exists already: the candidate creates it or reads it.
