@@ -79,7 +79,7 @@ func TestCoordinatedCandidate(t *testing.T) {
 	defer measure(t)()
 	synctest.Test(t, func(t *testing.T) {
 		const ns, lease = "kube-system", "kube-controller-manager"
-		srv := leasetest.Start(t, leasetest.WithElection(election.Options{
+		srv := leasetest.Start(t, leasetest.WithElection(leasetest.ElectionOptions{
 			ElectionDuration: 2 * time.Second,
 			RequeueInterval:  2 * time.Second,
 		}))
@@ -126,7 +126,7 @@ func TestCoordinatedCandidate(t *testing.T) {
 }
 
 // elected reports whether the controller's decisions include electing candidate.
-func elected(ds []election.Decision, candidate string) bool {
+func elected(ds []leasetest.Decision, candidate string) bool {
 	for _, d := range ds {
 		if (d.Kind == election.KindElect || d.Kind == election.KindPrefer) && d.Candidate == candidate {
 			return true

@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
-	"github.com/leaselab/leaselab/web/lease/judge"
 	"github.com/leaselab/leaselab/web/leasetest"
 )
 
@@ -77,7 +76,7 @@ func TestExampleFailover(t *testing.T) {
 		}
 		// The server's record: two terms, the first ended when the lease ran out.
 		for _, term := range srv.History("default", "my-controller") {
-			t.Logf("%s from %s: %s", term.Holder, term.Start.Format(time.TimeOnly), judge.EndedText(term))
+			t.Logf("%s from %s: %s", term.Holder, term.Start.Format(time.TimeOnly), leasetest.EndedText(term))
 		}
 		srv.RequireNoOverlap(t, "default", "my-controller")
 	})

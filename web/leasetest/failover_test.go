@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/leaselab/leaselab/web/lease/judge"
 	"github.com/leaselab/leaselab/web/leasetest"
 )
 
@@ -65,7 +64,7 @@ func TestRunOrDieInBubble(t *testing.T) {
 		if len(terms) != 2 {
 			t.Fatalf("history has %d terms, want 2: %+v", len(terms), terms)
 		}
-		if terms[0].Holder != first.id || terms[0].Ended != judge.EndExpired || !terms[0].End.Equal(lastRenew.Add(kcm.lease)) {
+		if terms[0].Holder != first.id || terms[0].Ended != leasetest.EndExpired || !terms[0].End.Equal(lastRenew.Add(kcm.lease)) {
 			t.Errorf("first term %+v, want %s's, expired at %v", terms[0], first.id, lastRenew.Add(kcm.lease))
 		}
 		if terms[1].Holder != second.id || terms[1].Transitions != 1 || !terms[1].End.IsZero() {

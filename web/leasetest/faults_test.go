@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/leaselab/leaselab/web/lease/judge"
 	"github.com/leaselab/leaselab/web/leasetest"
 )
 
@@ -266,7 +265,7 @@ func TestRequireNoOverlap(t *testing.T) {
 		write("forced", "a")
 		time.Sleep(2 * time.Second)
 		write("forced", "b")
-		if terms := srv.History(ns, "forced"); len(terms) != 2 || terms[0].Ended != judge.EndTakeover {
+		if terms := srv.History(ns, "forced"); len(terms) != 2 || terms[0].Ended != leasetest.EndTakeover {
 			t.Fatalf("history %+v, want a taken over by b", terms)
 		}
 		rec = &recordingTB{TB: t}

@@ -20,7 +20,7 @@ import (
 // deleted) and leaseTransitions as each began. The dashboard's timeline shows the same terms
 // (web/lease/judge.Terms). A term still held has a zero End. It fails the test when the store cannot
 // be read; call it from the test's goroutine.
-func (s *Server) History(namespace, name string) []judge.Term {
+func (s *Server) History(namespace, name string) []Term {
 	s.tb.Helper()
 	return judge.Terms(s.changes(namespace, name), time.Now())
 }
@@ -31,7 +31,7 @@ func (s *Server) History(namespace, name string) []judge.Term {
 // come from views, which the test records (Views); without views there are none.
 // RequireNoOverlap also checks the record alone. It fails the test when the store cannot be
 // read.
-func (s *Server) Overlaps(namespace, name string, views ...judge.View) []judge.Overlap {
+func (s *Server) Overlaps(namespace, name string, views ...View) []Overlap {
 	s.tb.Helper()
 	return judge.Overlaps(namespace+"/"+name, s.changes(namespace, name), views, time.Now())
 }
@@ -45,7 +45,7 @@ func (s *Server) Overlaps(namespace, name string, views ...judge.View) []judge.O
 //     led at once, or one believed while the record named another (Overlaps).
 //
 // A clean release, expiry or hand-over by the election controller is no overlap.
-func (s *Server) RequireNoOverlap(tb testing.TB, namespace, name string, views ...judge.View) {
+func (s *Server) RequireNoOverlap(tb testing.TB, namespace, name string, views ...View) {
 	tb.Helper()
 	lease := namespace + "/" + name
 	changes := s.changes(namespace, name)
@@ -133,7 +133,7 @@ func (v *Views) Callbacks(identity string, cb leaderelection.LeaderCallbacks) le
 }
 
 // List returns the views recorded so far, oldest first.
-func (v *Views) List() []judge.View {
+func (v *Views) List() []View {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return append([]judge.View(nil), v.views...)

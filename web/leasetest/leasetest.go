@@ -72,7 +72,7 @@ type options struct {
 // (ElectionDuration, RequeueInterval, LeaseDurationSeconds, CandidateValidDuration, GCPeriod)
 // and, when set, its clock and logger. Zero fields take kube-apiserver's values, as in
 // `leaselab serve`.
-func WithElection(o election.Options) Option { return func(opts *options) { opts.election = o } }
+func WithElection(o ElectionOptions) Option { return func(opts *options) { opts.election = o } }
 
 // WithLogger sends the server's logs to l. Without it, errors go to the test's log (tb.Log)
 // while the server runs: a request cancelled by its client (a crashed elector's) is no error.
@@ -236,7 +236,7 @@ func (s *Server) URL() string { return s.url }
 
 // Decisions returns the Coordinated Leader Election controller's decisions about one Lease,
 // oldest first: why it pinged, waited, elected or left the Lease alone.
-func (s *Server) Decisions(namespace, lease string) []election.Decision {
+func (s *Server) Decisions(namespace, lease string) []Decision {
 	return s.ctrl.Decisions(namespace, lease)
 }
 
