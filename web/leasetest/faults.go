@@ -3,6 +3,7 @@ package leasetest
 import (
 	"context"
 	"errors"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 	"sync"
 	"time"
 
@@ -76,6 +77,48 @@ type faults struct {
 	failWrites, failCode int
 	// watches are the cancel functions of the open watches, by client name.
 	watches map[string]map[*int]context.CancelFunc
+	// history is every client's faults as they changed, oldest first, by client name: what
+	// the judge reads as a believer's faults (Overlaps).
+	history map[string][]faultChange
+}
+
+// faultChange is a client's faults from a moment on.
+type faultChange struct {
+	at time.Time
+	f  tabproto.Faults
+}
+
+// noteLocked keeps the faults of client name as they are from now on.
+func (f *faults) noteLocked(name string) {
+	c := f.clients[name]
+	var tf tabproto.Faults
+	if c != nil {
+		tf.LatencyMs = c.latency.Milliseconds()
+		switch {
+		case c.hang:
+			tf.Partition = tabproto.PartitionHang
+		case c.fail != 0:
+			tf.Partition = tabproto.PartitionFail
+		}
+	}
+	if f.history == nil {
+		f.history = map[string][]faultChange{}
+	}
+	f.history[name] = append(f.history[name], faultChange{at: time.Now(), f: tf})
+}
+
+// at returns the faults of client name at t.
+func (f *faults) at(name string, t time.Time) tabproto.Faults {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out tabproto.Faults
+	for _, c := range f.history[name] {
+		if c.at.After(t) {
+			break
+		}
+		out = c.f
+	}
+	return out
 }
 
 // clientFaults are the faults of one client.
@@ -110,6 +153,7 @@ func (f *faults) set(name string, c clientFaults, keepLatency bool) {
 		c.healed = make(chan struct{})
 	}
 	f.clients[name] = &c
+	f.noteLocked(name)
 	if c.fail != 0 || c.hang {
 		for _, cancel := range f.watches[name] {
 			cancel()
@@ -127,6 +171,7 @@ func (f *faults) update(name string, change func(*clientFaults)) {
 		f.clients[name] = c
 	}
 	change(c)
+	f.noteLocked(name)
 }
 
 // errBreak is the answer of a request whose connection breaks: the handler aborts.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -293,6 +294,44 @@ func TestRequireNoOverlap(t *testing.T) {
 		rec.run(func(tb testing.TB) { srv.RequireNoOverlap(tb, ns, "believed", views.List()...) })
 		if !rec.failed || len(rec.errors) != 1 {
 			t.Errorf("two believers at once: failed %t, errors %q", rec.failed, rec.errors)
+		}
+	})
+}
+
+// TestOverlapNamesTheKitsFault: a candidate's faults that the kit put on its client (here Slow)
+// are the judge's cause of its split brain, though its views (from client-go's callbacks)
+// record no fault: the sentence says its network was slow, not that nothing explains it.
+func TestOverlapNamesTheKitsFault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := leasetest.Start(t)
+		write := func(id string) {
+			t.Helper()
+			leases := kubernetes.NewForConfigOrDie(srv.ConfigFor(id)).CoordinationV1().Leases("default")
+			l, err := leases.Get(t.Context(), "slow", metav1.GetOptions{})
+			now := metav1.NewMicroTime(time.Now())
+			if err != nil {
+				_, err = leases.Create(t.Context(), &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "slow"},
+					Spec: coordinationv1.LeaseSpec{HolderIdentity: &id, LeaseDurationSeconds: ptr.To[int32](10), RenewTime: &now, AcquireTime: &now}}, metav1.CreateOptions{})
+			} else {
+				l.Spec.HolderIdentity, l.Spec.RenewTime, l.Spec.AcquireTime = &id, &now, &now
+				_, err = leases.Update(t.Context(), l, metav1.UpdateOptions{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		var views leasetest.Views
+		write("a")
+		views.Leading("a", true)
+		srv.Slow("a", 4*time.Second)
+		time.Sleep(11 * time.Second) // a's hold runs out; a, slowed, has not seen it yet
+		write("b")
+		views.Leading("b", true)
+		time.Sleep(3 * time.Second)
+		views.Leading("a", false)
+		os := srv.Overlaps("default", "slow", views.List()...)
+		if len(os) != 1 || os[0].Cause != "slow-network" || !strings.Contains(os[0].Text, "network added 4.0 s") {
+			t.Fatalf("overlaps %+v, want one caused by a's slow network", os)
 		}
 	})
 }

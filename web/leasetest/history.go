@@ -3,6 +3,7 @@ package leasetest
 import (
 	"context"
 	"fmt"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 	"sync"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func (s *Server) History(namespace, name string) []Term {
 // read.
 func (s *Server) Overlaps(namespace, name string, views ...View) []Overlap {
 	s.tb.Helper()
-	return judge.Overlaps(namespace+"/"+name, s.changes(namespace, name), views, time.Now())
+	return judge.Overlaps(namespace+"/"+name, s.changes(namespace, name), s.withFaults(views), time.Now())
 }
 
 // RequireNoOverlap fails tb, and stops it, when two holders of a Lease may have overlapped:
@@ -58,7 +59,7 @@ func (s *Server) RequireNoOverlap(tb testing.TB, namespace, name string, views .
 				t.Next, lease, t.End.Format(time.RFC3339Nano), t.Holder, t.Start.Format(time.RFC3339Nano))
 		}
 	}
-	for _, o := range judge.Overlaps(lease, changes, views, now) {
+	for _, o := range judge.Overlaps(lease, changes, s.withFaults(views), now) {
 		failed = true
 		tb.Errorf("leasetest: split brain: %s", o.Text)
 	}
@@ -90,6 +91,20 @@ func (s *Server) changes(namespace, name string) []judge.Change {
 		changes = judge.Append(changes, l, ev.Object.Revision, ev.Time)
 	}
 	return changes
+}
+
+// withFaults is views with the faults the kit put on each candidate's client (Hang, Fail, Slow;
+// the client named as the candidate's identity) at each view's moment, where the view records
+// none of its own: the judge names them as causes of a split brain.
+func (s *Server) withFaults(views []View) []View {
+	out := make([]View, len(views))
+	for i, v := range views {
+		if v.Faults == (tabproto.Faults{}) {
+			v.Faults = s.faults.at(v.Identity, v.At)
+		}
+		out[i] = v
+	}
+	return out
 }
 
 // Views records what candidates believe about their own leadership, on the test's clock, for
