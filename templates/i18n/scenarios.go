@@ -7,6 +7,8 @@ var _ = said.Register(map[string]Text{
 	"scn.nav":            {En: "Scenarios", Zh: "场景"},
 	"scn.library":        {En: "Scenarios", Zh: "场景"},
 	"scn.library.lede":   {En: "The classic lease incidents as guided lessons: one click starts candidates on the server, and the narration says what to look at and why, one step at a time.", Zh: "把经典的租约事故做成引导式课程：点击一下就在服务器上启动候选者，旁白一步一步告诉你该看什么、为什么。"},
+	"scn.stop":           {En: "Stop and clean up", Zh: "停止并清理"},
+	"scn.stopTitle":      {En: "End the run now: its candidates leave the dashboard and its Leases, LeaseCandidates and views are deleted (its recording stays downloadable)", Zh: "立即结束这次运行：它的候选者离开仪表盘，它的 Lease、LeaseCandidate 和视图被删除（其录制仍可下载）"},
 	"scn.running":        {En: "running", Zh: "运行中"},
 	"scn.controls":       {En: "scenario controls", Zh: "场景控制"},
 	"scn.speed":          {En: "Speed", Zh: "速度"},

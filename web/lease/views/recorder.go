@@ -136,3 +136,26 @@ func (r *Recorder) Gone(identity, namespace, lease, source string, at time.Time)
 	}
 	r.write(k, prev.rev, rec)
 }
+
+// Clear deletes every view recorded in namespace, and forgets what it wrote there: a lesson's
+// run that has been stopped leaves nothing behind on the screens (the change log keeps them for
+// its recording until compaction).
+func (r *Recorder) Clear(ctx context.Context, namespace string) error {
+	r.mu.Lock()
+	for k := range r.last {
+		if k.Namespace == namespace {
+			delete(r.last, k)
+		}
+	}
+	r.mu.Unlock()
+	res, err := r.st.List(ctx, store.ListOptions{Resource: Resource, Namespace: namespace})
+	if err != nil {
+		return err
+	}
+	for _, o := range res.Objects {
+		if _, err := r.st.Delete(ctx, o.Key, o.Revision); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+	}
+	return nil
+}

@@ -177,3 +177,34 @@ func TestStoredViewsReadAsBefore(t *testing.T) {
 		t.Errorf("round trip: %+v, %v", again, err)
 	}
 }
+
+// TestClear: Clear deletes a namespace's views and no other's (the change log keeps their
+// history, where the deletion reads as the candidate going away), and the recorder writes the
+// next report there afresh, though it reads as what it last wrote.
+func TestClear(t *testing.T) {
+	ctx := context.Background()
+	db := openStore(t)
+	rec := NewRecorder(ctx, db, slog.New(slog.DiscardHandler))
+	leader := report("alice", tabproto.StateLeader, tabproto.RoleLeader, "alice", t0, t0)
+	other := leader
+	other.Namespace = "other"
+	rec.Report(leader, SourceTab, t0)
+	rec.Report(other, SourceTab, t0)
+	if err := rec.Clear(ctx, "ns"); err != nil {
+		t.Fatal(err)
+	}
+	read := func(ns string) int {
+		res, err := db.List(ctx, store.ListOptions{Resource: Resource, Namespace: ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.Objects)
+	}
+	if read("ns") != 0 || read("other") != 1 {
+		t.Fatalf("after Clear: %d views in ns, %d in other; want 0 and 1", read("ns"), read("other"))
+	}
+	rec.Report(leader, SourceTab, t0.Add(time.Second))
+	if read("ns") != 1 {
+		t.Fatal("the same report after Clear was not written again")
+	}
+}

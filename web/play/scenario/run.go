@@ -848,11 +848,11 @@ func (r *Run) getLease() (*coordinationv1.Lease, error) {
 	return &l, nil
 }
 
-// Clear deletes what a run of this scenario left in namespace (its lease and LeaseCandidates),
-// so that a new run starts from nothing.
+// Clear deletes what a run of this scenario left in namespace, the run's own (its Leases and
+// LeaseCandidates), so that a new run starts from nothing.
 func Clear(ctx context.Context, transport http.RoundTripper, baseURL, namespace string, sc *Scenario) error {
 	for _, p := range []string{
-		leasePath(namespace, sc.Lease),
+		"/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(namespace) + "/leases",
 		"/apis/coordination.k8s.io/v1beta1/namespaces/" + url.PathEscape(namespace) + "/leasecandidates",
 	} {
 		code, body, err := call(ctx, transport, baseURL, http.MethodDelete, p, "")

@@ -410,8 +410,8 @@ func (u *scenarioScreen) scenarioAction(c echo.Context) error {
 			return u.fail(c, http.StatusBadRequest, err.Error())
 		}
 	case "stop":
-		if r := u.scenarios.take(key); r != nil {
-			r.Stop()
+		if err := u.stopScenario(sc, seed, key); err != nil {
+			return u.fail(c, http.StatusInternalServerError, err.Error())
 		}
 	default:
 		return u.fail(c, http.StatusNotFound, "no such action: "+action) //said:english only the page's script makes this request
@@ -463,6 +463,27 @@ func (u *scenarioScreen) startScenario(sc *scenario.Scenario, seed uint64, speed
 	}
 	u.log.Info("scenario started", slog.String("scenario", sc.Name), slog.Uint64("seed", seed), slog.String("namespace", ns))
 	return nil
+}
+
+// stopScenario ends the run of sc with seed at once: its members leave the dashboard, and its
+// namespace's Leases, LeaseCandidates and views are deleted (the change log keeps them for the
+// run's recording, /ui/history, until compaction).
+func (u *scenarioScreen) stopScenario(sc *scenario.Scenario, seed uint64, key string) error {
+	if r := u.scenarios.take(key); r != nil {
+		r.Stop()
+	}
+	ns := scenarioNamespace(sc.Name, seed)
+	api := u.opts.ScenarioAPI
+	if api == nil {
+		api = u.opts.API
+	}
+	if api != nil {
+		if err := scenario.Clear(u.opts.Context, api, "http://leaselab.in-process", ns, sc); err != nil {
+			return fmt.Errorf("clear %s: %w", ns, err)
+		}
+	}
+	u.log.Info("scenario stopped", slog.String("scenario", sc.Name), slog.Uint64("seed", seed), slog.String("namespace", ns))
+	return u.hub.views.Clear(u.opts.Context, ns)
 }
 
 // scenarioOverlaps judges a run's lease as its lease page does: the record's changes against

@@ -50,6 +50,7 @@
     set('next', l.dataset.canNext === 'true');
     set('back', l.dataset.canBack === 'true');
     set('auto', l.dataset.running === 'true');
+    set('stop', l.dataset.running === 'true');
     const auto = page.querySelector('[data-testid="auto"]');
     if (auto) {
       auto.setAttribute('aria-pressed', l.dataset.auto);
