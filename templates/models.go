@@ -23,6 +23,7 @@ type Assets struct {
 	ScenarioJS string // the scenario pages
 	StageJS    string // the stage
 	TimingsJS  string // the timing calculator (/timings)
+	FollowJS   string // /follow
 	WorkerJS   string
 	WasmExec   string
 	Wasm       string

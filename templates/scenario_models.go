@@ -121,3 +121,20 @@ type ScenarioMember struct {
 	Rate    string
 	Faults  []string
 }
+
+// Follow is /follow: the lesson the instructor shows, its step as shown, and its stage. Key
+// names the run ("" when none plays): follow.js reloads the page when it changes.
+type Follow struct {
+	Page         Page
+	Key          string
+	Title, URL   string
+	Step         ScenarioStep
+	Total        int
+	Waiting      string
+	Namespace    string
+	Lease        string
+	StageLiveURL string
+	// StageWatchURL is where stage.js follows the stage.
+	StageWatchURL string
+	Stage         StageLive
+}

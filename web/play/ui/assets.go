@@ -110,6 +110,7 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 		ScenarioJS: a.url("scenario.js"),
 		StageJS:    a.url("stage.js"),
 		TimingsJS:  a.url("timings.js"),
+		FollowJS:   a.url("follow.js"),
 		WorkerJS:   a.url("worker.js"),
 		WasmExec:   a.url("wasm/wasm_exec.js"),
 		Wasm:       a.url("wasm/candidate.wasm"),

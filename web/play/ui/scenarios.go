@@ -46,6 +46,32 @@ type scenarioRuns struct {
 	runs map[string]*scenario.Run // by scenarioKey
 	// order is the keys from the oldest run to the newest.
 	order []string
+	// touched is the key of the run last started or stepped: the one /follow shows; bumped is
+	// closed (and replaced) whenever it changes.
+	touched string
+	bumped  chan struct{}
+}
+
+// touch makes key's run the one /follow shows, and tells the followers.
+func (s *scenarioRuns) touch(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.touched = key
+	if s.bumped != nil {
+		close(s.bumped)
+	}
+	s.bumped = make(chan struct{})
+}
+
+// followed is the run /follow shows (nil when none plays), its key, and a channel closed when
+// another run becomes the one shown.
+func (s *scenarioRuns) followed() (string, *scenario.Run, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bumped == nil {
+		s.bumped = make(chan struct{})
+	}
+	return s.touched, s.runs[s.touched], s.bumped
 }
 
 func scenarioKey(name string, seed uint64) string { return name + "/" + strconv.FormatUint(seed, 10) }
@@ -397,12 +423,15 @@ func (u *scenarioScreen) scenarioAction(c echo.Context) error {
 		if err := u.startScenario(sc, seed, speed, key); err != nil {
 			return u.fail(c, http.StatusInternalServerError, err.Error())
 		}
+		u.scenarios.touch(key)
 	case "next":
 		if err := run.Next(); err != nil {
 			return u.fail(c, http.StatusConflict, err.Error())
 		}
+		u.scenarios.touch(key)
 	case "back":
 		run.Back()
+		u.scenarios.touch(key)
 	case "auto":
 		run.SetAuto(c.FormValue("on") == "1")
 	case "speed":

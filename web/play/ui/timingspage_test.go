@@ -16,7 +16,7 @@ func TestTimingsPage(t *testing.T) {
 		t.Errorf("renewDeadline slider at %q, want 10", v)
 	}
 	for _, name := range []string{"leaseDuration", "renewDeadline", "retryPeriod"} {
-		if doc.Find(`input[type=range][name=` + name + `]`).Length() != 1 {
+		if doc.Find(`input[type=range][name=`+name+`]`).Length() != 1 {
 			t.Errorf("no slider named %s", name)
 		}
 	}

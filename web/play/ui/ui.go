@@ -293,6 +293,10 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	GET  /stage?namespace=&lease=[&at=]     the stage: one lease's election as one picture
 //	GET  /stage/live?namespace=&lease=      its picture alone (HTML fragment)
 //	GET  /stage/watch?namespace=&lease=     WebSocket: says when the stage changed
+//	GET  /follow                            what the instructor shows: the lesson last started or
+//	                                        stepped, its step and its stage
+//	GET  /follow/live                       its moving part (HTML fragment)
+//	GET  /follow/watch                      WebSocket: says when the instructor moved
 //	GET  /timings[?leaseDuration=&renewDeadline=&retryPeriod=]  the timing calculator, with sliders
 //	GET  /timings/live?...                  its verdict alone (HTML fragment)
 //	GET  /static/*                          embedded assets
@@ -321,6 +325,9 @@ func (u *UI) Register(e *echo.Echo) {
 	e.GET("/stage", u.stage.stagePage, lang)
 	e.GET("/stage/live", u.stage.stageLive, lang)
 	e.GET("/stage/watch", u.stage.stageWatch, lang)
+	e.GET("/follow", u.lessons.followPage, lang)
+	e.GET("/follow/live", u.lessons.followLive, lang)
+	e.GET("/follow/watch", u.lessons.followWatch, lang)
 	e.GET("/timings", u.calc.timingsPage, lang)
 	e.GET("/timings/live", u.calc.timingsLiveFragment, lang)
 	e.GET("/static/*", u.static)

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserFollow: a participant's /follow shows the lesson the instructor runs, its step and
+// its stage, and moves when the instructor presses Next; the time from the click to the
+// participant's screen is measured (a figure for the log, bounded loosely here: the target,
+// under a second on loopback, is a measurement, not a timed assertion).
+func TestBrowserFollow(t *testing.T) {
+	srv := mustStartServer(t, "")
+	browser := mustStartBrowser(t)
+	follower, _ := openBrowserTab(t, browser, srv.URL+"/follow")
+	if s := mustEval(t, follower, `String(!!document.querySelector('[data-testid="follow-idle"]'))`); s != "true" {
+		t.Fatalf("/follow before any lesson: idle = %s", s)
+	}
+	instructor, _ := openBrowserTab(t, browser, srv.URL+"/scenarios/leader-crash?speed=4")
+	if err := chromedp.Do(ctxWith(instructor, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="start"]`))); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	shown := func() string {
+		s, _ := browserEval(follower, `(() => { const s = document.querySelector('#follow-live [data-testid="step"]');
+			return (s ? s.dataset.n : '') + '|' + (document.querySelector('[data-testid="follow-lesson"]') || {textContent: ''}).textContent + '|' +
+				document.querySelectorAll('[data-testid="stage-candidate"]').length; })()`)
+		return s
+	}
+	if _, err := browserWait(30*time.Second, func() (bool, string) {
+		f := strings.Split(shown(), "|")
+		return len(f) == 3 && f[0] == "1" && f[1] != "" && f[2] != "0", shown()
+	}); err != nil {
+		t.Fatalf("the follower does not show the lesson's first step and stage: %v", err)
+	}
+	for n := 2; n <= 3; n++ {
+		if _, err := browserWait(2*time.Minute, func() (bool, string) {
+			s, _ := browserEval(instructor, `String(!document.querySelector('[data-testid="next"]').disabled)`)
+			return s == "true", s
+		}); err != nil {
+			t.Fatalf("Next is not offered for step %d: %v", n, err)
+		}
+		clicked := time.Now()
+		if err := chromedp.Do(ctxWith(instructor, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="next"]`))); err != nil {
+			t.Fatal(err)
+		}
+		took, err := browserWait(10*time.Second, func() (bool, string) {
+			return strings.HasPrefix(shown(), strconv.Itoa(n)+"|"), shown()
+		})
+		if err != nil {
+			t.Fatalf("the follower does not move to step %d: %v", n, err)
+		}
+		t.Logf("step %d on the follower's screen %v after the click (%v including the click)", n, took, time.Since(clicked))
+	}
+	out := browserOutputDir(t)
+	browserScreenshot(t, follower, out, "follow-1280.png")
+	if err := chromedp.Do(ctxWith(follower, 10*time.Second), chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	browserScreenshot(t, follower, out, "follow-390.png")
+}

@@ -1,0 +1,111 @@
+package ui
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/leaselab/leaselab/templates"
+	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/web/play/scenario"
+)
+
+// followPage serves /follow: a participant's page that shows what the instructor shows, the
+// lesson last started or stepped on this server, its step as the instructor shows it and its
+// stage, and moves when the instructor does (follow.js, over /follow/watch).
+func (u *scenarioScreen) followPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	v, err := u.followView(ctx)
+	if err != nil {
+		return err
+	}
+	v.Page = u.pageSays(i18n.Say("follow.title"), "follow")
+	return u.render(c, 200, templates.FollowView(v))
+}
+
+// followLive serves /follow/live: the part of /follow that moves with the instructor.
+func (u *scenarioScreen) followLive(c echo.Context) error {
+	v, err := u.followView(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return u.render(c, 200, templates.FollowLiveView(v))
+}
+
+// followView is what /follow shows now.
+func (u *scenarioScreen) followView(ctx context.Context) (templates.Follow, error) {
+	key, run, _ := u.scenarios.followed()
+	name, seedText, _ := strings.Cut(key, "/")
+	sc := scenario.Find(name)
+	seed, err := strconv.ParseUint(seedText, 10, 64)
+	if run == nil || sc == nil || err != nil {
+		return templates.Follow{}, nil
+	}
+	lang := i18n.FromContext(ctx)
+	ns := scenarioNamespace(sc.Name, seed)
+	l := u.scenarioLive(ctx, sc, run, ns)
+	v := templates.Follow{Key: key, Title: sc.Title.In(lang), URL: scenarioURL(sc.Name, seed, run.Speed(), nil),
+		Total: l.Total, Waiting: l.Waiting, Namespace: ns, Lease: sc.Lease,
+		StageLiveURL:  "/stage/live?" + url.Values{"namespace": {ns}, "lease": {sc.Lease}}.Encode(),
+		StageWatchURL: "/stage/watch?" + url.Values{"namespace": {ns}, "lease": {sc.Lease}}.Encode()}
+	if l.Shown < len(l.Steps) {
+		v.Step = l.Steps[l.Shown]
+	}
+	v.Stage, err = u.stage.stageView(ctx, ns, sc.Lease, moment{})
+	return v, err
+}
+
+// followWatch serves /follow/watch: a WebSocket that says {"v":n} whenever what /follow shows
+// changed (the instructor stepped, or started another lesson), at most a few times a second.
+func (u *scenarioScreen) followWatch(c echo.Context) error {
+	conn, err := acceptWS(c, 1024)
+	if err != nil {
+		return nil // Accept has answered
+	}
+	ctx, cancel := context.WithCancel(u.opts.Context)
+	defer cancel()
+	ctx = conn.CloseRead(ctx)
+	var version uint64
+	sent := ""
+	for {
+		key, run, bumped := u.scenarios.followed()
+		if now := followSignature(key, run); now != sent {
+			sent = now
+			version++
+			if wsWrite(ctx, conn, []byte(`{"v":`+strconv.FormatUint(version, 10)+`}`)) != nil {
+				return nil
+			}
+		}
+		var changed <-chan struct{}
+		unsubscribe := func() {}
+		if run != nil {
+			changed, unsubscribe = run.Subscribe()
+		}
+		select {
+		case <-ctx.Done():
+		case <-bumped:
+		case <-changed:
+			// The run changes with every report of its members: only a new step, or its
+			// waiting ending, moves /follow (the stage follows the members on its own).
+			time.Sleep(50 * time.Millisecond)
+		}
+		unsubscribe()
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// followSignature is what /follow shows of run, the one under key: it changes when the
+// instructor steps, a step's waiting ends, or the run stops.
+func followSignature(key string, run *scenario.Run) string {
+	if run == nil {
+		return key
+	}
+	st := run.State()
+	return key + " " + strconv.Itoa(st.Shown) + " " + strconv.Itoa(st.Step) + " " + strconv.FormatBool(st.Ready) + " " + strconv.FormatBool(st.Stopped)
+}
