@@ -92,17 +92,7 @@ func runBenchWorkshop(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 		defer stop()
 	}
-	rep, err := bench.RunWorkshop(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	_, err = rep.WriteTo(stdout)
-	return err
+	return runWorkshopReport(ctx, cfg, *jsonOut, stdout)
 }
 
 // runBenchRoom is `leaselab bench room`: a server in workshop mode with one participant per
@@ -136,11 +126,16 @@ func runBenchRoom(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := benchserver.Read(ctx, &cfg, srv.DB, srv.URL, *candidates); err != nil {
 		return err
 	}
+	return runWorkshopReport(ctx, cfg, *jsonOut, stdout)
+}
+
+// runWorkshopReport runs bench.RunWorkshop with cfg and prints its report, as JSON with asJSON.
+func runWorkshopReport(ctx context.Context, cfg bench.WorkshopConfig, asJSON bool, stdout io.Writer) error {
 	rep, err := bench.RunWorkshop(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	if *jsonOut {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -113,37 +114,32 @@ func (w *workshopRun) newTab(p WorkshopParticipant, i int) *simTab {
 	return t
 }
 
-// awaitStarted waits until the tab's candidate has reported, its setup failed, ctx ends or
-// deadline passes.
-func (t *simTab) awaitStarted(ctx context.Context, deadline time.Time) error {
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	select {
-	case <-t.started:
-		return nil
-	case err := <-t.failed:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return fmt.Errorf("its candidate did not start in time")
-	}
-}
-
 // awaitLeader waits until the tab leads its lease, its setup failed, ctx ends or deadline
 // passes.
 func (t *simTab) awaitLeader(ctx context.Context, deadline time.Time) error {
+	return t.await(ctx, deadline, t.leading, fmt.Errorf("did not lead its lease %s/%s in time", t.namespace, t.lease))
+}
+
+// awaitStarted waits until the tab's candidate has reported, its setup failed, ctx ends or
+// deadline passes.
+func (t *simTab) awaitStarted(ctx context.Context, deadline time.Time) error {
+	return t.await(ctx, deadline, t.started, errors.New("its candidate did not start in time"))
+}
+
+// await waits until done closes (nil), the tab's setup fails, ctx ends, or deadline passes
+// (late).
+func (t *simTab) await(ctx context.Context, deadline time.Time, done <-chan struct{}, late error) error {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
-	case <-t.leading:
+	case <-done:
 		return nil
 	case err := <-t.failed:
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-timer.C:
-		return fmt.Errorf("did not lead its lease %s/%s in time", t.namespace, t.lease)
+		return late
 	}
 }
 

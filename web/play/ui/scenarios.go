@@ -462,10 +462,7 @@ func (u *scenarioScreen) startScenario(sc *scenario.Scenario, seed uint64, speed
 		old.Stop()
 	}
 	ns := scenarioNamespace(sc.Name, seed)
-	api := u.opts.ScenarioAPI
-	if api == nil {
-		api = u.opts.API
-	}
+	api := u.scenarioAPI()
 	if api == nil {
 		return fmt.Errorf("scenarios need the server's API in process")
 	}
@@ -494,6 +491,14 @@ func (u *scenarioScreen) startScenario(sc *scenario.Scenario, seed uint64, speed
 	return nil
 }
 
+// scenarioAPI is the API the lessons' runs write through, in process; nil when there is none.
+func (u *scenarioScreen) scenarioAPI() http.RoundTripper {
+	if u.opts.ScenarioAPI != nil {
+		return u.opts.ScenarioAPI
+	}
+	return u.opts.API
+}
+
 // stopScenario ends the run of sc with seed at once: its members leave the dashboard, and its
 // namespace's Leases, LeaseCandidates and views are deleted (the change log keeps them for the
 // run's recording, /ui/history, until compaction).
@@ -502,11 +507,7 @@ func (u *scenarioScreen) stopScenario(sc *scenario.Scenario, seed uint64, key st
 		r.Stop()
 	}
 	ns := scenarioNamespace(sc.Name, seed)
-	api := u.opts.ScenarioAPI
-	if api == nil {
-		api = u.opts.API
-	}
-	if api != nil {
+	if api := u.scenarioAPI(); api != nil {
 		if err := scenario.Clear(u.opts.Context, api, "http://leaselab.in-process", ns, sc); err != nil {
 			return fmt.Errorf("clear %s: %w", ns, err)
 		}
