@@ -1,6 +1,10 @@
 package templates
 
-import "github.com/leaselab/leaselab/templates/i18n"
+import (
+	"context"
+
+	"github.com/leaselab/leaselab/templates/i18n"
+)
 
 // StagePage is /stage: one lease's election as one picture.
 type StagePage struct {
@@ -22,7 +26,10 @@ type StageLive struct {
 	Record     StageRecord
 	Candidates []StageCandidate
 	Requests   []StageRequest
-	Lanes      StageLanes
+	// RequestGroups, beside a crowd, count the requests not drawn one by one (the crowds' and
+	// the plain followers') per verb and outcome.
+	RequestGroups []StageRequestGroup
+	Lanes         StageLanes
 	// Caption says in one short sentence what happened last, on screen and in the polite live
 	// region (what changed).
 	Caption i18n.Text
@@ -62,13 +69,22 @@ type StageRequest struct {
 	ID       string
 	Identity string
 	Verb     string
-	// Outcome is the status code, "timeout" or "refused"; "" while in flight.
-	Outcome        string
+	// Outcome is the status code, "timeout" or "refused"; "" while in flight. Kind is how it
+	// is coloured: "ok", "conflict", "failed", "" in flight.
+	Outcome, Kind  string
 	StartMs, EndMs int64 // server clock, Unix ms; EndMs 0 while in flight
 	// FromX, FromY are the candidate's place; the server is at the frame's centre.
 	FromX, FromY float64
 	// Link is the candidate's link as the request met it ("cut": it hangs half way).
 	Link string
+}
+
+// StageRequestGroup is Count requests with one verb and outcome (and so one Kind), drawn as
+// one chip at X, Y under the server.
+type StageRequestGroup struct {
+	Verb, Outcome, Kind string
+	Count               int
+	X, Y                float64
 }
 
 // StageLanes are the record lane and one belief lane per candidate, over [FromMs, ToMs].
@@ -105,4 +121,16 @@ type StageSegment struct {
 type StageTick struct {
 	X     float64
 	Label string
+}
+
+// outcomeWords is a request's outcome in words: in flight, timed out, refused, or answered
+// with its status code.
+func outcomeWords(ctx context.Context, outcome string) string {
+	switch outcome {
+	case "":
+		return tr(ctx, "stage.outcome.inFlight")
+	case "timeout", "refused":
+		return tr(ctx, "stage.outcome."+outcome)
+	}
+	return tr(ctx, "stage.outcome.status", outcome)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,11 +34,17 @@ func TestBrowserStage(t *testing.T) {
 	}
 	stageURL := ts.URL + "/stage?namespace=default&lease=stage"
 	stage, _ := openBrowserTab(t, browser, stageURL)
-	// Every request the stage drew, as identity|verb|outcome (the picture is swapped in anew).
+	// Every request the stage drew, as identity|verb|outcome (the picture is patched anew), and
+	// of each that ended, identity|verb|outcome|start|end (server clock, Unix ms).
 	if _, err := browserEval(stage, `(() => {
 		window.reqSeen = new Set();
+		window.reqEnded = {};
 		setInterval(() => {
-			for (const g of document.querySelectorAll('[data-testid=stage-request]')) window.reqSeen.add([g.dataset.identity, g.dataset.verb, g.dataset.outcome].join('|'));
+			for (const g of document.querySelectorAll('[data-testid=stage-request]')) {
+				const d = g.dataset;
+				window.reqSeen.add([d.identity, d.verb, d.outcome].join('|'));
+				if (d.outcome) window.reqEnded[d.id] = [d.identity, d.verb, d.outcome, d.startMs, d.endMs].join('|');
+			}
 		}, 30);
 		return 'ok';
 	})()`); err != nil {
@@ -139,6 +147,7 @@ func TestBrowserStage(t *testing.T) {
 		return roles()[second] == "partitioned" && (strings.Contains(s, second+"|PUT|timeout") || strings.Contains(s, second+"|GET|timeout")), s
 	})
 	browserScreenshot(t, stage, out, "stage-partition.png")
+	hung, _ := browserEval(stage, `Object.values(window.reqEnded).find((s) => s.startsWith('`+second+`|') && s.includes('|timeout|')) || ''`)
 
 	// The moment the first leader led: the server draws the roles of then.
 	at := stageURL + "&at=" + url.QueryEscape(ledAt.UTC().Format(time.RFC3339Nano))
@@ -148,6 +157,24 @@ func TestBrowserStage(t *testing.T) {
 	if m := roles(); m[first] != "leader" {
 		t.Errorf("%s: roles %v, want %s leading", at, m, first)
 	}
+
+	// Half way through the partitioned leader's request that timed out: the server draws it
+	// in flight then, from the requests it kept.
+	f := strings.Split(hung, "|")
+	if len(f) != 5 {
+		t.Fatalf("no timed-out request of %s with its instants: %q", second, hung)
+	}
+	start, _ := strconv.ParseInt(f[3], 10, 64)
+	end, _ := strconv.ParseInt(f[4], 10, 64)
+	at = stageURL + "&at=" + url.QueryEscape(time.UnixMilli((start+end)/2).UTC().Format(time.RFC3339Nano))
+	if err := chromedp.Do(stage, chromedp.Navigate(at)); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := browserEval(stage, `Array.from(document.querySelectorAll('[data-testid=stage-request][data-identity="`+second+`"]'), (g) => g.dataset.verb + '|' + g.dataset.outcome).join(' ')`)
+	if !slices.Contains(strings.Fields(s), f[1]+"|") {
+		t.Errorf("%s: %s's requests drawn %q, want its %s in flight (%s)", at, second, s, f[1], hung)
+	}
+	browserScreenshot(t, stage, out, "stage-past-request.png")
 	if err := chromedp.Do(stage, chromedp.Navigate(stageURL+"&lang=zh"), chromedp.EmulateViewport(390, 844)); err != nil {
 		t.Fatal(err)
 	}

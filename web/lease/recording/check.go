@@ -9,6 +9,7 @@ import (
 
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/store/changelog"
+	"github.com/leaselab/leaselab/web/lease/traffic"
 	"github.com/leaselab/leaselab/web/lease/views"
 )
 
@@ -49,7 +50,8 @@ func (c checker) Change(ev store.Event) error {
 func (c checker) holds(resource string) bool { return slices.Contains(c.r.Resources(), resource) }
 
 // decodes decodes o as the server does when it reads it from its store: with the kinds
-// registry's DecodeStored, and a candidate view as web/lease/views reads one.
+// registry's DecodeStored, a candidate view as web/lease/views reads one, and a batch of a
+// lease's requests as web/lease/traffic reads one.
 func (c checker) decodes(o store.Object) error {
 	if len(o.Value) == 0 {
 		return errors.New("it has no object (every change carries the object after it; a delete, its last state)")
@@ -57,6 +59,10 @@ func (c checker) decodes(o store.Object) error {
 	if o.Resource == CandidateViewResource {
 		_, err := views.RecordOf(o)
 		return cmp.Or(errors.Unwrap(err), err) // RecordOf names the view, which Change does
+	}
+	if o.Resource == RequestsResource {
+		_, err := traffic.BatchOf(o)
+		return cmp.Or(errors.Unwrap(err), err)
 	}
 	_, err := c.r.reg.DecodeStored(c.r.reg.ByStorageResource(o.Resource), o.Value, o.Revision)
 	return err

@@ -1,6 +1,6 @@
 // Package recording writes recordings: the part of the change log a namespace's or a lease's
-// story is made of (its Leases, LeaseCandidates, the candidates' views, the Namespace and the
-// Events) as a change log file (store/changelog) with a header. `leaselab export --history`
+// story is made of (its Leases, LeaseCandidates, the candidates' views, the requests on its
+// leases, the Namespace and the Events) as a change log file (store/changelog) with a header. `leaselab export --history`
 // and the screens' "Download recording" (/ui/history) both write them here, from a snapshot of
 // the database; `leaselab replay` serves one, read through Checker. Nothing that holds a secret
 // (the workshop's identities) is ever in a recording: only the resources listed here are, and
@@ -22,6 +22,7 @@ import (
 	"github.com/leaselab/leaselab/store"
 	"github.com/leaselab/leaselab/store/changelog"
 	"github.com/leaselab/leaselab/web/api/kinds"
+	"github.com/leaselab/leaselab/web/lease/traffic"
 	"github.com/leaselab/leaselab/web/lease/views"
 )
 
@@ -30,11 +31,15 @@ import (
 // they are.
 const CandidateViewResource = views.Resource
 
+// RequestsResource is the store resource of the requests on each lease (web/lease/traffic):
+// namespace and name the lease's. A recording carries them as they are.
+const RequestsResource = traffic.Resource
+
 // Scope is what a recording is of: a namespace, or one lease of it; everything when empty.
 type Scope struct {
 	Namespace string
 	// Lease narrows the recording to one Lease, the LeaseCandidates whose spec.leaseName names
-	// it, the candidates' views of it and the Events about it.
+	// it, the candidates' views of it, the requests on it and the Events about it.
 	Lease string
 }
 
@@ -108,7 +113,7 @@ func New(reg *kinds.Registry) (*Recorder, error) {
 // Resources are the store resources a recording holds the changes of.
 func (r *Recorder) Resources() []string {
 	return []string{r.leases.StorageResource(), r.candidates.StorageResource(), CandidateViewResource,
-		r.namespaces.StorageResource(), r.events.StorageResource()}
+		r.namespaces.StorageResource(), r.events.StorageResource(), RequestsResource}
 }
 
 // Write writes the recording of scope to w, read from src as of one snapshot: the header
@@ -195,7 +200,7 @@ func (r *Recorder) inResources(k store.Key, s Scope) bool {
 	switch k.Resource {
 	case r.namespaces.StorageResource():
 		return s.Namespace == "" || k.Name == s.Namespace
-	case r.leases.StorageResource(), r.candidates.StorageResource(), CandidateViewResource, r.events.StorageResource():
+	case r.leases.StorageResource(), r.candidates.StorageResource(), CandidateViewResource, RequestsResource, r.events.StorageResource():
 		return s.Namespace == "" || k.Namespace == s.Namespace
 	}
 	return false
@@ -208,7 +213,7 @@ func (r *Recorder) holds(o store.Object, s Scope) (bool, error) {
 		return true, nil
 	}
 	switch o.Resource {
-	case r.leases.StorageResource():
+	case r.leases.StorageResource(), RequestsResource:
 		return o.Name == s.Lease, nil
 	case CandidateViewResource:
 		return strings.HasPrefix(o.Name, s.Lease+"/"), nil

@@ -22,7 +22,7 @@ import (
 )
 
 // fixture is a store with two namespaces, each with two leases, their LeaseCandidates, the
-// candidates' views, events about them, and a workshop identity.
+// candidates' views, the requests on them, events about them, and a workshop identity.
 type fixture struct {
 	db  *sqlite.DB
 	rec *recording.Recorder
@@ -50,6 +50,7 @@ func newFixture(t *testing.T) *fixture {
 			f.put(t, "leases.coordination.k8s.io", ns, l, `{"metadata":{"name":"`+l+`"},"spec":{"holderIdentity":"alice"}}`)
 			f.put(t, "leasecandidates.coordination.k8s.io", ns, "cand-"+l, `{"metadata":{"name":"cand-`+l+`"},"spec":{"leaseName":"`+l+`"}}`)
 			f.put(t, recording.CandidateViewResource, ns, l+"/alice", `{"holder":"alice"}`)
+			f.put(t, recording.RequestsResource, ns, l, `{"requests":[{"id":"alice/1","identity":"alice","verb":"PUT","startMs":1}]}`)
 			f.put(t, "events", ns, "ev-"+l, `{"metadata":{"name":"ev-`+l+`"},"involvedObject":{"kind":"Lease","name":"`+l+`"}}`)
 		}
 	}
@@ -108,11 +109,11 @@ func (f *fixture) record(t *testing.T, scope recording.Scope) (changelog.Header,
 func TestScope(t *testing.T) {
 	f := newFixture(t)
 	_, all := f.record(t, recording.Scope{})
-	if len(all) != 2+4*4 || slices.ContainsFunc(all, func(s string) bool { return strings.HasPrefix(s, auth.IdentityResource) }) {
+	if len(all) != 2+4*5 || slices.ContainsFunc(all, func(s string) bool { return strings.HasPrefix(s, auth.IdentityResource) }) {
 		t.Errorf("everything: %v", all)
 	}
 	h, demo := f.record(t, recording.Scope{Namespace: "demo"})
-	if len(demo) != 1+2*4 || slices.ContainsFunc(demo, func(s string) bool { return strings.Contains(s, "other") }) {
+	if len(demo) != 1+2*5 || slices.ContainsFunc(demo, func(s string) bool { return strings.Contains(s, "other") }) {
 		t.Errorf("namespace demo: %v", demo)
 	}
 	if h.Recording != changelog.Format || h.Namespace != "demo" || h.Changes != 2*int64(len(demo)) || h.From == "" || h.FirstRevision >= h.LastRevision {
@@ -124,12 +125,13 @@ func TestScope(t *testing.T) {
 		"leases.coordination.k8s.io demo/x",
 		"leasecandidates.coordination.k8s.io demo/cand-x",
 		recording.CandidateViewResource + " demo/x/alice",
+		recording.RequestsResource + " demo/x",
 		"events demo/ev-x",
 	}
 	if !slices.Equal(x, want) {
 		t.Errorf("lease demo/x:\n%v\nwant\n%v", x, want)
 	}
-	if h.Lease != "x" || h.Changes != 10 {
+	if h.Lease != "x" || h.Changes != 12 {
 		t.Errorf("lease demo/x's header: %+v", h)
 	}
 }

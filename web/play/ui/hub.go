@@ -15,6 +15,7 @@ import (
 
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/tabproto"
+	"github.com/leaselab/leaselab/web/lease/traffic"
 	"github.com/leaselab/leaselab/web/lease/views"
 )
 
@@ -67,6 +68,9 @@ type Hub struct {
 	now func() time.Time
 	// views, when set, records each tab's view of its lease (see web/lease/views).
 	views *views.Recorder
+	// requests, when set, keeps the requests each tab reports for the stage's past (see
+	// web/lease/traffic).
+	requests *traffic.Keeper
 
 	mu   sync.Mutex
 	tabs map[string]*hubTab
@@ -205,7 +209,8 @@ func (h *Hub) report(t *hubTab, r tabproto.Report) error {
 		return errors.New("tab is gone")
 	}
 	prev := t.info.Report
-	t.info = TabInfo{ID: t.id, Report: r, SteppingDown: r.SteppingDown(), Stale: r.Stale(), ConnectedAt: t.info.ConnectedAt, Owner: t.owner.Name, ReceivedMs: h.now().UnixMilli()}
+	received := h.now()
+	t.info = TabInfo{ID: t.id, Report: r, SteppingDown: r.SteppingDown(), Stale: r.Stale(), ConnectedAt: t.info.ConnectedAt, Owner: t.owner.Name, ReceivedMs: received.UnixMilli()}
 	wasReported := t.reported
 	t.reported = true
 	if wasReported && prev.Namespace != r.Namespace {
@@ -224,7 +229,10 @@ func (h *Hub) report(t *hubTab, r tabproto.Report) error {
 		if wasReported && !sameCandidate(prev, r) {
 			h.views.Gone(prev.Identity, prev.Namespace, prev.Lease, sourceOf(prev), h.now())
 		}
-		h.views.ReportBy(t.owner.Name, r, sourceOf(r), h.now())
+		h.views.ReportBy(t.owner.Name, r, sourceOf(r), received)
+	}
+	if h.requests != nil {
+		h.requests.Add(r.Namespace, r.Lease, traffic.FromReport(r, received.UnixMilli(), stageLink(r.Faults))...)
 	}
 	return nil
 }
@@ -270,6 +278,19 @@ func (h *Hub) TabsIn(ns string) []TabInfo {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.tabsInLocked(ns)
+}
+
+// countOn is how many tabs that reported themselves are candidates of the lease ns/lease.
+func (h *Hub) countOn(ns, lease string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for t := range h.tabsOfLocked(ns) {
+		if t.reported && t.info.Lease == lease {
+			n++
+		}
+	}
+	return n
 }
 
 // Tabs returns the tabs that reported themselves, by namespace, lease and connection time.

@@ -19,13 +19,15 @@ import (
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/lease/judge"
+	"github.com/leaselab/leaselab/web/lease/traffic"
 )
 
 // The stage (/stage?namespace=&lease=): one lease's election as one picture. The server draws
 // it (templates/stage.templ) from what it knows: the Lease, every candidate's last report (its
 // role, its timers, its requests), the requests of other clients seen at the API's door
-// (requestTap), and the candidates' recorded views as belief lanes. stage.js only swaps the
-// picture in when the server says it changed, and animates between: request dots and draining
+// (requestTap), and the candidates' recorded views as belief lanes; at a past moment, the
+// recorded views and the requests kept then (web/lease/traffic). stage.js patches the picture
+// in place when the server says it changed, and animates between: request dots and draining
 // rings, from the instants the picture carries.
 
 // The stage's frame: the server at the centre, candidates on an ellipse around it.
@@ -139,7 +141,7 @@ func (u *stageScreen) stageWatch(c echo.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(stageMinInterval):
+		case <-time.After(u.stageInterval(ns, name)):
 		}
 	}
 }
@@ -148,6 +150,19 @@ func (u *stageScreen) stageWatch(c echo.Context) error {
 // a room of phones reports all the time. Between redraws the page moves what the picture
 // carries (requests, rings) on its own.
 const stageMinInterval = 250 * time.Millisecond
+
+// stageCrowdInterval spaces the redraws of a stage that draws a crowd: a room of phones
+// changes the picture with every report, and each redraw costs the page a frame or more on a
+// slow machine, while the rings and dots it carries move on their own between.
+const stageCrowdInterval = time.Second
+
+// stageInterval is how long the stage of ns/name waits after a redraw before the next.
+func (u *stageScreen) stageInterval(ns, name string) time.Duration {
+	if u.hub.countOn(ns, name) > stageMaxShown {
+		return stageCrowdInterval
+	}
+	return stageMinInterval
+}
 
 // stageView draws the stage of ns/name as of m.
 func (u *stageScreen) stageView(ctx context.Context, ns, name string, m moment) (templates.StageLive, error) {
@@ -174,14 +189,15 @@ func (u *stageScreen) stageView(ctx context.Context, ns, name string, m moment) 
 	if err != nil {
 		return s, err
 	}
-	var seen []seenRequest
-	if !m.past() {
-		seen = u.tap.recent(ns, name, now.Add(-stageRecent))
+	reqs, err := u.stageRequests(ctx, ns, name, reps, m, now)
+	if err != nil {
+		return s, err
 	}
-	shown, crowds := stageCrowd(reps, now)
-	s.Candidates, s.Requests = stageCast(shown, s.Record.Holder, seen, now)
+	shown, crowds := stageCrowd(reps, reqs, now)
+	s.Candidates, s.Requests = stageCast(shown, s.Record.Holder, reqs, now)
 	s.Candidates = append(s.Candidates, crowds...)
 	placeOnEllipse(s.Candidates)
+	s.Requests, s.RequestGroups = foldRequests(s.Candidates, s.Requests, len(crowds) > 0)
 	placeRequests(s.Candidates, s.Requests)
 	terms := judge.TermsSeen(changes, vs, now)
 	past := judge.PastLease(ns+"/"+name, changes, vs, now)
@@ -275,19 +291,35 @@ func stageLink(f tabproto.Faults) string {
 	return ""
 }
 
+// stageRequests are the requests on ns/name the stage draws as of m, on the server's clock:
+// live, the candidates' as they report them and the other clients' seen at the door; at a past
+// moment, those kept in the store then (web/lease/traffic).
+func (u *stageScreen) stageRequests(ctx context.Context, ns, name string, reps []stageReport, m moment, now time.Time) ([]traffic.Request, error) {
+	if m.past() {
+		return traffic.At(ctx, u.store, ns, name, m.at, stageRecent)
+	}
+	var out []traffic.Request
+	for _, r := range reps {
+		out = append(out, traffic.FromReport(r.Report, r.receivedMs, stageLink(r.Faults))...)
+	}
+	for _, q := range u.tap.recent(ns, name, now.Add(-stageRecent)) {
+		out = append(out, q.request())
+	}
+	return out, nil
+}
+
 // stageCast places the candidates around the server and their requests between: every
 // reporting candidate, then the record's holder and the other clients seen at the door when
-// they are none of them (Role client).
-func stageCast(reps []stageReport, holder string, seen []seenRequest, now time.Time) ([]templates.StageCandidate, []templates.StageRequest) {
+// they are none of them (Role client). The requests are those in flight or ended within
+// stageRecent, of anyone: a crowd's are folded (foldRequests).
+func stageCast(reps []stageReport, holder string, reqs []traffic.Request, now time.Time) ([]templates.StageCandidate, []templates.StageRequest) {
 	var cands []templates.StageCandidate
 	known := map[string]int{}
-	add := func(c templates.StageCandidate) int {
-		if i, ok := known[c.Identity]; ok {
-			return i
+	add := func(c templates.StageCandidate) {
+		if _, ok := known[c.Identity]; !ok {
+			known[c.Identity] = len(cands)
+			cands = append(cands, c)
 		}
-		known[c.Identity] = len(cands)
-		cands = append(cands, c)
-		return len(cands) - 1
 	}
 	for _, r := range reps {
 		c := templates.StageCandidate{Identity: r.Identity, Role: stageRole(r.Report, r.stale), Link: stageLink(r.Faults)}
@@ -301,30 +333,91 @@ func stageCast(reps []stageReport, holder string, seen []seenRequest, now time.T
 	if holder != "" {
 		add(templates.StageCandidate{Identity: holder, Role: "client"})
 	}
-	for _, q := range seen {
-		add(templates.StageCandidate{Identity: q.who, Role: "client"})
-	}
-	var reqs []templates.StageRequest
 	recent := now.Add(-stageRecent).UnixMilli()
-	for _, r := range reps {
-		link := cands[known[r.Identity]].Link
-		for _, f := range r.Flights {
-			q := templates.StageRequest{ID: r.Identity + "/" + strconv.FormatUint(f.ID, 10), Identity: r.Identity,
-				Verb: f.Verb, Outcome: f.Outcome, StartMs: r.ownToServer(f.StartMs), Link: link}
-			if f.EndMs != 0 {
-				q.EndMs = r.ownToServer(f.EndMs)
-				if q.EndMs < recent {
-					continue
-				}
-			}
-			reqs = append(reqs, q)
+	var out []templates.StageRequest
+	for _, q := range reqs {
+		if q.EndMs != 0 && q.EndMs < recent {
+			continue
+		}
+		if q.Door {
+			add(templates.StageCandidate{Identity: q.Identity, Role: "client"})
+		}
+		out = append(out, templates.StageRequest{ID: q.ID, Identity: q.Identity, Verb: q.Verb, Outcome: q.Outcome,
+			Kind: outcomeKind(q.Outcome), StartMs: q.StartMs, EndMs: q.EndMs, Link: q.Link})
+	}
+	return cands, out
+}
+
+// outcomeKind is how the stage colours a request's outcome: "ok" (2xx), "conflict" (409),
+// "failed" (any other status, a timeout, a refusal), "" while in flight.
+func outcomeKind(outcome string) string {
+	if outcome == "" {
+		return ""
+	}
+	code, err := strconv.Atoi(outcome)
+	switch {
+	case err != nil:
+		return "failed"
+	case code >= 200 && code < 300:
+		return "ok"
+	case code == http.StatusConflict:
+		return "conflict"
+	}
+	return "failed"
+}
+
+// foldRequests splits the requests into those drawn one by one and, with a crowd, groups per
+// verb and outcome of the rest: the requests of the crowds and of the followers drawn one by
+// one whose link is whole. A room of a thousand phones sends hundreds a second; the dots that
+// matter (the leader's, a faulted candidate's, a client's) still travel. Without a crowd every
+// request of a candidate on the stage is drawn.
+func foldRequests(cands []templates.StageCandidate, reqs []templates.StageRequest, crowd bool) ([]templates.StageRequest, []templates.StageRequestGroup) {
+	plain := map[string]bool{}
+	on := map[string]bool{}
+	for _, c := range cands {
+		if c.Count == 0 {
+			on[c.Identity] = true
+			plain[c.Identity] = c.Role == "follower" && c.Link == ""
 		}
 	}
-	for _, q := range seen {
-		reqs = append(reqs, templates.StageRequest{ID: "door/" + strconv.FormatUint(q.id, 10), Identity: q.who, Verb: q.verb,
-			Outcome: q.outcome(), StartMs: q.start.UnixMilli(), EndMs: q.endMs()})
+	var drawn []templates.StageRequest
+	var groups []templates.StageRequestGroup
+	at := map[[2]string]int{}
+	for _, q := range reqs {
+		switch {
+		case on[q.Identity] && (!crowd || !plain[q.Identity]):
+			drawn = append(drawn, q)
+		case crowd:
+			k := [2]string{q.Verb, q.Outcome}
+			i, ok := at[k]
+			if !ok {
+				i = len(groups)
+				at[k] = i
+				groups = append(groups, templates.StageRequestGroup{Verb: q.Verb, Outcome: q.Outcome, Kind: q.Kind})
+			}
+			groups[i].Count++
+		}
 	}
-	return cands, reqs
+	slices.SortStableFunc(groups, func(a, b templates.StageRequestGroup) int { return b.Count - a.Count })
+	if len(groups) > stageMaxGroups {
+		groups = groups[:stageMaxGroups]
+	}
+	placeGroups(groups)
+	return drawn, groups
+}
+
+// stageMaxGroups bounds the groups of folded requests under the server: the most numerous.
+const stageMaxGroups = 8
+
+// placeGroups lines the groups up under the server's box, four to a row.
+func placeGroups(groups []templates.StageRequestGroup) {
+	const perRow, w, h = 4, 150.0, 34.0
+	for i := range groups {
+		row, col := i/perRow, i%perRow
+		n := min(perRow, len(groups)-row*perRow)
+		groups[i].X = stageCX + (float64(col)-float64(n-1)/2)*w
+		groups[i].Y = stageCY + 104 + float64(row)*h
+	}
 }
 
 // stageMaxShown is how many candidates the stage draws one by one; beyond it the rest are
@@ -335,7 +428,7 @@ const stageMaxShown = 24
 // stageCrowd splits the reports into those drawn one by one (whoever leads, believes it leads
 // wrongly or is faulted first, then in order) and a crowd per role of the rest, with how many
 // requests the crowd has in flight or just ended.
-func stageCrowd(reps []stageReport, now time.Time) ([]stageReport, []templates.StageCandidate) {
+func stageCrowd(reps []stageReport, reqs []traffic.Request, now time.Time) ([]stageReport, []templates.StageCandidate) {
 	if len(reps) <= stageMaxShown {
 		return reps, nil
 	}
@@ -354,7 +447,7 @@ func stageCrowd(reps []stageReport, now time.Time) ([]stageReport, []templates.S
 	byRole := map[string]*templates.StageCandidate{}
 	var crowds []templates.StageCandidate
 	var order []string
-	recent := now.Add(-stageRecent).UnixMilli()
+	of := make(map[string]*templates.StageCandidate, len(rest))
 	for _, r := range rest {
 		role := stageRole(r.Report, r.stale)
 		c := byRole[role]
@@ -364,10 +457,12 @@ func stageCrowd(reps []stageReport, now time.Time) ([]stageReport, []templates.S
 			order = append(order, role)
 		}
 		c.Count++
-		for _, f := range r.Flights {
-			if f.EndMs == 0 || r.ownToServer(f.EndMs) >= recent {
-				c.Requests++
-			}
+		of[r.Identity] = c
+	}
+	recent := now.Add(-stageRecent).UnixMilli()
+	for _, q := range reqs {
+		if c := of[q.Identity]; c != nil && !q.Door && (q.EndMs == 0 || q.EndMs >= recent) {
+			c.Requests++
 		}
 	}
 	for _, role := range order {
@@ -418,19 +513,7 @@ func (r stageReport) onServer(in int64) int64 {
 	if in == 0 {
 		return 0
 	}
-	return r.receivedMs + int64(float64(in)/r.rate())
-}
-
-// ownToServer places an instant of the candidate's own clock (Unix ms) on the server's.
-func (r stageReport) ownToServer(own int64) int64 {
-	return r.receivedMs + int64(float64(own-r.Clock)/r.rate())
-}
-
-func (r stageReport) rate() float64 {
-	if r.Faults.ClockRate > 0 {
-		return r.Faults.ClockRate
-	}
-	return 1
+	return traffic.OnServer(r.Report, r.receivedMs, r.Clock+in)
 }
 
 // placeOnEllipse spreads the candidates around the server, the first at the top.

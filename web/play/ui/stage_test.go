@@ -1,19 +1,28 @@
 package ui
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
 
+	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/wasm/tabproto"
+	"github.com/leaselab/leaselab/web/api/kinds"
 	"github.com/leaselab/leaselab/web/api/request"
 	"github.com/leaselab/leaselab/web/lease/election"
+	"github.com/leaselab/leaselab/web/lease/recording"
+	"github.com/leaselab/leaselab/web/lease/traffic"
 )
 
 // TestStageDraws: the stage draws each candidate's role, its timers placed on the server's
@@ -76,7 +85,7 @@ func TestStageDraws(t *testing.T) {
 // leaves a candidate's (which reports its own) and every other resource alone.
 func TestRequestTap(t *testing.T) {
 	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
-	tap := newRequestTap(func() time.Time { return now })
+	tap := newRequestTap(func() time.Time { return now }, nil)
 	serve := func(info request.Info, header http.Header) {
 		r := httptest.NewRequest(http.MethodPut, "/x", nil)
 		r.Header = header
@@ -142,5 +151,158 @@ func TestRetriedConflictIsNotTheHeadline(t *testing.T) {
 	got, ok := latestDecision(func(string, string) []templates.DecisionView { return ds }, leaseKey{"default", "demo"}, now)
 	if !ok || got.Kind != string(election.KindElect) {
 		t.Errorf("headline %q: %s", got.Kind, got.Message)
+	}
+}
+
+// keptRequestsUI is a UI whose lease default/demo had, at t0+50ms, alice's PUT leave (it was
+// answered 200 at t0+1.5s) and, at t0+100ms, kubectl's PUT answered 409 at the door; its
+// clock (and its store's) stands a minute later.
+func keptRequestsUI(t *testing.T, t0 time.Time) *testUI {
+	t.Helper()
+	var mu sync.Mutex
+	now := t0
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	st := newTestStore(t, t0)
+	tu := mustNewUIOn(t, st, t0, func(o *Options) { o.Now = clock })
+	at := func(at time.Time) { mu.Lock(); now = at; mu.Unlock(); st.setNow(at) }
+	ctx := context.Background()
+
+	tu.putLease(t, lease("default", "demo", "alice", t0, 15, 1), t0)
+	alice := tu.hub.Enter(TabUser{}, func(tabproto.Command) error { return nil })
+	report := func(clock time.Time, flights ...tabproto.Flight) {
+		alice.Report(tabproto.Report{Identity: "alice", Namespace: "default", Lease: "demo", State: tabproto.StateLeader,
+			Role: tabproto.RoleLeader, Holder: "alice", Clock: clock.UnixMilli(), Flights: flights})
+	}
+	ms := func(d time.Duration) int64 { return t0.Add(d).UnixMilli() }
+	at(t0.Add(100 * time.Millisecond))
+	report(t0.Add(100*time.Millisecond), tabproto.Flight{ID: 1, Verb: "PUT", StartMs: ms(50 * time.Millisecond)})
+	key := tapKey{"default", "demo"}
+	tu.tap.finish(key, tu.tap.begin(key, "kubectl", "PUT"), http.StatusConflict)
+	tu.requests.Flush(ctx)
+	at(t0.Add(2 * time.Second))
+	report(t0.Add(2*time.Second), tabproto.Flight{ID: 1, Verb: "PUT", StartMs: ms(50 * time.Millisecond), EndMs: ms(1500 * time.Millisecond), Outcome: "200"})
+	tu.requests.Flush(ctx)
+	at(t0.Add(time.Minute))
+	return tu
+}
+
+// stageRequestsDrawn are the requests a stage draws one by one, as "identity verb" to outcome.
+func stageRequestsDrawn(doc *goquery.Document) map[string]string {
+	got := map[string]string{}
+	doc.Find(`[data-testid=stage-request]`).Each(func(_ int, s *goquery.Selection) {
+		got[s.AttrOr("data-identity", "")+" "+s.AttrOr("data-verb", "")] = s.AttrOr("data-outcome", "")
+	})
+	return got
+}
+
+// checkPastRequests checks the stage of tu at t0+1s and its picture at t0+1.6s: alice's PUT
+// in flight (without the outcome it had later) and kubectl's 409 just before; then alice's
+// PUT answered.
+func checkPastRequests(t *testing.T, tu *testUI, t0 time.Time) {
+	t.Helper()
+	got := stageRequestsDrawn(tu.mustGetDoc(t, "/stage?namespace=default&lease=demo&at="+t0.Add(time.Second).Format(time.RFC3339Nano), http.StatusOK))
+	if outcome, ok := got["alice PUT"]; len(got) != 2 || !ok || outcome != "" || got["kubectl PUT"] != "409" {
+		t.Errorf("at t0+1s: %v, want alice's PUT in flight and kubectl's 409", got)
+	}
+	got = stageRequestsDrawn(tu.mustGetDoc(t, "/stage/live?namespace=default&lease=demo&at="+t0.Add(1600*time.Millisecond).Format(time.RFC3339Nano), http.StatusOK))
+	if got["alice PUT"] != "200" {
+		t.Errorf("at t0+1.6s: %v, want alice's PUT answered 200", got)
+	}
+}
+
+// TestStagePastDrawsKeptRequests: the requests on a lease are kept in the store, so that the
+// stage of a past moment (its page and its picture) draws those in flight then. Live, a
+// minute on, they are gone.
+func TestStagePastDrawsKeptRequests(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	tu := keptRequestsUI(t, t0)
+	checkPastRequests(t, tu, t0)
+	if got := stageRequestsDrawn(tu.mustGetDoc(t, "/stage?namespace=default&lease=demo", http.StatusOK)); len(got) != 0 {
+		t.Errorf("live, a minute on: %v, want no request", got)
+	}
+}
+
+// TestStageReplayDrawsKeptRequests: a recording of the lease carries its requests, and the
+// stage of a replay of it draws them at a past moment as the server that recorded it did.
+func TestStageReplayDrawsKeptRequests(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	tu := keptRequestsUI(t, t0)
+	w := tu.do(t, httptest.NewRequest(http.MethodGet, "/ui/history?namespace=default&lease=demo", nil))
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"resource":"leaserequests.leaselab.dev"`) {
+		t.Fatalf("recording: %d, without the requests:\n%s", w.Code, w.Body.String())
+	}
+	rec, err := recording.New(kinds.NewRegistry(kinds.DefaultOptions()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "replay.db")
+	if _, err := sqlite.Import(context.Background(), path, w.Body, rec.Checker()); err != nil {
+		t.Fatalf("replay the recording: %v", err)
+	}
+	end := t0.Add(time.Minute)
+	replay := &Replay{File: "demo.jsonl", From: t0, To: end}
+	checkPastRequests(t, mustNewUIOn(t, openTestStore(t, path, end), end, func(o *Options) { o.Replay = replay }), t0)
+}
+
+// TestStageCrowdFoldsRequests: beside a crowd, the plain followers' requests are counted per
+// verb and outcome, while the leader's still travel one by one.
+func TestStageCrowdFoldsRequests(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	tu := mustNewUI(t, now)
+	const n = stageMaxShown + 10
+	ms := now.UnixMilli()
+	for i := range n {
+		seat := tu.hub.Enter(TabUser{}, func(tabproto.Command) error { return nil })
+		r := tabproto.Report{Identity: "c" + strconv.Itoa(i), Namespace: "default", Lease: "room", State: tabproto.StateFollower,
+			Role: tabproto.RoleFollower, Holder: "c0", Clock: ms,
+			Flights: []tabproto.Flight{{ID: 1, Verb: "GET", StartMs: ms - 100, EndMs: ms - 50, Outcome: "200"}}}
+		switch i {
+		case 0:
+			r.State, r.Role, r.Flights[0].Verb = tabproto.StateLeader, tabproto.RoleLeader, "PUT"
+		case 1:
+			r.Flights[0].Outcome = tabproto.FlightTimeout
+		}
+		seat.Report(r)
+	}
+	doc := tu.mustGetDoc(t, "/stage?namespace=default&lease=room", http.StatusOK)
+	if reqs := doc.Find(`[data-testid=stage-request]`); reqs.Length() != 1 || reqs.AttrOr("data-identity", "") != "c0" {
+		t.Errorf("%d requests drawn one by one (%q), want the leader's alone", reqs.Length(), reqs.AttrOr("data-identity", ""))
+	}
+	groups := map[string]string{}
+	doc.Find(`[data-testid=stage-request-group]`).Each(func(_ int, s *goquery.Selection) {
+		groups[s.AttrOr("data-verb", "")+" "+s.AttrOr("data-outcome", "")] = s.AttrOr("data-count", "") + " " + s.AttrOr("data-kind", "")
+	})
+	if len(groups) != 2 || groups["GET 200"] != strconv.Itoa(n-2)+" ok" || groups["GET timeout"] != "1 failed" {
+		t.Errorf("groups %v", groups)
+	}
+}
+
+// BenchmarkRequestTap is what the stage's door costs a request on a lease: the tap alone, and
+// with its requests handed to a traffic.Keeper for the store (which writes them in its own
+// goroutine, every traffic.FlushEvery).
+func BenchmarkRequestTap(b *testing.B) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	st := newTestStore(b, now)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	for _, keep := range []*traffic.Keeper{nil, traffic.NewKeeper(ctx, st, slog.New(slog.DiscardHandler), time.Now)} {
+		name := "alone"
+		if keep != nil {
+			name = "kept"
+		}
+		b.Run(name, func(b *testing.B) {
+			tap := newRequestTap(time.Now, keep)
+			h := tap.middleware(func(c echo.Context) error { return c.NoContent(http.StatusOK) })
+			info := request.Info{IsResourceRequest: true, Group: "coordination.k8s.io", Resource: "leases", Namespace: "default", Name: "demo", Verb: "update"}
+			r := httptest.NewRequest(http.MethodPut, "/x", nil)
+			r.Header.Set("User-Agent", "bench/v1")
+			r = r.WithContext(request.WithInfo(r.Context(), info))
+			e := echo.New()
+			for b.Loop() {
+				if err := h(e.NewContext(r, httptest.NewRecorder())); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/leaselab/leaselab/web/api/request"
+	"github.com/leaselab/leaselab/web/lease/traffic"
 )
 
 // CandidateHeader names the candidate that sends a request: the browser candidate and the
@@ -18,10 +19,12 @@ const CandidateHeader = "X-Leaselab-Candidate"
 
 // requestTap sees every request on a Lease at the API's door, after authentication: who sent
 // it, its verb, its status and how long it took. It keeps the newest few of each lease in
-// memory, for the stage, and wakes the stages that follow the lease. It costs a renewal a
-// map lookup and a short lock.
+// memory, for the stage, wakes the stages that follow the lease, and hands each request that
+// ended to the store's batches (traffic.Keeper). It costs a renewal two map writes under
+// short locks; nothing is written on the request's path.
 type requestTap struct {
-	now func() time.Time
+	now  func() time.Time
+	keep *traffic.Keeper
 
 	mu     sync.Mutex
 	seq    uint64
@@ -53,22 +56,19 @@ type seenRequest struct {
 	status int
 }
 
-func (q seenRequest) outcome() string {
-	if q.end.IsZero() {
-		return ""
+// request is q as the stage draws it and the store keeps it.
+func (q seenRequest) request() traffic.Request {
+	r := traffic.Request{ID: "door/" + strconv.FormatUint(q.id, 10), Identity: q.who, Verb: q.verb, StartMs: q.start.UnixMilli(), Door: true}
+	if !q.end.IsZero() {
+		r.EndMs, r.Outcome = q.end.UnixMilli(), strconv.Itoa(q.status)
 	}
-	return strconv.Itoa(q.status)
+	return r
 }
 
-func (q seenRequest) endMs() int64 {
-	if q.end.IsZero() {
-		return 0
-	}
-	return q.end.UnixMilli()
-}
-
-func newRequestTap(now func() time.Time) *requestTap {
-	return &requestTap{now: now, leases: map[tapKey]*tapLease{}}
+// newRequestTap returns a tap on the clock now that hands every request that ended to keep
+// (nil: to no one), to be stored for the stage's past.
+func newRequestTap(now func() time.Time, keep *traffic.Keeper) *requestTap {
+	return &requestTap{now: now, keep: keep, leases: map[tapKey]*tapLease{}}
 }
 
 // middleware is the tap, at the door of every request.
@@ -168,17 +168,23 @@ func (t *requestTap) begin(key tapKey, who, verb string) uint64 {
 
 func (t *requestTap) finish(key tapKey, id uint64, status int) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	l := t.leases[key]
 	if l == nil {
+		t.mu.Unlock()
 		return
 	}
+	var done traffic.Request
 	for i := range l.recent {
 		if l.recent[i].id == id {
 			l.recent[i].end, l.recent[i].status = t.now(), status
+			done = l.recent[i].request()
 		}
 	}
 	l.wakeLocked()
+	t.mu.Unlock()
+	if t.keep != nil && done.ID != "" {
+		t.keep.Add(key.namespace, key.name, done)
+	}
 }
 
 func (t *requestTap) wake(key tapKey) {

@@ -32,6 +32,7 @@ import (
 	"github.com/leaselab/leaselab/web/api/status"
 	"github.com/leaselab/leaselab/web/lease/election"
 	"github.com/leaselab/leaselab/web/lease/recording"
+	"github.com/leaselab/leaselab/web/lease/traffic"
 	"github.com/leaselab/leaselab/web/lease/views"
 )
 
@@ -137,7 +138,7 @@ type UI struct {
 }
 
 // deps are what every screen shares: the store and how to decode it, the options, the tab hub,
-// the request tap, the history cache and the views reader.
+// the request tap and keeper, the history cache and the views reader.
 type deps struct {
 	log    *slog.Logger
 	reg    *kinds.Registry
@@ -146,8 +147,11 @@ type deps struct {
 	assets func() *assets // waits for the embedded assets, loaded in the background by New
 	hub    *Hub
 	tap    *requestTap // the requests on leases at the API's door, for the stage
-	hist   *historyCache
-	views  *views.Reader
+	// requests writes the requests on leases to the store, for the stage's past; nil on a
+	// replay.
+	requests *traffic.Keeper
+	hist     *historyCache
+	views    *views.Reader
 
 	leases, candidates, events, namespaces *kinds.Kind
 }
@@ -256,8 +260,12 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 	}
 	u.records = &historyScreen{pages: p, rec: rec}
 	d.hub = NewHub(logger, opts.Now)
-	d.tap = newRequestTap(opts.Now)
+	if opts.Replay == nil { // a replay is read-only, and no candidate runs on it
+		d.requests = traffic.NewKeeper(opts.Context, st, logger, opts.Now)
+	}
+	d.tap = newRequestTap(opts.Now, d.requests)
 	d.hub.views = views.NewRecorder(opts.Context, st, logger)
+	d.hub.requests = d.requests
 	d.views = views.NewReader(st, viewsLookback(opts.Replay != nil))
 	d.hist = newHistoryCache(st, d.leases.StorageResource(), p.decodeLease, opts.Replay != nil)
 	u.dashboard = &dashboardScreen{pages: p, board: newBoard(p.reader)}

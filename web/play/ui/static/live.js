@@ -284,11 +284,12 @@
   const swaps = new Map();
   /**
    * Fetches url, a fragment the server renders from its templates, and puts its element of
-   * the given id in place of the page's. The fragment is parsed with DOMParser (never
+   * the given id in place of the page's; or, given merge, calls merge(pageElement, fresh) to
+   * make the page's like it in place. The fragment is parsed with DOMParser (never
    * innerHTML). Resolves true once swapped, false when a newer swap of the same id was asked
    * for meanwhile; rejects with the server's message when it answers with an error page.
    */
-  function swap(url, id) {
+  function swap(url, id, merge) {
     const seq = (swaps.get(id) || 0) + 1;
     swaps.set(id, seq);
     // In the page's language, whatever another tab has switched the cookie to since.
@@ -303,9 +304,15 @@
         const fresh = doc.getElementById(id);
         const cur = document.getElementById(id);
         if (swaps.get(id) !== seq || !fresh || !cur) return false;
-        cur.replaceWith(document.adoptNode(fresh));
+        let now = fresh;
+        if (merge) {
+          merge(cur, fresh);
+          now = cur;
+        } else {
+          cur.replaceWith(document.adoptNode(fresh));
+        }
         updateRings();
-        fresh.dispatchEvent(new CustomEvent('ll:swapped', { bubbles: true }));
+        now.dispatchEvent(new CustomEvent('ll:swapped', { bubbles: true }));
         return true;
       }));
   }

@@ -1,9 +1,9 @@
 // stage.js: keeps the stage current and animates it. The server draws the picture (who leads,
 // the record, each candidate's timers, the requests, the lanes) and says over a WebSocket when
-// it changed; the picture is then fetched and swapped in (LL.swap). Between swaps this script
-// only moves what time moves: request dots along their links and rings draining, from the
-// instants (server clock, Unix ms) the picture carries. The lanes' zoom works wherever they are
-// drawn (the stage, a lesson, the lease page).
+// it changed; the picture is then fetched and patched into the page's in place (patch). Between
+// patches this script only moves what time moves: request dots along their links and rings
+// draining, from the instants (server clock, Unix ms) the picture carries, writing only what
+// changed. The lanes' zoom works wherever they are drawn (the stage, a lesson, the lease page).
 'use strict';
 (function () {
   const page = document.getElementById('stage-page') || { dataset: {} };
@@ -24,23 +24,72 @@
     if (inflight) { again = true; return; }
     inflight = true;
     const lanes = saveLanes();
-    LL.swap(liveURL, 'stage-live')
-      .then(() => restoreLanes(lanes))
+    LL.swap(liveURL, 'stage-live', patch)
+      .then(() => { restoreLanes(lanes); picture++; })
       .catch(() => {})
       .finally(() => { inflight = false; if (again) { again = false; refresh(); } });
   }
   if (watchURL && !LL.moment()) LL.socket('stage', watchURL, refresh);
 
+  // --- patching: the page's picture made like the server's, element by element ---------------
+  // A new picture swapped in whole, four times a second, had Chromium style, lay out and shape
+  // the text of every one of its elements again: with 1,000 candidates that cost a frame or
+  // more each time. Patched, only the elements that changed are touched. Elements are matched
+  // by what names them (a request's id, a candidate's identity, a ring's timer), else by their
+  // place among their like.
+  function keyOf(el) {
+    const a = (n) => el.getAttribute(n);
+    return el.localName + '|' + (a('data-testid') || a('class') || '') + '|' + (a('data-id') || a('data-identity') || a('data-timer') || '');
+  }
+  /** Attributes this script draws, which a patch leaves alone: an element's place in the frame
+   *  (from its data-x and data-y), a request's fade, a ring's drain, the lanes' zoom. */
+  function drawnHere(el, name) {
+    return name === 'style' || name === 'stroke-dasharray' || name === 'data-low' ||
+      ((name === 'transform' || name === 'x1' || name === 'y1') && el.hasAttribute('data-x'));
+  }
+  /** Whether el holds both elements and words: such an element is replaced, not patched. */
+  function mixed(el) {
+    if (!el.firstElementChild) return false;
+    for (const n of el.childNodes) if (n.nodeType === 3 && n.data.trim()) return true;
+    return false;
+  }
+  function patch(cur, fresh) {
+    for (const a of fresh.attributes) {
+      if (cur.getAttribute(a.name) !== a.value && !drawnHere(cur, a.name)) cur.setAttribute(a.name, a.value);
+    }
+    for (const a of Array.from(cur.attributes)) {
+      if (!fresh.hasAttribute(a.name) && !drawnHere(cur, a.name)) cur.removeAttribute(a.name);
+    }
+    if (!fresh.firstElementChild) {
+      if (cur.firstElementChild || cur.textContent !== fresh.textContent) cur.textContent = fresh.textContent;
+      return;
+    }
+    const old = new Map();
+    const count = new Map();
+    const nth = (k) => { const n = (count.get(k) || 0) + 1; count.set(k, n); return k + '#' + n; };
+    for (const c of cur.children) old.set(nth(keyOf(c)), c);
+    count.clear();
+    let prev = null;
+    for (const f of Array.from(fresh.children)) {
+      const k = nth(keyOf(f));
+      let c = old.get(k);
+      if (c && !mixed(c) && !mixed(f)) {
+        old.delete(k);
+        patch(c, f);
+      } else {
+        c = document.importNode(f, true);
+      }
+      const want = prev ? prev.nextElementSibling : cur.firstElementChild;
+      if (c !== want) cur.insertBefore(c, want);
+      prev = c;
+    }
+    for (const c of old.values()) c.remove();
+  }
+
   // --- requests and rings, every frame -------------------------------------------------------
   function clamp(v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
-  function kindOf(outcome) {
-    if (!outcome) return '';
-    if (outcome === 'timeout' || outcome === 'refused') return 'failed';
-    const code = +outcome;
-    if (code >= 200 && code < 300) return 'ok';
-    if (code === 409) return 'conflict';
-    return 'failed';
-  }
+  /** Sets an attribute only when its value changes: an unchanged one still costs a style pass. */
+  function put(el, name, v) { if (el.getAttribute(name) !== v) el.setAttribute(name, v); }
 
   // --- a phone held upright: the same picture, stretched tall --------------------------------
   // The server places everyone in a wide frame; on a narrow screen the places are pulled in
@@ -53,26 +102,23 @@
   function layout(live) {
     const svg = live.querySelector('.stage-picture');
     if (!svg) return;
-    svg.setAttribute('viewBox', narrow.matches ? TALL : WIDE);
-    for (const g of live.querySelectorAll('.stage-cand, .link-cut-mark')) {
+    put(svg, 'viewBox', narrow.matches ? TALL : WIDE);
+    for (const g of live.querySelectorAll('.stage-cand[data-x], .link-cut-mark')) {
       const [x, y] = toFrame(+g.dataset.x, +g.dataset.y);
-      g.setAttribute('transform', 'translate(' + x.toFixed(1) + ' ' + y.toFixed(1) + ')');
+      put(g, 'transform', 'translate(' + x.toFixed(1) + ' ' + y.toFixed(1) + ')');
     }
     for (const l of live.querySelectorAll('.stage-link')) {
       const [x, y] = toFrame(+l.dataset.x, +l.dataset.y);
-      l.setAttribute('x1', x.toFixed(1));
-      l.setAttribute('y1', y.toFixed(1));
+      put(l, 'x1', x.toFixed(1));
+      put(l, 'y1', y.toFixed(1));
     }
   }
-  narrow.addEventListener('change', () => { cachedLive = null; });
+  narrow.addEventListener('change', () => { picture++; });
 
   /** Where a request is at now, and how visible: out along its link, waiting at the server (or
    *  hung at the cut), then back with its answer, then gone. */
-  function place(g, now) {
-    const [x, y] = toFrame(+g.dataset.x, +g.dataset.y);
-    const start = +g.dataset.startMs, end = +g.dataset.endMs;
-    const link = g.dataset.link;
-    const outcome = g.dataset.outcome;
+  function place(q, now) {
+    const { x, y, start, end, link } = q;
     const leg = link === 'slow' ? SLOW_LEG : LEG;
     // Out to the cut, or to the server's edge (its box is 300 by 160, centred).
     const dx = Math.abs(CX - x), dy = Math.abs(CY - y);
@@ -91,64 +137,97 @@
       return { x: px, y: py, opacity: 1 };
     }
     const back = Math.max(end, arrive);
-    if (outcome === 'timeout') { // it dies where it hung
+    if (q.outcome === 'timeout') { // it dies where it hung
       const [px, py] = at(reach);
       return { x: px, y: py, opacity: 1 - clamp((now - back) / FADE) };
     }
-    const q = clamp((now - back) / leg);
-    const [px, py] = at(reach * (1 - q));
-    return { x: px, y: py, opacity: q < 1 ? 1 : 1 - clamp((now - back - leg) / FADE) };
+    const home = clamp((now - back) / leg);
+    const [px, py] = at(reach * (1 - home));
+    return { x: px, y: py, opacity: home < 1 ? 1 : 1 - clamp((now - back - leg) / FADE) };
   }
 
-  // What moves, looked up once per picture rather than every frame.
+  // What moves, read once per picture rather than every frame: each request's instants and
+  // place, each ring's due time and span, with what was last written of each.
+  let picture = 0; // counts the pictures patched in, and the changes of frame
+  let seenPicture = -1;
   let cachedLive = null;
   let reqs = [];
   let rings = [];
+  // A ring redrawn costs Chromium a style pass over it and the raster of its tiles: the 72
+  // rings of a crowd's two dozen candidates redrawn every frame cost more than a frame on a
+  // slow, shared machine. So at most RING_WRITES are redrawn a frame, in turn from where the
+  // last frame stopped: with up to 8 candidates every ring every frame, with 24 each ring 20
+  // times a second.
+  const RING_WRITES = 24;
+  let ringAt = 0;
+  function collect(live) {
+    layout(live);
+    // What was last written of each is kept on the element, which a patch keeps.
+    reqs = Array.from(live.querySelectorAll('.stage-req'), (el) => {
+      const [x, y] = toFrame(+el.dataset.x, +el.dataset.y);
+      el.llDrawn = el.llDrawn || { t: null, o: null };
+      return { el, x, y, start: +el.dataset.startMs, end: +el.dataset.endMs, link: el.dataset.link, outcome: el.dataset.outcome, drawn: el.llDrawn };
+    });
+    rings = Array.from(live.querySelectorAll('.ring'), (el) => {
+      el.llDrawn = el.llDrawn || { dash: null, low: null };
+      return { el, due: +el.dataset.dueMs, span: +el.dataset.spanMs, drawn: el.llDrawn };
+    });
+  }
   function frame() {
-    const now = LL.serverNow();
     const live = document.getElementById('stage-live');
-    if (live !== cachedLive) {
+    if (live !== cachedLive || picture !== seenPicture) {
       cachedLive = live;
-      if (live) layout(live);
-      reqs = live ? Array.from(live.querySelectorAll('.stage-req')) : [];
-      rings = live ? Array.from(live.querySelectorAll('.ring')) : [];
+      seenPicture = picture;
+      if (live) collect(live);
+      else reqs = rings = [];
     }
     if (live) {
-      const shown = live.dataset.at ? +live.dataset.nowMs : now;
-      for (const g of reqs) {
-        const p = place(g, shown);
-        g.setAttribute('transform', 'translate(' + p.x.toFixed(1) + ' ' + p.y.toFixed(1) + ')');
-        g.style.opacity = p.opacity.toFixed(2);
-        const k = kindOf(g.dataset.outcome);
-        if (g.dataset.kind !== k) g.dataset.kind = k;
+      const shown = live.dataset.at ? +live.dataset.nowMs : LL.serverNow();
+      for (const q of reqs) {
+        const p = place(q, shown);
+        const o = p.opacity.toFixed(2);
+        const d = q.drawn;
+        if (o === '0.00' && d.o === o) continue; // gone, and drawn gone
+        const t = 'translate(' + p.x.toFixed(1) + ' ' + p.y.toFixed(1) + ')';
+        if (t !== d.t) { q.el.setAttribute('transform', t); d.t = t; }
+        if (o !== d.o) { q.el.style.opacity = o; d.o = o; }
       }
-      for (const r of rings) {
-        const left = clamp((+r.dataset.dueMs - shown) / +r.dataset.spanMs);
-        r.setAttribute('stroke-dasharray', (left * 100).toFixed(1) + ' 100');
-        r.classList.toggle('ring-low', left < 0.25);
+      // The rings in turn, at most RING_WRITES of them redrawn a frame.
+      let budget = RING_WRITES, k = 0;
+      for (; k < rings.length && budget > 0; k++) {
+        const r = rings[(ringAt + k) % rings.length];
+        const d = r.drawn;
+        const left = clamp((r.due - shown) / r.span);
+        const dash = (left * 100).toFixed(1) + ' 100';
+        if (dash !== d.dash) { r.el.setAttribute('stroke-dasharray', dash); d.dash = dash; budget--; }
+        const low = left < 0.25;
+        if (low !== d.low) { r.el.toggleAttribute('data-low', low); d.low = low; }
       }
+      ringAt = rings.length ? (ringAt + k) % rings.length : 0;
     }
     requestAnimationFrame(frame);
   }
   requestAnimationFrame(frame);
 
-  // --- the lanes: zoom (buttons, ctrl+wheel, pinch), and scroll kept across swaps ------------
+  // --- the lanes: zoom (buttons, ctrl+wheel, pinch), and scroll kept across patches ----------
   let zoom = 1;
   function scroller() { return document.querySelector('.stage-lanes .lanes-scroll'); }
   function body() { return document.querySelector('.stage-lanes .lanes-body'); }
   function saveLanes() {
     const s = scroller();
-    return s ? { atEnd: s.scrollLeft + s.clientWidth >= s.scrollWidth - 2, left: s.scrollLeft } : null;
+    if (!s || (zoom === 1 && !s.scrollLeft)) return { atEnd: true, left: 0 }; // nothing scrolls: no layout forced
+    return { atEnd: s.scrollLeft + s.clientWidth >= s.scrollWidth - 2, left: s.scrollLeft };
   }
   function restoreLanes(saved) {
     applyZoom();
     const s = scroller();
-    if (!s || !saved) return;
+    if (!s || !saved || (zoom === 1 && !saved.left)) return; // nothing scrolls: no layout forced
     s.scrollLeft = saved.atEnd ? s.scrollWidth : saved.left;
   }
   function applyZoom() {
     const b = body();
-    if (b) b.style.width = (zoom * 100) + '%';
+    const w = (zoom * 100) + '%';
+    if (b && b.style.width !== w) b.style.width = w;
   }
   function setZoom(z, focus) {
     const s = scroller();
