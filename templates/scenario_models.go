@@ -12,6 +12,10 @@ type ScenarioItem struct {
 	URL     string
 	Title   string
 	Summary string
+	// Teaches is what the lesson teaches, in one line; Incident the upstream issue, pull request
+	// or documentation it retells ("" for none).
+	Teaches  string
+	Incident string
 	// RunningURL links the newest run of it that plays on the server, with its seed and speed;
 	// "" when none does.
 	RunningURL string
@@ -23,6 +27,10 @@ type Scenario struct {
 	Name    string
 	Title   string
 	Summary string
+	// Teaches is what the lesson teaches, in one line; Incident the upstream issue, pull request
+	// or documentation it retells ("" for none).
+	Teaches  string
+	Incident string
 	// Seed and Speed are the run's (or, before it starts, the link's).
 	Seed  string
 	Speed string
@@ -100,10 +108,16 @@ type ScenarioStep struct {
 
 // ScenarioMember is one candidate of the run, its countdowns on its own clock.
 type ScenarioMember struct {
+	// Name is the member's name in the run when it differs from its Identity (two processes
+	// that share one); "" otherwise.
+	Name     string
 	Identity string
-	State    string
-	Holder   string
-	Stale    bool
+	// Zombie is true once a member whose program ran client-go's Run only once has lost the
+	// lease: Run returned, and its process lives on without competing.
+	Zombie bool
+	State  string
+	Holder string
+	Stale  bool
 	// Believes is true when it believes it leads while a fault (a pause, a partition) is what
 	// its card's badge shows: the narration's "two leaders" must be seen on the card too.
 	Believes bool

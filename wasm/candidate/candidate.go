@@ -442,7 +442,7 @@ func (c *Candidate) loseLeadership(ctx context.Context) time.Time {
 	defer c.mu.Unlock()
 	if c.cfg.StopAfterLoss || c.crashReq || c.releaseReq {
 		c.crashReq, c.releaseReq = false, false
-		c.stopLocked("lost leadership")
+		c.stopLocked(StopLostLeadership)
 		return time.Time{}
 	}
 	c.restartLocked(outcome{kind: outStartingOver})
@@ -458,6 +458,10 @@ func (c *Candidate) release(ctx context.Context) {
 		c.tell(c.elector.release(ctx))
 	})
 }
+
+// StopLostLeadership is a snapshot's StopReason once a candidate with StopAfterLoss has lost
+// the lease (the page words it, by this key).
+const StopLostLeadership = "lost leadership"
 
 // restartLocked forgets everything the previous run knew, as a new process
 // would, tells o and starts the acquire loop now.

@@ -209,7 +209,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 			r.cancel()
 			return nil, err
 		}
-		r.members[m.Identity] = &member{spec: m, cand: c, role: candidate.RoleNone}
+		r.members[m.name()] = &member{spec: m, cand: c, role: candidate.RoleNone}
 	}
 	r.mu.Lock()
 	r.entered = []time.Time{r.started}
@@ -221,7 +221,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 		if m.Absent {
 			continue
 		}
-		id := m.Identity
+		id := m.name()
 		if m.Joins <= 0 {
 			r.join(id)
 			continue
@@ -380,8 +380,8 @@ func (r *Run) observeLocked(m *member, s candidate.Snapshot, now time.Time) tabp
 		if role == "" {
 			role = "stopped"
 		}
-		r.dropRoleLocked(now, m.spec.Identity)
-		r.addEventLocked(now, "role", m.spec.Identity+" "+role)
+		r.dropRoleLocked(now, m.spec.name())
+		r.addEventLocked(now, "role", m.spec.name()+" "+role)
 	}
 	v := views.FromReport(rep, views.SourceTab, now, "").View()
 	v.At = now
@@ -668,11 +668,11 @@ func (r *Run) snapshotLocked(m *member, now time.Time) candidate.Snapshot {
 	return s
 }
 
-// memberIDs lists the members in the cast's order.
+// memberIDs lists the members' names in the cast's order.
 func (r *Run) memberIDs() []string {
 	ids := make([]string, len(r.sc.Cast))
 	for i, m := range r.sc.Cast {
-		ids[i] = m.Identity
+		ids[i] = m.name()
 	}
 	return ids
 }
@@ -925,7 +925,17 @@ type State struct {
 	Overlaps    int
 	// Members are the started members' snapshots, in the cast's order (with the belief of
 	// work that outlived leadership).
-	Members []candidate.Snapshot
+	Members []MemberState
+}
+
+// MemberState is one started member of a run as its page shows it.
+type MemberState struct {
+	// Name is the member's name in the run: its identity, unless it shares that with another.
+	Name string
+	// StopsAfterLoss is the member's Member.StopAfterLoss: stopped after losing the lease, its
+	// process lives on without competing.
+	StopsAfterLoss bool
+	candidate.Snapshot
 }
 
 // momentAfter is how long after what a step tells of its link shows the lease page: long
@@ -960,7 +970,7 @@ func (r *Run) State() State {
 	now := r.clock.Now()
 	for _, id := range r.memberIDs() {
 		if m := r.members[id]; m.started {
-			st.Members = append(st.Members, r.snapshotLocked(m, now))
+			st.Members = append(st.Members, MemberState{Name: id, StopsAfterLoss: m.spec.StopAfterLoss, Snapshot: r.snapshotLocked(m, now)})
 		}
 	}
 	st.Overlaps = len(r.overlaps())

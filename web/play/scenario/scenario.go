@@ -29,6 +29,11 @@ type Scenario struct {
 	Name    string
 	Title   i18n.Text
 	Summary i18n.Text
+	// Teaches is what the lesson teaches, in one line: the library lists it beside the title.
+	Teaches i18n.Text
+	// Incident is the address of the upstream issue, pull request or documentation the lesson
+	// retells ("" for none): the page links it, so that a reader can check the story.
+	Incident string
 	// Lease is the name of the lease the cast competes for, in the run's namespace.
 	Lease string
 	// LeaseDuration, RenewDeadline and RetryPeriod are the cast's timings, unless a member
@@ -48,6 +53,9 @@ type Scenario struct {
 
 // Member is one candidate of a scenario's cast.
 type Member struct {
+	// Name is the member's name in the run (its card, its events, the script's handle on it)
+	// when it is not its Identity: two processes that share an identity are two members.
+	Name     string
 	Identity string
 	// Joins is how long after the start (scenario time) the member starts; members start one
 	// after another so that who leads first does not depend on a race.
@@ -58,8 +66,20 @@ type Member struct {
 	RenewDeadline time.Duration
 	// ReleaseOnCancel is client-go's option of the same name.
 	ReleaseOnCancel bool
+	// StopAfterLoss leaves the member stopped once it has lost the lease, as a program that
+	// calls client-go's Run once and neither loops nor exits when it returns: its process lives
+	// on and never competes again. By default a member starts over, as a supervised process.
+	StopAfterLoss bool
 	// BinaryVersion and EmulationVersion, in a coordinated scenario.
 	BinaryVersion, EmulationVersion string
+}
+
+// name is the member's name in the run: its Name, or its Identity when it has none.
+func (m Member) name() string {
+	if m.Name != "" {
+		return m.Name
+	}
+	return m.Identity
 }
 
 // Step is one sentence of the lesson.
@@ -85,12 +105,15 @@ func (s *Scenario) check() error {
 	if len(s.Steps) == 0 || len(s.Cast) == 0 {
 		return fmt.Errorf("scenario %s has no steps or no cast", s.Name)
 	}
+	if s.Teaches.En == "" || s.Teaches.Zh == "" {
+		return fmt.Errorf("scenario %s: what it teaches is missing a language", s.Name)
+	}
 	seen := map[string]bool{}
 	for _, m := range s.Cast {
-		if !nameRE.MatchString(m.Identity) || seen[m.Identity] {
-			return fmt.Errorf("scenario %s: identity %q is not a unique DNS label", s.Name, m.Identity)
+		if !nameRE.MatchString(m.name()) || !nameRE.MatchString(m.Identity) || seen[m.name()] {
+			return fmt.Errorf("scenario %s: member %q (identity %q) is not a unique DNS label", s.Name, m.name(), m.Identity)
 		}
-		seen[m.Identity] = true
+		seen[m.name()] = true
 		if _, err := candidate.New(s.config(m, "", "ns"), candidate.Options{}); err != nil {
 			return fmt.Errorf("scenario %s, %s: %w", s.Name, m.Identity, err)
 		}
@@ -117,7 +140,9 @@ func (s *Scenario) config(m Member, baseURL, namespace string) candidate.Config 
 		RenewDeadline:   s.RenewDeadline,
 		RetryPeriod:     s.RetryPeriod,
 		ReleaseOnCancel: m.ReleaseOnCancel,
-		// A member that loses the lease starts over as a follower, as a supervised process.
+		StopAfterLoss:   m.StopAfterLoss,
+		// Unless StopAfterLoss, a member that loses the lease starts over as a follower, as a
+		// supervised process.
 		Coordinated:      s.Coordinated,
 		BinaryVersion:    m.BinaryVersion,
 		EmulationVersion: m.EmulationVersion,
@@ -136,7 +161,7 @@ type World struct {
 	StepStarted time.Time
 	// Lease is the server's record; nil while there is none.
 	Lease *coordinationv1.Lease
-	// Members are the running members' snapshots (stopped ones included), by identity.
+	// Members are the running members' snapshots (stopped ones included), by name.
 	Members map[string]candidate.Snapshot
 	// Notes holds what the script noted (Actions.Note), by key.
 	Notes map[string]string

@@ -202,7 +202,7 @@ func (u *scenarioScreen) scenarioList(c echo.Context) error {
 	for _, sc := range scenario.Library() {
 		v.Items = append(v.Items, templates.ScenarioItem{
 			Name: sc.Name, URL: "/scenarios/" + sc.Name, Title: sc.Title.In(lang), Summary: sc.Summary.In(lang),
-			RunningURL: u.scenarios.running(sc.Name),
+			Teaches: sc.Teaches.In(lang), Incident: sc.Incident, RunningURL: u.scenarios.running(sc.Name),
 		})
 	}
 	return u.render(c, http.StatusOK, templates.ScenariosView(v))
@@ -264,6 +264,8 @@ func (u *scenarioScreen) scenarioView(c echo.Context, sc *scenario.Scenario, see
 		Name:          sc.Name,
 		Title:         sc.Title.In(lang),
 		Summary:       sc.Summary.In(lang),
+		Teaches:       sc.Teaches.In(lang),
+		Incident:      sc.Incident,
 		Seed:          seedText,
 		Speed:         speedText(speed),
 		Speeds:        speedsOf(sc),
@@ -321,7 +323,13 @@ func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario
 	}
 	l.Holder, l.Transitions, l.Overlaps = st.Holder, strconv.Itoa(int(st.Transitions)), st.Overlaps
 	for _, s := range st.Members {
-		l.Members = append(l.Members, memberView(lang, s, st.Speed))
+		m := memberView(lang, s.Snapshot, st.Speed)
+		if s.Name != s.Identity {
+			m.Name = s.Name
+		}
+		// A program that ran client-go's Run once: it returned, the process lives on.
+		m.Zombie = s.StopsAfterLoss && s.State == candidate.StateStopped && s.StopReason == candidate.StopLostLeadership
+		l.Members = append(l.Members, m)
 	}
 	return l
 }
