@@ -94,6 +94,34 @@ type ScenarioLive struct {
 	Members     []ScenarioMember
 	// Overlaps counts the split brains the checker found in the run so far.
 	Overlaps int
+	// Ledger is the shared resource the leaders' work writes, in a lesson that has one.
+	Ledger *ScenarioLedger
+}
+
+// ScenarioLedger is a lesson's ledger: what the leaders' work wrote, and what came of it.
+type ScenarioLedger struct {
+	// Lease names the ledger (namespace/name); Fenced says whether writes carry a token now.
+	Lease  string
+	Fenced bool
+	// Landed, Damage and Refused count the writes that landed, those of them made by a stale
+	// leader, and those refused.
+	Landed, Damage, Refused int
+	// Rows are the writes in order, a writer's run of writes that came to the same folded
+	// into one row.
+	Rows []ScenarioEffect
+}
+
+// ScenarioEffect is one row of the ledger: Count writes in a row by By.
+type ScenarioEffect struct {
+	By       string
+	Count    int
+	Token    int32
+	Fenced   bool
+	Accepted bool
+	Stale    bool
+	// Says what came of the writes, in the page's language; At when the first was made.
+	Says string
+	At   string
 }
 
 // ScenarioStep is one narration step reached.

@@ -55,6 +55,12 @@ const (
 	StepsDownFirst ClaimKind = "steps-down-first"
 	// Transitions: leaseTransitions ends at N.
 	Transitions ClaimKind = "transitions"
+	// StaleWritesLand: at least N writes of Who's work land in the ledger without fencing
+	// while the lease names another: damage.
+	StaleWritesLand ClaimKind = "stale-writes-land"
+	// StaleWritesRefused: with fencing, at least N writes of Who's work are refused (a 409,
+	// then a newer token), and no fenced write of a stale leader lands.
+	StaleWritesRefused ClaimKind = "stale-writes-refused"
 )
 
 // claimWords are how the lesson page states each kind of claim.
@@ -69,6 +75,8 @@ var claimWords = said.Register(map[string]said.Text{
 	"claim.takeover-after-step":    {En: "%s's successor takes over within %s of step %d", Zh: "%s 的继任者在第 %[3]d 步开始后 %[2]s 内接管"},
 	"claim.steps-down-first":       {En: "%s steps down before anyone else holds the lease", Zh: "%s 在任何其他候选者持有租约之前就放弃领导"},
 	"claim.transitions":            {En: "leaseTransitions ends at %d", Zh: "leaseTransitions 最终为 %d"},
+	"claim.stale-writes-land":      {En: "without fencing, at least %[2]d writes of stale %[1]s land in the ledger", Zh: "没有防护时，过期的 %[1]s 至少有 %[2]d 次写入落入账本"},
+	"claim.stale-writes-refused":   {En: "with fencing, at least %[2]d writes of stale %[1]s are refused (409), and no stale write lands", Zh: "有防护时，过期的 %[1]s 至少有 %[2]d 次写入被拒绝（409），且没有任何过期的写入落入账本"},
 })
 
 // Says is the claim in the page's words.
@@ -85,6 +93,8 @@ func (c Claim) Says() i18n.Text {
 		return i18n.Say(key, c.Who, secs(c.Max), c.N)
 	case Believers, Transitions:
 		return i18n.Say(key, c.N)
+	case StaleWritesLand, StaleWritesRefused:
+		return i18n.Say(key, c.Who, c.N)
 	case NoSplitBrain:
 		return i18n.Say(key)
 	}
@@ -122,6 +132,8 @@ func (c Claim) Check(w *World) error {
 		return c.takeoverAfterStep(w)
 	case StepsDownFirst:
 		return c.stepsDownFirst(w)
+	case StaleWritesLand, StaleWritesRefused:
+		return c.staleWrites(w.Effects())
 	case Transitions:
 		if n := len(w.run.changes); n == 0 || int(w.run.changes[n-1].Transitions) != c.N {
 			return fmt.Errorf("leaseTransitions is not %d at the end: changes %+v", c.N, w.run.changes[max(0, n-1):])
@@ -206,6 +218,25 @@ func (c Claim) stepsDownFirst(w *World) error {
 		}
 	}
 	return fmt.Errorf("nobody took the lease from %s", c.Who)
+}
+
+// staleWrites checks what Who's stale writes to the ledger came to.
+func (c Claim) staleWrites(effects []Effect) error {
+	n := 0
+	for _, e := range effects {
+		switch {
+		case c.Kind == StaleWritesLand && e.By == c.Who && !e.Fenced && e.Damage():
+			n++
+		case c.Kind == StaleWritesRefused && e.Fenced && e.Damage():
+			return fmt.Errorf("a fenced write of stale %s landed: %+v", e.By, e)
+		case c.Kind == StaleWritesRefused && e.By == c.Who && e.Refused():
+			n++
+		}
+	}
+	if n < c.N {
+		return fmt.Errorf("%d writes of %s for %s, want %d or more: effects %+v", n, c.Who, c.Kind, c.N, effects)
+	}
+	return nil
 }
 
 // overlapList says what the checker found, for a failed claim.

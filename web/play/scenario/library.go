@@ -110,6 +110,7 @@ var library = []*Scenario{
 	tightTimings,
 	cleRollingUpgrade,
 	splitBrain,
+	fencing,
 }
 
 var leaderCrash = plain(Scenario{

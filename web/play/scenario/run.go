@@ -106,6 +106,7 @@ type Run struct {
 	views     []judge.View
 	changes   []judge.Change
 	notes     map[string]string
+	ledger    *ledger // the shared resource the leaders' work writes (Scenario.Ledger); nil without
 	done      bool
 	version   uint64
 	subs      map[chan struct{}]struct{}
@@ -227,6 +228,9 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 			continue
 		}
 		r.clock.AfterFunc(m.Joins, func() { r.join(id) })
+	}
+	if sc.Ledger {
+		startLedger(r)
 	}
 	r.wg.Add(1)
 	go r.loop()
@@ -826,7 +830,11 @@ func (r *Run) ensureNamespace() error {
 }
 
 func leasePath(namespace, lease string) string {
-	return "/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(namespace) + "/leases/" + url.PathEscape(lease)
+	return leasesPath(namespace) + "/" + url.PathEscape(lease)
+}
+
+func leasesPath(namespace string) string {
+	return "/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(namespace) + "/leases"
 }
 
 func (r *Run) getLease() (*coordinationv1.Lease, error) {
@@ -851,10 +859,14 @@ func (r *Run) getLease() (*coordinationv1.Lease, error) {
 // Clear deletes what a run of this scenario left in namespace (its lease and LeaseCandidates),
 // so that a new run starts from nothing.
 func Clear(ctx context.Context, transport http.RoundTripper, baseURL, namespace string, sc *Scenario) error {
-	for _, p := range []string{
+	paths := []string{
 		leasePath(namespace, sc.Lease),
 		"/apis/coordination.k8s.io/v1beta1/namespaces/" + url.PathEscape(namespace) + "/leasecandidates",
-	} {
+	}
+	if sc.Ledger {
+		paths = append(paths, leasePath(namespace, sc.LedgerLease()))
+	}
+	for _, p := range paths {
 		code, body, err := call(ctx, transport, baseURL, http.MethodDelete, p, "")
 		if err != nil {
 			return err
@@ -926,6 +938,8 @@ type State struct {
 	// Members are the started members' snapshots, in the cast's order (with the belief of
 	// work that outlived leadership).
 	Members []MemberState
+	// Ledger is the shared resource the leaders' work writes, in a lesson that has one.
+	Ledger *LedgerState
 }
 
 // MemberState is one started member of a run as its page shows it.
@@ -974,5 +988,8 @@ func (r *Run) State() State {
 		}
 	}
 	st.Overlaps = len(r.overlaps())
+	if r.ledger != nil {
+		st.Ledger = r.ledger.state()
+	}
 	return st
 }

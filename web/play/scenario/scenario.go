@@ -47,6 +47,9 @@ type Scenario struct {
 	// Claims are what the narration says the run shows, as data (claims.go): the tests check
 	// them at every speed and seed the page offers, and the page says whether they held.
 	Claims []Claim
+	// Ledger gives the lesson a shared resource that its leaders' work writes through the API
+	// (ledger.go): every write, and what came of it, is shown and checked.
+	Ledger bool
 	// OfferedSeeds are the seeds the page offers, its default first; nil offers DefaultSeeds.
 	OfferedSeeds []uint64
 }
@@ -243,6 +246,15 @@ func (a *Actions) Leader() string { return a.run.holderNow() }
 // OnStoppedLeading is called, the work goes on).
 func (a *Actions) KeepWorking(id string, d time.Duration) { a.run.keepWorking(id, d) }
 
+// Fence turns fencing on (or off) for the ledger's writes to come: each carries its writer's
+// token and is refused when the ledger has taken a newer one.
+func (a *Actions) Fence(on bool) {
+	if a.run.ledger == nil {
+		panic(fmt.Sprintf("scenario %s has no ledger to fence", a.run.sc.Name))
+	}
+	a.run.ledger.setFenced(on)
+}
+
 // Note keeps value under key, for later steps and conditions (World.Notes).
 func (a *Actions) Note(key, value string) { a.run.note(key, value) }
 
@@ -259,6 +271,14 @@ func (w *World) Since(from time.Time, kind, what string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// Effects are the ledger's writes so far (none in a lesson without a ledger).
+func (w *World) Effects() []Effect {
+	if w.run.ledger == nil {
+		return nil
+	}
+	return w.run.ledger.list()
 }
 
 // StepAt returns when step n (from 1) began, and whether it has.

@@ -496,3 +496,45 @@ func TestEveryLessonKeepsItsClaims(t *testing.T) {
 		}
 	}
 }
+
+// TestFencingLedger: in fencing, the leaders' work writes the ledger through the API: the
+// frozen alice's writes land beside bob's (a 409 each, then a second try that lands), and once
+// fenced, the frozen bob's writes meet a 409 and are refused; the ledger on the server ends
+// with alice's token, 2, and every effect is on the page's state.
+func TestFencingLedger(t *testing.T) {
+	sc := Find("fencing")
+	synctest.Test(t, func(t *testing.T) {
+		run, _, srv := playAt(t, sc, 1, 1)
+		st := run.State()
+		if st.Ledger == nil || !st.Ledger.Fenced {
+			t.Fatalf("ledger state %+v", st.Ledger)
+		}
+		landed, damage, refused := st.Ledger.Counts()
+		t.Logf("landed %d, damage %d, refused %d", landed, damage, refused)
+		for _, e := range st.Ledger.Effects {
+			t.Logf("%+v", e)
+		}
+		if damage == 0 || refused == 0 {
+			t.Errorf("damage %d, refused %d: want both", damage, refused)
+		}
+		for _, e := range st.Ledger.Effects {
+			if e.Damage() && (e.By != "alice" || e.Fenced || e.Conflicts == 0) {
+				t.Errorf("damage by %s (fenced %v, %d conflicts): only alice's unfenced second tries land stale", e.By, e.Fenced, e.Conflicts)
+			}
+			if e.Refused() && (e.By != "bob" || !e.Stale) {
+				t.Errorf("refused %+v: only stale bob's writes are refused", e)
+			}
+		}
+		cs := kubernetes.NewForConfigOrDie(srv.Config())
+		l, err := cs.CoordinationV1().Leases(run.opts.Namespace).Get(t.Context(), sc.LedgerLease(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.Annotations[ledgerTokenKey]; got != "2" {
+			t.Errorf("the ledger's token is %q, want 2 (alice's term): %v", got, l.Annotations)
+		}
+		if got, want := l.Annotations[ledgerEntriesKey], strconv.Itoa(landed); got != want {
+			t.Errorf("the ledger counts %s entries; %s writes landed", got, want)
+		}
+	})
+}

@@ -322,6 +322,9 @@ func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario
 		})
 	}
 	l.Holder, l.Transitions, l.Overlaps = st.Holder, strconv.Itoa(int(st.Transitions)), st.Overlaps
+	if st.Ledger != nil {
+		l.Ledger = ledgerView(lang, ns, st.Ledger)
+	}
 	for _, s := range st.Members {
 		m := memberView(lang, s.Snapshot, st.Speed)
 		if s.Name != s.Identity {
@@ -332,6 +335,43 @@ func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario
 		l.Members = append(l.Members, m)
 	}
 	return l
+}
+
+// ledgerView is a lesson's ledger as its page shows it: the writes of one writer's term that
+// came to the same are one row, in the order of their first, so that two leaders writing in
+// turn read as two rows, not as a column of alternating lines.
+func ledgerView(lang i18n.Lang, ns string, st *scenario.LedgerState) *templates.ScenarioLedger {
+	v := &templates.ScenarioLedger{Lease: ns + "/" + st.Lease, Fenced: st.Fenced}
+	v.Landed, v.Damage, v.Refused = st.Counts()
+	type key struct {
+		by     string
+		token  int32
+		fenced bool
+		says   string
+	}
+	rows := map[key]int{}
+	for _, e := range st.Effects {
+		says := "scn.effect.failed"
+		switch {
+		case e.Damage():
+			says = "scn.effect.damage"
+		case e.Accepted && e.Conflicts > 0:
+			says = "scn.effect.retried"
+		case e.Accepted:
+			says = "scn.effect.landed"
+		case e.Refused():
+			says = "scn.effect.refused"
+		}
+		k := key{e.By, e.Token, e.Fenced, says}
+		if i, ok := rows[k]; ok {
+			v.Rows[i].Count++
+			continue
+		}
+		rows[k] = len(v.Rows)
+		v.Rows = append(v.Rows, templates.ScenarioEffect{By: e.By, Count: 1, Token: e.Token, Fenced: e.Fenced, Accepted: e.Accepted,
+			Stale: e.Stale, Says: lang.T(says), At: strconv.FormatFloat(e.At.Seconds(), 'f', 1, 64) + " s"})
+	}
+	return v
 }
 
 // memberView is one member's card: its state, and the countdown it acts on, on its own clock.
