@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/leaselab/leaselab/web/play/scenario"
+)
+
+// TestBrowserLessonsFromTheField runs each lesson retold from an incident in the field from its
+// page to its end in Chromium, at 4×: Start, then Next whenever it is offered. Each page links
+// the incident it retells and says what it teaches; at the end, what the lesson shows is on
+// the page (the ledger's damage and refusals, two processes leading under one identity, a
+// member that never competes again, ...).
+func TestBrowserLessonsFromTheField(t *testing.T) {
+	srv := mustStartServer(t, "")
+	browser := mustStartBrowser(t)
+	out := browserOutputDir(t)
+	for _, c := range []struct {
+		name string
+		// end checks the page at the lesson's end; it returns what is wrong ("" for nothing).
+		end string
+	}{
+		// Without fencing alice's writes landed as damage; with it, every write of bob's
+		// that met a 409 was refused, and none of a stale leader landed.
+		{"fencing", `(() => {
+			const fx = [...document.querySelectorAll('[data-testid="effect"]')];
+			const damage = Number(document.querySelector('[data-testid="damage"]').dataset.count);
+			const aliceDamage = fx.some((e) => e.dataset.by === 'alice' && e.dataset.fenced === 'false' && e.dataset.accepted === 'true' && e.dataset.stale === 'true');
+			const bobRefused = fx.some((e) => e.dataset.by === 'bob' && e.dataset.fenced === 'true' && e.dataset.accepted === 'false');
+			const fencedDamage = fx.some((e) => e.dataset.fenced === 'true' && e.dataset.accepted === 'true' && e.dataset.stale === 'true');
+			if (damage < 1 || !aliceDamage) return 'no damage counted: ' + damage;
+			if (!bobRefused) return 'no fenced write of bob refused';
+			if (fencedDamage) return 'a fenced stale write landed';
+			return '';
+		})()`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := scenario.Find(c.name)
+			if sc == nil {
+				t.Fatalf("no lesson %s", c.name)
+			}
+			tab, _ := openBrowserTab(t, browser, srv.URL+"/scenarios/"+c.name+"?speed=4&lang=en")
+			playLessonInBrowser(t, tab, len(sc.Steps))
+			if got := mustEval(t, tab, `(document.querySelector('[data-testid="incident"]') || {}).href || ''`); got != sc.Incident {
+				t.Errorf("the incident link is %q, want %q", got, sc.Incident)
+			}
+			if got := mustEval(t, tab, `(document.querySelector('.scenario-head [data-testid="teaches"]') || {}).textContent || ''`); !strings.Contains(got, sc.Teaches.En) {
+				t.Errorf("the page teaches %q, want %q", got, sc.Teaches.En)
+			}
+			if _, err := browserWait(30*time.Second, func() (bool, string) {
+				s := mustEval(t, tab, c.end)
+				return s == "", s
+			}); err != nil {
+				t.Errorf("at the end of %s: %v", c.name, err)
+			}
+			browserScreenshot(t, tab, out, c.name+"-end-1280.png")
+			// What the lesson shows, under the stage: the cards, and the ledger of a lesson with one.
+			mustEval(t, tab, `document.querySelector('[data-testid="members"]').scrollIntoView({block: 'start'})`)
+			browserScreenshot(t, tab, out, c.name+"-cards-1280.png")
+		})
+	}
+}
+
+// playLessonInBrowser starts the lesson of the open page (whose URL names its speed), and
+// presses Next whenever the page offers it, until the page says the last of its steps is done.
+func playLessonInBrowser(t *testing.T, tab context.Context, steps int) {
+	t.Helper()
+	if _, err := browserWait(time.Minute, func() (bool, string) {
+		s, _ := browserEval(tab, `document.readyState + ' ' + !!document.querySelector('[data-testid="start"]')`)
+		return s == "complete true", s
+	}); err != nil {
+		t.Fatalf("the lesson's page does not load: %v", err)
+	}
+	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="start"]`))); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	shown := func() int {
+		s, _ := browserEval(tab, `String(document.querySelectorAll('[data-testid="step"]').length)`)
+		n, _ := strconv.Atoi(s)
+		return n
+	}
+	status := func() string {
+		return mustEval(t, tab, `(document.querySelector('[data-testid="scenario-status"]') || {}).textContent || ''`)
+	}
+	for n := 1; n <= steps; n++ {
+		if _, err := browserWait(time.Minute, func() (bool, string) { return shown() == n, "steps shown " + strconv.Itoa(shown()) }); err != nil {
+			t.Fatalf("step %d is not shown: %v", n, err)
+		}
+		if n == steps {
+			break
+		}
+		if _, err := browserWait(2*time.Minute, func() (bool, string) {
+			s, _ := browserEval(tab, `String(!document.querySelector('[data-testid="next"]').disabled)`)
+			return s == "true", "step " + strconv.Itoa(n) + ": " + status()
+		}); err != nil {
+			t.Fatalf("Next is not offered at step %d: %v", n, err)
+		}
+		if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="next"]`))); err != nil {
+			t.Fatalf("click next: %v", err)
+		}
+	}
+	if _, err := browserWait(2*time.Minute, func() (bool, string) {
+		s, _ := browserEval(tab, `document.getElementById('scenario-live').dataset.done`)
+		return s == "true", "done " + s + ": " + status()
+	}); err != nil {
+		t.Fatalf("the lesson does not reach its end: %v", err)
+	}
+}
