@@ -3,9 +3,11 @@ package scenario
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/wasm/candidate"
 	"github.com/leaselab/leaselab/wasm/said"
 	"github.com/leaselab/leaselab/web/lease/judge"
 )
@@ -55,6 +57,15 @@ const (
 	StepsDownFirst ClaimKind = "steps-down-first"
 	// Transitions: leaseTransitions ends at N.
 	Transitions ClaimKind = "transitions"
+	// SharedIdentity: at least N members whose identity is Who believe they lead at once, for
+	// at least Min, while the record names Who: one identity, several leaders.
+	SharedIdentity ClaimKind = "shared-identity"
+	// NeverCompetesAgain: Who stops after leading (its Run returned) and, for at least Min
+	// after, never follows or leads again.
+	NeverCompetesAgain ClaimKind = "never-competes-again"
+	// Leaderless: after the first leader, an interval of at least Min in which no member
+	// believes it leads.
+	Leaderless ClaimKind = "leaderless"
 	// StaleWritesLand: at least N writes of Who's work land in the ledger without fencing
 	// while the lease names another: damage.
 	StaleWritesLand ClaimKind = "stale-writes-land"
@@ -75,6 +86,9 @@ var claimWords = said.Register(map[string]said.Text{
 	"claim.takeover-after-step":    {En: "%s's successor takes over within %s of step %d", Zh: "%s 的继任者在第 %[3]d 步开始后 %[2]s 内接管"},
 	"claim.steps-down-first":       {En: "%s steps down before anyone else holds the lease", Zh: "%s 在任何其他候选者持有租约之前就放弃领导"},
 	"claim.transitions":            {En: "leaseTransitions ends at %d", Zh: "leaseTransitions 最终为 %d"},
+	"claim.shared-identity":        {En: "%[2]d processes with the identity %[1]s believe they lead at once for at least %[3]s, while the record names %[1]s", Zh: "%[2]d 个身份标识同为 %[1]s 的进程同时认为自己是领导者，持续至少 %[3]s，而记录写的是 %[1]s"},
+	"claim.never-competes-again":   {En: "%s stops once it has lost the lease, and never competes again (for at least %s)", Zh: "%s 失去租约后就停下，再也不参与竞选（至少 %s）"},
+	"claim.leaderless":             {En: "nobody leads for at least %s", Zh: "至少 %s 内没有任何领导者"},
 	"claim.stale-writes-land":      {En: "without fencing, at least %[2]d writes of stale %[1]s land in the ledger", Zh: "没有防护时，过期的 %[1]s 至少有 %[2]d 次写入落入账本"},
 	"claim.stale-writes-refused":   {En: "with fencing, at least %[2]d writes of stale %[1]s are refused (409), and no stale write lands", Zh: "有防护时，过期的 %[1]s 至少有 %[2]d 次写入被拒绝（409），且没有任何过期的写入落入账本"},
 })
@@ -95,6 +109,12 @@ func (c Claim) Says() i18n.Text {
 		return i18n.Say(key, c.N)
 	case StaleWritesLand, StaleWritesRefused:
 		return i18n.Say(key, c.Who, c.N)
+	case SharedIdentity:
+		return i18n.Say(key, c.Who, c.N, secs(c.Min))
+	case NeverCompetesAgain:
+		return i18n.Say(key, c.Who, secs(c.Min))
+	case Leaderless:
+		return i18n.Say(key, secs(c.Min))
 	case NoSplitBrain:
 		return i18n.Say(key)
 	}
@@ -134,6 +154,12 @@ func (c Claim) Check(w *World) error {
 		return c.stepsDownFirst(w)
 	case StaleWritesLand, StaleWritesRefused:
 		return c.staleWrites(w.Effects())
+	case SharedIdentity:
+		return c.sharedIdentity(w)
+	case NeverCompetesAgain:
+		return c.neverCompetesAgain(w)
+	case Leaderless:
+		return c.leaderless(w)
 	case Transitions:
 		if n := len(w.run.changes); n == 0 || int(w.run.changes[n-1].Transitions) != c.N {
 			return fmt.Errorf("leaseTransitions is not %d at the end: changes %+v", c.N, w.run.changes[max(0, n-1):])
@@ -218,6 +244,111 @@ func (c Claim) stepsDownFirst(w *World) error {
 		}
 	}
 	return fmt.Errorf("nobody took the lease from %s", c.Who)
+}
+
+// sharedIdentity checks, from the run's events, the longest interval in which N or more
+// members of identity Who believed they led while the record named Who.
+func (c Claim) sharedIdentity(w *World) error {
+	identity := map[string]string{}
+	for _, m := range w.run.sc.Cast {
+		identity[m.name()] = m.Identity
+	}
+	leading := map[string]bool{}
+	holder := ""
+	var since time.Time
+	var longest time.Duration
+	for _, e := range w.Events {
+		at := w.Started.Add(e.At)
+		switch e.Kind {
+		case "holder":
+			holder = e.What
+		case "role":
+			name, role, _ := strings.Cut(e.What, " ")
+			leading[name] = role == string(candidate.RoleLeader)
+		}
+		n := 0
+		for name, on := range leading {
+			if on && identity[name] == c.Who {
+				n++
+			}
+		}
+		switch on := n >= c.N && holder == c.Who; {
+		case on && since.IsZero():
+			since = at
+		case !on && !since.IsZero():
+			longest, since = max(longest, at.Sub(since)), time.Time{}
+		}
+	}
+	if !since.IsZero() {
+		longest = max(longest, w.Now.Sub(since))
+	}
+	if longest < c.Min || longest == 0 {
+		return fmt.Errorf("%d members of identity %s led at once under its name for %v at most, want %v", c.N, c.Who, longest, c.Min)
+	}
+	return nil
+}
+
+// neverCompetesAgain checks Who's role events: it led, then stopped, and no role followed.
+func (c Claim) neverCompetesAgain(w *World) error {
+	var led bool
+	var stopped time.Time
+	for _, e := range w.Events {
+		name, role, _ := strings.Cut(e.What, " ")
+		if e.Kind != "role" || name != c.Who {
+			continue
+		}
+		switch {
+		case role == string(candidate.RoleLeader):
+			led, stopped = true, time.Time{}
+		case role == "stopped" && led:
+			stopped = w.Started.Add(e.At)
+		case !stopped.IsZero():
+			return fmt.Errorf("%s competed again (%s at %v)", c.Who, role, e.At)
+		}
+	}
+	if stopped.IsZero() {
+		return fmt.Errorf("%s never stopped after leading", c.Who)
+	}
+	if d := w.Now.Sub(stopped); d < c.Min {
+		return fmt.Errorf("%s was seen stopped for %v only, want %v", c.Who, d, c.Min)
+	}
+	return nil
+}
+
+// leaderless checks, from the run's role events, the longest interval after the first leader
+// in which no member believed it led.
+func (c Claim) leaderless(w *World) error {
+	leading := map[string]bool{}
+	var since time.Time
+	var longest time.Duration
+	seen := false
+	for _, e := range w.Events {
+		if e.Kind != "role" {
+			continue
+		}
+		name, role, _ := strings.Cut(e.What, " ")
+		leading[name] = role == string(candidate.RoleLeader)
+		n := 0
+		for _, on := range leading {
+			if on {
+				n++
+			}
+		}
+		seen = seen || n > 0
+		switch at := w.Started.Add(e.At); {
+		case seen && n == 0 && since.IsZero():
+			since = at
+		case n > 0 && !since.IsZero():
+			longest, since = max(longest, at.Sub(since)), time.Time{}
+		}
+	}
+	if !since.IsZero() {
+		longest = max(longest, w.Now.Sub(since))
+	}
+	if longest < c.Min || longest == 0 {
+		return fmt.Errorf("nobody led for %v at most, want %v", longest, c.Min)
+	}
+	return nil
 }
 
 // staleWrites checks what Who's stale writes to the ledger came to.

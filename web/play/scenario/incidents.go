@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/wasm/candidate"
 	"github.com/leaselab/leaselab/web/lease/judge"
 )
 
@@ -129,5 +130,193 @@ var fencing = plain(Scenario{
 		{Kind: SplitBrain, Who: "bob", Cause: judge.CausePaused},
 		{Kind: StaleWritesRefused, Who: "bob", N: 1},
 		{Kind: Transitions, N: 2},
+	},
+})
+
+// leadsUnder reports whether every member named believes it leads, and the record names
+// identity.
+func leadsUnder(w *World, identity string, names ...string) bool {
+	for _, n := range names {
+		if !w.Leads(n) {
+			return false
+		}
+	}
+	return w.Holder() == identity
+}
+
+var identityCollision = plain(Scenario{
+	Name:     "identity-collision",
+	Title:    i18n.Text{En: "Identity collision: two leaders under one name", Zh: "身份标识冲突：一个名字下的两个领导者"},
+	Summary:  i18n.Text{En: "Two processes take the hostname as their identity: both believe they lead, the record names one, and nothing looks wrong.", Zh: "两个进程都用主机名作身份标识：两者都认为自己是领导者，记录只写着一个名字，看上去一切正常。"},
+	Teaches:  i18n.Text{En: "A candidate leads when the record names its identity: make each identity unique, as hostname plus a random suffix.", Zh: "记录写着谁的身份标识，谁就是领导者：要让每个身份标识唯一，比如主机名加随机后缀。"},
+	Incident: "https://github.com/kubernetes/kubernetes/issues/22775",
+	Lease:    "kube-controller-manager",
+	Cast: []Member{
+		{Name: "node-1-a", Identity: "node-1"},
+		{Identity: "node-2", Joins: 700 * time.Millisecond},
+		{Name: "node-1-b", Identity: "node-1", Absent: true},
+		{Identity: "node-1-7f3a", Absent: true},
+	},
+	Steps: []Step{
+		{
+			Say: i18n.Text{
+				En: "Two controller managers start on two nodes, each taking its hostname as its identity, as kube-controller-manager did when this was reported. The one on node-1 creates the lease and leads; node-2 follows.",
+				Zh: "两个控制器管理器在两个节点上启动，各自以主机名作为身份标识，正如报告此问题时的 kube-controller-manager 那样。node-1 上的那个创建租约并开始领导；node-2 跟随。",
+			},
+			Until:   func(w *World) bool { return leadsUnder(w, "node-1", "node-1-a") && followers(w, "node-2") },
+			Waiting: i18n.Text{En: "until node-1 holds the lease and node-2 follows", Zh: "等待 node-1 持有租约、node-2 成为跟随者"},
+		},
+		{
+			Say: i18n.Text{
+				En: "A second controller manager starts on node-1: a new pod on the host network of the same node, or another node that got the same hostname. Its identity is node-1 too. It reads the lease and finds its own identity as holderIdentity; client-go's IsLeader compares nothing else, so it renews the lease as its own, at once.",
+				Zh: "第二个控制器管理器在 node-1 上启动：同一节点上使用主机网络的新 Pod，或者恰好取了相同主机名的另一个节点。它的身份标识也是 node-1。它读取租约，发现 holderIdentity 正是自己的身份标识；client-go 的 IsLeader 只比较这一点，于是它立即把租约当作自己的来续约。",
+			},
+			Do:      func(a *Actions) { a.Join("node-1-b") },
+			Until:   func(w *World) bool { return leadsUnder(w, "node-1", "node-1-a", "node-1-b") },
+			Waiting: i18n.Text{En: "until the second process on node-1 leads", Zh: "等待 node-1 上的第二个进程开始领导"},
+		},
+		{
+			Say: i18n.Text{
+				En: "Two processes lead, and the record names one identity. Each renewal of one turns the other's next renewal over its cached copy into a 409; it reads the lease again, finds its own identity there, and renews. node-2 sees the record change every couple of seconds and waits for ever. leaseTransitions stays 0, and the split-brain checker, which compares beliefs by identity, finds nothing: both are node-1.",
+				Zh: "两个进程都在领导，而记录只写着一个身份标识。其中一个的每次续约，都让另一个基于缓存副本的下一次续约变成 409；后者重新读取租约，在那里看到自己的身份标识，于是续约。node-2 每隔几秒就看到记录变化，于是永远等待下去。leaseTransitions 一直是 0，而按身份标识比较认知的脑裂检查器什么也没发现：两者都是 node-1。",
+			},
+			Until:   func(w *World) bool { return w.For(leaseDuration) && leadsUnder(w, "node-1", "node-1-a", "node-1-b") },
+			Waiting: i18n.Text{En: "for a lease duration, with two leaders", Zh: "两个领导者并存一个租约时长"},
+		},
+		{
+			Say: i18n.Text{
+				En: "The fix is a unique identity: kube-controller-manager and kube-scheduler now append a random UUID to the hostname, so that two processes on one host never both become active. The second process restarts as node-1-7f3a, reads a lease held by node-1, and follows.",
+				Zh: "解决办法是唯一的身份标识：kube-controller-manager 和 kube-scheduler 现在会在主机名后加上一个随机 UUID，使同一主机上的两个进程不会同时成为活跃的领导者。第二个进程以 node-1-7f3a 重新启动，读到由 node-1 持有的租约，于是跟随。",
+			},
+			Do: func(a *Actions) {
+				a.Member("node-1-b").Crash()
+				a.Join("node-1-7f3a")
+			},
+			Until: func(w *World) bool {
+				return leadsUnder(w, "node-1", "node-1-a") && !w.Leads("node-1-b") && followers(w, "node-1-7f3a")
+			},
+			Waiting: i18n.Text{En: "until node-1-7f3a follows", Zh: "等待 node-1-7f3a 成为跟随者"},
+		},
+	},
+	Claims: []Claim{
+		{Kind: SharedIdentity, Who: "node-1", N: 2, Min: leaseDuration},
+		{Kind: NoSplitBrain},
+		{Kind: Transitions, N: 0},
+	},
+})
+
+// stoppedFor reports whether member who stopped after the step began, at least d ago.
+func stoppedFor(w *World, who string, d time.Duration) bool {
+	at, ok := w.Since(w.StepStarted, "role", who+" stopped")
+	return ok && !w.Now.Before(at.Add(d))
+}
+
+var zombieStandby = plain(Scenario{
+	Name:     "zombie-standby",
+	Title:    i18n.Text{En: "Zombie standby: Run returned", Zh: "僵尸备用：Run 已返回"},
+	Summary:  i18n.Text{En: "A program calls client-go's Run once: a replica that loses the lease stays up and never competes again, until nobody can lead.", Zh: "程序只调用一次 client-go 的 Run：失去租约的副本仍在运行，却再也不参与竞选，直到没有任何副本能够领导。"},
+	Teaches:  i18n.Text{En: "Run returns when leading ends: exit in OnStoppedLeading, or call Run again, or the replica never competes again.", Zh: "领导结束时 Run 就会返回：要在 OnStoppedLeading 中退出，或者再次调用 Run，否则这个副本再也不会参与竞选。"},
+	Incident: "https://github.com/kubernetes/client-go/issues/1155",
+	Cast:     []Member{{Identity: "alice", StopAfterLoss: true}, {Identity: "bob", Joins: 700 * time.Millisecond, StopAfterLoss: true}},
+	Steps: []Step{
+		aliceLeadsBobFollows(),
+		{
+			Say: i18n.Text{
+				En: "Each replica's main calls client-go's RunOrDie once, and its OnStoppedLeading only logs, as in client-go#1155. Run does not return while the replica follows, and returns as soon as leading ends, whatever the reason.",
+				Zh: "每个副本的 main 只调用一次 client-go 的 RunOrDie，它的 OnStoppedLeading 只记录一条日志，正如 client-go#1155 中那样。副本跟随期间 Run 不会返回；一旦领导结束，无论原因是什么，Run 都会立即返回。",
+			},
+		},
+		{
+			Say: i18n.Text{
+				En: "alice's network fails. She cannot renew, and at her renew deadline she stops leading: Run returns, and main goes on waiting for a signal to stop. bob waits out her lease and takes it.",
+				Zh: "alice 的网络断了。她无法续约，到续约期限时停止领导：Run 返回，而 main 继续等待停止信号。bob 等她的租约到期后接管。",
+			},
+			Do:      func(a *Actions) { a.Member("alice").Partition(candidate.PartitionFail) },
+			Until:   func(w *World) bool { return someoneElseHolds(w, "alice") },
+			Waiting: i18n.Text{En: "until bob holds the lease", Zh: "等待 bob 持有租约"},
+		},
+		{
+			Say: i18n.Text{
+				En: "alice's network heals. Her process is up and would pass any liveness probe that does not ask about the election, yet nothing reads the lease for her any more: a zombie standby, as her card says. bob is the only replica left that can lead.",
+				Zh: "alice 的网络恢复了。她的进程仍在运行，任何不过问选举的存活探针都会通过，但再也没有代码替她读取租约：这是一个僵尸备用副本，她的卡片上也这样写着。bob 是唯一还能领导的副本。",
+			},
+			Do:      func(a *Actions) { a.Member("alice").Heal() },
+			Until:   func(w *World) bool { return w.For(leaseDuration) },
+			Waiting: i18n.Text{En: "for a lease duration", Zh: "等待一个租约时长"},
+		},
+		{
+			Say: i18n.Text{
+				En: "Now bob's network fails, and the same happens to him: his Run returns at his renew deadline. His lease runs out, and nobody takes it.",
+				Zh: "现在 bob 的网络也断了，同样的事发生在他身上：到续约期限时他的 Run 返回了。他的租约到期，没有人接管。",
+			},
+			Do:      func(a *Actions) { a.Member("bob").Partition(candidate.PartitionFail) },
+			Until:   func(w *World) bool { return stoppedFor(w, "bob", leaseDuration) },
+			Waiting: i18n.Text{En: "until bob's lease has run out", Zh: "等待 bob 的租约到期"},
+		},
+		{
+			Say: i18n.Text{
+				En: "bob's network heals too. Both replicas run and nobody leads: every replica that ever lost the lease has left the election for good. Exit the process in OnStoppedLeading, as kube-controller-manager does, so that it is restarted, or call Run again in a loop until the program is told to stop.",
+				Zh: "bob 的网络也恢复了。两个副本都在运行，却没有任何领导者：每个曾经失去租约的副本都永久退出了选举。要在 OnStoppedLeading 中退出进程（kube-controller-manager 就是这样做的），让它被重新启动；或者在循环中再次调用 Run，直到程序被要求停止。",
+			},
+			Do:      func(a *Actions) { a.Member("bob").Heal() },
+			Until:   func(w *World) bool { return w.For(2*time.Second) && len(w.Leaders()) == 0 },
+			Waiting: i18n.Text{En: "for a moment, with nobody leading", Zh: "无人领导片刻"},
+		},
+	},
+	Claims: []Claim{
+		{Kind: StepsDownFirst, Who: "alice"},
+		{Kind: NeverCompetesAgain, Who: "alice", Min: 2 * leaseDuration},
+		{Kind: NeverCompetesAgain, Who: "bob", Min: leaseDuration},
+		{Kind: Leaderless, Min: leaseDuration},
+	},
+})
+
+var restartWaits = plain(Scenario{
+	Name:     "restart-waits",
+	Title:    i18n.Text{En: "Everyone restarted: the newcomers wait", Zh: "全部重启：新来者要等待"},
+	Summary:  i18n.Text{En: "Every candidate dies at once; new ones with new names find a record long expired by its renewTime, and still wait a full leaseDuration.", Zh: "所有候选者同时死掉；换了新名字的新候选者发现记录按 renewTime 早已过期，却仍要等满一个 leaseDuration。"},
+	Teaches:  i18n.Text{En: "A candidate counts leaseDuration from its own first look at the record, never from renewTime: a fresh start waits a full lease.", Zh: "候选者从自己第一次看到记录时开始计算 leaseDuration，从不依据 renewTime：全新启动要等满一个租约时长。"},
+	Incident: "https://github.com/kubernetes/client-go/issues/448",
+	Cast: append(trio(),
+		Member{Identity: "dave", Absent: true},
+		Member{Identity: "erin", Absent: true}),
+	Steps: []Step{
+		aliceLeads(),
+		{
+			Say: i18n.Text{
+				En: "A rollout gone wrong, a drained node or a power cut takes every replica down at once: alice, bob and carol are killed, and none releases the lease. The record still names alice, and nobody is left to renew it or to take it.",
+				Zh: "一次出错的滚动发布、一次节点排空或一次断电让所有副本同时下线：alice、bob 和 carol 都被杀死，没有一个释放租约。记录仍然写着 alice，却已没有人续约，也没有人接管。",
+			},
+			Do: func(a *Actions) {
+				for _, id := range []string{"alice", "bob", "carol"} {
+					a.Member(id).Crash()
+				}
+			},
+			Until:   func(w *World) bool { return w.For(2 * leaseDuration) },
+			Waiting: i18n.Text{En: "while the record grows old", Zh: "等待记录变旧"},
+		},
+		{
+			Say: i18n.Text{
+				En: "The record's renewTime is now over 20 s old, twice leaseDuration: by the server's clock the lease ran out long ago. Two new replicas start with new names, dave and erin, as a Deployment's new pods would. Neither takes the lease: client-go never compares renewTime with its own clock, as another clock wrote it; each counts leaseDuration from the moment it first saw the record, which is now.",
+				Zh: "记录的 renewTime 已经超过 20 秒，是 leaseDuration 的两倍：按服务器的时钟，租约早就到期了。两个换了新名字的新副本 dave 和 erin 启动，就像 Deployment 的新 Pod 那样。它们都没有接管租约：client-go 从不拿 renewTime 与自己的时钟比较，因为它是另一个时钟写下的；每个候选者都从自己第一次看到记录的时刻，也就是现在，开始计算 leaseDuration。",
+			},
+			Do: func(a *Actions) {
+				a.Join("dave")
+				a.Join("erin")
+			},
+			Until:   func(w *World) bool { return someoneElseHolds(w, "alice") },
+			Waiting: i18n.Text{En: "until dave or erin takes the lease", Zh: "等待 dave 或 erin 接管租约"},
+		},
+		{
+			Say: i18n.Text{
+				En: "Taken over 10 to 14.4 s after the newcomers started, a full leaseDuration after their first look, although the record had run out long before: nobody led for over 30 s. That is by design: client-go#448 asked to trust the recorded times and was closed, since they come from other clocks, and the documentation of LeaseDuration warns that new candidates with other names wait the full duration. Keep leaseDuration short, release the lease on a clean shutdown, or keep identities: a replacement named as the holder (a StatefulSet's pod) finds its own identity in the record and renews at once.",
+				Zh: "新来者启动后 10 到 14.4 秒才接管，即在它们第一次看到记录之后整整一个 leaseDuration，尽管记录早已到期：超过 30 秒没有任何领导者。这是有意的设计：client-go#448 曾要求信任记录中的时间，但因为那些时间来自其他时钟而被关闭；LeaseDuration 的文档也提醒，换了名字的新候选者要等满整个时长。请让 leaseDuration 保持较短，正常退出时释放租约，或者保留身份标识：与持有者同名的替代者（StatefulSet 的 Pod）会在记录中看到自己的身份标识，立即续约。",
+			},
+		},
+	},
+	Claims: []Claim{
+		{Kind: TakeoverAfterStep, Who: "alice", N: 3, Min: leaseDuration, Max: leaseDuration + maxTry},
+		{Kind: Leaderless, Min: 3 * leaseDuration},
+		{Kind: Transitions, N: 1},
 	},
 })

@@ -111,6 +111,9 @@ var library = []*Scenario{
 	cleRollingUpgrade,
 	splitBrain,
 	fencing,
+	identityCollision,
+	zombieStandby,
+	restartWaits,
 }
 
 var leaderCrash = plain(Scenario{
