@@ -96,6 +96,9 @@ type ScenarioLive struct {
 	Overlaps int
 	// Ledger is the shared resource the leaders' work writes, in a lesson that has one.
 	Ledger *ScenarioLedger
+	// Outage says, while the lesson has taken the API server away, how its requests fare
+	// ("" while it answers).
+	Outage string
 }
 
 // ScenarioLedger is a lesson's ledger: what the leaders' work wrote, and what came of it.

@@ -67,6 +67,17 @@ func TestBrowserLessonsFromTheField(t *testing.T) {
 			const stopped = document.querySelectorAll('[data-testid="member"][data-state="stopped"]').length;
 			return (holder === 'dave' || holder === 'erin') && stopped === 3 ? '' : 'holder ' + holder + ', ' + stopped + ' stopped';
 		})()`, 0, ""},
+		// While the server is down the page says so and nobody leads; once it is back, one
+		// candidate leads and the record names it.
+		{"apiserver-outage", `(() => {
+			const leaders = [...document.querySelectorAll('[data-testid="member"][data-state="leader"]')].map((m) => m.dataset.name);
+			const holder = document.querySelector('[data-testid="holder"]').textContent.trim();
+			if (document.querySelector('[data-testid="outage"]')) return 'the outage banner is still shown';
+			return leaders.length === 1 && leaders[0] === holder ? '' : 'leaders ' + leaders + ', holder ' + holder;
+		})()`, 2, `(() => {
+			const leaders = document.querySelectorAll('[data-testid="member"][data-state="leader"]').length;
+			return document.querySelector('[data-testid="outage"]') && leaders === 0 ? '' : 'outage banner ' + !!document.querySelector('[data-testid="outage"]') + ', ' + leaders + ' leaders';
+		})()`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := scenario.Find(c.name)

@@ -24,6 +24,8 @@ var _ = said.Register(map[string]Text{
 	"scn.effect.damage":   {En: "landed while the lease named another: damage", Zh: "租约写的是别人时写入成功：损害"},
 	"scn.effect.refused":  {En: "refused: a 409, then a newer token in the ledger", Zh: "被拒绝：遇到 409，账本中的令牌更新"},
 	"scn.effect.failed":   {En: "failed", Zh: "失败"},
+	"scn.outage.hang":     {En: "API server down: it answers nobody, and every candidate's requests hang", Zh: "API 服务器中断：它不应答任何人，每个候选者的请求都挂起"},
+	"scn.outage.fail":     {En: "API server down: every candidate's requests are refused", Zh: "API 服务器中断：每个候选者的请求都被拒绝"},
 	"scn.zombie":          {En: "Run returned: the process lives on and never competes again", Zh: "Run 已返回：进程仍在运行，却再也不参与竞选"},
 	"scn.controls":        {En: "scenario controls", Zh: "场景控制"},
 	"scn.speed":           {En: "Speed", Zh: "速度"},

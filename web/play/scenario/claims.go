@@ -66,6 +66,12 @@ const (
 	// Leaderless: after the first leader, an interval of at least Min in which no member
 	// believes it leads.
 	Leaderless ClaimKind = "leaderless"
+	// StepsDownAfterStep: Who, leading when step N began, stops believing it leads between Min
+	// and Max after it.
+	StepsDownAfterStep ClaimKind = "steps-down-after-step"
+	// OneLeader: at the end, the record names a member that believes it leads, and no other
+	// member believes it leads.
+	OneLeader ClaimKind = "one-leader"
 	// StaleWritesLand: at least N writes of Who's work land in the ledger without fencing
 	// while the lease names another: damage.
 	StaleWritesLand ClaimKind = "stale-writes-land"
@@ -89,6 +95,8 @@ var claimWords = said.Register(map[string]said.Text{
 	"claim.shared-identity":        {En: "%[2]d processes with the identity %[1]s believe they lead at once for at least %[3]s, while the record names %[1]s", Zh: "%[2]d 个身份标识同为 %[1]s 的进程同时认为自己是领导者，持续至少 %[3]s，而记录写的是 %[1]s"},
 	"claim.never-competes-again":   {En: "%s stops once it has lost the lease, and never competes again (for at least %s)", Zh: "%s 失去租约后就停下，再也不参与竞选（至少 %s）"},
 	"claim.leaderless":             {En: "nobody leads for at least %s", Zh: "至少 %s 内没有任何领导者"},
+	"claim.steps-down-after-step":  {En: "%s stops leading %s to %s after step %d begins", Zh: "%[1]s 在第 %[4]d 步开始后 %[2]s 到 %[3]s 之间停止领导"},
+	"claim.one-leader":             {En: "at the end, one candidate leads, and the record names it", Zh: "最后只有一个候选者在领导，且记录写的正是它"},
 	"claim.stale-writes-land":      {En: "without fencing, at least %[2]d writes of stale %[1]s land in the ledger", Zh: "没有防护时，过期的 %[1]s 至少有 %[2]d 次写入落入账本"},
 	"claim.stale-writes-refused":   {En: "with fencing, at least %[2]d writes of stale %[1]s are refused (409), and no stale write lands", Zh: "有防护时，过期的 %[1]s 至少有 %[2]d 次写入被拒绝（409），且没有任何过期的写入落入账本"},
 })
@@ -113,9 +121,11 @@ func (c Claim) Says() i18n.Text {
 		return i18n.Say(key, c.Who, c.N, secs(c.Min))
 	case NeverCompetesAgain:
 		return i18n.Say(key, c.Who, secs(c.Min))
+	case StepsDownAfterStep:
+		return i18n.Say(key, c.Who, secs(c.Min), secs(c.Max), c.N)
 	case Leaderless:
 		return i18n.Say(key, secs(c.Min))
-	case NoSplitBrain:
+	case NoSplitBrain, OneLeader:
 		return i18n.Say(key)
 	}
 	return i18n.Say(key, c.Who)
@@ -160,6 +170,12 @@ func (c Claim) Check(w *World) error {
 		return c.neverCompetesAgain(w)
 	case Leaderless:
 		return c.leaderless(w)
+	case StepsDownAfterStep:
+		return c.stepsDownAfterStep(w)
+	case OneLeader:
+		if ls := w.Leaders(); len(ls) != 1 || w.run.sc.identityOf(ls[0]) != w.Holder() {
+			return fmt.Errorf("at the end %v believe they lead, and the record names %q", ls, w.Holder())
+		}
 	case Transitions:
 		if n := len(w.run.changes); n == 0 || int(w.run.changes[n-1].Transitions) != c.N {
 			return fmt.Errorf("leaseTransitions is not %d at the end: changes %+v", c.N, w.run.changes[max(0, n-1):])
@@ -349,6 +365,34 @@ func (c Claim) leaderless(w *World) error {
 		return fmt.Errorf("nobody led for %v at most, want %v", longest, c.Min)
 	}
 	return nil
+}
+
+// stepsDownAfterStep checks when Who, leading as step N began, stopped believing it led.
+func (c Claim) stepsDownAfterStep(w *World) error {
+	began, ok := w.StepAt(c.N)
+	if !ok {
+		return fmt.Errorf("step %d never began", c.N)
+	}
+	leading := false
+	for _, e := range w.Events {
+		name, role, _ := strings.Cut(e.What, " ")
+		if e.Kind != "role" || name != c.Who {
+			continue
+		}
+		at := w.Started.Add(e.At)
+		if at.Before(began) {
+			leading = role == string(candidate.RoleLeader)
+			continue
+		}
+		if !leading {
+			return fmt.Errorf("%s did not lead when step %d began", c.Who, c.N)
+		}
+		if d := at.Sub(began); d < c.Min || d > c.Max {
+			return fmt.Errorf("%s stopped leading %v after step %d began, outside %v to %v", c.Who, d, c.N, c.Min, c.Max)
+		}
+		return nil
+	}
+	return fmt.Errorf("%s never stopped leading after step %d began", c.Who, c.N)
 }
 
 // staleWrites checks what Who's stale writes to the ledger came to.

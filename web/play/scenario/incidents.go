@@ -320,3 +320,49 @@ var restartWaits = plain(Scenario{
 		{Kind: Transitions, N: 1},
 	},
 })
+
+var apiserverOutage = plain(Scenario{
+	Name:     "apiserver-outage",
+	Title:    i18n.Text{En: "API server outage: nobody leads", Zh: "API 服务器中断：无人领导"},
+	Summary:  i18n.Text{En: "The API server stops answering: the leader steps down at its renew deadline though nothing failed on its side, and nobody leads until the server is back.", Zh: "API 服务器不再应答：尽管领导者自身没有任何故障，它仍在续约期限到达时退位，直到服务器恢复之前无人领导。"},
+	Teaches:  i18n.Text{En: "A leader that cannot reach the server steps down at its renew deadline: renewDeadline is the longest outage a leader rides out.", Zh: "联系不上服务器的领导者会在续约期限到达时退位：renewDeadline 就是领导者能扛过的最长中断。"},
+	Incident: "https://github.com/kubernetes-sigs/cluster-api/pull/3980",
+	Steps: []Step{
+		aliceLeads(),
+		{
+			Say: i18n.Text{
+				En: "The API server stops answering: etcd has lost its quorum, or kube-apiserver is restarting in a control-plane upgrade. Every request of every candidate now hangs, as the banner says. Nothing is wrong on alice's side, yet she cannot renew: her next renew round begins a retry period after her last renewal, and when its renew deadline passes she stops leading.",
+				Zh: "API 服务器不再应答：etcd 失去了法定人数，或者 kube-apiserver 正在控制平面升级中重启。如横幅所示，每个候选者的每个请求现在都挂起了。alice 这边没有任何问题，但她无法续约：她的下一轮续约在最后一次续约一个重试周期之后开始，这一轮的续约期限一过，她就停止领导。",
+			},
+			Do:      func(a *Actions) { a.Outage(candidate.PartitionHang) },
+			Until:   func(w *World) bool { return !w.Leads("alice") },
+			Waiting: i18n.Text{En: "until alice's renew deadline passes", Zh: "等待 alice 的续约期限到达"},
+		},
+		{
+			Say: i18n.Text{
+				En: "alice stopped leading 7 to 9 s into the outage, her process, network and clock all sound. bob and carol cannot read the lease either, so nobody takes it: while the server is down, nobody leads. A program that exits when it loses the lease, as kube-controller-manager does, restarts at every outage longer than its renew deadline.",
+				Zh: "alice 在中断开始后 7 到 9 秒停止了领导，而她的进程、网络和时钟都完好无损。bob 和 carol 也读不到租约，所以没有人接管：服务器中断期间没有任何领导者。像 kube-controller-manager 那样在失去租约时退出的程序，每遇到一次长于续约期限的中断就会重启一次。",
+			},
+			Until:   func(w *World) bool { return w.For(leaseDuration) && len(w.Leaders()) == 0 },
+			Waiting: i18n.Text{En: "while the server is down", Zh: "服务器中断期间"},
+		},
+		{
+			Say: i18n.Text{
+				En: "The server answers again; the requests left waiting fail as their connections are reset, and each candidate tries again on its own schedule. The first to read the lease takes it: alice finds her own identity in the record and renews it at once; bob or carol, who last saw the record change long over leaseDuration ago, takes it over. No split brain, only a gap with no leader. That is why cluster-api lengthened its control-plane controller's timings from 15/10/2 s to 60/40/5 s (PR 3980), and microk8s raised its controller manager's and scheduler's lease to 60 s (PR 2203): a leader rides out an outage shorter than its renew deadline, at the price of a slower takeover when it really dies.",
+				Zh: "服务器重新应答；仍在等待的请求因连接被重置而失败，每个候选者按各自的节奏重试。第一个读到租约的候选者拿下它：alice 在记录中看到自己的身份标识，立即续约；bob 或 carol 上次看到记录变化已远超 leaseDuration，于是接管。没有脑裂，只有一段无人领导的空白。这正是 cluster-api 把控制平面控制器的时间设置从 15/10/2 秒延长到 60/40/5 秒（PR 3980）、microk8s 把控制器管理器和调度器的租约提高到 60 秒（PR 2203）的原因：领导者能扛过短于续约期限的中断，代价是它真正死掉时接管会更慢。",
+			},
+			Do: func(a *Actions) { a.Outage(candidate.PartitionNone) },
+			Until: func(w *World) bool {
+				ls := w.Leaders()
+				return len(ls) == 1 && w.Holder() == ls[0]
+			},
+			Waiting: i18n.Text{En: "until someone leads again", Zh: "等待重新有人领导"},
+		},
+	},
+	Claims: []Claim{
+		{Kind: StepsDownAfterStep, Who: "alice", N: 2, Min: renewDeadline, Max: retryPeriod + renewDeadline + 100*time.Millisecond},
+		{Kind: Leaderless, Min: leaseDuration},
+		{Kind: NoSplitBrain},
+		{Kind: OneLeader},
+	},
+})

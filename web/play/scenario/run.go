@@ -107,6 +107,7 @@ type Run struct {
 	changes   []judge.Change
 	notes     map[string]string
 	ledger    *ledger // the shared resource the leaders' work writes (Scenario.Ledger); nil without
+	outage    *outage // the API server as the members reach it
 	done      bool
 	version   uint64
 	subs      map[chan struct{}]struct{}
@@ -190,6 +191,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 		members: map[string]*member{},
 		notes:   map[string]string{},
 		subs:    map[chan struct{}]struct{}{},
+		outage:  newOutage(),
 	}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.started = r.clock.Now()
@@ -201,7 +203,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 		rnd := rand.New(rand.NewPCG(opts.Seed, uint64(i)+1))
 		c, err := candidate.New(sc.config(m, opts.BaseURL, opts.Namespace), candidate.Options{
 			Clock:     r.clock,
-			Transport: candidate.HTTPTransport{Client: &http.Client{Transport: opts.Transport}},
+			Transport: r.outage.wrap(candidate.HTTPTransport{Client: &http.Client{Transport: opts.Transport}}),
 			Rand:      rnd.Float64,
 			// The judge counts the holds of a run at another speed on the run's clock.
 			Annotations: r.timeScale,
@@ -672,6 +674,16 @@ func (r *Run) snapshotLocked(m *member, now time.Time) candidate.Snapshot {
 	return s
 }
 
+// identityOf is the identity of the member called name ("" for none).
+func (s *Scenario) identityOf(name string) string {
+	for _, m := range s.Cast {
+		if m.name() == name {
+			return m.Identity
+		}
+	}
+	return ""
+}
+
 // memberIDs lists the members' names in the cast's order.
 func (r *Run) memberIDs() []string {
 	ids := make([]string, len(r.sc.Cast))
@@ -940,6 +952,8 @@ type State struct {
 	Members []MemberState
 	// Ledger is the shared resource the leaders' work writes, in a lesson that has one.
 	Ledger *LedgerState
+	// Outage is the API server's outage in effect (candidate.PartitionNone for none).
+	Outage candidate.PartitionMode
 }
 
 // MemberState is one started member of a run as its page shows it.
@@ -991,5 +1005,6 @@ func (r *Run) State() State {
 	if r.ledger != nil {
 		st.Ledger = r.ledger.state()
 	}
+	st.Outage = r.outage.current()
 	return st
 }

@@ -255,6 +255,16 @@ func (a *Actions) Fence(on bool) {
 	a.run.ledger.setFenced(on)
 }
 
+// Outage takes the API server away from every member at once (candidate.PartitionHang: their
+// requests hang; candidate.PartitionFail: they are refused), or brings it back
+// (candidate.PartitionNone).
+func (a *Actions) Outage(mode candidate.PartitionMode) {
+	a.run.outage.set(mode)
+	a.run.mu.Lock()
+	a.run.changedLocked()
+	a.run.mu.Unlock()
+}
+
 // Note keeps value under key, for later steps and conditions (World.Notes).
 func (a *Actions) Note(key, value string) { a.run.note(key, value) }
 

@@ -325,6 +325,12 @@ func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario
 	if st.Ledger != nil {
 		l.Ledger = ledgerView(lang, ns, st.Ledger)
 	}
+	switch st.Outage {
+	case candidate.PartitionHang:
+		l.Outage = lang.T("scn.outage.hang")
+	case candidate.PartitionFail:
+		l.Outage = lang.T("scn.outage.fail")
+	}
 	for _, s := range st.Members {
 		m := memberView(lang, s.Snapshot, st.Speed)
 		if s.Name != s.Identity {
