@@ -67,6 +67,18 @@ func TestBrowserLessonsFromTheField(t *testing.T) {
 			const stopped = document.querySelectorAll('[data-testid="member"][data-state="stopped"]').length;
 			return (holder === 'dave' || holder === 'erin') && stopped === 3 ? '' : 'holder ' + holder + ', ' + stopped + ' stopped';
 		})()`, 0, ""},
+		// While bob holds the lease, alice, waiting on her dead connection, still leads on her
+		// card, which names the fault; at the end one split brain was found, and alice holds.
+		{"stuck-connection", `(() => {
+			const holder = document.querySelector('[data-testid="holder"]').textContent.trim();
+			const overlaps = (document.querySelector('[data-testid="scenario-overlaps"]') || {}).textContent || '';
+			return holder === 'alice' && overlaps.startsWith('1 ') ? '' : 'holder ' + holder + ', overlaps ' + overlaps;
+		})()`, 3, `(() => {
+			const card = (n) => document.querySelector('[data-testid="member"][data-name="' + n + '"]');
+			const faults = [...card('alice').querySelectorAll('.member-fault')].map((f) => f.textContent).join('; ');
+			if (card('alice').dataset.state !== 'leader' || card('bob').dataset.state !== 'leader') return 'alice ' + card('alice').dataset.state + ', bob ' + card('bob').dataset.state;
+			return faults.includes('dead connection') ? '' : 'alice\'s faults: ' + faults;
+		})()`},
 		// While the server is down the page says so and nobody leads; once it is back, one
 		// candidate leads and the record names it.
 		{"apiserver-outage", `(() => {

@@ -114,7 +114,7 @@ func New(cfg Config, opts Options) (*Candidate, error) {
 	}
 	c.net = NewNetwork(opts.Transport, real)
 	c.flights = &flightLog{now: c.ownNow, changed: c.flightsChanged,
-		next: &timeoutTransport{next: c.net, clock: c.clock, timeout: cfg.RenewDeadline, freezer: c.freezer}}
+		next: &timeoutTransport{next: c.net, clock: c.clock, timeout: cfg.requestTimeout(), freezer: c.freezer}}
 	client := &Client{BaseURL: cfg.BaseURL, Token: cfg.Token, Transport: c.flights, Identity: cfg.Identity}
 	c.elector = &elector{
 		cfg:    cfg,
@@ -342,7 +342,7 @@ func (c *Candidate) attempt(ctx context.Context) time.Time {
 
 	var o outcome
 	c.withStep(ctx, func(ctx context.Context) {
-		if leading {
+		if leading && !c.cfg.WaitsOutRenewals {
 			var cancel context.CancelFunc
 			ctx, cancel = c.withDeadline(ctx, deadline)
 			defer cancel()

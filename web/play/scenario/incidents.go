@@ -366,3 +366,65 @@ var apiserverOutage = plain(Scenario{
 		{Kind: OneLeader},
 	},
 })
+
+// deadFor is how long the stuck-connection lesson's dead connections stay unnoticed: about what
+// kubernetes#125530 saw on a dead HTTP/2 connection.
+const deadFor = 30 * time.Second
+
+var stuckConnection = plain(Scenario{
+	Name:     "stuck-connection",
+	Title:    i18n.Text{En: "A renewal stuck on a dead connection", Zh: "卡在死连接上的续约"},
+	Summary:  i18n.Text{En: "The leader's connection dies without a word; an elector that waits for its renewal believes it leads until the client finds the connection dead, long past its lease.", Zh: "领导者的连接悄无声息地断了；一个等待续约结果的选举器会一直以为自己在领导，直到客户端发现连接已死，那时早已超过它的租约。"},
+	Teaches:  i18n.Text{En: "A renew deadline protects only if nothing outlives it: cut every renewal at the deadline, and give the election's client a timeout.", Zh: "续约期限只有在没有任何东西能越过它时才起保护作用：在期限处截断每次续约，并给选举用的客户端设置超时。"},
+	Incident: "https://github.com/kubernetes/kubernetes/issues/125530",
+	Cast: []Member{
+		{Identity: "alice", WaitsOutRenewals: true, RequestTimeout: candidate.NoTimeout},
+		{Identity: "bob", Joins: 700 * time.Millisecond},
+	},
+	Steps: []Step{
+		aliceLeadsBobFollows(),
+		{
+			Say: i18n.Text{
+				En: "alice runs an old elector: like client-go before Kubernetes 1.12, it waits for each renewal to return before it looks at its renew deadline, and her client sets no timeout, as the leader-election client of openshift/library-go set none before its PR 636. bob runs today's client-go: a renewal is cut off at the renew deadline, and every request times out.",
+				Zh: "alice 运行的是一个旧的选举器：和 Kubernetes 1.12 之前的 client-go 一样，它要等每次续约返回后才查看续约期限；她的客户端也没有设置超时，正如 openshift/library-go 的选举客户端在其 PR 636 之前那样。bob 运行的是如今的 client-go：续约会在续约期限处被截断，每个请求都有超时。",
+			},
+		},
+		{
+			Say: i18n.Text{
+				En: "alice's connection to the API server dies without a word: the node at its other end lost power, so no reset ever comes. Her next renewal goes out on it and hangs, and her client will find the connection dead only 30 s from now (an HTTP/2 health check, or TCP giving up). Her renew deadline passes unnoticed: she waits, believing she leads. bob's connection is sound: he waits out her lease and takes it.",
+				Zh: "alice 与 API 服务器的连接悄无声息地断了：连接另一端的节点断了电，所以永远不会有重置。她的下一次续约在这条连接上发出后就挂起了，而她的客户端要到 30 秒后才会发现连接已死（HTTP/2 健康检查，或 TCP 放弃重传）。她的续约期限悄悄过去：她还在等待，仍以为自己在领导。bob 的连接完好：他等她的租约到期后接管。",
+			},
+			Do:      func(a *Actions) { a.Member("alice").KillConnection(deadFor) },
+			Until:   func(w *World) bool { return someoneElseHolds(w, "alice") },
+			Waiting: i18n.Text{En: "until bob holds the lease", Zh: "等待 bob 持有租约"},
+		},
+		{
+			Say: i18n.Text{
+				En: "Two leaders: the record names bob, and alice, her renewal still hanging, believes she leads. When her client finds the connection dead, the renewal fails; she reads the record on a new connection, sees bob, and, her renew deadline long past, stops leading: some 30 s after her last renewal, long after her lease ran out by bob's count.",
+				Zh: "两个领导者：记录写的是 bob，而续约仍挂起的 alice 以为自己在领导。等她的客户端发现连接已死，续约失败；她在新连接上读取记录，看到 bob，而她的续约期限早已过去，于是停止领导：距她最后一次续约大约 30 秒，远在按 bob 的计算她的租约到期之后。",
+			},
+			Until:   func(w *World) bool { return !w.Leads("alice") && len(w.Overlaps()) > 0 },
+			Waiting: i18n.Text{En: "until alice's client finds its connection dead", Zh: "等待 alice 的客户端发现连接已死"},
+		},
+		{
+			Say: i18n.Text{
+				En: "Now bob's connection dies the same way. His renewal is cut off at his renew deadline, 7 s into its round, and he stops leading before his lease runs out: no second split brain. His connection stays dead for his next tries, each of them cut off by its timeout, until his client finds it dead; alice takes the lease.",
+				Zh: "现在 bob 的连接也以同样的方式断了。他的续约在续约期限处被截断，即这一轮开始后 7 秒，他在租约到期之前就停止了领导：没有第二次脑裂。他之后的尝试仍在这条死连接上，每次都被超时截断，直到他的客户端发现连接已死；alice 拿下了租约。",
+			},
+			Do:      func(a *Actions) { a.Member("bob").KillConnection(deadFor) },
+			Until:   func(w *World) bool { return someoneElseHolds(w, "bob") },
+			Waiting: i18n.Text{En: "until alice takes the lease", Zh: "等待 alice 接管租约"},
+		},
+		{
+			Say: i18n.Text{
+				En: "Let nothing outlive the renew deadline. client-go has cut a renewal off at the renew deadline since 1.12 and has handed the round's deadline down to the request since 1.18, and its NewFromKubeconfig gives the election's client a timeout of half the renew deadline. A dead connection still holds up a follower, whose tries have no deadline but the client's timeout: in kubernetes#125530 a controller manager's election requests hung about 30 s on a dead HTTP/2 connection, and the new leader came later than the lease.",
+				Zh: "不要让任何东西越过续约期限。client-go 自 1.12 起就在续约期限处截断续约，自 1.18 起把这一轮的期限传给请求本身，它的 NewFromKubeconfig 还给选举用的客户端设置了续约期限一半的超时。死连接仍会拖住跟随者，因为它的尝试除了客户端超时之外没有期限：在 kubernetes#125530 中，一个控制器管理器的选举请求在一条死掉的 HTTP/2 连接上挂起了大约 30 秒，新的领导者比租约到期来得更晚。",
+			},
+		},
+	},
+	Claims: []Claim{
+		{Kind: SplitBrain, Who: "alice", Cause: judge.CauseDeadConnection, Min: 10 * time.Second},
+		{Kind: StepsDownFirst, Who: "bob"},
+		{Kind: Transitions, N: 2},
+	},
+})

@@ -114,6 +114,7 @@ var library = []*Scenario{
 	identityCollision,
 	zombieStandby,
 	restartWaits,
+	stuckConnection,
 	apiserverOutage,
 }
 

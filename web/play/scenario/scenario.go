@@ -69,6 +69,11 @@ type Member struct {
 	RenewDeadline time.Duration
 	// ReleaseOnCancel is client-go's option of the same name.
 	ReleaseOnCancel bool
+	// RequestTimeout and WaitsOutRenewals are the member's client and elector, when not
+	// today's client-go's (candidate.Config): an elector that waits for its renewal however long
+	// it takes, and a client without a timeout.
+	RequestTimeout   time.Duration
+	WaitsOutRenewals bool
 	// StopAfterLoss leaves the member stopped once it has lost the lease, as a program that
 	// calls client-go's Run once and neither loops nor exits when it returns: its process lives
 	// on and never competes again. By default a member starts over, as a supervised process.
@@ -135,15 +140,17 @@ func (s *Scenario) check() error {
 // config is the candidate configuration of member m.
 func (s *Scenario) config(m Member, baseURL, namespace string) candidate.Config {
 	cfg := candidate.Config{
-		BaseURL:         baseURL,
-		Namespace:       namespace,
-		LeaseName:       s.Lease,
-		Identity:        m.Identity,
-		LeaseDuration:   s.LeaseDuration,
-		RenewDeadline:   s.RenewDeadline,
-		RetryPeriod:     s.RetryPeriod,
-		ReleaseOnCancel: m.ReleaseOnCancel,
-		StopAfterLoss:   m.StopAfterLoss,
+		BaseURL:          baseURL,
+		Namespace:        namespace,
+		LeaseName:        s.Lease,
+		Identity:         m.Identity,
+		LeaseDuration:    s.LeaseDuration,
+		RenewDeadline:    s.RenewDeadline,
+		RetryPeriod:      s.RetryPeriod,
+		ReleaseOnCancel:  m.ReleaseOnCancel,
+		StopAfterLoss:    m.StopAfterLoss,
+		RequestTimeout:   m.RequestTimeout,
+		WaitsOutRenewals: m.WaitsOutRenewals,
 		// Unless StopAfterLoss, a member that loses the lease starts over as a follower, as a
 		// supervised process.
 		Coordinated:      s.Coordinated,
