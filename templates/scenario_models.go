@@ -99,6 +99,16 @@ type ScenarioLive struct {
 	// Outage says, while the lesson has taken the API server away, how its requests fare
 	// ("" while it answers).
 	Outage string
+	// Claims are what the lesson says its run shows, and, once it has played its last step,
+	// whether each held.
+	Claims []ScenarioClaim
+}
+
+// ScenarioClaim is one claim of a lesson: Held is "true" or "false" once the lesson is done,
+// "" before.
+type ScenarioClaim struct {
+	Says string
+	Held string
 }
 
 // ScenarioLedger is a lesson's ledger: what the leaders' work wrote, and what came of it.

@@ -97,7 +97,14 @@ func TestBrowserLessonsFromTheField(t *testing.T) {
 				t.Fatalf("no lesson %s", c.name)
 			}
 			tab, _ := openBrowserTab(t, browser, srv.URL+"/scenarios/"+c.name+"?speed=4&lang=en")
-			playLessonInBrowser(t, tab, len(sc.Steps), c.at, func() string { return mustEval(t, tab, c.during) })
+			playLessonInBrowser(t, tab, len(sc.Steps), c.at, func() string {
+				if s := mustEval(t, tab, c.during); s != "" {
+					return s
+				}
+				mustEval(t, tab, `(() => { document.querySelector('[data-testid="members"]').scrollIntoView({block: 'start'}); scrollBy(0, -80); return ''; })()`)
+				browserScreenshot(t, tab, out, c.name+"-step"+strconv.Itoa(c.at)+"-1280.png")
+				return ""
+			})
 			if got := mustEval(t, tab, `(document.querySelector('[data-testid="incident"]') || {}).href || ''`); got != sc.Incident {
 				t.Errorf("the incident link is %q, want %q", got, sc.Incident)
 			}
@@ -110,9 +117,21 @@ func TestBrowserLessonsFromTheField(t *testing.T) {
 			}); err != nil {
 				t.Errorf("at the end of %s: %v", c.name, err)
 			}
+			// Every claim the lesson makes is listed, and held.
+			if _, err := browserWait(30*time.Second, func() (bool, string) {
+				s := mustEval(t, tab, `[...document.querySelectorAll('[data-testid="claim"]')].map((c) => c.dataset.held + ': ' + c.textContent.trim()).join('\n')`)
+				n := strings.Count(s, "\n") + 1
+				return s != "" && n == len(sc.Claims) && !strings.Contains(s, "false:") && !strings.HasPrefix(s, ":") && !strings.Contains(s, "\n:"), s
+			}); err != nil {
+				t.Errorf("the claims of %s on its page: %v", c.name, err)
+				lease := mustEval(t, tab, `document.querySelector('[data-testid="scenario-lease"]').href`)
+				lt, _ := openBrowserTab(t, browser, lease)
+				time.Sleep(2 * time.Second)
+				t.Logf("the lease page's split brains: %s", mustEval(t, lt, `[...document.querySelectorAll('[data-testid="overlap"]')].map((o) => o.dataset.cause + ' ' + o.textContent.replace(/\s+/g, ' ')).join('\n')`))
+			}
 			browserScreenshot(t, tab, out, c.name+"-end-1280.png")
 			// What the lesson shows, under the stage: the cards, and the ledger of a lesson with one.
-			mustEval(t, tab, `document.querySelector('[data-testid="members"]').scrollIntoView({block: 'start'})`)
+			mustEval(t, tab, `(() => { document.querySelector('[data-testid="members"]').scrollIntoView({block: 'start'}); scrollBy(0, -80); return ''; })()`)
 			browserScreenshot(t, tab, out, c.name+"-cards-1280.png")
 		})
 	}

@@ -325,6 +325,7 @@ func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario
 	if st.Ledger != nil {
 		l.Ledger = ledgerView(lang, ns, st.Ledger)
 	}
+	l.Claims = claimsView(lang, sc, run, l.Done)
 	switch st.Outage {
 	case candidate.PartitionHang:
 		l.Outage = lang.T("scn.outage.hang")
@@ -341,6 +342,22 @@ func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario
 		l.Members = append(l.Members, m)
 	}
 	return l
+}
+
+// claimsView is what the lesson claims, each with whether it held once the lesson is done.
+func claimsView(lang i18n.Lang, sc *scenario.Scenario, run *scenario.Run, done bool) []templates.ScenarioClaim {
+	var errs []error
+	if done {
+		errs = run.Claims()
+	}
+	out := make([]templates.ScenarioClaim, len(sc.Claims))
+	for i, c := range sc.Claims {
+		out[i].Says = c.Says().In(lang)
+		if i < len(errs) {
+			out[i].Held = strconv.FormatBool(errs[i] == nil)
+		}
+	}
+	return out
 }
 
 // ledgerView is a lesson's ledger as its page shows it: the writes of one writer's term that
