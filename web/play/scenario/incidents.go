@@ -315,7 +315,8 @@ var restartWaits = plain(Scenario{
 		},
 	},
 	Claims: []Claim{
-		{Kind: TakeoverAfterStep, Who: "alice", N: 3, Min: leaseDuration, Max: leaseDuration + maxTry},
+		// 10 to 14.4 s, and up to a second more for a loaded server at 4x to notice it.
+		{Kind: TakeoverAfterStep, Who: "alice", N: 3, Min: leaseDuration, Max: leaseDuration + maxTry + time.Second},
 		{Kind: Leaderless, Min: 3 * leaseDuration},
 		{Kind: Transitions, N: 1},
 	},
@@ -425,7 +426,9 @@ var stuckConnection = plain(Scenario{
 		},
 	},
 	Claims: []Claim{
-		{Kind: SplitBrain, Who: "alice", Cause: judge.CauseDeadConnection, Min: 10 * time.Second},
+		// Over 11 s: she believes 30 s after the kill; bob takes over at most 18.8 s after her
+		// last renewal, which came before it.
+		{Kind: SplitBrain, Who: "alice", Cause: judge.CauseDeadConnection, Min: 8 * time.Second},
 		{Kind: StepsDownFirst, Who: "bob"},
 		{Kind: Transitions, N: 2},
 	},
