@@ -275,7 +275,7 @@ func (a *Actions) Outage(mode candidate.PartitionMode) {
 // Note keeps value under key, for later steps and conditions (World.Notes).
 func (a *Actions) Note(key, value string) { a.run.note(key, value) }
 
-// Note returns what a step noted under key.
+// Noted returns what a step noted under key.
 func (a *Actions) Noted(key string) string { return a.run.noted(key) }
 
 // Since returns when the first event of kind and what happened at or after from (the run's
