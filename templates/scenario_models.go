@@ -12,6 +12,10 @@ type ScenarioItem struct {
 	URL     string
 	Title   string
 	Summary string
+	// Teaches is what the lesson teaches, in one line; Incident the upstream issue, pull request
+	// or documentation it retells ("" for none).
+	Teaches  string
+	Incident string
 	// RunningURL links the newest run of it that plays on the server, with its seed and speed;
 	// "" when none does.
 	RunningURL string
@@ -23,6 +27,10 @@ type Scenario struct {
 	Name    string
 	Title   string
 	Summary string
+	// Teaches is what the lesson teaches, in one line; Incident the upstream issue, pull request
+	// or documentation it retells ("" for none).
+	Teaches  string
+	Incident string
 	// Seed and Speed are the run's (or, before it starts, the link's).
 	Seed  string
 	Speed string
@@ -86,6 +94,47 @@ type ScenarioLive struct {
 	Members     []ScenarioMember
 	// Overlaps counts the split brains the checker found in the run so far.
 	Overlaps int
+	// Ledger is the shared resource the leaders' work writes, in a lesson that has one.
+	Ledger *ScenarioLedger
+	// Outage says, while the lesson has taken the API server away, how its requests fare
+	// ("" while it answers).
+	Outage string
+	// Claims are what the lesson says its run shows, and, once it has played its last step,
+	// whether each held.
+	Claims []ScenarioClaim
+}
+
+// ScenarioClaim is one claim of a lesson: Held is "true" or "false" once the lesson is done,
+// "" before.
+type ScenarioClaim struct {
+	Says string
+	Held string
+}
+
+// ScenarioLedger is a lesson's ledger: what the leaders' work wrote, and what came of it.
+type ScenarioLedger struct {
+	// Lease names the ledger (namespace/name); Fenced says whether writes carry a token now.
+	Lease  string
+	Fenced bool
+	// Landed, Damage and Refused count the writes that landed, those of them made by a stale
+	// leader, and those refused.
+	Landed, Damage, Refused int
+	// Rows are the writes in order, a writer's run of writes that came to the same folded
+	// into one row.
+	Rows []ScenarioEffect
+}
+
+// ScenarioEffect is one row of the ledger: Count writes in a row by By.
+type ScenarioEffect struct {
+	By       string
+	Count    int
+	Token    int32
+	Fenced   bool
+	Accepted bool
+	Stale    bool
+	// Says what came of the writes, in the page's language; At when the first was made.
+	Says string
+	At   string
 }
 
 // ScenarioStep is one narration step reached.
@@ -100,10 +149,16 @@ type ScenarioStep struct {
 
 // ScenarioMember is one candidate of the run, its countdowns on its own clock.
 type ScenarioMember struct {
+	// Name is the member's name in the run when it differs from its Identity (two processes
+	// that share one); "" otherwise.
+	Name     string
 	Identity string
-	State    string
-	Holder   string
-	Stale    bool
+	// Zombie is true once a member whose program ran client-go's Run only once has lost the
+	// lease: Run returned, and its process lives on without competing.
+	Zombie bool
+	State  string
+	Holder string
+	Stale  bool
 	// Believes is true when it believes it leads while a fault (a pause, a partition) is what
 	// its card's badge shows: the narration's "two leaders" must be seen on the card too.
 	Believes bool

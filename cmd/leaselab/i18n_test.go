@@ -159,6 +159,8 @@ func TestChinesePagesHaveNoEnglish(t *testing.T) {
 		"/leases/default/nothing?lang=zh", // the error page
 		"/scenarios?lang=zh",
 		"/scenarios/leader-crash?lang=zh",
+		"/scenarios/fencing?lang=zh",
+		"/scenarios/identity-collision?lang=zh",
 	} {
 		doc := mustGetZh(t, ts.URL, path)
 		if doc.Find("[data-testid=timings]").Length() == 0 && strings.HasPrefix(path, "/play") {
@@ -318,5 +320,37 @@ func TestElectionDecisionsHaveNoEnglish(t *testing.T) {
 	}
 	if got := doc.Find(`[data-testid=lease-decisions] [data-kind=elect] .decision-text`).First().Text(); !strings.HasPrefix(got, "created the lease with holder alice: picked alice: ") {
 		t.Errorf("in English: %q", got)
+	}
+}
+
+// TestChineseLessonsLive: the live part of running lessons, in Chinese, has no English left: a
+// ledger and its writes, the claims, a member's identity beside its name.
+func TestChineseLessonsLive(t *testing.T) {
+	ts := mustStartServer(t, "")
+	ctx := ctxT(t, time.Minute)
+	for _, c := range []struct{ name, shows string }{
+		{"fencing", "[data-testid=effect]"},
+		{"identity-collision", "[data-testid=member-identity]"},
+	} {
+		resp, err := http.PostForm(ts.URL+"/scenarios/"+c.name+"/start", url.Values{"seed": {"1"}, "speed": {"4"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		t.Cleanup(func() {
+			if r, err := http.PostForm(ts.URL+"/scenarios/"+c.name+"/stop", url.Values{"seed": {"1"}}); err == nil {
+				r.Body.Close()
+			}
+		})
+		var doc *goquery.Document
+		waitFor(t, ctx, c.name+" to show "+c.shows, func() (bool, string) {
+			doc = mustGetZh(t, ts.URL, "/scenarios/"+c.name+"?seed=1&lang=zh")
+			return doc.Find(c.shows).Length() > 0 && doc.Find("[data-testid=claim]").Length() > 0, doc.Text()
+		})
+		for _, text := range visibleTexts(doc) {
+			for _, e := range englishLeft(text) {
+				t.Errorf("%s, live: English left: %q", c.name, e)
+			}
+		}
 	}
 }

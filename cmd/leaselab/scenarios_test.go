@@ -12,6 +12,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/play/scenario"
 )
 
@@ -184,6 +185,45 @@ func waitFor(t *testing.T, ctx context.Context, what string, cond func() (bool, 
 		case <-ctx.Done():
 			t.Fatalf("waiting for %s: %v; last: %s", what, ctx.Err(), last)
 		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// TestLessonsFromTheField: the library holds at least 16 lessons; it and every lesson's page
+// say in one line what the lesson teaches, and the lessons retold from incidents link the
+// upstream issue, pull request or documentation they retell, in both languages.
+func TestLessonsFromTheField(t *testing.T) {
+	srv := mustStartServer(t, "")
+	client := &http.Client{}
+	incidents := map[string]string{
+		"fencing":            "https://pkg.go.dev/k8s.io/client-go/tools/leaderelection",
+		"identity-collision": "https://github.com/kubernetes/kubernetes/issues/22775",
+		"zombie-standby":     "https://github.com/kubernetes/client-go/issues/1155",
+		"restart-waits":      "https://github.com/kubernetes/client-go/issues/448",
+		"stuck-connection":   "https://github.com/kubernetes/kubernetes/issues/125530",
+		"apiserver-outage":   "https://github.com/kubernetes-sigs/cluster-api/pull/3980",
+	}
+	if n := len(scenario.Library()); n < 16 {
+		t.Errorf("the library has %d lessons, want at least 16", n)
+	}
+	for _, lang := range []string{"en", "zh"} {
+		lib := getDoc(t, client, srv.URL+"/scenarios?lang="+lang, http.StatusOK)
+		for _, sc := range scenario.Library() {
+			item := lib.Find(`[data-name="` + sc.Name + `"]`)
+			if got, want := strings.TrimSpace(item.Find(`[data-testid="teaches"]`).Text()), sc.Teaches.In(i18n.Lang(lang)); !strings.Contains(got, want) {
+				t.Errorf("%s: the library's %s line of what %s teaches is %q, want it to hold %q", lang, lang, sc.Name, got, want)
+			}
+			page := getDoc(t, client, srv.URL+"/scenarios/"+sc.Name+"?lang="+lang, http.StatusOK)
+			if !strings.Contains(page.Find(`.scenario-head [data-testid="teaches"]`).Text(), sc.Teaches.In(i18n.Lang(lang))) {
+				t.Errorf("%s: the page of %s does not say what it teaches", lang, sc.Name)
+			}
+			want, retold := incidents[sc.Name]
+			for where, doc := range map[string]*goquery.Selection{"library": item, "page": page.Find(".scenario-head")} {
+				href, ok := doc.Find(`[data-testid="incident"]`).Attr("href")
+				if retold && href != want || !retold && ok && href != sc.Incident {
+					t.Errorf("%s: the %s of %s links the incident %q, want %q", lang, where, sc.Name, href, want)
+				}
+			}
 		}
 	}
 }

@@ -114,7 +114,7 @@ func New(cfg Config, opts Options) (*Candidate, error) {
 	}
 	c.net = NewNetwork(opts.Transport, real)
 	c.flights = &flightLog{now: c.ownNow, changed: c.flightsChanged,
-		next: &timeoutTransport{next: c.net, clock: c.clock, timeout: cfg.RenewDeadline, freezer: c.freezer}}
+		next: &timeoutTransport{next: c.net, clock: c.clock, timeout: cfg.requestTimeout(), freezer: c.freezer}}
 	client := &Client{BaseURL: cfg.BaseURL, Token: cfg.Token, Transport: c.flights, Identity: cfg.Identity}
 	c.elector = &elector{
 		cfg:    cfg,
@@ -342,7 +342,7 @@ func (c *Candidate) attempt(ctx context.Context) time.Time {
 
 	var o outcome
 	c.withStep(ctx, func(ctx context.Context) {
-		if leading {
+		if leading && !c.cfg.WaitsOutRenewals {
 			var cancel context.CancelFunc
 			ctx, cancel = c.withDeadline(ctx, deadline)
 			defer cancel()
@@ -442,7 +442,7 @@ func (c *Candidate) loseLeadership(ctx context.Context) time.Time {
 	defer c.mu.Unlock()
 	if c.cfg.StopAfterLoss || c.crashReq || c.releaseReq {
 		c.crashReq, c.releaseReq = false, false
-		c.stopLocked("lost leadership")
+		c.stopLocked(StopLostLeadership)
 		return time.Time{}
 	}
 	c.restartLocked(outcome{kind: outStartingOver})
@@ -458,6 +458,10 @@ func (c *Candidate) release(ctx context.Context) {
 		c.tell(c.elector.release(ctx))
 	})
 }
+
+// StopLostLeadership is a snapshot's StopReason once a candidate with StopAfterLoss has lost
+// the lease (the page words it, by this key).
+const StopLostLeadership = "lost leadership"
 
 // restartLocked forgets everything the previous run knew, as a new process
 // would, tells o and starts the acquire loop now.

@@ -58,6 +58,16 @@ type Config struct {
 	// ends because the renew deadline passed, as client-go's option of the
 	// same name. The Release command always releases; Crash never does.
 	ReleaseOnCancel bool
+	// RequestTimeout bounds every request, as the Timeout of client-go's rest.Config; 0 means
+	// the renew deadline (what kube-controller-manager and kube-scheduler set), NoTimeout none:
+	// a request then ends only with its attempt's own deadline, or its connection.
+	RequestTimeout time.Duration
+	// WaitsOutRenewals makes a leader wait for a renewal in flight however long past its
+	// renew deadline: the renew round looks at its deadline only between tries, as client-go's
+	// did before v9 (Kubernetes 1.12), and as an elector does that sends its requests without
+	// the round's deadline. Only the request's own end (its timeout, its connection found dead)
+	// ends the wait.
+	WaitsOutRenewals bool
 	// StopAfterLoss leaves the candidate stopped after it loses leadership.
 	// By default it starts over as a fresh candidate, as a process restarted
 	// by its supervisor would.
@@ -72,6 +82,20 @@ type Config struct {
 	// most binary; used only when Coordinated.
 	BinaryVersion    string
 	EmulationVersion string
+}
+
+// NoTimeout is a Config.RequestTimeout of none.
+const NoTimeout time.Duration = -1
+
+// requestTimeout is the timeout of every request (0: none).
+func (c Config) requestTimeout() time.Duration {
+	switch {
+	case c.RequestTimeout == 0:
+		return c.RenewDeadline
+	case c.RequestTimeout < 0:
+		return 0
+	}
+	return c.RequestTimeout
 }
 
 // ConfigError lists why a Config was refused, in plain language.

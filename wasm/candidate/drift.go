@@ -67,6 +67,18 @@ func (d *RateClock) AfterFunc(dur time.Duration, f func()) Timer {
 	return d.base.AfterFunc(dur, f)
 }
 
+// Own is this clock's reading when the base clock reads base (zero for zero): exact for an
+// instant since the rate last changed, and, before it, as if the rate had always been the
+// current one.
+func (d *RateClock) Own(base time.Time) time.Time {
+	if base.IsZero() {
+		return base
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ownLocked(base)
+}
+
 // real is the base clock's reading when this clock reads own (zero for zero).
 func (d *RateClock) real(own time.Time) time.Time {
 	if own.IsZero() {

@@ -181,6 +181,22 @@ func (c *Candidate) SetClockRate(rate float64) error {
 // ClockRate returns the rate of the candidate's clock.
 func (c *Candidate) ClockRate() float64 { return c.drift.Rate() }
 
+// KillConnection kills the candidate's connection to the server without a word (see
+// Network.KillConnection): its requests hang until its client finds the connection dead, d
+// from now.
+func (c *Candidate) KillConnection(d time.Duration) {
+	c.net.KillConnection(d)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tellLocked(outcome{kind: outFault, cmd: cmdKillConnection, d: d, faults: c.faultsLocked()}) {
+		c.changedLocked()
+	}
+}
+
+// cmdKillConnection is how the decision log tells a connection killed; a lesson kills it, no
+// page command does.
+const cmdKillConnection = "killConnection"
+
 // Release stops the candidate cleanly: the attempt in flight is abandoned
 // and, if it leads, it releases the lease (holderIdentity "",
 // leaseDurationSeconds 1) so that another candidate can take it at once. A
@@ -311,6 +327,8 @@ func narrateFault(o outcome) (said, bool) {
 		if f.ClockOffsetMs != 0 {
 			m = say("log.myClock", tabproto.DescribeOffset(f.ClockOffset()))
 		}
+	case cmdKillConnection:
+		m = say("log.deadConnection", secsRound(o.d))
 	case tabproto.CommandLoss:
 		m = say("log.lossOff")
 		if f.LossPercent > 0 {
@@ -341,6 +359,10 @@ const (
 // ErrPartitioned is returned by requests that meet a failing partition.
 var ErrPartitioned = errors.New("network unreachable (partitioned)")
 
+// ErrConnectionLost is returned by requests that waited on a dead connection until the client
+// found it dead.
+var ErrConnectionLost = errors.New("connection found dead")
+
 // Network is a Transport that injects network faults in front of another
 // one: a partition (requests hang or fail), added latency (half on the way
 // out, half on the way back, waited on the injected clock) and a share of
@@ -355,6 +377,9 @@ type Network struct {
 	latency time.Duration
 	loss    int            // percent of requests lost
 	draw    func() float64 // each request's fate, in [0, 1): lost below loss/100
+	// found is closed when the client finds its dead connection dead; nil while the
+	// connection is sound.
+	found chan struct{}
 }
 
 var _ Transport = (*Network)(nil)
@@ -404,6 +429,45 @@ func (n *Network) SetLoss(percent int, draw func() float64) {
 	n.loss, n.draw = max(percent, 0), draw
 }
 
+// KillConnection kills the connection to the server without a word, as a peer that lost power
+// does: no reset ever comes. Every request on it hangs until its context ends or, d after the
+// kill, the client finds the connection dead (an HTTP/2 health check, TCP giving up on its
+// retransmissions); the requests then waiting fail with ErrConnectionLost, and later ones go
+// through a new connection. A request cut off by its context leaves the connection as dead as
+// it was.
+func (n *Network) KillConnection(d time.Duration) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.found != nil {
+		return
+	}
+	found := make(chan struct{})
+	n.found = found
+	n.clock.AfterFunc(max(d, 0), func() {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		close(found)
+		n.found = nil
+	})
+}
+
+// deadConnection waits, while the connection is dead, until the client finds it dead
+// (ErrConnectionLost) or ctx ends; it returns nil at once while the connection is sound.
+func (n *Network) deadConnection(ctx context.Context) error {
+	n.mu.Lock()
+	found := n.found
+	n.mu.Unlock()
+	if found == nil {
+		return nil
+	}
+	select {
+	case <-found:
+		return ErrConnectionLost
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // State returns the current partition mode and latency.
 func (n *Network) State() (PartitionMode, time.Duration) {
 	n.mu.Lock()
@@ -415,7 +479,7 @@ func (n *Network) State() (PartitionMode, time.Duration) {
 func (n *Network) Faults() tabproto.Faults {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return tabproto.Faults{Partition: n.mode, LatencyMs: n.latency.Milliseconds(), LossPercent: n.loss}
+	return tabproto.Faults{Partition: n.mode, LatencyMs: n.latency.Milliseconds(), LossPercent: n.loss, DeadConnection: n.found != nil}
 }
 
 // RoundTrip sends req through the faults and then through the next
@@ -423,6 +487,9 @@ func (n *Network) Faults() tabproto.Faults {
 // may have applied the request although the caller sees an error. A request
 // lost to packet loss never reaches the server.
 func (n *Network) RoundTrip(ctx context.Context, req *Request) (*Response, error) {
+	if err := n.deadConnection(ctx); err != nil {
+		return nil, err
+	}
 	if err := n.travel(ctx); err != nil {
 		return nil, err
 	}

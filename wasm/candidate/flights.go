@@ -63,7 +63,7 @@ func flightOutcome(resp *Response, err error) string {
 	switch {
 	case err == nil:
 		return strconv.Itoa(resp.StatusCode)
-	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled), errors.Is(err, ErrConnectionLost):
 		return tabproto.FlightTimeout
 	default:
 		return tabproto.FlightRefused

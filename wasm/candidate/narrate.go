@@ -273,6 +273,8 @@ func errSays(err error) tabproto.Msg {
 		return say("log.errPartitioned")
 	case ErrUnreachable:
 		return say("log.errUnreachable")
+	case ErrConnectionLost:
+		return say("log.errConnectionLost")
 	}
 	return plain(err.Error())
 }

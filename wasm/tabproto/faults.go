@@ -27,6 +27,9 @@ type Faults struct {
 	// LossPercent is the share of the tab's requests the network loses, 0 to MaxLossPercent:
 	// each lost request hangs until it times out, as in a hanging partition.
 	LossPercent int `json:"lossPercent,omitempty"`
+	// DeadConnection is true while the tab's connection to the server is dead without a word
+	// (no reset ever came): its requests hang until the client finds it dead.
+	DeadConnection bool `json:"deadConnection,omitempty"`
 }
 
 // Partition says how a tab's requests behave while its network is partitioned.
@@ -75,6 +78,9 @@ func (f Faults) Describe() []Msg {
 	}
 	if f.LossPercent > 0 {
 		out = append(out, Say("fault.loss", f.LossPercent))
+	}
+	if f.DeadConnection {
+		out = append(out, Say("fault.deadConnection"))
 	}
 	if f.ClockOffsetMs != 0 {
 		out = append(out, DescribeOffset(f.ClockOffset()))
@@ -184,29 +190,31 @@ func (c Command) Validate() error {
 // faultWords are the faults' sentences (see narration): how a tab lists
 // its faults ("fault.") and how its decision log tells one switched on or off ("log.").
 var faultWords = said.Register(map[string]said.Text{
-	"fault.paused":        {En: "paused", Zh: "已暂停"},
-	"fault.partitionHang": {En: "partitioned: requests hang", Zh: "网络分区：请求挂起"},
-	"fault.partitionFail": {En: "partitioned: requests fail", Zh: "网络分区：请求失败"},
-	"fault.slow":          {En: "slow network: +%s per request", Zh: "慢速网络：每个请求 +%s"},
-	"fault.clockAhead":    {En: "clock %s ahead", Zh: "时钟快 %s"},
-	"fault.clockBehind":   {En: "clock %s behind", Zh: "时钟慢 %s"},
-	"fault.clockInSync":   {En: "clock in sync", Zh: "时钟同步"},
-	"fault.clockFast":     {En: "clock runs %s%% fast", Zh: "时钟快 %s%%"},
-	"fault.clockSlow":     {En: "clock runs %s%% slow", Zh: "时钟慢 %s%%"},
-	"fault.clockRealRate": {En: "clock runs at the real rate", Zh: "时钟按真实速率运行"},
-	"fault.loss":          {En: "packet loss: %s%% of requests lost", Zh: "丢包：%s%% 的请求丢失"},
+	"fault.paused":         {En: "paused", Zh: "已暂停"},
+	"fault.partitionHang":  {En: "partitioned: requests hang", Zh: "网络分区：请求挂起"},
+	"fault.partitionFail":  {En: "partitioned: requests fail", Zh: "网络分区：请求失败"},
+	"fault.slow":           {En: "slow network: +%s per request", Zh: "慢速网络：每个请求 +%s"},
+	"fault.clockAhead":     {En: "clock %s ahead", Zh: "时钟快 %s"},
+	"fault.clockBehind":    {En: "clock %s behind", Zh: "时钟慢 %s"},
+	"fault.clockInSync":    {En: "clock in sync", Zh: "时钟同步"},
+	"fault.clockFast":      {En: "clock runs %s%% fast", Zh: "时钟快 %s%%"},
+	"fault.clockSlow":      {En: "clock runs %s%% slow", Zh: "时钟慢 %s%%"},
+	"fault.clockRealRate":  {En: "clock runs at the real rate", Zh: "时钟按真实速率运行"},
+	"fault.loss":           {En: "packet loss: %s%% of requests lost", Zh: "丢包：%s%% 的请求丢失"},
+	"fault.deadConnection": {En: "dead connection: requests hang until the client finds it dead", Zh: "连接已死：请求挂起，直到客户端发现连接已死"},
 
-	"log.paused":        {En: "paused: frozen as in a long GC pause; the world goes on without me", Zh: "已暂停：如同漫长的 GC 停顿般冻结；外界照常运转"},
-	"log.resumed":       {En: "resumed after %s: acting on what I knew before the pause", Zh: "%s 后恢复：按暂停前所知的情况行事"},
-	"log.partitionHang": {En: "network partitioned: my requests hang until it heals", Zh: "网络分区：我的请求一直挂起，直到恢复"},
-	"log.partitionFail": {En: "network partitioned: my requests fail at once", Zh: "网络分区：我的请求立即失败"},
-	"log.healed":        {En: "network healed", Zh: "网络已恢复"},
-	"log.normalSpeed":   {En: "network back to normal speed", Zh: "网络恢复正常速度"},
-	"log.slow":          {En: "slow network: +%s per request", Zh: "慢速网络：每个请求 +%s"},
-	"log.clockInSync":   {En: "my clock is back in sync", Zh: "我的时钟已恢复同步"},
-	"log.myClock":       {En: "my %s", Zh: "我的%s"},
-	"log.realRate":      {En: "my clock runs at the real rate again", Zh: "我的时钟重新按真实速率运行"},
-	"log.myRate":        {En: "my %s: I count leases, deadlines and retries on it", Zh: "我的%s：我用它计算租约、截止时间和重试"},
-	"log.loss":          {En: "packet loss: %s%% of my requests are lost, each hanging until it times out", Zh: "丢包：我的请求有 %s%% 丢失，每个都挂起直到超时"},
-	"log.lossOff":       {En: "no more packet loss", Zh: "不再丢包"},
+	"log.paused":         {En: "paused: frozen as in a long GC pause; the world goes on without me", Zh: "已暂停：如同漫长的 GC 停顿般冻结；外界照常运转"},
+	"log.resumed":        {En: "resumed after %s: acting on what I knew before the pause", Zh: "%s 后恢复：按暂停前所知的情况行事"},
+	"log.partitionHang":  {En: "network partitioned: my requests hang until it heals", Zh: "网络分区：我的请求一直挂起，直到恢复"},
+	"log.partitionFail":  {En: "network partitioned: my requests fail at once", Zh: "网络分区：我的请求立即失败"},
+	"log.healed":         {En: "network healed", Zh: "网络已恢复"},
+	"log.normalSpeed":    {En: "network back to normal speed", Zh: "网络恢复正常速度"},
+	"log.slow":           {En: "slow network: +%s per request", Zh: "慢速网络：每个请求 +%s"},
+	"log.clockInSync":    {En: "my clock is back in sync", Zh: "我的时钟已恢复同步"},
+	"log.myClock":        {En: "my %s", Zh: "我的%s"},
+	"log.realRate":       {En: "my clock runs at the real rate again", Zh: "我的时钟重新按真实速率运行"},
+	"log.myRate":         {En: "my %s: I count leases, deadlines and retries on it", Zh: "我的%s：我用它计算租约、截止时间和重试"},
+	"log.loss":           {En: "packet loss: %s%% of my requests are lost, each hanging until it times out", Zh: "丢包：我的请求有 %s%% 丢失，每个都挂起直到超时"},
+	"log.lossOff":        {En: "no more packet loss", Zh: "不再丢包"},
+	"log.deadConnection": {En: "my connection to the server died without a word: every request on it hangs until my client finds it dead, %s from now", Zh: "我与服务器的连接悄无声息地断了：其上的每个请求都会挂起，直到我的客户端在 %s 后发现连接已死"},
 })

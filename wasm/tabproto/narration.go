@@ -66,6 +66,7 @@ var narration = said.Register(map[string]said.Text{
 	"log.timedOut":            {En: "no answer within the %s request timeout", Zh: "在 %s 的请求超时内没有应答"},
 	"log.errPartitioned":      {En: "network unreachable (partitioned)", Zh: "网络不可达（网络分区）"},
 	"log.errUnreachable":      {En: "the server could not be reached", Zh: "无法连接到服务器"},
+	"log.errConnectionLost":   {En: "the connection was found dead; the next request dials a new one", Zh: "发现连接已死；下一个请求会建立新连接"},
 
 	// What a network delay does at a candidate's timings (the slow-network fault's choices).
 	"delay.cutOff": {En: "with Slow on, a renewal (one request) takes %s, not less than the %s renew deadline: it is cut off, the leader gives up leading and the others take the lease once it has run out; %s", Zh: "开启慢速网络时，一次续约（一个请求）需要 %s，不短于 %s 的续约期限：续约被打断，领导者放弃领导，其他候选者在租约耗尽后获得它；%s"},

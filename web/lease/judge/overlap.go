@@ -35,15 +35,18 @@ type View struct {
 
 // Causes of an overlap, from what the first stale believer recorded, in order of precedence.
 const (
-	CausePaused      = "paused"
-	CausePartitioned = "partitioned"
-	CauseLoss        = "loss" // its network lost a share of its requests
-	CauseSlowNetwork = "slow-network"
-	CauseClockOffset = "clock-offset"
-	CauseClockDrift  = "clock-drift" // its clock ran slow or fast
-	CauseReleased    = "released"    // released the lease while still working
-	CauseDeleted     = "deleted"     // the lease was deleted while it held it
-	CauseUnknown     = "unknown"
+	CausePaused = "paused"
+	// CauseDeadConnection: its connection had died without a word, and its renewal waited on
+	// it past its renew deadline.
+	CauseDeadConnection = "dead-connection"
+	CausePartitioned    = "partitioned"
+	CauseLoss           = "loss" // its network lost a share of its requests
+	CauseSlowNetwork    = "slow-network"
+	CauseClockOffset    = "clock-offset"
+	CauseClockDrift     = "clock-drift" // its clock ran slow or fast
+	CauseReleased       = "released"    // released the lease while still working
+	CauseDeleted        = "deleted"     // the lease was deleted while it held it
+	CauseUnknown        = "unknown"
 )
 
 // causeSentences are the judge's sentences of an overlap's cause, kept beside the causes: why
@@ -52,6 +55,8 @@ var causeSentences = said.Register(map[string]said.Text{
 	"judge.whyPaused": {En: "%s was paused and did not see %s", Zh: "%s 被暂停，没有看到 %s"},
 
 	"judge.whyPartitioned": {En: "%s was cut off from the server and did not see %s", Zh: "%s 与服务器断开了联系，没有看到 %s"},
+
+	"judge.whyDeadConnection": {En: "%s's connection to the server had died without a word, and it went on waiting for its renewal on it, so it did not see %s", Zh: "%s 与服务器的连接悄无声息地断了，它却一直在这条连接上等待续约的结果，所以没有看到 %s"},
 
 	"judge.whyLoss": {En: "%s's network lost %d%% of its requests, each hanging until it timed out, so it saw %s late", Zh: "%s 的网络丢失了 %d%% 的请求，每个都挂起直到超时，所以它很晚才看到%s"},
 
@@ -86,6 +91,8 @@ var causeSentences = said.Register(map[string]said.Text{
 	"advice.paused": {En: "client-go gives no fencing, and a paused process cannot check anything, not even its renew deadline, until it runs again: %[1]s, and %[2]s, so that it stops as soon as it notices.", Zh: "client-go 不提供防护，而被暂停的进程在重新运行之前什么也无法检查，连续约期限也不行：%[1]s，并且%[2]s，让它一发现就停止。"},
 
 	"advice.partitioned": {En: "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, however long ago another took over, so keep renewDeadline well under leaseDuration, %[2]s, and %[1]s.", Zh: "client-go 不提供防护：无论别人多久之前已经接管，领导者都会按自己的判断行事，直到续约期限过去；所以要让 renewDeadline 远小于 leaseDuration，%[2]s，并且%[1]s。"},
+
+	"advice.dead-connection": {En: "client-go gives no fencing: let no renewal outlive the renew deadline (client-go has cut it there since Kubernetes 1.12), give the election's client a timeout well under the renew deadline (client-go's NewFromKubeconfig gives it half), %[1]s, and %[2]s.", Zh: "client-go 不提供防护：不要让任何续约超过续约期限（client-go 自 Kubernetes 1.12 起就在那里截断续约），给选举用的客户端设置远小于续约期限的超时（client-go 的 NewFromKubeconfig 设为其一半），%[1]s，并且%[2]s。"},
 
 	"advice.loss": {En: "client-go gives no fencing: a leader acts on its belief until its renew deadline passes, and each lost request waits out its timeout before the next try, so keep renewDeadline well under leaseDuration with room for several lost tries, %[2]s, and %[1]s.", Zh: "client-go 不提供防护：领导者会按自己的判断行事，直到续约期限过去，而每个丢失的请求都要等到超时才会进行下一次尝试；所以要让 renewDeadline 远小于 leaseDuration，并为几次丢失的尝试留出余量，%[2]s，并且%[1]s。"},
 
@@ -515,12 +522,13 @@ const SlowNetworkLatency = time.Second
 func (s *span) cause(id, other string, changes []Change, views []View, end time.Time) cause {
 	from := s.start.Add(-s.duration)
 	var (
-		c                             cause
-		paused, partitioned, released bool
+		c                                   cause
+		paused, dead, partitioned, released bool
 	)
 	see := func(v *View) {
 		f := &v.Faults
 		paused = paused || f.Paused
+		dead = dead || f.DeadConnection
 		partitioned = partitioned || f.Partition != tabproto.PartitionNone
 		released = released || v.Decision == "released"
 		c.latency = max(c.latency, f.Latency())
@@ -553,6 +561,9 @@ func (s *span) cause(id, other string, changes []Change, views []View, end time.
 		c.cause = CauseDeleted
 	case paused:
 		c.cause = CausePaused
+	case dead:
+		// Whatever else was wrong with its network, it waited on a dead connection.
+		c.cause = CauseDeadConnection
 	case c.rate != 0 && c.rate < 1:
 		// A partition alone is safe (the leader gives up at its renew deadline, before the
 		// lease runs out); counted on a slow clock, that deadline outlasts the lease.
@@ -700,6 +711,8 @@ func whyOf(o Overlap, stale, other string, c cause, end time.Time) Said {
 		}
 	case CausePartitioned:
 		why = say("judge.whyPartitioned", Shown(stale), missed)
+	case CauseDeadConnection:
+		why = say("judge.whyDeadConnection", Shown(stale), missed)
 	case CauseLoss:
 		why = say("judge.whyLoss", Shown(stale), c.loss, missed)
 	case CauseSlowNetwork:
@@ -804,7 +817,7 @@ func overlapAdviceSays(cause string) Said {
 	switch cause {
 	case CauseClockOffset:
 		return say("advice." + cause)
-	case CausePaused, CausePartitioned, CauseLoss, CauseSlowNetwork, CauseClockDrift, CauseReleased, CauseDeleted:
+	case CausePaused, CauseDeadConnection, CausePartitioned, CauseLoss, CauseSlowNetwork, CauseClockDrift, CauseReleased, CauseDeleted:
 		return say("advice."+cause, say("advice.fencing"), say("advice.exit"))
 	}
 	return say("advice.unknown", say("advice.fencing"), say("advice.exit"))

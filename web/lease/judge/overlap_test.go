@@ -10,6 +10,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 
+	"github.com/leaselab/leaselab/wasm/said"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 )
 
@@ -56,6 +57,7 @@ func follow(s float64, id string, opts ...func(*View)) View {
 func paused(v *View)      { v.Faults.Paused, v.State = true, "paused" }
 func partitioned(v *View) { v.Faults.Partition, v.State = tabproto.PartitionHang, "partitioned" }
 func stopped(v *View)     { v.State = "stopped" }
+func deadConn(v *View)    { v.Faults.DeadConnection = true }
 
 func slow(d time.Duration) func(*View) {
 	return func(v *View) { v.Faults.LatencyMs = d.Milliseconds() }
@@ -249,6 +251,21 @@ func TestOverlaps(t *testing.T) {
 			now:  21,
 			want: []string{"16.2-17.5 alice,bob stale alice partitioned"},
 			text: []string{"alice and bob both believed", "1.3 s", "alice was cut off from the server and did not see bob take over"},
+		},
+		{
+			// alice's connection dies at 7 without a word; her elector waits for her renewal
+			// until her client finds the connection dead at 37, long past her renew deadline,
+			// while bob took over at 16.2.
+			name: "dead connection",
+			story: func(s *story) {
+				s.hold("alice", 0, 6, 10, 0, 0)
+				s.hold("bob", 16.2, 36.2, 10, 1, 0)
+				s.see(lead(0.05, "alice"), follow(0.1, "bob"), lead(7, "alice", deadConn),
+					lead(16.3, "bob"), follow(37, "alice"))
+			},
+			now:  38,
+			want: []string{"16.2-37 alice,bob stale alice dead-connection"},
+			text: []string{"alice's connection to the server had died without a word", "did not see bob take over"},
 		},
 		{
 			// alice's network adds 3 s to each round trip: she learns at 19.5 that bob took
@@ -502,7 +519,7 @@ func TestOverlaps(t *testing.T) {
 				}
 			}
 			for _, o := range got {
-				if o.Advice == "" || o.Cause != CauseUnknown && o.Advice == overlapAdviceSays(CauseUnknown).English() {
+				if o.Advice == "" || strings.Contains(o.Advice+o.AdviceSays.In(said.ZH), "%!") || o.Cause != CauseUnknown && o.Advice == overlapAdviceSays(CauseUnknown).English() {
 					t.Errorf("advice for %s: %q", o.Cause, o.Advice)
 				}
 				for _, id := range o.Believers {

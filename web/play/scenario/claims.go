@@ -3,9 +3,11 @@ package scenario
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/wasm/candidate"
 	"github.com/leaselab/leaselab/wasm/said"
 	"github.com/leaselab/leaselab/web/lease/judge"
 )
@@ -55,6 +57,27 @@ const (
 	StepsDownFirst ClaimKind = "steps-down-first"
 	// Transitions: leaseTransitions ends at N.
 	Transitions ClaimKind = "transitions"
+	// SharedIdentity: at least N members whose identity is Who believe they lead at once, for
+	// at least Min, while the record names Who: one identity, several leaders.
+	SharedIdentity ClaimKind = "shared-identity"
+	// NeverCompetesAgain: Who stops after leading (its Run returned) and, for at least Min
+	// after, never follows or leads again.
+	NeverCompetesAgain ClaimKind = "never-competes-again"
+	// Leaderless: after the first leader, an interval of at least Min in which no member
+	// believes it leads.
+	Leaderless ClaimKind = "leaderless"
+	// StepsDownAfterStep: Who, leading when step N began, stops believing it leads between Min
+	// and Max after it.
+	StepsDownAfterStep ClaimKind = "steps-down-after-step"
+	// OneLeader: at the end, the record names a member that believes it leads, and no other
+	// member believes it leads.
+	OneLeader ClaimKind = "one-leader"
+	// StaleWritesLand: at least N writes of Who's work land in the ledger without fencing
+	// while the lease names another: damage.
+	StaleWritesLand ClaimKind = "stale-writes-land"
+	// StaleWritesRefused: with fencing, at least N writes of Who's work are refused (a 409,
+	// then a newer token), and no fenced write of a stale leader lands.
+	StaleWritesRefused ClaimKind = "stale-writes-refused"
 )
 
 // claimWords are how the lesson page states each kind of claim.
@@ -69,6 +92,13 @@ var claimWords = said.Register(map[string]said.Text{
 	"claim.takeover-after-step":    {En: "%s's successor takes over within %s of step %d", Zh: "%s 的继任者在第 %[3]d 步开始后 %[2]s 内接管"},
 	"claim.steps-down-first":       {En: "%s steps down before anyone else holds the lease", Zh: "%s 在任何其他候选者持有租约之前就放弃领导"},
 	"claim.transitions":            {En: "leaseTransitions ends at %d", Zh: "leaseTransitions 最终为 %d"},
+	"claim.shared-identity":        {En: "%[2]d processes with the identity %[1]s believe they lead at once for at least %[3]s, while the record names %[1]s", Zh: "%[2]d 个身份标识同为 %[1]s 的进程同时认为自己是领导者，持续至少 %[3]s，而记录写的是 %[1]s"},
+	"claim.never-competes-again":   {En: "%s stops once it has lost the lease, and never competes again (for at least %s)", Zh: "%s 失去租约后就停下，再也不参与竞选（至少 %s）"},
+	"claim.leaderless":             {En: "nobody leads for at least %s", Zh: "至少 %s 内没有任何领导者"},
+	"claim.steps-down-after-step":  {En: "%s stops leading %s to %s after step %d begins", Zh: "%[1]s 在第 %[4]d 步开始后 %[2]s 到 %[3]s 之间停止领导"},
+	"claim.one-leader":             {En: "at the end, one candidate leads, and the record names it", Zh: "最后只有一个候选者在领导，且记录写的正是它"},
+	"claim.stale-writes-land":      {En: "without fencing, at least %[2]d writes of stale %[1]s land in the ledger", Zh: "没有防护时，过期的 %[1]s 至少有 %[2]d 次写入落入账本"},
+	"claim.stale-writes-refused":   {En: "with fencing, at least %[2]d writes of stale %[1]s are refused (409), and no stale write lands", Zh: "有防护时，过期的 %[1]s 至少有 %[2]d 次写入被拒绝（409），且没有任何过期的写入落入账本"},
 })
 
 // Says is the claim in the page's words.
@@ -85,7 +115,17 @@ func (c Claim) Says() i18n.Text {
 		return i18n.Say(key, c.Who, secs(c.Max), c.N)
 	case Believers, Transitions:
 		return i18n.Say(key, c.N)
-	case NoSplitBrain:
+	case StaleWritesLand, StaleWritesRefused:
+		return i18n.Say(key, c.Who, c.N)
+	case SharedIdentity:
+		return i18n.Say(key, c.Who, c.N, secs(c.Min))
+	case NeverCompetesAgain:
+		return i18n.Say(key, c.Who, secs(c.Min))
+	case StepsDownAfterStep:
+		return i18n.Say(key, c.Who, secs(c.Min), secs(c.Max), c.N)
+	case Leaderless:
+		return i18n.Say(key, secs(c.Min))
+	case NoSplitBrain, OneLeader:
 		return i18n.Say(key)
 	}
 	return i18n.Say(key, c.Who)
@@ -122,6 +162,20 @@ func (c Claim) Check(w *World) error {
 		return c.takeoverAfterStep(w)
 	case StepsDownFirst:
 		return c.stepsDownFirst(w)
+	case StaleWritesLand, StaleWritesRefused:
+		return c.staleWrites(w.Effects())
+	case SharedIdentity:
+		return c.sharedIdentity(w)
+	case NeverCompetesAgain:
+		return c.neverCompetesAgain(w)
+	case Leaderless:
+		return c.leaderless(w)
+	case StepsDownAfterStep:
+		return c.stepsDownAfterStep(w)
+	case OneLeader:
+		if ls := w.Leaders(); len(ls) != 1 || w.run.sc.identityOf(ls[0]) != w.Holder() {
+			return fmt.Errorf("at the end %v believe they lead, and the record names %q", ls, w.Holder())
+		}
 	case Transitions:
 		if n := len(w.run.changes); n == 0 || int(w.run.changes[n-1].Transitions) != c.N {
 			return fmt.Errorf("leaseTransitions is not %d at the end: changes %+v", c.N, w.run.changes[max(0, n-1):])
@@ -206,6 +260,158 @@ func (c Claim) stepsDownFirst(w *World) error {
 		}
 	}
 	return fmt.Errorf("nobody took the lease from %s", c.Who)
+}
+
+// sharedIdentity checks, from the run's events, the longest interval in which N or more
+// members of identity Who believed they led while the record named Who.
+func (c Claim) sharedIdentity(w *World) error {
+	identity := map[string]string{}
+	for _, m := range w.run.sc.Cast {
+		identity[m.name()] = m.Identity
+	}
+	leading := map[string]bool{}
+	holder := ""
+	var since time.Time
+	var longest time.Duration
+	for _, e := range w.Events {
+		at := w.Started.Add(e.At)
+		switch e.Kind {
+		case "holder":
+			holder = e.What
+		case "role":
+			name, role, _ := strings.Cut(e.What, " ")
+			leading[name] = role == string(candidate.RoleLeader)
+		}
+		n := 0
+		for name, on := range leading {
+			if on && identity[name] == c.Who {
+				n++
+			}
+		}
+		switch on := n >= c.N && holder == c.Who; {
+		case on && since.IsZero():
+			since = at
+		case !on && !since.IsZero():
+			longest, since = max(longest, at.Sub(since)), time.Time{}
+		}
+	}
+	if !since.IsZero() {
+		longest = max(longest, w.Now.Sub(since))
+	}
+	if longest < c.Min || longest == 0 {
+		return fmt.Errorf("%d members of identity %s led at once under its name for %v at most, want %v", c.N, c.Who, longest, c.Min)
+	}
+	return nil
+}
+
+// neverCompetesAgain checks Who's role events: it led, then stopped, and no role followed.
+func (c Claim) neverCompetesAgain(w *World) error {
+	var led bool
+	var stopped time.Time
+	for _, e := range w.Events {
+		name, role, _ := strings.Cut(e.What, " ")
+		if e.Kind != "role" || name != c.Who {
+			continue
+		}
+		switch {
+		case role == string(candidate.RoleLeader):
+			led, stopped = true, time.Time{}
+		case role == "stopped" && led:
+			stopped = w.Started.Add(e.At)
+		case !stopped.IsZero():
+			return fmt.Errorf("%s competed again (%s at %v)", c.Who, role, e.At)
+		}
+	}
+	if stopped.IsZero() {
+		return fmt.Errorf("%s never stopped after leading", c.Who)
+	}
+	if d := w.Now.Sub(stopped); d < c.Min {
+		return fmt.Errorf("%s was seen stopped for %v only, want %v", c.Who, d, c.Min)
+	}
+	return nil
+}
+
+// leaderless checks, from the run's role events, the longest interval after the first leader
+// in which no member believed it led.
+func (c Claim) leaderless(w *World) error {
+	leading := map[string]bool{}
+	var since time.Time
+	var longest time.Duration
+	seen := false
+	for _, e := range w.Events {
+		if e.Kind != "role" {
+			continue
+		}
+		name, role, _ := strings.Cut(e.What, " ")
+		leading[name] = role == string(candidate.RoleLeader)
+		n := 0
+		for _, on := range leading {
+			if on {
+				n++
+			}
+		}
+		seen = seen || n > 0
+		switch at := w.Started.Add(e.At); {
+		case seen && n == 0 && since.IsZero():
+			since = at
+		case n > 0 && !since.IsZero():
+			longest, since = max(longest, at.Sub(since)), time.Time{}
+		}
+	}
+	if !since.IsZero() {
+		longest = max(longest, w.Now.Sub(since))
+	}
+	if longest < c.Min || longest == 0 {
+		return fmt.Errorf("nobody led for %v at most, want %v", longest, c.Min)
+	}
+	return nil
+}
+
+// stepsDownAfterStep checks when Who, leading as step N began, stopped believing it led.
+func (c Claim) stepsDownAfterStep(w *World) error {
+	began, ok := w.StepAt(c.N)
+	if !ok {
+		return fmt.Errorf("step %d never began", c.N)
+	}
+	leading := false
+	for _, e := range w.Events {
+		name, role, _ := strings.Cut(e.What, " ")
+		if e.Kind != "role" || name != c.Who {
+			continue
+		}
+		at := w.Started.Add(e.At)
+		if at.Before(began) {
+			leading = role == string(candidate.RoleLeader)
+			continue
+		}
+		if !leading {
+			return fmt.Errorf("%s did not lead when step %d began", c.Who, c.N)
+		}
+		if d := at.Sub(began); d < c.Min || d > c.Max {
+			return fmt.Errorf("%s stopped leading %v after step %d began, outside %v to %v", c.Who, d, c.N, c.Min, c.Max)
+		}
+		return nil
+	}
+	return fmt.Errorf("%s never stopped leading after step %d began", c.Who, c.N)
+}
+
+// staleWrites checks what Who's stale writes to the ledger came to.
+func (c Claim) staleWrites(effects []Effect) error {
+	n := 0
+	for _, e := range effects {
+		switch {
+		case c.Kind == StaleWritesLand && e.By == c.Who && !e.Fenced && e.Damage():
+			n++
+		case c.Kind == StaleWritesRefused && e.Fenced && e.Damage():
+			return fmt.Errorf("a fenced write of stale %s landed: %+v", e.By, e)
+		case c.Kind == StaleWritesRefused && e.By == c.Who && e.Refused():
+			n++
+		}
+	}
+	if n < c.N {
+		return fmt.Errorf("%d writes of %s for %s, want %d or more: effects %+v", n, c.Who, c.Kind, c.N, effects)
+	}
+	return nil
 }
 
 // overlapList says what the checker found, for a failed claim.

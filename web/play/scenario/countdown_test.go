@@ -53,7 +53,7 @@ func TestLessonCountdownsStayTrue(t *testing.T) {
 			now := time.Now()
 			clear(page)
 			for _, s := range run.State().Members {
-				if left, ok := countdown(s); ok {
+				if left, ok := countdown(s.Snapshot); ok {
 					page[s.Identity] = shown{left, now}
 				}
 			}
@@ -73,7 +73,7 @@ func TestLessonCountdownsStayTrue(t *testing.T) {
 			}
 			now := time.Now()
 			for _, s := range st.Members {
-				live, ok := countdown(s)
+				live, ok := countdown(s.Snapshot)
 				p, onPage := page[s.Identity]
 				if !ok || !onPage {
 					continue

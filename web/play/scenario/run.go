@@ -106,6 +106,8 @@ type Run struct {
 	views     []judge.View
 	changes   []judge.Change
 	notes     map[string]string
+	ledger    *ledger // the shared resource the leaders' work writes (Scenario.Ledger); nil without
+	outage    *outage // the API server as the members reach it
 	done      bool
 	version   uint64
 	subs      map[chan struct{}]struct{}
@@ -189,6 +191,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 		members: map[string]*member{},
 		notes:   map[string]string{},
 		subs:    map[chan struct{}]struct{}{},
+		outage:  newOutage(),
 	}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.started = r.clock.Now()
@@ -200,7 +203,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 		rnd := rand.New(rand.NewPCG(opts.Seed, uint64(i)+1))
 		c, err := candidate.New(sc.config(m, opts.BaseURL, opts.Namespace), candidate.Options{
 			Clock:     r.clock,
-			Transport: candidate.HTTPTransport{Client: &http.Client{Transport: opts.Transport}},
+			Transport: r.outage.wrap(candidate.HTTPTransport{Client: &http.Client{Transport: opts.Transport}}),
 			Rand:      rnd.Float64,
 			// The judge counts the holds of a run at another speed on the run's clock.
 			Annotations: r.timeScale,
@@ -209,7 +212,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 			r.cancel()
 			return nil, err
 		}
-		r.members[m.Identity] = &member{spec: m, cand: c, role: candidate.RoleNone}
+		r.members[m.name()] = &member{spec: m, cand: c, role: candidate.RoleNone}
 	}
 	r.mu.Lock()
 	r.entered = []time.Time{r.started}
@@ -221,12 +224,15 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 		if m.Absent {
 			continue
 		}
-		id := m.Identity
+		id := m.name()
 		if m.Joins <= 0 {
 			r.join(id)
 			continue
 		}
 		r.clock.AfterFunc(m.Joins, func() { r.join(id) })
+	}
+	if sc.Ledger {
+		startLedger(r)
 	}
 	r.wg.Add(1)
 	go r.loop()
@@ -380,8 +386,8 @@ func (r *Run) observeLocked(m *member, s candidate.Snapshot, now time.Time) tabp
 		if role == "" {
 			role = "stopped"
 		}
-		r.dropRoleLocked(now, m.spec.Identity)
-		r.addEventLocked(now, "role", m.spec.Identity+" "+role)
+		r.dropRoleLocked(now, m.spec.name())
+		r.addEventLocked(now, "role", m.spec.name()+" "+role)
 	}
 	v := views.FromReport(rep, views.SourceTab, now, "").View()
 	v.At = now
@@ -668,11 +674,21 @@ func (r *Run) snapshotLocked(m *member, now time.Time) candidate.Snapshot {
 	return s
 }
 
-// memberIDs lists the members in the cast's order.
+// identityOf is the identity of the member called name ("" for none).
+func (s *Scenario) identityOf(name string) string {
+	for _, m := range s.Cast {
+		if m.name() == name {
+			return m.Identity
+		}
+	}
+	return ""
+}
+
+// memberIDs lists the members' names in the cast's order.
 func (r *Run) memberIDs() []string {
 	ids := make([]string, len(r.sc.Cast))
 	for i, m := range r.sc.Cast {
-		ids[i] = m.Identity
+		ids[i] = m.name()
 	}
 	return ids
 }
@@ -688,7 +704,13 @@ func (r *Run) overlaps() []judge.Overlap {
 		if err == nil {
 			// The lease's history holds earlier runs of the same seed too: only this run's
 			// split brains count (they are on the server's clock, as the run's start is here).
-			return judge.OverlapsBetween(out, r.enteredBase[0], r.opts.Clock.Now())
+			out = judge.OverlapsBetween(out, r.enteredBase[0], r.opts.Clock.Now())
+			// Told on the run's clock, as everything a step or a claim compares them with: at
+			// 4x a split brain of 2.5 s of the server's lasted 10 s of the candidates'.
+			for i := range out {
+				out[i].Start, out[i].End = r.clock.Own(out[i].Start), r.clock.Own(out[i].End)
+			}
+			return out
 		}
 		r.log.Debug("scenario overlap check failed", slog.Any("error", err))
 	}
@@ -826,7 +848,11 @@ func (r *Run) ensureNamespace() error {
 }
 
 func leasePath(namespace, lease string) string {
-	return "/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(namespace) + "/leases/" + url.PathEscape(lease)
+	return leasesPath(namespace) + "/" + url.PathEscape(lease)
+}
+
+func leasesPath(namespace string) string {
+	return "/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(namespace) + "/leases"
 }
 
 func (r *Run) getLease() (*coordinationv1.Lease, error) {
@@ -851,10 +877,11 @@ func (r *Run) getLease() (*coordinationv1.Lease, error) {
 // Clear deletes what a run of this scenario left in namespace, the run's own (its Leases and
 // LeaseCandidates), so that a new run starts from nothing.
 func Clear(ctx context.Context, transport http.RoundTripper, baseURL, namespace string, sc *Scenario) error {
-	for _, p := range []string{
+	paths := []string{
 		"/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(namespace) + "/leases",
 		"/apis/coordination.k8s.io/v1beta1/namespaces/" + url.PathEscape(namespace) + "/leasecandidates",
-	} {
+	}
+	for _, p := range paths {
 		code, body, err := call(ctx, transport, baseURL, http.MethodDelete, p, "")
 		if err != nil {
 			return err
@@ -925,7 +952,21 @@ type State struct {
 	Overlaps    int
 	// Members are the started members' snapshots, in the cast's order (with the belief of
 	// work that outlived leadership).
-	Members []candidate.Snapshot
+	Members []MemberState
+	// Ledger is the shared resource the leaders' work writes, in a lesson that has one.
+	Ledger *LedgerState
+	// Outage is the API server's outage in effect (candidate.PartitionNone for none).
+	Outage candidate.PartitionMode
+}
+
+// MemberState is one started member of a run as its page shows it.
+type MemberState struct {
+	// Name is the member's name in the run: its identity, unless it shares that with another.
+	Name string
+	// StopsAfterLoss is the member's Member.StopAfterLoss: stopped after losing the lease, its
+	// process lives on without competing.
+	StopsAfterLoss bool
+	candidate.Snapshot
 }
 
 // momentAfter is how long after what a step tells of its link shows the lease page: long
@@ -960,9 +1001,13 @@ func (r *Run) State() State {
 	now := r.clock.Now()
 	for _, id := range r.memberIDs() {
 		if m := r.members[id]; m.started {
-			st.Members = append(st.Members, r.snapshotLocked(m, now))
+			st.Members = append(st.Members, MemberState{Name: id, StopsAfterLoss: m.spec.StopAfterLoss, Snapshot: r.snapshotLocked(m, now)})
 		}
 	}
 	st.Overlaps = len(r.overlaps())
+	if r.ledger != nil {
+		st.Ledger = r.ledger.state()
+	}
+	st.Outage = r.outage.current()
 	return st
 }

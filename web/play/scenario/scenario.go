@@ -29,6 +29,11 @@ type Scenario struct {
 	Name    string
 	Title   i18n.Text
 	Summary i18n.Text
+	// Teaches is what the lesson teaches, in one line: the library lists it beside the title.
+	Teaches i18n.Text
+	// Incident is the address of the upstream issue, pull request or documentation the lesson
+	// retells ("" for none): the page links it, so that a reader can check the story.
+	Incident string
 	// Lease is the name of the lease the cast competes for, in the run's namespace.
 	Lease string
 	// LeaseDuration, RenewDeadline and RetryPeriod are the cast's timings, unless a member
@@ -42,12 +47,18 @@ type Scenario struct {
 	// Claims are what the narration says the run shows, as data (claims.go): the tests check
 	// them at every speed and seed the page offers, and the page says whether they held.
 	Claims []Claim
+	// Ledger gives the lesson a shared resource that its leaders' work writes through the API
+	// (ledger.go): every write, and what came of it, is shown and checked.
+	Ledger bool
 	// OfferedSeeds are the seeds the page offers, its default first; nil offers DefaultSeeds.
 	OfferedSeeds []uint64
 }
 
 // Member is one candidate of a scenario's cast.
 type Member struct {
+	// Name is the member's name in the run (its card, its events, the script's handle on it)
+	// when it is not its Identity: two processes that share an identity are two members.
+	Name     string
 	Identity string
 	// Joins is how long after the start (scenario time) the member starts; members start one
 	// after another so that who leads first does not depend on a race.
@@ -58,8 +69,25 @@ type Member struct {
 	RenewDeadline time.Duration
 	// ReleaseOnCancel is client-go's option of the same name.
 	ReleaseOnCancel bool
+	// RequestTimeout and WaitsOutRenewals are the member's client and elector, when not
+	// today's client-go's (candidate.Config): an elector that waits for its renewal however long
+	// it takes, and a client without a timeout.
+	RequestTimeout   time.Duration
+	WaitsOutRenewals bool
+	// StopAfterLoss leaves the member stopped once it has lost the lease, as a program that
+	// calls client-go's Run once and neither loops nor exits when it returns: its process lives
+	// on and never competes again. By default a member starts over, as a supervised process.
+	StopAfterLoss bool
 	// BinaryVersion and EmulationVersion, in a coordinated scenario.
 	BinaryVersion, EmulationVersion string
+}
+
+// name is the member's name in the run: its Name, or its Identity when it has none.
+func (m Member) name() string {
+	if m.Name != "" {
+		return m.Name
+	}
+	return m.Identity
 }
 
 // Step is one sentence of the lesson.
@@ -85,12 +113,15 @@ func (s *Scenario) check() error {
 	if len(s.Steps) == 0 || len(s.Cast) == 0 {
 		return fmt.Errorf("scenario %s has no steps or no cast", s.Name)
 	}
+	if s.Teaches.En == "" || s.Teaches.Zh == "" {
+		return fmt.Errorf("scenario %s: what it teaches is missing a language", s.Name)
+	}
 	seen := map[string]bool{}
 	for _, m := range s.Cast {
-		if !nameRE.MatchString(m.Identity) || seen[m.Identity] {
-			return fmt.Errorf("scenario %s: identity %q is not a unique DNS label", s.Name, m.Identity)
+		if !nameRE.MatchString(m.name()) || !nameRE.MatchString(m.Identity) || seen[m.name()] {
+			return fmt.Errorf("scenario %s: member %q (identity %q) is not a unique DNS label", s.Name, m.name(), m.Identity)
 		}
-		seen[m.Identity] = true
+		seen[m.name()] = true
 		if _, err := candidate.New(s.config(m, "", "ns"), candidate.Options{}); err != nil {
 			return fmt.Errorf("scenario %s, %s: %w", s.Name, m.Identity, err)
 		}
@@ -109,15 +140,19 @@ func (s *Scenario) check() error {
 // config is the candidate configuration of member m.
 func (s *Scenario) config(m Member, baseURL, namespace string) candidate.Config {
 	cfg := candidate.Config{
-		BaseURL:         baseURL,
-		Namespace:       namespace,
-		LeaseName:       s.Lease,
-		Identity:        m.Identity,
-		LeaseDuration:   s.LeaseDuration,
-		RenewDeadline:   s.RenewDeadline,
-		RetryPeriod:     s.RetryPeriod,
-		ReleaseOnCancel: m.ReleaseOnCancel,
-		// A member that loses the lease starts over as a follower, as a supervised process.
+		BaseURL:          baseURL,
+		Namespace:        namespace,
+		LeaseName:        s.Lease,
+		Identity:         m.Identity,
+		LeaseDuration:    s.LeaseDuration,
+		RenewDeadline:    s.RenewDeadline,
+		RetryPeriod:      s.RetryPeriod,
+		ReleaseOnCancel:  m.ReleaseOnCancel,
+		StopAfterLoss:    m.StopAfterLoss,
+		RequestTimeout:   m.RequestTimeout,
+		WaitsOutRenewals: m.WaitsOutRenewals,
+		// Unless StopAfterLoss, a member that loses the lease starts over as a follower, as a
+		// supervised process.
 		Coordinated:      s.Coordinated,
 		BinaryVersion:    m.BinaryVersion,
 		EmulationVersion: m.EmulationVersion,
@@ -136,7 +171,7 @@ type World struct {
 	StepStarted time.Time
 	// Lease is the server's record; nil while there is none.
 	Lease *coordinationv1.Lease
-	// Members are the running members' snapshots (stopped ones included), by identity.
+	// Members are the running members' snapshots (stopped ones included), by name.
 	Members map[string]candidate.Snapshot
 	// Notes holds what the script noted (Actions.Note), by key.
 	Notes map[string]string
@@ -218,10 +253,29 @@ func (a *Actions) Leader() string { return a.run.holderNow() }
 // OnStoppedLeading is called, the work goes on).
 func (a *Actions) KeepWorking(id string, d time.Duration) { a.run.keepWorking(id, d) }
 
+// Fence turns fencing on (or off) for the ledger's writes to come: each carries its writer's
+// token and is refused when the ledger has taken a newer one.
+func (a *Actions) Fence(on bool) {
+	if a.run.ledger == nil {
+		panic(fmt.Sprintf("scenario %s has no ledger to fence", a.run.sc.Name))
+	}
+	a.run.ledger.setFenced(on)
+}
+
+// Outage takes the API server away from every member at once (candidate.PartitionHang: their
+// requests hang; candidate.PartitionFail: they are refused), or brings it back
+// (candidate.PartitionNone).
+func (a *Actions) Outage(mode candidate.PartitionMode) {
+	a.run.outage.set(mode)
+	a.run.mu.Lock()
+	a.run.changedLocked()
+	a.run.mu.Unlock()
+}
+
 // Note keeps value under key, for later steps and conditions (World.Notes).
 func (a *Actions) Note(key, value string) { a.run.note(key, value) }
 
-// Note returns what a step noted under key.
+// Noted returns what a step noted under key.
 func (a *Actions) Noted(key string) string { return a.run.noted(key) }
 
 // Since returns when the first event of kind and what happened at or after from (the run's
@@ -234,6 +288,14 @@ func (w *World) Since(from time.Time, kind, what string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// Effects are the ledger's writes so far (none in a lesson without a ledger).
+func (w *World) Effects() []Effect {
+	if w.run.ledger == nil {
+		return nil
+	}
+	return w.run.ledger.list()
 }
 
 // StepAt returns when step n (from 1) began, and whether it has.

@@ -435,6 +435,7 @@ func TestLessonSetsPacketLoss(t *testing.T) {
 		Name:    "packet-loss",
 		Title:   i18n.Text{En: "Packet loss", Zh: "丢包"},
 		Summary: i18n.Text{En: "The leader's network loses most of its requests.", Zh: "领导者的网络丢失了大部分请求。"},
+		Teaches: i18n.Text{En: "A lossy network is a partition some of the time.", Zh: "丢包的网络有时就是网络分区。"},
 		Steps: []Step{
 			aliceLeads(),
 			{
@@ -495,4 +496,77 @@ func TestEveryLessonKeepsItsClaims(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFencingLedger: in fencing, the leaders' work writes the ledger through the API: the
+// frozen alice's writes land beside bob's (a 409 each, then a second try that lands), and once
+// fenced, the frozen bob's writes meet a 409 and are refused; the ledger on the server ends
+// with alice's token, 2, and every effect is on the page's state.
+func TestFencingLedger(t *testing.T) {
+	sc := Find("fencing")
+	synctest.Test(t, func(t *testing.T) {
+		run, _, srv := playAt(t, sc, 1, 1)
+		st := run.State()
+		if st.Ledger == nil || !st.Ledger.Fenced {
+			t.Fatalf("ledger state %+v", st.Ledger)
+		}
+		landed, damage, refused := st.Ledger.Counts()
+		t.Logf("landed %d, damage %d, refused %d", landed, damage, refused)
+		for _, e := range st.Ledger.Effects {
+			t.Logf("%+v", e)
+		}
+		if damage == 0 || refused == 0 {
+			t.Errorf("damage %d, refused %d: want both", damage, refused)
+		}
+		for _, e := range st.Ledger.Effects {
+			if e.Damage() && (e.By != "alice" || e.Fenced || e.Conflicts == 0) {
+				t.Errorf("damage by %s (fenced %v, %d conflicts): only alice's unfenced second tries land stale", e.By, e.Fenced, e.Conflicts)
+			}
+			if e.Refused() && (e.By != "bob" || !e.Stale) {
+				t.Errorf("refused %+v: only stale bob's writes are refused", e)
+			}
+		}
+		cs := kubernetes.NewForConfigOrDie(srv.Config())
+		l, err := cs.CoordinationV1().Leases(run.opts.Namespace).Get(t.Context(), sc.LedgerLease(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.Annotations[ledgerTokenKey]; got != "2" {
+			t.Errorf("the ledger's token is %q, want 2 (alice's term): %v", got, l.Annotations)
+		}
+		if got, want := l.Annotations[ledgerEntriesKey], strconv.Itoa(landed); got != want {
+			t.Errorf("the ledger counts %s entries; %s writes landed", got, want)
+		}
+	})
+}
+
+// TestServersSplitBrainsOnTheRunsClock: the screens' judge (Options.Overlaps) dates a split
+// brain on the server's clock; a run at 4x tells it on its own, as its claims and conditions
+// count: 2 s of the server's are 8 s of the run's (a lesson's "a split brain of at least 10 s"
+// failed on its page at 4x, and an ongoing one measured against the run's clock was off by the
+// run's age).
+func TestServersSplitBrainsOnTheRunsClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := leasetest.Start(t)
+		cfg := srv.Config()
+		base := time.Now()
+		run, err := Start(t.Context(), Find("gc-pause"), Options{Transport: cfg.Transport, BaseURL: cfg.Host, Namespace: "scenario-gc-pause", Seed: 1, Speed: 4,
+			Overlaps: func(context.Context, string, string, []judge.View) ([]judge.Overlap, error) {
+				return []judge.Overlap{
+					{Stale: []string{"alice"}, Start: base.Add(time.Second), End: base.Add(3 * time.Second), Cause: judge.CausePaused},
+					{Stale: []string{"alice"}, Start: base.Add(4 * time.Second), Cause: judge.CausePaused},
+				}, nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer run.Stop()
+		time.Sleep(5 * time.Second)
+		run.mu.Lock()
+		got, now := run.overlaps(), run.clock.Now()
+		run.mu.Unlock()
+		if len(got) != 2 || got[0].Length(now) != 8*time.Second || got[1].Length(now) != 4*time.Second {
+			t.Errorf("split brains of %v and %v on the run's clock, want 8 s and 4 s (so far): %+v", got[0].Length(now), got[1].Length(now), got)
+		}
+	})
 }

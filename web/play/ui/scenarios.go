@@ -228,7 +228,7 @@ func (u *scenarioScreen) scenarioList(c echo.Context) error {
 	for _, sc := range scenario.Library() {
 		v.Items = append(v.Items, templates.ScenarioItem{
 			Name: sc.Name, URL: "/scenarios/" + sc.Name, Title: sc.Title.In(lang), Summary: sc.Summary.In(lang),
-			RunningURL: u.scenarios.running(sc.Name),
+			Teaches: sc.Teaches.In(lang), Incident: sc.Incident, RunningURL: u.scenarios.running(sc.Name),
 		})
 	}
 	return u.render(c, http.StatusOK, templates.ScenariosView(v))
@@ -290,6 +290,8 @@ func (u *scenarioScreen) scenarioView(c echo.Context, sc *scenario.Scenario, see
 		Name:          sc.Name,
 		Title:         sc.Title.In(lang),
 		Summary:       sc.Summary.In(lang),
+		Teaches:       sc.Teaches.In(lang),
+		Incident:      sc.Incident,
 		Seed:          seedText,
 		Speed:         speedText(speed),
 		Speeds:        speedsOf(sc),
@@ -346,10 +348,79 @@ func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario
 		})
 	}
 	l.Holder, l.Transitions, l.Overlaps = st.Holder, strconv.Itoa(int(st.Transitions)), st.Overlaps
+	if st.Ledger != nil {
+		l.Ledger = ledgerView(lang, ns, st.Ledger)
+	}
+	l.Claims = claimsView(lang, sc, run, l.Done)
+	switch st.Outage {
+	case candidate.PartitionHang:
+		l.Outage = lang.T("scn.outage.hang")
+	case candidate.PartitionFail:
+		l.Outage = lang.T("scn.outage.fail")
+	}
 	for _, s := range st.Members {
-		l.Members = append(l.Members, memberView(lang, s, st.Speed))
+		m := memberView(lang, s.Snapshot, st.Speed)
+		if s.Name != s.Identity {
+			m.Name = s.Name
+		}
+		// A program that ran client-go's Run once: it returned, the process lives on.
+		m.Zombie = s.StopsAfterLoss && s.State == candidate.StateStopped && s.StopReason == candidate.StopLostLeadership
+		l.Members = append(l.Members, m)
 	}
 	return l
+}
+
+// claimsView is what the lesson claims, each with whether it held once the lesson is done.
+func claimsView(lang i18n.Lang, sc *scenario.Scenario, run *scenario.Run, done bool) []templates.ScenarioClaim {
+	var errs []error
+	if done {
+		errs = run.Claims()
+	}
+	out := make([]templates.ScenarioClaim, len(sc.Claims))
+	for i, c := range sc.Claims {
+		out[i].Says = c.Says().In(lang)
+		if i < len(errs) {
+			out[i].Held = strconv.FormatBool(errs[i] == nil)
+		}
+	}
+	return out
+}
+
+// ledgerView is a lesson's ledger as its page shows it: the writes of one writer's term that
+// came to the same are one row, in the order of their first, so that two leaders writing in
+// turn read as two rows, not as a column of alternating lines.
+func ledgerView(lang i18n.Lang, ns string, st *scenario.LedgerState) *templates.ScenarioLedger {
+	v := &templates.ScenarioLedger{Lease: ns + "/" + st.Lease, Fenced: st.Fenced}
+	v.Landed, v.Damage, v.Refused = st.Counts()
+	type key struct {
+		by     string
+		token  int32
+		fenced bool
+		says   string
+	}
+	rows := map[key]int{}
+	for _, e := range st.Effects {
+		says := "scn.effect.failed"
+		switch {
+		case e.Damage():
+			says = "scn.effect.damage"
+		case e.Accepted && e.Conflicts > 0:
+			says = "scn.effect.retried"
+		case e.Accepted:
+			says = "scn.effect.landed"
+		case e.Refused():
+			says = "scn.effect.refused"
+		}
+		k := key{e.By, e.Token, e.Fenced, says}
+		if i, ok := rows[k]; ok {
+			v.Rows[i].Count++
+			continue
+		}
+		rows[k] = len(v.Rows)
+		v.Rows = append(v.Rows, templates.ScenarioEffect{By: e.By, Count: 1, Token: e.Token, Fenced: e.Fenced, Accepted: e.Accepted,
+			Stale: e.Stale, Says: lang.T(says), At: strconv.FormatFloat(e.At.Seconds(), 'f', 1, 64) + " s"})
+	}
+	return v
 }
 
 // memberView is one member's card: its state, and the countdown it acts on, on its own clock.
