@@ -4,6 +4,16 @@ package templates
 type Scenarios struct {
 	Page  Page
 	Items []ScenarioItem
+	// Session is a suggested 90-minute session, in order; SessionMinutes its length.
+	Session        []SessionStep
+	SessionMinutes string
+}
+
+// SessionStep is one lesson of the suggested session: when it begins (minutes from the start),
+// and how long it takes with its talk.
+type SessionStep struct {
+	Name, URL, Title string
+	Starts, Minutes  string
 }
 
 // ScenarioItem is one scenario of the library.
@@ -16,6 +26,9 @@ type ScenarioItem struct {
 	// or documentation it retells ("" for none).
 	Teaches  string
 	Incident string
+	// Minutes is how long it takes at 1×, its run and a reading of each step, in minutes;
+	// Seconds the same in seconds (data-seconds).
+	Minutes, Seconds string
 	// RunningURL links the newest run of it that plays on the server, with its seed and speed;
 	// "" when none does.
 	RunningURL string

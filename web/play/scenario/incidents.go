@@ -58,6 +58,7 @@ const leaderelectionDocs = "https://pkg.go.dev/k8s.io/client-go/tools/leaderelec
 
 var fencing = plain(Scenario{
 	Name:     "fencing",
+	Length:   44 * time.Second,
 	Title:    i18n.Text{En: "Fencing: what a second leader costs", Zh: "防护：第二个领导者的代价"},
 	Summary:  i18n.Text{En: "A frozen leader wakes and its work writes a shared ledger beside the new leader's; with a fencing token the same writes are refused with 409.", Zh: "被冻结的领导者醒来后，它的工作与新领导者一起写入共享账本；有了防护令牌，同样的写入会被 409 拒绝。"},
 	Teaches:  i18n.Text{En: "A lease does not stop a stale leader from acting: only the resource it writes can refuse it, by a token such as leaseTransitions.", Zh: "租约无法阻止过期的领导者行事：只有它写入的资源才能凭 leaseTransitions 这样的令牌拒绝它。"},
@@ -146,6 +147,7 @@ func leadsUnder(w *World, identity string, names ...string) bool {
 
 var identityCollision = plain(Scenario{
 	Name:     "identity-collision",
+	Length:   12 * time.Second,
 	Title:    i18n.Text{En: "Identity collision: two leaders under one name", Zh: "身份标识冲突：一个名字下的两个领导者"},
 	Summary:  i18n.Text{En: "Two processes take the hostname as their identity: both believe they lead, the record names one, and nothing looks wrong.", Zh: "两个进程都用主机名作身份标识：两者都认为自己是领导者，记录只写着一个名字，看上去一切正常。"},
 	Teaches:  i18n.Text{En: "A candidate leads when the record names its identity: make each identity unique, as hostname plus a random suffix.", Zh: "记录写着谁的身份标识，谁就是领导者：要让每个身份标识唯一，比如主机名加随机后缀。"},
@@ -213,6 +215,7 @@ func stoppedFor(w *World, who string, d time.Duration) bool {
 
 var zombieStandby = plain(Scenario{
 	Name:     "zombie-standby",
+	Length:   45 * time.Second,
 	Title:    i18n.Text{En: "Zombie standby: Run returned", Zh: "僵尸备用：Run 已返回"},
 	Summary:  i18n.Text{En: "A program calls client-go's Run once: a replica that loses the lease stays up and never competes again, until nobody can lead.", Zh: "程序只调用一次 client-go 的 Run：失去租约的副本仍在运行，却再也不参与竞选，直到没有任何副本能够领导。"},
 	Teaches:  i18n.Text{En: "Run returns when leading ends: exit in OnStoppedLeading, or call Run again, or the replica never competes again.", Zh: "领导结束时 Run 就会返回：要在 OnStoppedLeading 中退出，或者再次调用 Run，否则这个副本再也不会参与竞选。"},
@@ -273,6 +276,7 @@ var zombieStandby = plain(Scenario{
 
 var restartWaits = plain(Scenario{
 	Name:     "restart-waits",
+	Length:   32 * time.Second,
 	Title:    i18n.Text{En: "Everyone restarted: the newcomers wait", Zh: "全部重启：新来者要等待"},
 	Summary:  i18n.Text{En: "Every candidate dies at once; new ones with new names find a record long expired by its renewTime, and still wait a full leaseDuration.", Zh: "所有候选者同时死掉；换了新名字的新候选者发现记录按 renewTime 早已过期，却仍要等满一个 leaseDuration。"},
 	Teaches:  i18n.Text{En: "A candidate counts leaseDuration from its own first look at the record, never from renewTime: a fresh start waits a full lease.", Zh: "候选者从自己第一次看到记录时开始计算 leaseDuration，从不依据 renewTime：全新启动要等满一个租约时长。"},
@@ -324,6 +328,7 @@ var restartWaits = plain(Scenario{
 
 var apiserverOutage = plain(Scenario{
 	Name:     "apiserver-outage",
+	Length:   23 * time.Second,
 	Title:    i18n.Text{En: "API server outage: nobody leads", Zh: "API 服务器中断：无人领导"},
 	Summary:  i18n.Text{En: "The API server stops answering: the leader steps down at its renew deadline though nothing failed on its side, and nobody leads until the server is back.", Zh: "API 服务器不再应答：尽管领导者自身没有任何故障，它仍在续约期限到达时退位，直到服务器恢复之前无人领导。"},
 	Teaches:  i18n.Text{En: "A leader that cannot reach the server steps down at its renew deadline: renewDeadline is the longest outage a leader rides out.", Zh: "联系不上服务器的领导者会在续约期限到达时退位：renewDeadline 就是领导者能扛过的最长中断。"},
@@ -376,6 +381,7 @@ const deadFor = 30 * time.Second
 
 var stuckConnection = plain(Scenario{
 	Name:     "stuck-connection",
+	Length:   42 * time.Second,
 	Title:    i18n.Text{En: "A renewal stuck on a dead connection", Zh: "卡在死连接上的续约"},
 	Summary:  i18n.Text{En: "The leader's connection dies without a word; an elector that waits for its renewal believes it leads until the client finds the connection dead, long past its lease.", Zh: "领导者的连接悄无声息地断了；一个等待续约结果的选举器会一直以为自己在领导，直到客户端发现连接已死，那时早已超过它的租约。"},
 	Teaches:  i18n.Text{En: "A renew deadline protects only if nothing outlives it: cut every renewal at the deadline, and give the election's client a timeout.", Zh: "续约期限只有在没有任何东西能越过它时才起保护作用：在期限处截断每次续约，并给选举用的客户端设置超时。"},

@@ -120,6 +120,7 @@ var library = []*Scenario{
 
 var leaderCrash = plain(Scenario{
 	Name:    "leader-crash",
+	Length:  18 * time.Second,
 	Title:   i18n.Text{En: "Leader crash", Zh: "领导者崩溃"},
 	Summary: i18n.Text{En: "The leader dies without releasing: the others wait out the lease, then one takes over.", Zh: "领导者没有释放租约就崩溃了：其他候选者等到租约过期，然后其中一个接管。"},
 	Teaches: i18n.Text{En: "A lease protects against a dead leader only once leaseDuration has passed: the price of never taking a lease that may still be in use.", Zh: "租约要等 leaseDuration 过去才能防范死掉的领导者：这是绝不抢占可能仍在使用的租约的代价。"},
@@ -160,6 +161,7 @@ var leaderCrash = plain(Scenario{
 
 var cleanRelease = plain(Scenario{
 	Name:    "clean-release",
+	Length:  8 * time.Second,
 	Title:   i18n.Text{En: "Clean release", Zh: "主动释放"},
 	Summary: i18n.Text{En: "The leader shuts down cleanly and releases the lease: the next one takes over at its next try, within seconds.", Zh: "领导者正常退出并释放租约：下一个候选者在它的下一次尝试时接管，几秒之内。"},
 	Teaches: i18n.Text{En: "Releasing on a clean shutdown hands the lease over at the next try, not after leaseDuration.", Zh: "正常退出时释放租约，下一次尝试就能交接，而不必等一个 leaseDuration。"},
@@ -191,6 +193,7 @@ var cleanRelease = plain(Scenario{
 
 var gcPause = plain(Scenario{
 	Name:    "gc-pause",
+	Length:  28 * time.Second,
 	Title:   i18n.Text{En: "GC pause: a stale leader", Zh: "GC 停顿：过期的领导者"},
 	Summary: i18n.Text{En: "The leader freezes for longer than the lease: another takes over, and the frozen one wakes up still believing it leads.", Zh: "领导者冻结的时间超过了租约时长：另一个候选者接管，而被冻结的那个醒来时仍以为自己是领导者。"},
 	Teaches: i18n.Text{En: "A frozen process cannot notice that it lost the lease: it wakes up as a stale leader.", Zh: "被冻结的进程无法察觉自己已失去租约：醒来时它就是过期的领导者。"},
@@ -245,6 +248,7 @@ func noOverlap(w *World) error {
 
 var networkPartition = plain(Scenario{
 	Name:    "network-partition",
+	Length:  18 * time.Second,
 	Title:   i18n.Text{En: "Network partition", Zh: "网络分区"},
 	Summary: i18n.Text{En: "The leader loses the API server: it gives up at its renew deadline, before the others may take over.", Zh: "领导者与 API 服务器失联：它在续约期限到达时放弃领导，早于其他候选者可以接管的时刻。"},
 	Teaches: i18n.Text{En: "retryPeriod + renewDeadline < leaseDuration makes a cut-off leader stop before anyone else starts.", Zh: "retryPeriod + renewDeadline < leaseDuration 让断网的领导者在别人开始之前就停下。"},
@@ -290,6 +294,7 @@ const slowLatency = 8 * time.Second
 
 var slowNetwork = plain(Scenario{
 	Name:    "slow-network",
+	Length:  24 * time.Second,
 	Title:   i18n.Text{En: "Slow network", Zh: "慢网络"},
 	Summary: i18n.Text{En: "A slow API server costs the leader its lease: no renewal comes back within the renew deadline.", Zh: "缓慢的 API 服务器让领导者失去租约：没有一次续约能在续约期限内返回。"},
 	Teaches: i18n.Text{En: "What counts is whether a renewal returns within renewDeadline: too slow a network is no network.", Zh: "关键在于续约能否在 renewDeadline 内返回：太慢的网络就等于没有网络。"},
@@ -328,6 +333,7 @@ var slowNetwork = plain(Scenario{
 
 var clockSkew = plain(Scenario{
 	Name:    "clock-skew",
+	Length:  40 * time.Second,
 	Title:   i18n.Text{En: "Clock skew and clock drift", Zh: "时钟偏移与时钟漂移"},
 	Summary: i18n.Text{En: "A clock 30 s ahead changes nothing; a clock that runs slow does.", Zh: "快 30 秒的时钟不会改变任何事；走得慢的时钟却会。"},
 	Teaches: i18n.Text{En: "client-go counts from its own observation on its own clock: an offset cancels out, a drifting rate does not.", Zh: "client-go 在自己的时钟上、从自己的观察时刻开始计时：偏移会被抵消，速率漂移不会。"},
@@ -378,6 +384,7 @@ var clockSkew = plain(Scenario{
 
 var releaseOnCancel = plain(Scenario{
 	Name:    "release-on-cancel",
+	Length:  6 * time.Second,
 	Title:   i18n.Text{En: "Release on cancel", Zh: "取消时释放"},
 	Summary: i18n.Text{En: "The leader releases at once when cancelled, while its work is still running.", Zh: "领导者被取消时立即释放租约，而它的工作仍在运行。"},
 	Teaches: i18n.Text{En: "ReleaseOnCancel releases at once: stop the leader's work before you cancel.", Zh: "ReleaseOnCancel 会立即释放：先停止领导者的工作，再取消上下文。"},
@@ -430,6 +437,7 @@ const (
 
 var tightTimings = plain(Scenario{
 	Name:          "tight-timings",
+	Length:        14 * time.Second,
 	Title:         i18n.Text{En: "Tight timings", Zh: "过紧的时间设置"},
 	Summary:       i18n.Text{En: "renewDeadline 9 s against leaseDuration 10 s: a leader cut off from the API server leads on past its lease, and a clock 20% slow makes it worse.", Zh: "renewDeadline 为 9 秒，leaseDuration 为 10 秒：与 API 服务器断开的领导者会在租约到期后继续领导，时钟慢 20% 更会雪上加霜。"},
 	Teaches:       i18n.Text{En: "Keep leaseDuration − (retryPeriod + renewDeadline) wide, or a cut-off leader leads past its lease.", Zh: "让 leaseDuration − (retryPeriod + renewDeadline) 保持足够宽，否则断网的领导者会在租约到期后继续领导。"},
@@ -474,6 +482,7 @@ var tightTimings = plain(Scenario{
 
 var cleRollingUpgrade = &Scenario{
 	Name:          "cle-rolling-upgrade",
+	Length:        40 * time.Second,
 	Title:         i18n.Text{En: "Coordinated Leader Election: a rolling upgrade", Zh: "协调式领导者选举：滚动升级"},
 	Summary:       i18n.Text{En: "The server's controller picks the holder: the oldest emulation version wins, and a better candidate makes the holder step down.", Zh: "由服务器的控制器挑选持有者：模拟版本最老的候选者胜出，更合适的候选者出现时，持有者会退位。"},
 	Teaches:       i18n.Text{En: "In Coordinated Leader Election the server picks the holder, and during an upgrade the oldest emulation version leads.", Zh: "在协调式领导者选举中由服务器挑选持有者，升级期间由模拟版本最老的候选者领导。"},
@@ -538,6 +547,7 @@ var cleRollingUpgrade = &Scenario{
 
 var splitBrain = plain(Scenario{
 	Name:    "split-brain",
+	Length:  32 * time.Second,
 	Title:   i18n.Text{En: "Split brain, found", Zh: "找出脑裂"},
 	Summary: i18n.Text{En: "Two leaders freeze one after the other: when they wake, three candidates believe they lead, and the checker finds it.", Zh: "两个领导者先后冻结：它们醒来时，三个候选者都以为自己是领导者，检查器找出了这一点。"},
 	Teaches: i18n.Text{En: "The checker compares every candidate's belief with the record and finds each interval of more than one leader.", Zh: "检查器把每个候选者的认知与记录比较，找出每一段出现多个领导者的区间。"},
@@ -591,3 +601,40 @@ var splitBrain = plain(Scenario{
 		{Kind: Believers, N: 3},
 	},
 })
+
+// readingTime is how long a room takes to read one step's narration, on top of the run.
+const readingTime = 20 * time.Second
+
+// Minutes is how long giving the lesson takes at 1×: its run, and a reading of each step.
+func (s *Scenario) Minutes() time.Duration {
+	return s.Length + time.Duration(len(s.Steps))*readingTime
+}
+
+// SessionItem is one lesson of a suggested session: the lesson, and the time to talk it over
+// after its run.
+type SessionItem struct {
+	Lesson *Scenario
+	Talk   time.Duration
+}
+
+// Session is a suggested 90-minute session: the lessons in the order to give them, from the
+// crash every election survives to the fencing that saves a split brain, each with time to
+// talk it over (TestSessionFitsNinetyMinutes keeps its total within the hour and a half).
+func Session() []SessionItem {
+	plan := []struct {
+		name string
+		talk time.Duration
+	}{
+		{"leader-crash", 6 * time.Minute}, {"clean-release", 5 * time.Minute}, {"network-partition", 6 * time.Minute},
+		{"gc-pause", 8 * time.Minute}, {"clock-skew", 6 * time.Minute}, {"tight-timings", 6 * time.Minute},
+		{"split-brain", 7 * time.Minute}, {"release-on-cancel", 6 * time.Minute}, {"apiserver-outage", 6 * time.Minute},
+		{"fencing", 10 * time.Minute},
+	}
+	out := make([]SessionItem, 0, len(plan))
+	for _, p := range plan {
+		if sc := Find(p.name); sc != nil {
+			out = append(out, SessionItem{Lesson: sc, Talk: p.talk})
+		}
+	}
+	return out
+}

@@ -50,6 +50,9 @@ type Scenario struct {
 	// Ledger gives the lesson a shared resource that its leaders' work writes through the API
 	// (ledger.go): every write, and what came of it, is shown and checked.
 	Ledger bool
+	// Length is how long a run takes at 1×, from Start to its last step with Next taken as soon
+	// as it is offered (TestLessonLengths keeps it true); reading and talk come on top.
+	Length time.Duration
 	// OfferedSeeds are the seeds the page offers, its default first; nil offers DefaultSeeds.
 	OfferedSeeds []uint64
 }

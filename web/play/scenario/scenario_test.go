@@ -570,3 +570,39 @@ func TestServersSplitBrainsOnTheRunsClock(t *testing.T) {
 		}
 	})
 }
+
+// TestLessonLengths: the length each lesson states (what /scenarios shows, at 1×) is what its
+// run takes, from Start to its last step with Next taken as soon as it is offered, within a
+// quarter and five seconds, at its default seed.
+func TestLessonLengths(t *testing.T) {
+	for _, sc := range Library() {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				playAt(t, sc, sc.Seeds()[0], 1)
+				took := time.Since(start)
+				if slack := took/4 + 5*time.Second; sc.Length < took-slack || sc.Length > took+slack {
+					t.Errorf("%s states it takes %v at 1x; its run took %v", sc.Name, sc.Length, took.Round(time.Second))
+				}
+			})
+		})
+	}
+}
+
+// TestSessionFitsNinetyMinutes: the suggested session names lessons of the library, each
+// once, and its runs, readings and talks fill between 80 and 90 minutes.
+func TestSessionFitsNinetyMinutes(t *testing.T) {
+	var total time.Duration
+	seen := map[string]bool{}
+	for _, it := range Session() {
+		if seen[it.Lesson.Name] {
+			t.Errorf("%s twice in the session", it.Lesson.Name)
+		}
+		seen[it.Lesson.Name] = true
+		total += it.Lesson.Minutes() + it.Talk
+	}
+	if len(seen) < 8 || total < 80*time.Minute || total > 90*time.Minute {
+		t.Errorf("the session has %d lessons in %v, want at least 8 in 80 to 90 minutes", len(seen), total)
+	}
+}

@@ -229,9 +229,29 @@ func (u *scenarioScreen) scenarioList(c echo.Context) error {
 		v.Items = append(v.Items, templates.ScenarioItem{
 			Name: sc.Name, URL: "/scenarios/" + sc.Name, Title: sc.Title.In(lang), Summary: sc.Summary.In(lang),
 			Teaches: sc.Teaches.In(lang), Incident: sc.Incident, RunningURL: u.scenarios.running(sc.Name),
+			Minutes: minutesText(sc.Minutes()), Seconds: strconv.Itoa(int(sc.Minutes().Seconds())),
 		})
 	}
+	var at time.Duration
+	for _, it := range scenario.Session() {
+		took := it.Lesson.Minutes() + it.Talk
+		v.Session = append(v.Session, templates.SessionStep{Name: it.Lesson.Name, URL: "/scenarios/" + it.Lesson.Name,
+			Title: it.Lesson.Title.In(lang), Starts: clockMinutes(at), Minutes: minutesText(took)})
+		at += took
+	}
+	v.SessionMinutes = minutesText(at)
 	return u.render(c, http.StatusOK, templates.ScenariosView(v))
+}
+
+// minutesText is a length in whole minutes, at least one: "3".
+func minutesText(d time.Duration) string {
+	return strconv.Itoa(max(1, int((d+30*time.Second)/time.Minute)))
+}
+
+// clockMinutes is a moment of a session as a clock shows it from its start: "0:00", "1:05".
+func clockMinutes(d time.Duration) string {
+	m := int(d.Round(time.Minute) / time.Minute)
+	return fmt.Sprintf("%d:%02d", m/60, m%60)
 }
 
 // findScenario returns the scenario the path names, or answers 404.

@@ -4,9 +4,12 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/wasm/candidate"
@@ -113,5 +116,30 @@ func TestJoinLinkOfACoordinatedLesson(t *testing.T) {
 				t.Errorf("%s: the join link's %s is %q, want %q (%s)", c.name, k, got, want, href)
 			}
 		}
+	}
+}
+
+// TestScenarioLibraryShowsLengthsAndASession: /scenarios lists at least 16 lessons, each with its
+// length at 1×, the ones retold from the field with their incident links, and a suggested
+// 90-minute session in order.
+func TestScenarioLibraryShowsLengthsAndASession(t *testing.T) {
+	tu := mustNewUI(t, time.Now())
+	doc := tu.mustGetDoc(t, "/scenarios", 200)
+	items := doc.Find(`.scenario-item`)
+	if items.Length() < 16 {
+		t.Errorf("%d lessons, want at least 16", items.Length())
+	}
+	items.Each(func(_ int, s *goquery.Selection) {
+		secs, _ := s.Find(`[data-testid=length]`).Attr("data-seconds")
+		if n, err := strconv.Atoi(secs); err != nil || n < 60 {
+			t.Errorf("%s: length %q", s.AttrOr("data-name", "?"), secs)
+		}
+	})
+	if n := doc.Find(`[data-testid=incident][href^="https://"]`).Length(); n < 6 {
+		t.Errorf("%d incident links, want at least 6", n)
+	}
+	plan := doc.Find(`[data-testid=session-plan] li`)
+	if plan.Length() < 8 || plan.First().AttrOr("data-name", "") != "leader-crash" || !strings.HasPrefix(plan.First().Text(), "0:00") {
+		t.Errorf("the session plan: %d lessons, first %q", plan.Length(), plan.First().Text())
 	}
 }
