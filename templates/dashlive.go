@@ -22,6 +22,9 @@ func CardFragment(c LeaseCard) templ.Component { return leaseCard(c, false) }
 // TabRowFragment is a connected candidate tab's row, with the dashboard's delay choices.
 func TabRowFragment(t Tab, slow []SlowChoice) templ.Component { return tabRow(t, false, slow) }
 
+// TabLogFragment is the newest decision in a tab's row.
+func TabLogFragment(t Tab) templ.Component { return tabLog(t) }
+
 // CandidateFragment is a LeaseCandidate's row.
 func CandidateFragment(c CandidateRow) templ.Component { return candidateRow(c, false) }
 
@@ -74,6 +77,17 @@ func ElectionID(ns, lease string) string { return "election-" + ns + "/" + lease
 
 // TabRowID is the id of the row of the tab the hub calls id.
 func TabRowID(id string) string { return "tab-" + id }
+
+// TabLogID is the id of the newest decision in the row of the tab the hub calls id.
+func TabLogID(id string) string { return TabRowID(id) + "-log" }
+
+// tabLogID is the id attribute of the newest decision in a tab row: none at a past moment.
+func tabLogID(t Tab) templ.Attributes {
+	if t.ID == "" {
+		return nil
+	}
+	return templ.Attributes{"id": TabLogID(t.ID)}
+}
 
 // tabRowID is a tab row's id attribute: none for a candidate recorded at a past moment, which
 // is no connected tab.

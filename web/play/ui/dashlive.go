@@ -99,6 +99,9 @@ type liveVariant struct {
 type liveChange struct {
 	put  map[string]int // the elements rendered again: their lists
 	gone []liveGone
+	// logs are the tab rows (by element id) of which only the newest decision changed: it is
+	// rendered again alone.
+	logs []string
 	// moved marks the lists whose members came, went or moved; room, a change of the room;
 	// namespaces, of the namespaces known.
 	moved            [liveLists]bool
@@ -336,11 +339,26 @@ func (d *liveDash) setTab(ch *liveChange, info TabInfo, dirty map[leaseKey]bool,
 		ch.feed = append(ch.feed, conflictLine(info, now))
 	}
 	d.tabs[info.ID] = liveTab{view: t, key: k, connectedAt: info.ConnectedAt, logAt: info.LastLog.At}
-	if !had || !reflect.DeepEqual(old.view, t) {
+	id := templates.TabRowID(info.ID)
+	switch {
+	case had && reflect.DeepEqual(old.view, t):
+	case had && sameButLog(old.view, t):
+		// The row's newest decision alone: a few words, not the row with its fault bar.
+		d.lists[liveTabs].entries[id].model = t
+		delete(d.html, id)
+		delete(d.html, templates.TabLogID(info.ID))
+		ch.logs = append(ch.logs, id)
+	default:
 		dirty[k], ch.room = true, true
+		order := fmt.Sprintf("%s\x00%s\x00%020d\x00%s", t.Namespace, t.Lease, info.ConnectedAt, info.ID)
+		d.set(ch, liveTabs, id, t.Namespace, order, t)
 	}
-	order := fmt.Sprintf("%s\x00%s\x00%020d\x00%s", t.Namespace, t.Lease, info.ConnectedAt, info.ID)
-	d.set(ch, liveTabs, templates.TabRowID(info.ID), t.Namespace, order, t)
+}
+
+// sameButLog says whether two rows of a tab differ at most in its newest decision.
+func sameButLog(a, b templates.Tab) bool {
+	a.LastLog, a.LastLogMsg = b.LastLog, b.LastLogMsg
+	return reflect.DeepEqual(a, b)
 }
 
 // removeTab forgets a tab that left.

@@ -141,8 +141,9 @@ func setUpLiveDashboard(tb testing.TB) *testUI {
 // TestLiveFragmentsAreThePage: the dashboard's stream sends each card, row and count as the
 // page renders it. For the same state, every fragment of its first message is, byte for byte,
 // in the page: in English and in Chinese, for a participant (whose cards and tab rows say what
-// they may do) and for the instructor (with the room). Then a lease is renewed, a tab is
-// paused and another leaves: the fragments sent are again the page's.
+// they may do) and for the instructor (with the room). Then a lease is renewed, a tab joins,
+// says a new decision (sent alone), is paused and leaves: the fragments sent are again the
+// page's.
 func TestLiveFragmentsAreThePage(t *testing.T) {
 	tu := setUpLiveDashboard(t)
 	for _, c := range []struct {
@@ -192,13 +193,31 @@ func TestLiveFragmentsAreThePage(t *testing.T) {
 	_, late := tu.mustFollow(t, "", "", i18n.EN)
 	mustBeInPage(t, page, late.Put, "a dashboard that connected later")
 
+	// A tab's newest decision changes, and nothing else of its row: that alone is sent.
 	tab := tu.hub.addTab(TabUser{}, func() {})
+	follower := tabproto.Report{Identity: "tab-c", Namespace: "default", Lease: "demo", State: "follower", Role: "follower",
+		LastLog: tabproto.LogLine{At: 1, Kind: "waiting", Text: "waiting"}}
+	if err := tu.hub.report(tab, follower); err != nil {
+		t.Fatal(err)
+	}
+	mustDashMessageWith(t, sub, templates.TabRowID(tab.id))
+	follower.LastLog = tabproto.LogLine{At: 2, Kind: "waiting", Msg: &tabproto.Msg{Key: "log.lostRace", Args: []tabproto.Arg{{S: "tab-a"}}}}
+	if err := tu.hub.report(tab, follower); err != nil {
+		t.Fatal(err)
+	}
+	log := mustDashMessageWith(t, sub, templates.TabLogID(tab.id))
+	mustBeInPage(t, tu.mustGetBody(t, "/", ""), []dashFragment{log}, "a decision")
+	if log.In != "" || !strings.Contains(log.HTML, "tab-a was faster") {
+		t.Errorf("the decision is sent as %+v", log)
+	}
+
+	// The tab is paused: its row is sent again.
 	if err := tu.hub.report(tab, tabproto.Report{Identity: "tab-c", Namespace: "default", Lease: "demo", State: "paused", Role: "follower", Faults: tabproto.Faults{Paused: true}}); err != nil {
 		t.Fatal(err)
 	}
 	row := mustDashMessageWith(t, sub, templates.TabRowID(tab.id))
 	page = tu.mustGetBody(t, "/", "")
-	mustBeInPage(t, page, []dashFragment{row}, "a tab joined")
+	mustBeInPage(t, page, []dashFragment{row}, "a tab paused")
 	// It goes where the page has it.
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
 	if err != nil {
@@ -403,4 +422,73 @@ func TestLargeLivePartComesInParts(t *testing.T) {
 	if rows != 153 || keep != 153+3+2+1 {
 		t.Errorf("%d tab rows sent, %d elements kept; want 153 rows and 159 elements", rows, keep)
 	}
+}
+
+// BenchmarkLiveFlush is one flush of the board in a room: 20 participants with 10 tabs each in
+// their own namespace, every tab with a new decision in its log, followed by the instructor's
+// dashboard (every namespace) and each participant's (their own). It reports the bytes sent
+// to the instructor and to one participant per flush.
+func BenchmarkLiveFlush(b *testing.B) {
+	tu := mustNewUI(b, t0, workshopUsers, func(o *Options) {
+		o.MayCommandTabs = func(r *http.Request) bool { return r.Header.Get("X-Test-User") == "instructor" }
+	})
+	type seat struct {
+		tab *hubTab
+		r   tabproto.Report
+	}
+	var seats []seat
+	for p := range 20 {
+		owner := "participant-" + strconv.Itoa(p)
+		tu.putLease(b, lease(owner, "mine", "", time.Time{}, 0, 0), t0)
+		for i := range 10 {
+			s := seat{tu.hub.addTab(TabUser{Name: owner, Namespaces: []string{owner, "arena"}}, func() {}),
+				tabproto.Report{Identity: owner + "-" + strconv.Itoa(i), Namespace: owner, Lease: "mine", State: "follower", Role: "follower"}}
+			seats = append(seats, s)
+			if err := tu.hub.report(s.tab, s.r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	var subs []*dashSub
+	for _, user := range []string{"instructor", "participant-0"} {
+		ns := map[string]string{"instructor": ""}[user]
+		if user != "instructor" {
+			ns = user
+		}
+		sub, _ := tu.mustFollow(b, ns, user, i18n.EN)
+		subs = append(subs, sub)
+	}
+	for p := 1; p < 20; p++ {
+		sub, _ := tu.mustFollow(b, "participant-"+strconv.Itoa(p), "participant-"+strconv.Itoa(p), i18n.EN)
+		subs = append(subs, sub)
+	}
+	drain := func(s *dashSub) (n int) {
+		for {
+			select {
+			case m := <-s.msgs:
+				n += len(m)
+			default:
+				return n
+			}
+		}
+	}
+	ctx := context.Background()
+	var instructor, participant int
+	b.ResetTimer()
+	for i := range b.N {
+		for _, s := range seats {
+			s.r.LastLog = tabproto.LogLine{At: int64(i + 1), Kind: "waiting", Text: "waiting " + strconv.Itoa(i)}
+			if err := tu.hub.report(s.tab, s.r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		tu.dashboard.board.apply(ctx, nil)
+		instructor += drain(subs[0])
+		participant += drain(subs[1])
+		for _, s := range subs[2:] {
+			drain(s)
+		}
+	}
+	b.ReportMetric(float64(instructor)/float64(b.N), "instructor-B/flush")
+	b.ReportMetric(float64(participant)/float64(b.N), "participant-B/flush")
 }

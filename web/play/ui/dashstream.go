@@ -104,6 +104,20 @@ func (d *liveDash) entryHTML(e *liveEntry, s *dashSub) string {
 	return h
 }
 
+// logFragment is the newest decision in tab t's row, rendered once per language.
+func (d *liveDash) logFragment(t templates.Tab, lang i18n.Lang) dashFragment {
+	id, v := templates.TabLogID(t.ID), liveVariant{lang: lang}
+	h, ok := d.html[id][v]
+	if !ok {
+		h = renderHTML(templates.TabLogFragment(t), lang)
+		if d.html[id] == nil {
+			d.html[id] = map[liveVariant]string{}
+		}
+		d.html[id][v] = h
+	}
+	return dashFragment{ID: id, HTML: h}
+}
+
 // renderHTML is c rendered in lang.
 func renderHTML(c templ.Component, lang i18n.Lang) string {
 	var sb strings.Builder
@@ -169,6 +183,14 @@ func (d *liveDash) messageLocked(ch *liveChange, s *dashSub, feed map[int]string
 			continue
 		}
 		m.Gone = append(m.Gone, g.id)
+	}
+	for _, id := range ch.logs {
+		if _, ok := ch.put[id]; ok {
+			continue // the whole row is sent
+		}
+		if e := d.lists[liveTabs].entries[id]; e != nil && s.shows(e.ns) {
+			m.Put = append(m.Put, d.logFragment(e.model.(templates.Tab), s.lang))
+		}
 	}
 	m.Put = append(m.Put, d.singletons(ch, s)...)
 	for i, f := range ch.feed {
