@@ -108,6 +108,20 @@ func holderText(ctx context.Context, holder string) string {
 	return holder
 }
 
+// cardsIn are the cards the dashboard shows with its namespace filter ns ("" for all).
+func cardsIn(cards []LeaseCard, ns string) []LeaseCard {
+	if ns == "" {
+		return cards
+	}
+	var out []LeaseCard
+	for _, c := range cards {
+		if c.Namespace == ns {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // tabsIn counts the tabs the dashboard shows with its namespace filter ns ("" for all).
 func tabsIn(tabs []Tab, ns string) int {
 	if ns == "" {
@@ -215,8 +229,7 @@ func lastLogText(ctx context.Context, t Tab) string {
 	return t.LastLog
 }
 
-// tabLeaseText is a tab row's lease, and who opened the tab when the server knows users; the
-// dashboard's script writes the same text when the row changes.
+// tabLeaseText is a tab row's lease, and who opened the tab when the server knows users.
 func tabLeaseText(ctx context.Context, t Tab) string {
 	s := t.Namespace + "/" + t.Lease
 	if t.Owner != "" {
@@ -257,8 +270,7 @@ func problem(ctx context.Context, v Play, i int, p string) string {
 // that every key the scripts name is among them).
 var browserPrefixes = []string{"js.", "log.", "fault.", "faults.", "state.", "decision.", "age.", "conn.live",
 	"time.live", "time.pause", "time.play", "time.stop",
-	"dash.cleTitle", "dash.controllerOff", "dash.decisionNone", "dash.noDecision", "dash.noFaults", "dash.noHolder",
-	"dash.openedBy", "dash.room", "dash.splitBrain1", "dash.splitBrains", "dash.renewals", "dash.renewal1", "stage.role.", "tp.seconds"}
+	"dash.renewals", "dash.renewal1", "stage.role.", "tp.seconds"}
 
 // browserMessages are the messages the page's scripts use, in the page's language: the page
 // embeds them (the i18n script element) and live.js's LL.t reads them.
@@ -300,15 +312,15 @@ type SignedIn struct {
 	Namespaces []string
 }
 
-// mayWrite says whether the page's user may write leases in ns: the page hides the buttons
+// MayWrite says whether the page's user may write leases in ns: the page hides the buttons
 // the API would refuse.
-func (s SignedIn) mayWrite(ns string) bool {
+func (s SignedIn) MayWrite(ns string) bool {
 	return s.Namespaces == nil || slices.Contains(s.Namespaces, ns)
 }
 
-// mayCommand says whether the page's user may inject faults into a tab that owner opened:
+// MayCommand says whether the page's user may inject faults into a tab that owner opened:
 // the instructor into every tab, a participant into their own.
-func (s SignedIn) mayCommand(owner string) bool {
+func (s SignedIn) MayCommand(owner string) bool {
 	return s.Name == "" || s.Instructor || owner == s.Name
 }
 
@@ -325,7 +337,7 @@ func (s SignedIn) Home() string {
 // there, else the user's own, else "default".
 func (s SignedIn) writeNamespace(ns string) string {
 	switch {
-	case ns != "" && s.mayWrite(ns):
+	case ns != "" && s.MayWrite(ns):
 		return ns
 	case s.Home() != "":
 		return s.Home()

@@ -74,7 +74,7 @@ func LeasePageView(v LeasePage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var5 string
-			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(boolStr(signedIn(ctx).mayWrite(v.Namespace)))
+			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(boolStr(signedIn(ctx).MayWrite(v.Namespace)))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lease.templ`, Line: 7, Col: 135}
 			}

@@ -114,6 +114,22 @@ type Dashboard struct {
 	Time   TimeControl
 	// SlowChoices are the delays a tab row's slow-network control offers.
 	SlowChoices []SlowChoice
+	// Room is the instructor's view of the room in workshop mode, one row per participant
+	// with candidate tabs open; nil for anyone else.
+	Room []RoomRow
+}
+
+// RoomRow is one participant of a workshop with candidate tabs open, on the instructor's
+// dashboard: how many tabs, how many lead, their faults, its stale leaders and the split
+// brains on the leases of its tabs.
+type RoomRow struct {
+	Owner string
+	// Namespace is where the participant's tabs run (the participant's own, the arena only
+	// when nowhere else): the row's name shows it.
+	Namespace                    string
+	Tabs, Leading, Stale         int
+	Paused, Partitioned, Stopped int
+	SplitBrains                  int
 }
 
 // ElectionRow is one lease that has LeaseCandidates, on the dashboard: how many, and the
@@ -185,6 +201,9 @@ type LeaseCard struct {
 	PlayURL     string
 	StageURL    string // the stage of the lease: one picture of its election
 	DeleteURL   string
+	// Writable says whether the page's user may write leases in the lease's namespace: the
+	// card offers only what the API would allow (SignedIn.MayWrite).
+	Writable bool
 }
 
 // CandidateRow is one LeaseCandidate.
@@ -241,6 +260,9 @@ type Tab struct {
 	// Recorded is true for a candidate as its view was recorded at a past moment, rather than
 	// a connected tab: it takes no commands.
 	Recorded bool
+	// Commandable says whether the page's user may inject faults into the tab
+	// (SignedIn.MayCommand).
+	Commandable bool
 }
 
 // SlowChoice is one delay the slow-network fault offers: its value, its label and, where
@@ -261,6 +283,8 @@ type FeedItem struct {
 	Says      i18n.Text
 	Namespace string
 	Lease     string
+	// Fresh marks a line that arrived while the page was open: it is drawn arriving.
+	Fresh bool
 }
 
 // LeasePage is the view of /leases/{namespace}/{name}.
@@ -294,7 +318,7 @@ type Moment struct {
 // TimeControl is a page's time bar (scrub.js): it reads the recorded window and its events
 // from MomentsURL, and shows a moment by fetching FragmentURL with ?at= and swapping the
 // fragment's element Target into the page. ReloadLive says that going back to live loads the
-// page again (the dashboard's script follows its streams from the page it was loaded with).
+// page again (the dashboard's script follows its stream from the page it was loaded with).
 // At is the moment shown at first, "" when live.
 type TimeControl struct {
 	MomentsURL  string
@@ -560,7 +584,7 @@ type CastMember struct {
 }
 
 // CastRole is a tab's role as the stage and the cards word it: a leader whose record names
-// another is stale; otherwise its state (dashboard.js has the same rule).
+// another is stale; otherwise its state.
 func CastRole(state string, stale bool) string {
 	if stale && state == "leader" {
 		return "stale"

@@ -528,7 +528,7 @@ func PlayView(v Play) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = faultButtons(tabproto.Faults{}, true, nil).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = faultButtons(tabproto.Faults{}, true, nil, "").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -14,9 +14,11 @@ import (
 // reconnectDelay is how long a dashboard's stream waits before it connects again (live.js).
 const reconnectDelay = 500 * time.Millisecond
 
-// dashboard is one open dashboard page: the streams dashboard.js follows (the board's lease
-// cards and feed, the tab list, the namespaces' API watch) and, for a participant, an API
-// watch of the participant's leases over a WebSocket, as the lease page follows a lease.
+// dashboard is one open dashboard page as it was before the dashboard's live part came as
+// HTML over /ui/dashboard/watch: the JSON streams of the board's lease cards and feed and of
+// the tab list, the namespaces' API watch and, for a participant, an API watch of the
+// participant's leases over a WebSocket, as the lease page follows a lease. The JSON carries
+// the times the delivery figures are taken from.
 type dashboard struct {
 	w          *workshopRun
 	user       string
@@ -64,7 +66,7 @@ func (d *dashboard) awaitConnected(ctx context.Context) error {
 func (d *dashboard) run(ctx context.Context) {
 	var wg sync.WaitGroup
 	// A participant's dashboard opens on the participant's namespace and follows its board
-	// and tabs (dashboard.js); the instructor's follows every namespace.
+	// and tabs; the instructor's follows every namespace.
 	board, tabs := "/ui/board/watch", "/ui/tabs/watch?changes=1"
 	if d.namespace != "" {
 		board += "?namespace=" + url.QueryEscape(d.namespace)

@@ -320,7 +320,7 @@ func (a *Auth) serveUI(c echo.Context, next echo.HandlerFunc, u User) error {
 		if u.Role != RoleInstructor {
 			return a.instructorOnly(c, u)
 		}
-	case p == "/ui/tabs/watch", p == "/ui/tabs/connect", p == "/ui/board/watch":
+	case p == "/ui/tabs/watch", p == "/ui/tabs/connect", p == "/ui/board/watch", p == "/ui/dashboard/watch":
 		// Everyone sees the tabs and the board live; the UI lets only the instructor command them
 		// (MayCommandTabs).
 		return a.stream(c, next, u)

@@ -62,7 +62,7 @@ func (u *dashboardScreen) createLease(c echo.Context) error {
 		}
 	}
 	if len(form.Errors) > 0 {
-		v, err := u.dashboardView(ctx, u.homeNamespace(c.Request()), form, moment{})
+		v, err := u.dashboardView(c.Request(), u.homeNamespace(c.Request()), form, moment{})
 		if err != nil {
 			return err
 		}

@@ -25,17 +25,22 @@ import (
 )
 
 // The board keeps the dashboard's lease cards and feed as the judge decides them and pushes
-// what changes to open dashboards: the page's script draws the verdicts and decides nothing.
-// It follows the store's watch of leases, and wakes when a held lease runs out, so that an
-// expiry is told by the server, once, when it happens; a dashboard that was disconnected gets
-// the whole board again when it reconnects.
+// what changes to open dashboards. It follows the store's watch of leases, and wakes when a
+// held lease runs out, so that an expiry is told by the server, once, when it happens; a
+// dashboard that was disconnected gets the whole board again when it reconnects. It pushes
+// its verdicts two ways: as JSON (/ui/board/watch, for programs) and, with the candidate
+// tabs and the election controller's decisions, as the dashboard's own HTML (live, over
+// /ui/dashboard/watch), which the page's script puts in place and decides nothing about.
 type board struct {
 	read *reader
+	// dfeed says which leases have new election decisions.
+	dfeed *decisionFeed
 
 	mu      sync.Mutex
 	started bool
 	leases  map[leaseKey]*boardLease
-	cands   map[leaseKey]boardCandidate
+	cands   map[leaseKey]templates.CandidateRow
+	live    *liveDash
 	feed    []templates.FeedItem // newest last, at most maxBoardFeed
 	subs    map[*boardSub]struct{}
 	wake    chan struct{}
@@ -63,10 +68,11 @@ type boardLease struct {
 	lease *coordinationv1.Lease
 	cur   judge.Change
 	card  boardCard
-	told  map[string]bool // keys of the feed lines already told
+	view  templates.LeaseCard // the card as the page renders it, before dressCard
+	told  map[string]bool     // keys of the feed lines already told
 }
 
-// boardCard is a lease card as the dashboard's script draws it.
+// boardCard is a lease card as the board's JSON tells it.
 type boardCard struct {
 	Namespace       string `json:"namespace"`
 	Name            string `json:"name"`
@@ -86,7 +92,7 @@ type boardCard struct {
 	overlapSays i18n.Text
 }
 
-// boardCandidate is a LeaseCandidate row as the dashboard's script draws it.
+// boardCandidate is a LeaseCandidate row as the board's JSON tells it.
 type boardCandidate struct {
 	Namespace        string `json:"namespace"`
 	Name             string `json:"name"`
@@ -101,7 +107,7 @@ type boardCandidate struct {
 	RenewTime  string `json:"renewTime"`
 }
 
-// boardFeedItem is a feed line as the dashboard's script draws it.
+// boardFeedItem is a feed line as the board's JSON tells it.
 type boardFeedItem struct {
 	AtMs      int64     `json:"atMs"`
 	At        string    `json:"at"`
@@ -183,23 +189,20 @@ const (
 	boardFlush = 100 * time.Millisecond
 )
 
-func newBoard(read *reader) *board {
-	return &board{read: read, leases: map[leaseKey]*boardLease{}, cands: map[leaseKey]boardCandidate{},
-		subs: map[*boardSub]struct{}{}, wake: make(chan struct{}, 1), recheck: map[leaseKey]time.Time{},
+func newBoard(read *reader, dfeed *decisionFeed) *board {
+	return &board{read: read, dfeed: dfeed, leases: map[leaseKey]*boardLease{}, cands: map[leaseKey]templates.CandidateRow{},
+		live: newLiveDash(), subs: map[*boardSub]struct{}{}, wake: make(chan struct{}, 1), recheck: map[leaseKey]time.Time{},
 		seenLease: map[leaseKey]int64{}, seenViews: map[leaseKey]int64{}, gone: map[leaseKey]map[string]bool{}}
 }
 
-// subscribe adds a dashboard; its first message is the whole board. It starts the board on
-// first use.
+// subscribe adds a program following the board's JSON; its first message is the whole board.
+// It starts the board on first use.
 func (b *board) subscribe(ctx context.Context, namespace string) (*boardSub, error) {
 	lang := i18n.FromContext(ctx)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.started {
-		if err := b.start(ctx); err != nil {
-			return nil, err
-		}
-		b.started = true
+	if err := b.startLocked(ctx); err != nil {
+		return nil, err
 	}
 	s := &boardSub{lang: lang, namespace: namespace, msgs: make(chan []byte, boardQueue), dropped: make(chan struct{})}
 	s.msgs <- b.snapshotLocked(lang, namespace)
@@ -211,6 +214,39 @@ func (b *board) unsubscribe(s *boardSub) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.subs, s)
+}
+
+// follow adds a dashboard of namespace ns ("": every namespace) for who, in the language of
+// ctx, and returns its first messages, the whole live part (liveDash), which come before those
+// it is sent. It starts the board on first use.
+func (b *board) follow(ctx context.Context, ns string, who templates.SignedIn) (*dashSub, [][]byte, error) {
+	lang := i18n.FromContext(ctx)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.startLocked(ctx); err != nil {
+		return nil, nil, err
+	}
+	s := b.live.addLocked(lang, ns, who)
+	return s, b.live.resetLocked(s, b.feed), nil
+}
+
+// unfollow removes a dashboard.
+func (b *board) unfollow(s *dashSub) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.live.subs, s)
+}
+
+// startLocked starts the board unless it runs.
+func (b *board) startLocked(ctx context.Context) error {
+	if b.started {
+		return nil
+	}
+	if err := b.start(ctx); err != nil {
+		return err
+	}
+	b.started = true
+	return nil
 }
 
 // start reads every lease, tells their history and follows their changes. Called with b.mu.
@@ -241,32 +277,51 @@ func (b *board) start(ctx context.Context) error {
 		return err
 	}
 	for _, lc := range cands {
-		b.cands[leaseKey{lc.Namespace, lc.Name}] = candidateOf(lc, now)
+		b.cands[leaseKey{lc.Namespace, lc.Name}] = candidateRow(lc, now)
 	}
-	w, err := b.read.store.Watch(b.read.opts.Context, store.WatchOptions{Resource: b.read.leases.StorageResource(), After: rev})
+	// The namespace filter lists the namespaces.
+	namespaces, nsRev, err := b.read.listNamespaces(ctx, moment{})
 	if err != nil {
-		return err
-	}
-	cw, err := b.read.store.Watch(b.read.opts.Context, store.WatchOptions{Resource: b.read.candidates.StorageResource(), After: candsRev})
-	if err != nil {
-		w.Close()
 		return err
 	}
 	// Candidates' views change the split-brain count; the leases were judged with every view
 	// up to rev.
-	vw, err := b.read.store.Watch(b.read.opts.Context, store.WatchOptions{Resource: views.Resource, After: rev})
+	watches, err := b.watch([]store.WatchOptions{{Resource: b.read.leases.StorageResource(), After: rev},
+		{Resource: b.read.candidates.StorageResource(), After: candsRev}, {Resource: views.Resource, After: rev},
+		{Resource: b.read.namespaces.StorageResource(), After: nsRev}})
 	if err != nil {
-		w.Close()
-		cw.Close()
 		return err
 	}
-	go b.run(w, cw, vw)
+	// The candidate tabs and the election controller's decisions change the dashboard too.
+	tabs := b.read.hub.addWatcher("", "")
+	decided, stopDecided := b.dfeed.watch()
+	b.live.loadLocked(b, namespaces, now)
+	go func() {
+		defer b.read.hub.removeWatcher(tabs)
+		defer stopDecided()
+		b.run(watches, tabs.notify, decided)
+	}()
 	return nil
 }
 
-// candidateOf is a LeaseCandidate's row.
-func candidateOf(lc *coordinationv1beta1.LeaseCandidate, now time.Time) boardCandidate {
-	r := candidateRow(lc, now)
+// watch starts a store watch for each of opts; none when one fails.
+func (b *board) watch(opts []store.WatchOptions) ([]store.Watch, error) {
+	var out []store.Watch
+	for _, o := range opts {
+		w, err := b.read.store.Watch(b.read.opts.Context, o)
+		if err != nil {
+			for _, w := range out {
+				w.Close()
+			}
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// boardCandidateOf is a LeaseCandidate's row as the board's JSON tells it.
+func boardCandidateOf(r templates.CandidateRow) boardCandidate {
 	return boardCandidate{
 		Namespace: r.Namespace, Name: r.Name, LeaseName: r.LeaseName, BinaryVersion: r.BinaryVersion,
 		EmulationVersion: r.EmulationVersion, Strategies: r.Strategies, V1alpha1: r.V1alpha1,
@@ -281,7 +336,7 @@ func (b *board) tellLease(ctx context.Context, l *coordinationv1.Lease, prev *bo
 	if err != nil {
 		return nil, nil, err
 	}
-	bl := &boardLease{lease: l, cur: st.cur, card: cardOf(st.card), told: map[string]bool{}}
+	bl := &boardLease{lease: l, cur: st.cur, card: cardOf(st.card), view: st.card, told: map[string]bool{}}
 	if st.disagreeing {
 		// Judge it again once the disagreement is long enough to tell, if nothing else does.
 		b.recheck[leaseKey{l.Namespace, l.Name}] = now.Add(judge.OverlapGrace + boardFlush)
@@ -328,54 +383,58 @@ func cardOf(c templates.LeaseCard) boardCard {
 	}
 }
 
-// run applies the watches' changes and the leases running out, every boardFlush at most.
-func (b *board) run(w, cw, vw store.Watch) {
-	defer w.Close()
-	defer cw.Close()
-	defer vw.Close()
+// run applies the changes of the watches (of leases, LeaseCandidates, candidate views and
+// namespaces), the leases running out and the changes of the candidate tabs (tabs) and of the
+// election decisions (decided), every boardFlush at most.
+func (b *board) run(watches []store.Watch, tabs, decided <-chan struct{}) {
+	for _, w := range watches {
+		defer w.Close()
+	}
+	w, cw, vw, nw := watches[0], watches[1], watches[2], watches[3]
 	ctx := b.read.opts.Context
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var pending []store.Event
+	gathering := false
 	for {
+		var ev store.Event
+		ok := true
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-w.Events():
-			if !ok {
-				b.ended(w)
-				return
-			}
-			pending = append(pending, ev)
-		case ev, ok := <-cw.Events():
-			if !ok {
-				b.ended(cw)
-				return
-			}
-			pending = append(pending, ev)
-		case ev, ok := <-vw.Events():
-			if !ok {
-				b.ended(vw)
-				return
-			}
-			pending = append(pending, ev)
+		case ev, ok = <-w.Events():
+		case ev, ok = <-cw.Events():
+		case ev, ok = <-vw.Events():
+		case ev, ok = <-nw.Events():
+		case <-tabs:
+		case <-decided:
 		case <-timer.C:
 			wait := b.apply(ctx, pending)
-			pending = pending[:0]
+			pending, gathering = pending[:0], false
 			timer.Reset(max(wait, boardFlush))
 			continue
 		}
+		if !ok {
+			b.ended(watches)
+			return
+		}
+		if ev.Object.Resource != "" {
+			pending = append(pending, ev)
+		}
 		// Gather what else arrives within boardFlush.
-		if len(pending) == 1 {
+		if !gathering {
+			gathering = true
 			timer.Reset(boardFlush)
 		}
 	}
 }
 
 // ended logs why a watch ended (fell behind, compacted, store closed) and restarts the board.
-func (b *board) ended(w store.Watch) {
-	if err := w.Err(); err != nil && !errors.Is(err, context.Canceled) {
-		b.read.log.Warn("dashboard board: watch ended", slog.Any("error", err))
+func (b *board) ended(watches []store.Watch) {
+	for _, w := range watches {
+		if err := w.Err(); err != nil && !errors.Is(err, context.Canceled) {
+			b.read.log.Warn("dashboard board: watch ended", slog.Any("error", err))
+		}
 	}
 	b.restart()
 }
@@ -394,6 +453,7 @@ func (b *board) restart() {
 		close(s.dropped)
 		delete(b.subs, s)
 	}
+	b.live.dropAllLocked()
 }
 
 // apply judges the leases that changed and those whose hold ran out, pushes the result to every
@@ -411,6 +471,8 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 			b.applyViewLocked(dirty, ev)
 		case b.read.leases.StorageResource():
 			b.applyLeaseLocked(&msg, dirty, ev)
+		case b.read.namespaces.StorageResource():
+			b.live.namespaceLocked(ev)
 		default:
 			b.applyCandidateLocked(&msg, ev, now)
 		}
@@ -421,6 +483,7 @@ func (b *board) apply(ctx context.Context, evs []store.Event) time.Duration {
 	if !msg.empty() {
 		b.broadcastLocked(msg)
 	}
+	b.live.flushLocked(b, msg, feed, now)
 	return b.nextExpiryLocked(now).Sub(now)
 }
 
@@ -546,7 +609,7 @@ func (b *board) applyCandidateLocked(msg *boardMessage, ev store.Event, now time
 	if ev.Type == store.Deleted {
 		if r, ok := b.cands[k]; ok {
 			delete(b.cands, k)
-			msg.CandidatesGone = append(msg.CandidatesGone, r)
+			msg.CandidatesGone = append(msg.CandidatesGone, boardCandidateOf(r))
 		}
 		return
 	}
@@ -556,9 +619,9 @@ func (b *board) applyCandidateLocked(msg *boardMessage, ev store.Event, now time
 		b.read.log.Warn("dashboard board: undecodable lease candidate", slog.Any("error", err))
 		return
 	}
-	r := candidateOf(lc, now)
+	r := candidateRow(lc, now)
 	b.cands[k] = r
-	msg.Candidates = append(msg.Candidates, r)
+	msg.Candidates = append(msg.Candidates, boardCandidateOf(r))
 }
 
 // nextExpiryLocked is when the next held lease runs out; an hour from now when none is held.
@@ -642,7 +705,7 @@ func (b *board) snapshotLocked(lang i18n.Lang, ns string) []byte {
 	}
 	msg.Candidates = make([]boardCandidate, 0, len(b.cands))
 	for _, r := range b.cands {
-		msg.Candidates = append(msg.Candidates, r)
+		msg.Candidates = append(msg.Candidates, boardCandidateOf(r))
 	}
 	slices.SortFunc(msg.Candidates, func(a, c boardCandidate) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, c.Namespace+"/"+c.Name)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/api/kinds/coordinationv1alpha1"
 	"github.com/leaselab/leaselab/web/lease/judge"
 )
@@ -41,7 +42,7 @@ func (u *dashboardScreen) serveDashboard(c echo.Context, view func(templates.Das
 	if !ok {
 		return err
 	}
-	v, err := u.dashboardView(c.Request().Context(), c.QueryParam("namespace"), templates.LeaseForm{}, m)
+	v, err := u.dashboardView(c.Request(), c.QueryParam("namespace"), templates.LeaseForm{}, m)
 	if err != nil {
 		return u.failMoment(c, m.at, err)
 	}
@@ -51,9 +52,10 @@ func (u *dashboardScreen) serveDashboard(c echo.Context, view func(templates.Das
 // leaseKey names a lease in maps.
 type leaseKey struct{ ns, name string }
 
-// dashboardView builds the dashboard's view model as of m. ns filters what is shown (the rest
-// is rendered hidden, so that the filter works without a reload).
-func (u *dashboardScreen) dashboardView(ctx context.Context, ns string, form templates.LeaseForm, m moment) (templates.Dashboard, error) {
+// dashboardView builds the dashboard's view model as of m, for the user who made r. ns filters
+// what is shown (the rest is rendered hidden, so that the filter works without a reload).
+func (u *dashboardScreen) dashboardView(r *http.Request, ns string, form templates.LeaseForm, m moment) (templates.Dashboard, error) {
+	ctx := r.Context()
 	now := u.judgeTime(m)
 	leases, leasesRV, err := u.listLeases(ctx, "", m)
 	if err != nil {
@@ -98,8 +100,29 @@ func (u *dashboardScreen) dashboardView(ctx context.Context, ns string, form tem
 		// forms that write in it do, rather than every namespace.
 		namespaces = append(namespaces, ns)
 	}
-	v.Namespaces = knownNamespaces(namespaces, leases)
+	ofLeases := make([]string, len(leases))
+	for i, l := range leases {
+		ofLeases[i] = l.Namespace
+	}
+	v.Namespaces = knownNamespaces(namespaces, ofLeases)
+	who, _ := u.signedIn(r)
+	offer(&v, who)
 	return v, nil
+}
+
+// offer makes the dashboard v the one who sees: its cards and tab rows say what who may do
+// there (the page offers only what the API and the hub would accept), and the instructor sees
+// the room.
+func offer(v *templates.Dashboard, who templates.SignedIn) {
+	for i := range v.Leases {
+		v.Leases[i].Writable = who.MayWrite(v.Leases[i].Namespace)
+	}
+	for i := range v.Tabs {
+		v.Tabs[i].Commandable = who.MayCommand(v.Tabs[i].Owner)
+	}
+	if who.Instructor && who.Name != "" {
+		v.Room = roomRows(v.Tabs, cardOverlaps(v.Leases))
+	}
 }
 
 // electionRows fills the dashboard's elections as of m: every lease that has candidates, with
@@ -113,8 +136,7 @@ func (u *dashboardScreen) electionRows(v *templates.Dashboard, cands []*coordina
 	v.Election = decisions != nil
 	latest := map[leaseKey]templates.DecisionView{}
 	for k, n := range candCount {
-		row := templates.ElectionRow{Namespace: k.ns, Lease: k.name, LeaseURL: leaseURL(k.ns, k.name), Candidates: n}
-		row.Decision, row.HasDecision = latestDecision(decisions, k, u.judgeTime(m))
+		row := electionRow(k, n, decisions, u.judgeTime(m))
 		if row.HasDecision {
 			latest[k] = row.Decision
 		}
@@ -132,15 +154,14 @@ func (u *dashboardScreen) electionRows(v *templates.Dashboard, cands []*coordina
 // dashboardCards fills the dashboard's lease cards and its feed, each lease's story told as
 // of m; latest are the election controller's latest decisions by lease.
 func (u *dashboardScreen) dashboardCards(ctx context.Context, v *templates.Dashboard, leases []*coordinationv1.Lease, latest map[leaseKey]templates.DecisionView, m moment) error {
-	candCount, tabCount := map[leaseKey]int{}, map[leaseKey]int{}
-	cast := map[leaseKey][]templates.CastMember{}
+	candCount := map[leaseKey]int{}
 	for _, r := range v.Elections {
 		candCount[leaseKey{r.Namespace, r.Lease}] = r.Candidates
 	}
+	tabs := map[leaseKey][]templates.Tab{}
 	for _, t := range v.Tabs {
 		k := leaseKey{t.Namespace, t.Lease}
-		tabCount[k]++
-		cast[k] = append(cast[k], templates.CastMember{Identity: t.Identity, Role: templates.CastRole(t.State, t.Stale)})
+		tabs[k] = append(tabs[k], t)
 	}
 	var feed []templates.FeedItem
 	for _, l := range leases {
@@ -152,27 +173,99 @@ func (u *dashboardScreen) dashboardCards(ctx context.Context, v *templates.Dashb
 		for _, t := range st.told {
 			feed = append(feed, feedItem(l.Namespace, l.Name, t))
 		}
-		card := st.card
-		card.Candidates, card.Tabs, card.Cast = candCount[k], tabCount[k], cast[k]
-		if d, ok := latest[k]; ok && d.Kind == templates.DecisionConflict {
-			card.Conflict, card.ConflictSays = d.Message, d.Says
-		}
-		v.Leases = append(v.Leases, card)
+		d, decided := latest[k]
+		v.Leases = append(v.Leases, dressCard(st.card, candCount[k], tabs[k], d, decided))
 	}
 	v.Feed = newestFeed(feed)
 	return nil
 }
 
-// knownNamespaces are the namespaces and those of the leases, sorted.
-func knownNamespaces(namespaces []string, leases []*coordinationv1.Lease) []string {
+// dressCard is a lease's card as the judge left it with what the dashboard shows beside it:
+// how many LeaseCandidates name the lease, its candidate tabs (in the order the dashboard
+// lists them) with their roles, and the election controller's latest decision about it
+// (decided: there is one) when that is a strategy conflict. The page and the dashboard's
+// stream dress their cards with it alike.
+func dressCard(c templates.LeaseCard, candidates int, tabs []templates.Tab, latest templates.DecisionView, decided bool) templates.LeaseCard {
+	c.Candidates, c.Tabs, c.Cast = candidates, len(tabs), nil
+	for _, t := range tabs {
+		c.Cast = append(c.Cast, templates.CastMember{Identity: t.Identity, Role: templates.CastRole(t.State, t.Stale)})
+	}
+	c.Conflict, c.ConflictSays = "", i18n.Text{}
+	if decided && latest.Kind == templates.DecisionConflict {
+		c.Conflict, c.ConflictSays = latest.Message, latest.Says
+	}
+	return c
+}
+
+// electionRow is the elections row of lease k, which n LeaseCandidates name, with the latest of
+// decisions about it as of now (decisions is nil when the controller does not run).
+func electionRow(k leaseKey, n int, decisions func(namespace, lease string) []templates.DecisionView, now time.Time) templates.ElectionRow {
+	row := templates.ElectionRow{Namespace: k.ns, Lease: k.name, LeaseURL: leaseURL(k.ns, k.name), Candidates: n}
+	row.Decision, row.HasDecision = latestDecision(decisions, k, now)
+	return row
+}
+
+// cardOverlaps counts the split brains on each card's lease.
+func cardOverlaps(cards []templates.LeaseCard) map[leaseKey]int {
+	out := make(map[leaseKey]int, len(cards))
+	for _, c := range cards {
+		out[leaseKey{c.Namespace, c.Name}] = c.Overlaps
+	}
+	return out
+}
+
+// roomRows are the instructor's room: one row per participant who opened tabs (tabs in the
+// dashboard's order), by name, with the split brains on their tabs' leases as overlaps counts
+// them. A participant's namespace is where their tabs run, the arena only when nowhere else.
+func roomRows(tabs []templates.Tab, overlaps map[leaseKey]int) []templates.RoomRow {
+	byOwner := map[string][]templates.Tab{}
+	for _, t := range tabs {
+		if t.Owner != "" {
+			byOwner[t.Owner] = append(byOwner[t.Owner], t)
+		}
+	}
+	rows := make([]templates.RoomRow, 0, len(byOwner))
+	for owner, ts := range byOwner {
+		r := templates.RoomRow{Owner: owner, Namespace: ts[0].Namespace, Tabs: len(ts)}
+		leases := map[leaseKey]bool{}
+		for _, t := range ts {
+			if r.Namespace == "arena" && t.Namespace != "arena" {
+				r.Namespace = t.Namespace
+			}
+			r.Leading += b2i(t.State == string(tabproto.StateLeader) && !t.Stale)
+			r.Stale += b2i(t.Stale)
+			r.Paused += b2i(t.Faults.Paused)
+			r.Partitioned += b2i(t.Faults.Partition != tabproto.PartitionNone)
+			r.Stopped += b2i(t.State == string(tabproto.StateStopped))
+			if k := (leaseKey{t.Namespace, t.Lease}); !leases[k] {
+				leases[k] = true
+				r.SplitBrains += overlaps[k]
+			}
+		}
+		rows = append(rows, r)
+	}
+	slices.SortFunc(rows, func(a, b templates.RoomRow) int { return strings.Compare(a.Owner, b.Owner) })
+	return rows
+}
+
+// b2i is 1 for true.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// knownNamespaces are the namespaces and those of the leases (ofLeases), sorted.
+func knownNamespaces(namespaces, ofLeases []string) []string {
 	seen := map[string]bool{}
 	for _, n := range namespaces {
 		seen[n] = true
 	}
-	for _, l := range leases {
-		if !seen[l.Namespace] {
-			seen[l.Namespace] = true
-			namespaces = append(namespaces, l.Namespace)
+	for _, n := range ofLeases {
+		if !seen[n] {
+			seen[n] = true
+			namespaces = append(namespaces, n)
 		}
 	}
 	slices.Sort(namespaces)

@@ -276,7 +276,7 @@ func TestElectionEscaping(t *testing.T) {
 			}
 		}
 	}
-	// Pushed to dashboards as JSON, for dashboard.js to set as text.
+	// Pushed to programs as JSON, to be set as text.
 	b := tu.tabs.decisionsMessage([]leaseKey{{"default", evilLease}}, i18n.EN)
 	var m struct {
 		Decisions []decisionSummary `json:"decisions"`

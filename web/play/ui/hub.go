@@ -19,11 +19,11 @@ import (
 	"github.com/leaselab/leaselab/web/lease/views"
 )
 
-// TabInfo is one connected candidate tab as the hub shows it to dashboards: what the tab last
-// reported about itself, plus what the hub knows and decides. Its JSON is the report's fields
-// followed by the hub's, in this order; dashboard.js reads it. A dashboard's ActiveFaults are
-// the tab's faults in the dashboard's language, as the server words them (forDashboard),
-// whatever words the tab sent.
+// TabInfo is one connected candidate tab as the hub shows it: what the tab last reported about
+// itself, plus what the hub knows and decides. Its JSON is the report's fields followed by the
+// hub's, in this order, as programs that follow /ui/tabs/watch read it; their ActiveFaults are
+// the tab's faults in the language they asked for, as the server words them (forDashboard),
+// whatever words the tab sent. The dashboard's board renders its rows from it (liveDash).
 type TabInfo struct {
 	// ID is the id the hub gave the tab.
 	ID string `json:"id"`
@@ -430,6 +430,27 @@ func (h *Hub) tabsChanged(from uint64, ns string, lang i18n.Lang) ([]byte, uint6
 	}
 	h.deltas[key] = b
 	return b, h.version
+}
+
+// tabChanges is what changed in the list since version from, for the dashboard's board: the
+// tabs that reported since (in no particular order) and the ids of those removed since; with
+// whole, every reported tab instead, when from is 0 or the hub no longer knows every removal
+// since from. It returns the version it brings the board to.
+func (h *Hub) tabChanges(from uint64) (tabs []TabInfo, gone []string, whole bool, version uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if from == 0 || from < h.goneFloor {
+		return h.tabsLocked(), nil, true, h.version
+	}
+	for t := range h.tabsOfLocked("") {
+		if t.reported && t.changed > from {
+			tabs = append(tabs, t.info)
+		}
+	}
+	for i := len(h.gone) - 1; i >= 0 && h.gone[i].version > from; i-- {
+		gone = append(gone, h.gone[i].id)
+	}
+	return tabs, gone, false, h.version
 }
 
 func (h *Hub) addWatcher(namespace string, lang i18n.Lang) *hubWatcher {

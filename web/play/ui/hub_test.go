@@ -181,7 +181,7 @@ func TestTabHubReportsMode(t *testing.T) {
 	connect(map[string]any{"identity": "tab-plain", "namespace": "default", "lease": "demo", "state": "leader", "role": "leader", "holder": "tab-plain",
 		"binaryVersion": "1.36.0", "emulationVersion": "1.35.0", "strategy": "OldestEmulationVersion", "preferredHolder": "someone"})
 
-	// The raw JSON, as dashboard.js reads it.
+	// The raw JSON, as programs read it.
 	dash := mustDial(t, ctx, srv, "/ui/tabs/watch", origin)
 	var byID map[string]map[string]any
 	for {

@@ -119,7 +119,7 @@ func TestTabHubOwnsTabs(t *testing.T) {
 		}
 	}
 
-	// The owner is in the JSON dashboard.js reads.
+	// The owner is in the JSON programs read.
 	raw := dialAs(t, ctx, srv, "/ui/tabs/watch", "participant-02")
 	for {
 		m := readJSON(t, ctx, raw)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -250,10 +251,11 @@ type watchMessage struct {
 	Command tabproto.Command `json:"command"`
 }
 
-// tabWatch is a dashboard's stream: the list of connected tabs whenever it changes (at most
-// every tabsMinInterval; with ?changes=1 only what changed, after the first list), the
-// election controller's latest decision about each lease whose decisions changed ("decisions": all known leases first, then only those that changed), and
-// fault commands the other way.
+// tabWatch is the hub's stream for programs (the dashboard follows /ui/dashboard/watch): the
+// list of connected tabs whenever it changes (at most every tabsMinInterval; with ?changes=1
+// only what changed, after the first list), the election controller's latest decision about
+// each lease whose decisions changed ("decisions": all known leases first, then only those
+// that changed), and fault commands the other way.
 func (u *tabScreen) tabWatch(c echo.Context) error {
 	conn, err := acceptWS(c, watchReadLimit)
 	if err != nil {
@@ -267,14 +269,6 @@ func (u *tabScreen) tabWatch(c echo.Context) error {
 	defer u.hub.removeWatcher(w)
 	decided, stopDecided := u.dfeed.watch()
 	defer stopDecided()
-	mayCommand := u.opts.MayCommandTabs == nil || u.opts.MayCommandTabs(c.Request())
-	// Whoever may not command every tab still commands the tabs they opened themselves.
-	var self string
-	if u.opts.TabUser != nil {
-		if tu, ok := u.opts.TabUser(c.Request()); ok {
-			self = tu.Name
-		}
-	}
 
 	// Replies to commands (errors only); bounded, dropped when the dashboard is not reading.
 	replies := make(chan []byte, 8)
@@ -283,42 +277,7 @@ func (u *tabScreen) tabWatch(c echo.Context) error {
 	go func() {
 		defer wg.Done()
 		defer cancel()
-		flood := newTokenBucket(floodRate, floodBurst, u.opts.Now())
-		limit := newTokenBucket(reportRate, reportBurst, u.opts.Now())
-		for {
-			_, data, err := conn.Read(ctx)
-			if err != nil {
-				return
-			}
-			now := u.opts.Now()
-			if flood.take(now) > 0 {
-				u.log.Debug("dashboard flooding the hub: disconnected")
-				closeFlooded(conn)
-				return
-			}
-			var m watchMessage
-			if err := json.Unmarshal(data, &m); err != nil || m.Type != "command" {
-				continue
-			}
-			cmdErr := errOnlyInstructor
-			switch {
-			case u.opts.Replay != nil:
-				cmdErr = errors.New(u.opts.Replay.Refusal())
-			case limit.take(now) > 0:
-				cmdErr = errTooManyCommands
-			case mayCommand:
-				cmdErr = u.hub.Command(m.Tab, self, m.Command)
-			case self != "":
-				cmdErr = u.hub.CommandOwn(self, m.Tab, m.Command)
-			}
-			if cmdErr != nil {
-				reply, _ := json.Marshal(map[string]string{"type": "error", "tab": m.Tab, "error": cmdErr.Error()})
-				select {
-				case replies <- reply:
-				default:
-				}
-			}
-		}
+		u.obeyDashboard(ctx, c.Request(), conn, replies)
 	}()
 
 	err = u.watchLoop(ctx, lang, conn, w, c.QueryParam("changes") == "1", decided, replies)
@@ -330,6 +289,58 @@ func (u *tabScreen) tabWatch(c echo.Context) error {
 		conn.Close(websocket.StatusGoingAway, "write failed")
 	}
 	return nil
+}
+
+// obeyDashboard reads what a dashboard sends on conn until it closes or ctx ends: fault
+// commands for candidate tabs, forwarded as the user who made r may (every tab, with
+// MayCommandTabs; else the tabs the user opened), at most reportRate a second. Each refused
+// command is answered on replies ({"type":"error","tab":..., "error":...}), dropped when the
+// dashboard does not read them. A dashboard that floods the hub is disconnected.
+func (u *tabScreen) obeyDashboard(ctx context.Context, r *http.Request, conn *websocket.Conn, replies chan<- []byte) {
+	mayCommand := u.opts.MayCommandTabs == nil || u.opts.MayCommandTabs(r)
+	// Whoever may not command every tab still commands the tabs they opened themselves.
+	var self string
+	if u.opts.TabUser != nil {
+		if tu, ok := u.opts.TabUser(r); ok {
+			self = tu.Name
+		}
+	}
+	flood := newTokenBucket(floodRate, floodBurst, u.opts.Now())
+	limit := newTokenBucket(reportRate, reportBurst, u.opts.Now())
+	for {
+		_, data, err := conn.Read(ctx)
+		if err != nil {
+			return
+		}
+		now := u.opts.Now()
+		if flood.take(now) > 0 {
+			u.log.Debug("dashboard flooding the hub: disconnected")
+			closeFlooded(conn)
+			return
+		}
+		var m watchMessage
+		if err := json.Unmarshal(data, &m); err != nil || m.Type != "command" {
+			continue
+		}
+		cmdErr := errOnlyInstructor
+		switch {
+		case u.opts.Replay != nil:
+			cmdErr = errors.New(u.opts.Replay.Refusal())
+		case limit.take(now) > 0:
+			cmdErr = errTooManyCommands
+		case mayCommand:
+			cmdErr = u.hub.Command(m.Tab, self, m.Command)
+		case self != "":
+			cmdErr = u.hub.CommandOwn(self, m.Tab, m.Command)
+		}
+		if cmdErr != nil {
+			reply, _ := json.Marshal(map[string]string{"type": "error", "tab": m.Tab, "error": cmdErr.Error()})
+			select {
+			case replies <- reply:
+			default:
+			}
+		}
+	}
 }
 
 // watchLoop sends the list of tabs and the latest decisions at once, then after every change,

@@ -4,8 +4,11 @@
 // assets (scripts, styles, the wasm candidate).
 //
 // Pages are rendered on the server with the components of package templates from view models
-// built here; the scripts then keep them current from the API server's own watch streams
-// (WebSocket upgrades of the real watch URLs) and from the tab hub.
+// built here. The dashboard is kept current by the server too: its board renders every card
+// and row that changes with the same components and pushes the fragments (dashlive.go). The
+// other pages' scripts fetch their server-rendered fragments again when a stream says they
+// changed, or follow the API server's own watch streams (WebSocket upgrades of the real watch
+// URLs) and the tab hub.
 package ui
 
 import (
@@ -172,6 +175,8 @@ type pages struct{ *reader }
 type dashboardScreen struct {
 	*pages
 	board *board
+	// commands carries the fault commands a dashboard sends to candidate tabs.
+	commands *tabScreen
 }
 
 // leaseScreen serves the per-lease page.
@@ -268,7 +273,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 	d.hub.requests = d.requests
 	d.views = views.NewReader(st, viewsLookback(opts.Replay != nil))
 	d.hist = newHistoryCache(st, d.leases.StorageResource(), p.decodeLease, opts.Replay != nil)
-	u.dashboard = &dashboardScreen{pages: p, board: newBoard(p.reader)}
+	u.dashboard = &dashboardScreen{pages: p, board: newBoard(p.reader, u.tabs.dfeed), commands: u.tabs}
 	context.AfterFunc(opts.Context, u.lessons.scenarios.stopAll)
 	return u, nil
 }
@@ -287,11 +292,15 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	POST /ui/leases                         create a lease (form)
 //	POST /ui/leases/:namespace/:name/delete delete a lease (form)
 //	GET  /ui/tabs/connect                   WebSocket: a candidate tab reports to the hub
-//	GET  /ui/tabs/watch[?changes=1]         WebSocket: the dashboard follows the tabs (with
-//	                                        changes=1, what changed after the first list) and
-//	                                        the election controller's latest decisions
-//	GET  /ui/board/watch                    WebSocket: the dashboard's lease cards and feed, as
-//	                                        the server judges them
+//	GET  /ui/tabs/watch[?changes=1]         WebSocket: the tabs (with changes=1, what changed
+//	                                        after the first list) and the election controller's
+//	                                        latest decisions (JSON, for programs), and fault
+//	                                        commands to the tabs
+//	GET  /ui/board/watch                    WebSocket: the lease cards, LeaseCandidates and
+//	                                        feed as the server judges them (JSON, for programs)
+//	GET  /ui/dashboard/watch                WebSocket: the dashboard's live part as HTML
+//	                                        fragments of its own templates, and fault commands
+//	                                        from the dashboard to candidate tabs
 //	GET  /ui/history                        a recording to download (?namespace=NS&lease=NAME)
 //	GET  /scenarios                         the guided lessons
 //	GET  /scenarios/:name[?seed=&speed=&present=1&lang=]  one lesson
@@ -329,6 +338,7 @@ func (u *UI) Register(e *echo.Echo) {
 	e.GET("/ui/tabs/connect", u.tabs.tabConnect)
 	e.GET("/ui/tabs/watch", u.tabs.tabWatch, lang)
 	e.GET("/ui/board/watch", u.dashboard.boardWatch, lang)
+	e.GET("/ui/dashboard/watch", u.dashboard.dashboardWatch, lang)
 	e.GET("/ui/history", u.records.history, lang)
 	e.GET("/stage", u.stage.stagePage, lang)
 	e.GET("/stage/live", u.stage.stageLive, lang)

@@ -109,12 +109,6 @@
     if (el && el.textContent !== text) el.textContent = text;
   }
 
-  /** A clone of the first element of a <template>. */
-  function fromTemplate(id) {
-    const t = document.getElementById(id);
-    return t.content.firstElementChild.cloneNode(true);
-  }
-
   // --- connection indicator: "live" when every stream is up -------------------------------
   // A stream down for longer than a reconnect's usual blink shows the banner and greys the
   // live content (body.offline), so that nobody reads stale numbers as current. A page that
@@ -500,26 +494,13 @@
 
   const words = {};
   for (const st of ['leader', 'follower', 'paused', 'partitioned', 'stopped', 'stale', 'held', 'free', 'expired']) words[st] = t('state.' + st);
-  const icons = { held: 'leader', stale: 'conflict' };
-  /** Shows a state on a badge made by the stateBadge template: class, icon and word. */
-  function showState(badge, state) {
-    if (!badge) return;
-    for (const c of Array.from(badge.classList)) if (c.startsWith('state-')) badge.classList.remove(c);
-    badge.classList.add('state-' + state);
-    const use = badge.querySelector('use');
-    if (use) use.setAttribute('href', '#i-' + (icons[state] || state));
-    const w = badge.querySelector('.state-word');
-    if (w) w.textContent = words[state] || state.toUpperCase();
-  }
 
-  // Who the page is for (workshop mode), as the server rendered it on the body: what the API
-  // and the hub would refuse is not offered. The server decides; these only hide buttons.
+  // Who the page is for (workshop mode), as the server rendered it on the body: a form that
+  // writes starts in a namespace the user may write in, as the server renders it.
   const body = document.body.dataset;
   const writesIn = (body.writesIn || '').split(' ').filter(Boolean);
   /** Whether the page's user may write leases in ns: anywhere without a workshop. */
   function mayWrite(ns) { return writesIn.length === 0 || writesIn.includes(ns); }
-  /** Whether the page's user may inject faults into a tab that owner opened. */
-  function mayCommand(owner) { return !body.user || 'commandsAll' in body || owner === body.user; }
   /** The namespace a form that writes starts with: ns when writable, else the user's own. */
   function writeNamespace(ns) { return ns && mayWrite(ns) ? ns : writesIn[0] || 'default'; }
 
@@ -529,7 +510,7 @@
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
   });
 
-  window.LL = { serverNow, secs, delaySecs, clock, ago, field, setText, fromTemplate, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, afterCommand, sameFaults, showFaults, showActionable, showState, words, t, has, msg, list, mayWrite, mayCommand, writeNamespace };
+  window.LL = { serverNow, secs, delaySecs, clock, ago, field, setText, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, afterCommand, sameFaults, showFaults, showActionable, words, t, has, msg, list, writeNamespace };
   showConnection();
   updateRings();
   loop();
