@@ -328,7 +328,7 @@ func (u *dashboardScreen) dashboardWatch(c echo.Context) error {
 	sub, first, err := u.board.follow(c.Request().Context(), c.QueryParam("namespace"), who)
 	if err != nil {
 		u.log.Error("dashboard live", slog.Any("error", err))
-		conn.Close(websocket.StatusInternalError, "the dashboard could not be read")
+		conn.Close(websocket.StatusInternalError, "the dashboard could not be read") //said:english a WebSocket close reason, read by developers
 		return nil
 	}
 	defer u.board.unfollow(sub)
