@@ -112,6 +112,8 @@ type Dashboard struct {
 	// Moment is the past moment shown (its At is "" when live); Time is the time control.
 	Moment Moment
 	Time   TimeControl
+	// Outage is the API-server outage in effect, offered to the instructor; nil when not offered.
+	Outage *Outage
 	// SlowChoices are the delays a tab row's slow-network control offers.
 	SlowChoices []SlowChoice
 	// Room is the instructor's view of the room in workshop mode, one row per participant
@@ -590,4 +592,10 @@ func CastRole(state string, stale bool) string {
 		return "stale"
 	}
 	return state
+}
+
+// Outage is an API-server outage the instructor injects: Mode "hang", "fail" or "" (none), for
+// the whole server or Namespace.
+type Outage struct {
+	Mode, Namespace string
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/leaselab/leaselab/web/api/auth"
 	"github.com/leaselab/leaselab/web/api/front"
 	"github.com/leaselab/leaselab/web/api/inprocess"
+	"github.com/leaselab/leaselab/web/api/outage"
 	"github.com/leaselab/leaselab/web/api/request"
 	"github.com/leaselab/leaselab/web/api/status"
 	"github.com/leaselab/leaselab/web/api/upstream"
@@ -146,8 +147,10 @@ func (s *Server) extend(ctx context.Context, cfg Config, a *front.API, e *echo.E
 		fc.Logger.Info("serving in front of a cluster; its own controller decides elections", slog.String("server", up.Server),
 			slog.String("user", up.User), slog.Any("namespaces", up.Namespaces))
 	}
+	fault := &outage.Fault{}
+	e.Use(fault.Middleware)
 	uiOpts := ui.Options{Now: fc.Now, Context: a.Context(), API: a.Transport(), Replay: cfg.Replay, Upstream: up,
-		ScenarioAPI: a.Transport().As(scenarioUser)}
+		ScenarioAPI: a.Transport().As(scenarioUser), Outage: fault}
 	if cfg.Election != nil {
 		rc := a.Transport().As(electionUser).RESTConfig(election.DefaultFieldManager)
 		rc.QPS, rc.Burst = 100, 200

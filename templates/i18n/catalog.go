@@ -486,6 +486,16 @@ var _ = said.Register(map[string]Text{
 	"tp.pause":                      {En: "Pause of %s: a follower takes the lease %s to %s after the last renewal; the old leader wakes believing it still leads, until its first request comes back.", Zh: "暂停 %s：跟随者在最后一次续约后 %s 到 %s 获得租约；旧领导者醒来时仍以为自己是领导者，直到它的第一个请求返回。"},
 	"tp.openTab":                    {En: "Open a candidate tab at these timings", Zh: "用这些时间设置打开候选者标签页"},
 	"nav.timings":                   {En: "Timings", Zh: "时间设置"},
+	"dash.outage":                   {En: "API-server outage", Zh: "API 服务器故障"},
+	"dash.outageOn":                 {En: "API-server outage in effect", Zh: "API 服务器故障进行中"},
+	"dash.outageScope":              {En: "namespace (empty: the whole server)", Zh: "命名空间（留空：整个服务器）"},
+	"dash.outageAll":                {En: "the whole server", Zh: "整个服务器"},
+	"dash.outageHang":               {En: "Requests hang", Zh: "请求挂起"},
+	"dash.outageHangTitle":          {En: "The API server stops answering: every resource request waits until the outage ends or its client gives up", Zh: "API 服务器停止响应：每个资源请求都会等待，直到故障结束或客户端放弃"},
+	"dash.outageFail":               {En: "Requests fail", Zh: "请求失败"},
+	"dash.outageFailTitle":          {En: "The API server refuses: every resource request fails at once with 503", Zh: "API 服务器拒绝服务：每个资源请求立即以 503 失败"},
+	"dash.outageOff":                {En: "End the outage", Zh: "结束故障"},
+	"dash.outageBadMode":            {En: "unknown outage mode %q: hang, fail or off", Zh: "未知的故障模式 %q：应为 hang、fail 或 off"},
 	"upstream.readOnly":             {En: "Read-only: %s", Zh: "只读：%s"},
 	// end of pages
 })

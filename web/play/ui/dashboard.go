@@ -107,6 +107,10 @@ func (u *dashboardScreen) dashboardView(r *http.Request, ns string, form templat
 	v.Namespaces = knownNamespaces(namespaces, ofLeases)
 	who, _ := u.signedIn(r)
 	offer(&v, who)
+	if o := u.opts.Outage; o != nil && u.mayRunScenarios(r) && m.at.IsZero() {
+		s := o.State()
+		v.Outage = &templates.Outage{Mode: string(s.Mode), Namespace: s.Namespace}
+	}
 	return v, nil
 }
 

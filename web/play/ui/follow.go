@@ -2,15 +2,19 @@ package ui
 
 import (
 	"context"
+	"log/slog"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/web/api/outage"
 	"github.com/leaselab/leaselab/web/play/scenario"
 )
 
@@ -108,4 +112,28 @@ func followSignature(key string, run *scenario.Run) string {
 	}
 	st := run.State()
 	return key + " " + strconv.Itoa(st.Shown) + " " + strconv.Itoa(st.Step) + " " + strconv.FormatBool(st.Ready) + " " + strconv.FormatBool(st.Stopped)
+}
+
+// setOutage serves POST /ui/outage (the instructor's, from the dashboard): mode hang or fail
+// starts an API-server outage, for the whole server or the form's namespace; off ends it.
+func (u *scenarioScreen) setOutage(c echo.Context) error {
+	ctx := c.Request().Context()
+	if u.opts.Outage == nil || !u.mayRunScenarios(c.Request()) {
+		return u.fail(c, http.StatusForbidden, i18n.T(ctx, "scn.instructor"))
+	}
+	ns := strings.TrimSpace(c.FormValue("namespace"))
+	if ns != "" && len(validation.IsDNS1123Label(ns)) > 0 {
+		return u.fail(c, http.StatusBadRequest, i18n.T(ctx, "play.badNamespace", strconv.Quote(ns), strings.Join(validation.IsDNS1123Label(ns), "; ")))
+	}
+	switch mode := outage.Mode(c.FormValue("mode")); mode {
+	case outage.Hang, outage.Fail:
+		u.opts.Outage.Set(outage.State{Mode: mode, Namespace: ns})
+		u.log.Warn("API-server outage injected", slog.String("mode", string(mode)), slog.String("namespace", ns))
+	case "off":
+		u.opts.Outage.Set(outage.State{})
+		u.log.Info("API-server outage ended")
+	default:
+		return u.fail(c, http.StatusBadRequest, i18n.T(ctx, "dash.outageBadMode", c.FormValue("mode")))
+	}
+	return c.Redirect(http.StatusSeeOther, dashboardURL(ns))
 }

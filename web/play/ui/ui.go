@@ -32,6 +32,7 @@ import (
 	"github.com/leaselab/leaselab/templates"
 	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/api/kinds"
+	"github.com/leaselab/leaselab/web/api/outage"
 	"github.com/leaselab/leaselab/web/api/status"
 	"github.com/leaselab/leaselab/web/lease/election"
 	"github.com/leaselab/leaselab/web/lease/recording"
@@ -66,6 +67,9 @@ type Options struct {
 	// Replay, when set, is the recording this server replays, read-only: the screens say so,
 	// candidate tabs cannot join and the dashboard commands no tab.
 	Replay *Replay
+	// Outage is the API-server outage the instructor injects from the dashboard (POST
+	// /ui/outage); nil offers none.
+	Outage *outage.Fault
 	// ScenarioAPI carries the requests of the scenarios' candidates to the API in process, as
 	// the server's own user (allowed to write the scenarios' namespaces); nil means API.
 	ScenarioAPI http.RoundTripper
@@ -310,6 +314,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	GET  /stage?namespace=&lease=[&at=]     the stage: one lease's election as one picture
 //	GET  /stage/live?namespace=&lease=      its picture alone (HTML fragment)
 //	GET  /stage/watch?namespace=&lease=     WebSocket: says when the stage changed
+//	POST /ui/outage                         an API-server outage (mode=hang|fail|off, namespace)
 //	GET  /follow                            what the instructor shows: the lesson last started or
 //	                                        stepped, its step and its stage
 //	GET  /follow/live                       its moving part (HTML fragment)
@@ -343,6 +348,7 @@ func (u *UI) Register(e *echo.Echo) {
 	e.GET("/stage", u.stage.stagePage, lang)
 	e.GET("/stage/live", u.stage.stageLive, lang)
 	e.GET("/stage/watch", u.stage.stageWatch, lang)
+	e.POST("/ui/outage", u.lessons.setOutage, sameOrigin, lang)
 	e.GET("/follow", u.lessons.followPage, lang)
 	e.GET("/follow/live", u.lessons.followLive, lang)
 	e.GET("/follow/watch", u.lessons.followWatch, lang)
