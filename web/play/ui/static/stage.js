@@ -153,12 +153,12 @@
   let cachedLive = null;
   let reqs = [];
   let rings = [];
-  // A ring redrawn costs Chromium a style pass over it and the raster of its tiles: the 72
-  // rings of a crowd's two dozen candidates redrawn every frame cost more than a frame on a
-  // slow, shared machine. So at most RING_WRITES are redrawn a frame, in turn from where the
-  // last frame stopped: with up to 8 candidates every ring every frame, with 24 each ring 20
-  // times a second.
-  const RING_WRITES = 24;
+  // A ring redrawn costs Chromium a style pass over it, its paint and the raster of its tiles:
+  // the 72 rings of a crowd's two dozen candidates redrawn every frame cost more than a frame
+  // on a slow, shared machine. So a ring is redrawn only when its end has moved by a unit of
+  // the picture (about a pixel), and at most RING_WRITES a frame, in turn from where the last
+  // frame stopped: a few candidates' rings every frame, a crowd's a dozen times a second.
+  const RING_WRITES = 16;
   let ringAt = 0;
   function collect(live) {
     layout(live);
@@ -170,7 +170,9 @@
     });
     rings = Array.from(live.querySelectorAll('.ring'), (el) => {
       el.llDrawn = el.llDrawn || { dash: null, low: null };
-      return { el, due: +el.dataset.dueMs, span: +el.dataset.spanMs, drawn: el.llDrawn };
+      // Its length in the picture's units: it is redrawn when its end moves by one of them.
+      const steps = Math.max(1, Math.round(2 * Math.PI * (+el.getAttribute('r') || 50)));
+      return { el, due: +el.dataset.dueMs, span: +el.dataset.spanMs, steps, drawn: el.llDrawn };
     });
   }
   function frame() {
@@ -198,7 +200,7 @@
         const r = rings[(ringAt + k) % rings.length];
         const d = r.drawn;
         const left = clamp((r.due - shown) / r.span);
-        const dash = (left * 100).toFixed(1) + ' 100';
+        const dash = (Math.round(left * r.steps) * 100 / r.steps).toFixed(2) + ' 100';
         if (dash !== d.dash) { r.el.setAttribute('stroke-dasharray', dash); d.dash = dash; budget--; }
         const low = left < 0.25;
         if (low !== d.low) { r.el.toggleAttribute('data-low', low); d.low = low; }
