@@ -31,7 +31,7 @@ var englishAllowed = wordSet(`
 	kube controller manager scheduler ReleaseOnCancel OnStartedLeading OnStoppedLeading os Exit
 	LeaderElector GC API etcd ping CLE MAJOR MINOR PATCH leaselab replay candidate make build run
 	serve cle false wasm English s ms min h d int32 time Second became leader fencing token
-	OldestEmulationVersion demo alice bob carol default lang zh en`)
+	OldestEmulationVersion demo alice bob carol dave erin node default lang zh en GET PUT POST`)
 
 func wordSet(s string) map[string]bool {
 	m := map[string]bool{}
