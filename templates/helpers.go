@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/a-h/templ"
 
@@ -275,8 +276,18 @@ var browserPrefixes = []string{"js.", "log.", "fault.", "faults.", "state.", "de
 // browserMessages are the messages the page's scripts use, in the page's language: the page
 // embeds them (the i18n script element) and live.js's LL.t reads them.
 func browserMessages(ctx context.Context) map[string]string {
-	return i18n.Browser(lang(ctx), browserPrefixes...)
+	l := lang(ctx)
+	if m, ok := browserCache.Load(l); ok {
+		return m.(map[string]string)
+	}
+	m := i18n.Browser(l, browserPrefixes...)
+	browserCache.Store(l, m)
+	return m
 }
+
+// browserCache holds browserMessages by language: the catalog is fixed once the program runs,
+// and every page embeds them.
+var browserCache sync.Map
 
 // shownMs is a countdown as it is shown: at most total, when total is known. A leader's renew
 // deadline between rounds lies up to a retry period beyond the setting; it shows full.

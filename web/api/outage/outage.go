@@ -7,6 +7,7 @@ package outage
 import (
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/labstack/echo/v4"
 
@@ -30,11 +31,17 @@ type State struct {
 	Namespace string
 }
 
-// Fault is the server's outage, changed by Set and read by the middleware on every request.
+// Fault is the server's outage, changed by Set and read by the middleware on every request:
+// a read takes no lock, as every API request makes one.
 type Fault struct {
-	mu    sync.Mutex
-	state State
-	ended chan struct{} // closed when the current outage ends
+	mu  sync.Mutex // serializes Set
+	cur atomic.Pointer[current]
+}
+
+// current is an outage in effect, and the channel closed when it ends or changes.
+type current struct {
+	State
+	ended chan struct{}
 }
 
 // Set starts an outage (or changes it); a State with no Mode ends it. Hanging requests go on
@@ -42,32 +49,31 @@ type Fault struct {
 func (f *Fault) Set(s State) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.ended != nil {
-		close(f.ended)
-		f.ended = nil
-	}
-	f.state = s
+	var next *current
 	if s.Mode != "" {
-		f.ended = make(chan struct{})
+		next = &current{State: s, ended: make(chan struct{})}
+	}
+	if old := f.cur.Swap(next); old != nil {
+		close(old.ended)
 	}
 }
 
 // State is the outage in effect.
 func (f *Fault) State() State {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.state
+	if c := f.cur.Load(); c != nil {
+		return c.State
+	}
+	return State{}
 }
 
 // covers returns the outage that covers a resource request in namespace ns, and the channel
 // that closes when it changes.
 func (f *Fault) covers(ns string) (State, <-chan struct{}) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.state.Mode == "" || f.state.Namespace != "" && f.state.Namespace != ns {
+	c := f.cur.Load()
+	if c == nil || c.Namespace != "" && c.Namespace != ns {
 		return State{}, nil
 	}
-	return f.state, f.ended
+	return c.State, c.ended
 }
 
 // Middleware holds or fails the resource requests the outage covers.

@@ -250,7 +250,7 @@ func (c Claim) stepsDownFirst(w *World) error {
 		switch {
 		case e.Kind == "holder" && e.What == c.Who:
 			held, gaveUp = true, time.Time{}
-		case e.Kind == "role" && held && gaveUp.IsZero() && len(e.What) > len(c.Who) && e.What[:len(c.Who)+1] == c.Who+" " && e.What != c.Who+" leader":
+		case e.Kind == "role" && held && gaveUp.IsZero() && strings.HasPrefix(e.What, c.Who+" ") && e.What != c.Who+" leader":
 			gaveUp = at
 		case e.Kind == "holder" && held && e.What != c.Who && e.What != "(none)":
 			if gaveUp.IsZero() {

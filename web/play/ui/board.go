@@ -174,9 +174,7 @@ type boardSub struct {
 	lang i18n.Lang // the language the dashboard reads
 	// namespace is the one namespace the dashboard follows; empty for all of them.
 	namespace string
-	msgs      chan []byte
-	// dropped is closed when the dashboard fell behind and was dropped.
-	dropped chan struct{}
+	outbox
 }
 
 const (
@@ -204,7 +202,7 @@ func (b *board) subscribe(ctx context.Context, namespace string) (*boardSub, err
 	if err := b.startLocked(ctx); err != nil {
 		return nil, err
 	}
-	s := &boardSub{lang: lang, namespace: namespace, msgs: make(chan []byte, boardQueue), dropped: make(chan struct{})}
+	s := &boardSub{lang: lang, namespace: namespace, outbox: newOutbox()}
 	s.msgs <- b.snapshotLocked(lang, namespace)
 	b.subs[s] = struct{}{}
 	return s, nil
@@ -450,7 +448,7 @@ func (b *board) restart() {
 	clear(b.recheck)
 	clear(b.gone)
 	for s := range b.subs {
-		close(s.dropped)
+		s.drop()
 		delete(b.subs, s)
 	}
 	b.live.dropAllLocked()
@@ -666,12 +664,8 @@ func (b *board) broadcastLocked(msg boardMessage) {
 		if data == nil {
 			continue
 		}
-		select {
-		case s.msgs <- data:
-		default:
-			// Too far behind: drop it; it reconnects and gets the whole board.
-			close(s.dropped)
-			delete(b.subs, s)
+		if !s.offer(data) {
+			delete(b.subs, s) // it reconnects and gets the whole board
 		}
 	}
 }

@@ -32,10 +32,8 @@ type dashSub struct {
 	// room says that the dashboard shows the room: the instructor's, following every namespace.
 	room bool
 	// key is the audience (lang, ns, who): dashboards of one audience share each message.
-	key  string
-	msgs chan []byte
-	// dropped is closed when the dashboard fell behind and was dropped.
-	dropped chan struct{}
+	key string
+	outbox
 }
 
 // dashMessage is one message of /ui/dashboard/watch. Put are the elements rendered again, Gone
@@ -243,10 +241,7 @@ func (d *liveDash) sendLocked(ch *liveChange) {
 		if data == nil {
 			continue
 		}
-		select {
-		case s.msgs <- data:
-		default:
-			close(s.dropped)
+		if !s.offer(data) {
 			delete(d.subs, s)
 		}
 	}
@@ -297,8 +292,8 @@ func (s *dashSub) shows(ns string) bool { return s.ns == "" || s.ns == ns }
 // addLocked adds a dashboard of namespace ns ("": all) in lang for who.
 func (d *liveDash) addLocked(lang i18n.Lang, ns string, who templates.SignedIn) *dashSub {
 	s := &dashSub{lang: lang, ns: ns, who: who, room: who.Instructor && who.Name != "" && ns == "",
-		key:  fmt.Sprintf("%s\x00%s\x00%s\x00%t\x00%s", lang, ns, who.Name, who.Instructor, strings.Join(who.Namespaces, " ")),
-		msgs: make(chan []byte, boardQueue), dropped: make(chan struct{})}
+		key:    fmt.Sprintf("%s\x00%s\x00%s\x00%t\x00%s", lang, ns, who.Name, who.Instructor, strings.Join(who.Namespaces, " ")),
+		outbox: newOutbox()}
 	d.subs[s] = struct{}{}
 	return s
 }
@@ -307,7 +302,7 @@ func (d *liveDash) addLocked(lang i18n.Lang, ns string, who templates.SignedIn) 
 // dashboards reconnect to a fresh one.
 func (d *liveDash) dropAllLocked() {
 	for s := range d.subs {
-		close(s.dropped)
+		s.drop()
 		delete(d.subs, s)
 	}
 	d.clear()

@@ -27,6 +27,12 @@ func (u *scenarioScreen) followPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if v.Key != "" {
+		// The stage is the page's first paint only: stage.js keeps it live on its own.
+		if v.Stage, err = u.stage.stageView(ctx, v.Namespace, v.Lease, moment{}); err != nil {
+			return err
+		}
+	}
 	v.Page = u.pageSays(i18n.Say("follow.title"), "follow")
 	return u.render(c, 200, templates.FollowView(v))
 }
@@ -59,28 +65,24 @@ func (u *scenarioScreen) followView(ctx context.Context) (templates.Follow, erro
 	if l.Shown < len(l.Steps) {
 		v.Step = l.Steps[l.Shown]
 	}
-	v.Stage, err = u.stage.stageView(ctx, ns, sc.Lease, moment{})
-	return v, err
+	return v, nil
 }
 
 // followWatch serves /follow/watch: a WebSocket that says {"v":n} whenever what /follow shows
 // changed (the instructor stepped, or started another lesson), at most a few times a second.
 func (u *scenarioScreen) followWatch(c echo.Context) error {
-	conn, err := acceptWS(c, 1024)
-	if err != nil {
-		return nil // Accept has answered
+	s, cancel, ok := u.openChangeStream(c)
+	if !ok {
+		return nil
 	}
-	ctx, cancel := context.WithCancel(u.opts.Context)
 	defer cancel()
-	ctx = conn.CloseRead(ctx)
-	var version uint64
+	ctx := s.ctx
 	sent := ""
 	for {
 		key, run, bumped := u.scenarios.followed()
 		if now := followSignature(key, run); now != sent {
 			sent = now
-			version++
-			if wsWrite(ctx, conn, []byte(`{"v":`+strconv.FormatUint(version, 10)+`}`)) != nil {
+			if s.tell() != nil {
 				return nil
 			}
 		}
@@ -99,6 +101,7 @@ func (u *scenarioScreen) followWatch(c echo.Context) error {
 		}
 		unsubscribe()
 		if ctx.Err() != nil {
+			s.end()
 			return nil
 		}
 	}

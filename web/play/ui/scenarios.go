@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
 	"github.com/leaselab/leaselab/templates"
@@ -640,19 +639,13 @@ func (u *scenarioScreen) scenarioWatch(c echo.Context) error {
 	if problem != "" {
 		return u.fail(c, http.StatusBadRequest, i18n.T(c.Request().Context(), problem))
 	}
-	conn, err := acceptWS(c, 1024)
-	if err != nil {
-		return nil // Accept has answered
+	s, cancel, ok := u.openChangeStream(c)
+	if !ok {
+		return nil
 	}
-	ctx, cancel := context.WithCancel(u.opts.Context)
 	defer cancel()
-	ctx = conn.CloseRead(ctx)
-	var version uint64
-	send := func() error {
-		version++
-		return wsWrite(ctx, conn, []byte(`{"v":`+strconv.FormatUint(version, 10)+`}`))
-	}
-	if send() != nil {
+	ctx := s.ctx
+	if s.tell() != nil {
 		return nil
 	}
 	for {
@@ -676,7 +669,7 @@ func (u *scenarioScreen) scenarioWatch(c echo.Context) error {
 		poll.Stop()
 		unsubscribe()
 		if ctx.Err() != nil {
-			conn.Close(websocket.StatusNormalClosure, "")
+			s.end()
 			return nil
 		}
 		if same {
@@ -688,7 +681,7 @@ func (u *scenarioScreen) scenarioWatch(c echo.Context) error {
 			continue
 		case <-time.After(150 * time.Millisecond):
 		}
-		if send() != nil {
+		if s.tell() != nil {
 			return nil
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -109,21 +108,18 @@ func (u *stageScreen) stageWatch(c echo.Context) error {
 	if ns == "" {
 		return err
 	}
-	conn, err := acceptWS(c, 1024)
-	if err != nil {
-		return nil // Accept has answered
+	s, cancel, ok := u.openChangeStream(c)
+	if !ok {
+		return nil
 	}
-	ctx, cancel := context.WithCancel(u.opts.Context)
 	defer cancel()
-	ctx = conn.CloseRead(ctx)
+	ctx := s.ctx
 	w := u.hub.addWatcher(ns, i18n.FromContext(c.Request().Context()))
 	defer u.hub.removeWatcher(w)
 	requests, unsubscribe := u.tap.subscribe(ns, name)
 	defer unsubscribe()
-	var version uint64
 	for {
-		version++
-		if wsWrite(ctx, conn, []byte(`{"v":`+strconv.FormatUint(version, 10)+`}`)) != nil {
+		if s.tell() != nil {
 			return nil
 		}
 		// Look again at least once a second: the lanes move with time.
@@ -136,7 +132,7 @@ func (u *stageScreen) stageWatch(c echo.Context) error {
 		}
 		tick.Stop()
 		if ctx.Err() != nil {
-			conn.Close(websocket.StatusNormalClosure, "")
+			s.end()
 			return nil
 		}
 		select {
