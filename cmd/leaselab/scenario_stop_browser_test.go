@@ -42,8 +42,11 @@ func TestBrowserScenarioStop(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return string(b)
 	}
-	if !strings.Contains(tabs(), `data-identity="bob"`) {
-		t.Fatalf("the dashboard of %s does not list the lesson's candidates", ns)
+	// bob's first report reaches the tab hub a moment after alice leads.
+	if _, err := browserWait(30*time.Second, func() (bool, string) {
+		return strings.Contains(tabs(), `data-identity="bob"`), "bob not listed"
+	}); err != nil {
+		t.Fatalf("the dashboard of %s does not list the lesson's candidates: %v", ns, err)
 	}
 	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="stop"]`))); err != nil {
 		t.Fatalf("stop: %v", err)
