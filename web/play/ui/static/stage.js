@@ -155,10 +155,11 @@
   let rings = [];
   // A ring redrawn costs Chromium a style pass over it, its paint and the raster of its tiles:
   // the 72 rings of a crowd's two dozen candidates redrawn every frame cost more than a frame
-  // on a slow, shared machine. So a ring is redrawn only when its end has moved by a unit of
-  // the picture (about a pixel), and at most RING_WRITES a frame, in turn from where the last
-  // frame stopped: a few candidates' rings every frame, a crowd's a dozen times a second.
-  const RING_WRITES = 16;
+  // on a slow, shared machine (measured: 4 or 8 rings a frame cost little more than one, 16
+  // clearly more). So a ring is redrawn only when its end has moved by a unit of the picture
+  // (about a pixel), and at most RING_WRITES a frame, in turn from where the last frame
+  // stopped: three candidates' rings every frame, a crowd's about seven times a second.
+  const RING_WRITES = 8;
   let ringAt = 0;
   function collect(live) {
     layout(live);
