@@ -115,6 +115,42 @@ type ScenarioLive struct {
 	// Claims are what the lesson says its run shows, and, once it has played its last step,
 	// whether each held.
 	Claims []ScenarioClaim
+	// Question is the shown step's question, when it asks one; Asking says it is open, the
+	// step waiting for its reveal.
+	Question *Prediction
+	Asking   bool
+}
+
+// Prediction is a question a step asks before it runs, as a page shows it.
+type Prediction struct {
+	// Step is the step that asks (from 1); Seed the run's; VoteURL where a choice is posted,
+	// RevealURL where the instructor reveals the answer.
+	Step      int
+	Seed      string
+	VoteURL   string
+	RevealURL string
+	// Back is where a vote sent without the page's script returns ("follow" for /follow).
+	Back    string
+	Ask     string
+	Choices []PredictionChoice
+	// Open says votes are taken; once closed, the answer shows with Why.
+	Open bool
+	Why  string
+	// Votes is the number of votes cast; ShowTally shows them (the instructor's page, and
+	// everyone's once the answer is out); MayReveal offers Reveal.
+	Votes     int
+	ShowTally bool
+	MayReveal bool
+}
+
+// PredictionChoice is one answer offered: its votes and share of them (in steps of 5 %, for
+// the bar's class), whether the reader chose it, and, once revealed, whether it is right.
+type PredictionChoice struct {
+	Text   string
+	Votes  int
+	Share  int
+	Chosen bool
+	Right  bool
 }
 
 // ScenarioClaim is one claim of a lesson: Held is "true" or "false" once the lesson is done,
@@ -199,6 +235,7 @@ type Follow struct {
 	Step         ScenarioStep
 	Total        int
 	Waiting      string
+	Question     *Prediction
 	Namespace    string
 	Lease        string
 	StageLiveURL string

@@ -155,3 +155,23 @@ func browserWait(d time.Duration, cond func() (bool, string)) (time.Duration, er
 		time.Sleep(50 * time.Millisecond) // the poll interval: each cond evaluates script in the page
 	}
 }
+
+// browserRevealIfAsked reveals, on a lesson page, the answer of the question the step shown
+// asks, if it asks one and the question is open: the tests of a lesson's story do not vote, and
+// its step runs only after the reveal.
+func browserRevealIfAsked(t *testing.T, tab context.Context) {
+	t.Helper()
+	asking := func() string {
+		s, _ := browserEval(tab, `(document.getElementById('scenario-live') || {dataset: {}}).dataset.asking || ''`)
+		return s
+	}
+	if asking() != "true" {
+		return
+	}
+	if _, err := browserEval(tab, `(document.querySelector('[data-testid="reveal"]').click(), 'ok')`); err != nil {
+		t.Fatalf("reveal: %v", err)
+	}
+	if _, err := browserWait(30*time.Second, func() (bool, string) { s := asking(); return s == "false", "asking " + s }); err != nil {
+		t.Fatalf("the question stays open after Reveal: %v", err)
+	}
+}

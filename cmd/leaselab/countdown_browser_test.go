@@ -69,9 +69,17 @@ func TestBrowserLessonCountdownsStayTrue(t *testing.T) {
 		}); err != nil {
 			t.Fatalf("Next is not offered: %v", err)
 		}
+		shown := mustEval(t, tab, `document.getElementById('scenario-live').dataset.shown`)
 		if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(`[data-testid="next"]`)); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := browserWait(10*time.Second, func() (bool, string) {
+			s, _ := browserEval(tab, `document.getElementById('scenario-live').dataset.shown`)
+			return s != shown, "shown " + s
+		}); err != nil {
+			t.Fatalf("Next does not show the next step: %v", err)
+		}
+		browserRevealIfAsked(t, tab)
 		time.Sleep(time.Second)
 		gather()
 	}

@@ -71,6 +71,7 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 		if _, err := browserWait(time.Minute, func() (bool, string) { return steps() == n+1, "steps " + strconv.Itoa(steps()) }); err != nil {
 			t.Fatalf("the narration does not advance to step %d: %v", n+1, err)
 		}
+		browserRevealIfAsked(t, tab)
 		// The step told is on screen, however far down the narration has grown.
 		if _, err := browserWait(10*time.Second, func() (bool, string) {
 			s, _ := browserEval(tab, `(() => { const c = document.querySelector('.step-current'); if (!c) return 'none';

@@ -81,3 +81,21 @@ var _ = said.Register(map[string]Text{
 	"scn.notrunning":      {En: "this scenario is not running with seed %s: start it first", Zh: "该场景没有以种子 %s 运行：请先开始"},
 	"scn.instructor":      {En: "only the instructor may run scenarios", Zh: "只有讲师可以运行场景"},
 })
+
+// The words of a step's question (predict, then watch).
+var _ = said.Register(map[string]Text{
+	"scn.predict.label":       {En: "Predict, then watch", Zh: "先预测，再观看"},
+	"scn.predict.hint":        {En: "One answer each; you may change it until the reveal.", Zh: "每人一个答案；揭晓之前可以更改。"},
+	"scn.predict.votes":       {En: "Votes: %d", Zh: "票数：%d"},
+	"scn.predict.reveal":      {En: "Reveal the answer", Zh: "揭晓答案"},
+	"scn.predict.revealTitle": {En: "Close the vote, say the answer and why, then run the step", Zh: "结束投票，说出答案和理由，然后运行这一步"},
+	"scn.predict.answer":      {En: "Answer: %s", Zh: "答案：%s"},
+	"scn.predict.yours":       {En: "your answer", Zh: "你的答案"},
+	"scn.predict.right":       {En: "right", Zh: "正确"},
+	"scn.predict.asking":      {En: "The room predicts: reveal the answer to run the step.", Zh: "大家正在预测：揭晓答案后，这一步才会运行。"},
+	"scn.predict.waiting":     {En: "Choose an answer: the step runs once the instructor reveals it.", Zh: "请选一个答案：讲师揭晓答案后，这一步才会运行。"},
+	"scn.predict.closed":      {En: "that question is closed: its answer has been revealed", Zh: "这个问题已经结束：答案已经揭晓"},
+	"scn.predict.badChoice":   {En: "choose one of the answers offered", Zh: "请从给出的答案中选一个"},
+	"scn.predict.full":        {En: "this question has taken all the votes it can", Zh: "这个问题的票数已满"},
+	"scn.predict.none":        {En: "no question is open: the step has begun", Zh: "没有正在进行的问题：这一步已经开始"},
+})

@@ -90,9 +90,7 @@ func TestLessonCountdownsStayTrue(t *testing.T) {
 			}
 			if st.Ready && st.Step+1 < len(sc.Steps) {
 				time.Sleep(readerPause)
-				if err := run.Next(); err != nil {
-					t.Fatal(err)
-				}
+				nextAndReveal(t, run)
 				continue
 			}
 			time.Sleep(100 * time.Millisecond)

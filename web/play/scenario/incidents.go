@@ -120,7 +120,8 @@ var fencing = plain(Scenario{
 				En: "bob wakes, still believing he leads, and writes as alice did. Each of his writes meets a 409; he reads the ledger, finds token 2, newer than his 1, and the write is refused. Nothing of his lands before his renew deadline passes.",
 				Zh: "bob 醒来，仍以为自己是领导者，像 alice 刚才那样写入。他的每次写入都遇到 409；他重新读取账本，发现令牌 2 比自己的 1 新，这次写入被拒绝。在他的续约期限过去之前，他的写入一次也没有落入账本。",
 			},
-			Do: func(a *Actions) { a.Member("bob").Resume() },
+			Ask: askFenced,
+			Do:  func(a *Actions) { a.Member("bob").Resume() },
 			Until: func(w *World) bool {
 				return stepsDownAfter(w, "bob", Effect.Refused) && len(w.Overlaps()) > 1 || gaveUpLongAgo(w, "bob")
 			},
@@ -312,6 +313,7 @@ var restartWaits = plain(Scenario{
 				En: "The record's renewTime is now over 20 s old, twice leaseDuration: by the server's clock the lease ran out long ago. Two new replicas start with new names, dave and erin, as a Deployment's new pods would. Neither takes the lease: client-go never compares renewTime with its own clock, as another clock wrote it; each counts leaseDuration from the moment it first saw the record, which is now.",
 				Zh: "记录的 renewTime 已经超过 20 秒，是 leaseDuration 的两倍：按服务器的时钟，租约早就到期了。两个换了新名字的新副本 dave 和 erin 启动，就像 Deployment 的新 Pod 那样。它们都没有接管租约：client-go 从不拿 renewTime 与自己的时钟比较，因为它是另一个时钟写下的；每个候选者都从自己第一次看到记录的时刻，也就是现在，开始计算 leaseDuration。",
 			},
+			Ask: askRestart,
 			Do: func(a *Actions) {
 				a.Join("dave")
 				a.Join("erin")
@@ -348,6 +350,7 @@ var apiserverOutage = plain(Scenario{
 				En: "The API server stops answering: etcd has lost its quorum, or kube-apiserver is restarting in a control-plane upgrade. Every request of every candidate now hangs, as the banner says. Nothing is wrong on alice's side, yet she cannot renew: her next renew round begins a retry period after her last renewal, and when its renew deadline passes she stops leading.",
 				Zh: "API 服务器不再应答：etcd 失去了法定人数，或者 kube-apiserver 正在控制平面升级中重启。如横幅所示，每个候选者的每个请求现在都挂起了。alice 这边没有任何问题，但她无法续约：她的下一轮续约在最后一次续约一个重试周期之后开始，这一轮的续约期限一过，她就停止领导。",
 			},
+			Ask:     askOutage,
 			Do:      func(a *Actions) { a.Outage(candidate.PartitionHang) },
 			Until:   func(w *World) bool { return !w.Leads("alice") },
 			Waiting: i18n.Text{En: "until alice's renew deadline passes", Zh: "等待 alice 的续约期限到达"},

@@ -131,11 +131,11 @@ type worker struct {
 // startLedger creates r's ledger (a run of a lesson with one) and starts its work loop, which
 // ends with the run.
 func startLedger(r *Run) {
-	l := &ledger{namespace: r.opts.Namespace, name: r.sc.LedgerLease(), election: r.sc.Lease, call: r.call, terms: map[string]*workTerm{}}
+	l := &ledger{namespace: r.opts.Namespace, name: r.sc.LedgerLease(), election: r.sc.Lease, call: r.api.call, terms: map[string]*workTerm{}}
 	r.ledger = l
 	body := `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":` + strconv.Quote(l.name) +
 		`,"annotations":{"` + ledgerEntriesKey + `":"0"}}}`
-	if code, msg, err := r.call(http.MethodPost, leasesPath(l.namespace), body); err != nil || code >= 300 && code != http.StatusConflict {
+	if code, msg, err := r.api.call(http.MethodPost, leasesPath(l.namespace), body); err != nil || code >= 300 && code != http.StatusConflict {
 		r.log.Warn("scenario cannot create its ledger", slog.Int("code", code), slog.String("body", msg), slog.Any("error", err))
 	}
 	r.wg.Add(1)

@@ -132,6 +132,7 @@ var leaderCrash = plain(Scenario{
 				En: "alice's process dies (kill -9): nothing releases the lease, which still names alice. bob and carol cannot tell a dead leader from a slow one; they keep reading the record, and it has stopped changing.",
 				Zh: "alice 的进程崩溃了（kill -9）：没有任何东西释放租约，租约仍然写着 alice。bob 和 carol 无法区分一个死掉的领导者和一个慢的领导者；它们继续读取记录，而记录已不再变化。",
 			},
+			Ask:     askCrash,
 			Do:      func(a *Actions) { a.Member("alice").Crash() },
 			Until:   func(w *World) bool { return w.SeesExpired("bob") || w.SeesExpired("carol") },
 			Waiting: i18n.Text{En: "until bob's or carol's clock says the lease expired", Zh: "等待 bob 或 carol 的时钟认为租约已过期"},
@@ -173,6 +174,7 @@ var cleanRelease = plain(Scenario{
 				En: "alice shuts down cleanly (ReleaseOnCancel): she clears holderIdentity and sets leaseDurationSeconds to 1. The lease is free now; nobody has to wait out the 10 s.",
 				Zh: "alice 正常退出（ReleaseOnCancel）：她清空 holderIdentity，并把 leaseDurationSeconds 设为 1。租约现在空闲；没有人需要再等 10 秒。",
 			},
+			Ask:     askRelease,
 			Do:      func(a *Actions) { a.Member("alice").Release() },
 			Until:   func(w *World) bool { return someoneElseHolds(w, "alice") },
 			Waiting: i18n.Text{En: "until bob or carol holds the lease", Zh: "等待 bob 或 carol 持有租约"},
@@ -222,6 +224,7 @@ var gcPause = plain(Scenario{
 				En: "alice wakes and tries to renew, as if no time had passed: the record names someone else, so each try fails. She keeps trying every retry period until this round's renew deadline (7 s) passes, and only then steps down: 7 more seconds as a stale leader. The split-brain checker marks the interval on the timeline.",
 				Zh: "alice 醒来后像什么都没发生一样尝试续约：记录写着别人的名字，所以每次尝试都失败。她每个重试周期都再试一次，直到这一轮的续约期限（7 秒）过去才退位：又当了 7 秒过期的领导者。脑裂检查器在时间线上标出了这段区间。",
 			},
+			Ask:     askWake,
 			Do:      func(a *Actions) { a.Member("alice").Resume() },
 			Until:   func(w *World) bool { return !w.Leads("alice") && len(w.Overlaps()) > 0 },
 			Waiting: i18n.Text{En: "until alice steps down", Zh: "等待 alice 退位"},
@@ -260,6 +263,7 @@ var networkPartition = plain(Scenario{
 				En: "alice's network is cut: her requests hang until they time out. Her next round of renewals begins a retry period (2 s) after her last success; she keeps trying until that round's renewDeadline (7 s) passes.",
 				Zh: "alice 的网络被切断：她的请求一直挂起，直到超时。她的下一轮续约在最后一次成功续约一个重试周期（2 秒）之后开始；她会一直尝试，直到这一轮的 renewDeadline（7 秒）过去。",
 			},
+			Ask:     askPartition,
 			Do:      func(a *Actions) { a.Member("alice").Partition(candidate.PartitionHang) },
 			Until:   func(w *World) bool { return !w.Leads("alice") },
 			Waiting: i18n.Text{En: "until alice's renew deadline passes", Zh: "等待 alice 的续约期限到达"},
@@ -306,6 +310,7 @@ var slowNetwork = plain(Scenario{
 				En: "Every request of alice's now takes 8 s to come back (4 s each way): an overloaded API server, a congested link. A renewal is one PUT, and it cannot return within renewDeadline (7 s).",
 				Zh: "alice 的每个请求现在都要 8 秒才能返回（单程 4 秒）：API 服务器过载，或链路拥塞。一次续约就是一次 PUT，它无法在 renewDeadline（7 秒）内返回。",
 			},
+			Ask:     askSlow,
 			Do:      func(a *Actions) { a.Member("alice").SetLatency(slowLatency) },
 			Until:   func(w *World) bool { return !w.Leads("alice") },
 			Waiting: i18n.Text{En: "until alice's renew deadline passes", Zh: "等待 alice 的续约期限到达"},
@@ -344,6 +349,7 @@ var clockSkew = plain(Scenario{
 				En: "bob's clock is set 30 s ahead. By renewTime + leaseDuration against his clock, alice's lease expired some 20 s ago. Watch: he does not take it.",
 				Zh: "bob 的时钟被调快了 30 秒。按 renewTime + leaseDuration 与他的时钟比较，alice 的租约大约 20 秒前就过期了。请看：他并没有抢占。",
 			},
+			Ask:     askSkew,
 			Do:      func(a *Actions) { a.Member("bob").SetClockOffset(30 * time.Second) },
 			Until:   func(w *World) bool { return w.For(2*leaseDuration) && w.Holder() == "alice" },
 			Waiting: i18n.Text{En: "for two lease durations", Zh: "等待两个租约时长"},
@@ -605,9 +611,19 @@ var splitBrain = plain(Scenario{
 // readingTime is how long a room takes to read one step's narration, on top of the run.
 const readingTime = 20 * time.Second
 
-// Minutes is how long giving the lesson takes at 1×: its run, and a reading of each step.
+// askingTime is how long a question takes a room: reading it, voting, and the reveal.
+const askingTime = time.Minute
+
+// Minutes is how long giving the lesson takes at 1×: its run, a reading of each step, and
+// the room's time with each question.
 func (s *Scenario) Minutes() time.Duration {
-	return s.Length + time.Duration(len(s.Steps))*readingTime
+	d := s.Length + time.Duration(len(s.Steps))*readingTime
+	for _, st := range s.Steps {
+		if st.Ask != nil {
+			d += askingTime
+		}
+	}
+	return d
 }
 
 // SessionItem is one lesson of a suggested session: the lesson, and the time to talk it over
@@ -625,8 +641,8 @@ func Session() []SessionItem {
 		name string
 		talk time.Duration
 	}{
-		{"leader-crash", 6 * time.Minute}, {"clean-release", 5 * time.Minute}, {"network-partition", 6 * time.Minute},
-		{"gc-pause", 8 * time.Minute}, {"clock-skew", 6 * time.Minute}, {"tight-timings", 6 * time.Minute},
+		{"leader-crash", 5 * time.Minute}, {"clean-release", 4 * time.Minute}, {"network-partition", 5 * time.Minute},
+		{"gc-pause", 7 * time.Minute}, {"clock-skew", 5 * time.Minute}, {"tight-timings", 6 * time.Minute},
 		{"split-brain", 7 * time.Minute}, {"release-on-cancel", 6 * time.Minute}, {"apiserver-outage", 6 * time.Minute},
 		{"fencing", 10 * time.Minute},
 	}

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -108,9 +107,12 @@ type Run struct {
 	notes     map[string]string
 	ledger    *ledger // the shared resource the leaders' work writes (Scenario.Ledger); nil without
 	outage    *outage // the API server as the members reach it
-	done      bool
-	version   uint64
-	subs      map[chan struct{}]struct{}
+	api       apiServer
+	// ballot holds the questions' votes and which is open: its step's faults wait for the reveal.
+	ballot  *Ballot
+	done    bool
+	version uint64
+	subs    map[chan struct{}]struct{}
 }
 
 type member struct {
@@ -193,9 +195,15 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 		subs:    map[chan struct{}]struct{}{},
 		outage:  newOutage(),
 	}
+	r.ballot = newBallot(sc, func() {
+		r.mu.Lock()
+		r.changedLocked()
+		r.mu.Unlock()
+	})
 	r.ctx, r.cancel = context.WithCancel(ctx)
+	r.api = apiServer{ctx: r.ctx, transport: opts.Transport, baseURL: opts.BaseURL, namespace: opts.Namespace}
 	r.started = r.clock.Now()
-	if err := r.ensureNamespace(); err != nil {
+	if err := r.api.ensureNamespace(sc.Name); err != nil {
 		r.cancel()
 		return nil, err
 	}
@@ -524,7 +532,7 @@ func (r *Run) look(read bool) {
 	var lease *coordinationv1.Lease
 	var err error
 	if read {
-		lease, err = r.getLease()
+		lease, err = r.api.getLease(r.sc.Lease)
 	} else {
 		r.mu.Lock()
 		lease = r.lease
@@ -545,6 +553,12 @@ func (r *Run) look(read bool) {
 			r.changedLocked()
 			r.noteChangeLocked(now, lease)
 		}
+	}
+	if r.ballot.isOpen() {
+		if r.auto && !now.Before(revealAt(r.sc.Steps[r.step].Ask, r.entered[r.step], r.clock.Rate())) {
+			r.revealLocked(now)
+		}
+		return
 	}
 	if !r.ready {
 		w := r.worldLocked(now)
@@ -730,6 +744,9 @@ func (r *Run) Next() error {
 	if r.step+1 >= len(r.sc.Steps) {
 		return errors.New("this is the last step")
 	}
+	if r.ballot.isOpen() {
+		return ErrAsking
+	}
 	if !r.ready {
 		return ErrNotReady
 	}
@@ -782,6 +799,13 @@ func (r *Run) advanceLocked(now time.Time) {
 	r.entered = append(r.entered, now)
 	r.enteredBase = append(r.enteredBase, r.opts.Clock.Now())
 	r.ready = false
+	if r.sc.Steps[r.step].Ask != nil {
+		// Asked first: the step begins at the reveal.
+		r.ballot.openAt(r.step)
+		r.changedLocked()
+		r.poke()
+		return
+	}
 	r.addEventLocked(now, "step", fmt.Sprint(r.step+1))
 	r.enterLocked(r.step)
 }
@@ -808,7 +832,7 @@ func (r *Run) Events() []Event {
 }
 
 // Outcome checks the scenario's claims against the world now: nil when every one holds.
-func (r *Run) Outcome() error { return errors.Join(r.Claims()...) }
+func (r *Run) Outcome() error { return errors.Join(append(r.Claims(), r.Answers()...)...) }
 
 // Subscribe returns a channel signalled (coalesced) after every change of the run's state,
 // and a function that ends the subscription.
@@ -834,44 +858,12 @@ func (r *Run) changedLocked() {
 	}
 }
 
-// ensureNamespace creates the run's namespace when it is missing.
-func (r *Run) ensureNamespace() error {
-	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q,"labels":{"leaselab.dev/scenario":%q}}}`, r.opts.Namespace, r.sc.Name)
-	code, msg, err := r.call(http.MethodPost, "/api/v1/namespaces", body)
-	if err != nil {
-		return fmt.Errorf("create namespace %s: %w", r.opts.Namespace, err)
-	}
-	if code != http.StatusCreated && code != http.StatusOK && code != http.StatusConflict {
-		return fmt.Errorf("create namespace %s: %d %s", r.opts.Namespace, code, msg)
-	}
-	return nil
-}
-
 func leasePath(namespace, lease string) string {
 	return leasesPath(namespace) + "/" + url.PathEscape(lease)
 }
 
 func leasesPath(namespace string) string {
 	return "/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(namespace) + "/leases"
-}
-
-func (r *Run) getLease() (*coordinationv1.Lease, error) {
-	code, body, err := r.call(http.MethodGet, leasePath(r.opts.Namespace, r.sc.Lease), "")
-	if err != nil {
-		return nil, err
-	}
-	switch code {
-	case http.StatusNotFound:
-		return nil, nil
-	case http.StatusOK:
-	default:
-		return nil, fmt.Errorf("get lease: %d %s", code, body)
-	}
-	var l coordinationv1.Lease
-	if err := json.Unmarshal([]byte(body), &l); err != nil {
-		return nil, fmt.Errorf("decode lease: %w", err)
-	}
-	return &l, nil
 }
 
 // Clear deletes what a run of this scenario left in namespace, the run's own (its Leases and
@@ -891,12 +883,6 @@ func Clear(ctx context.Context, transport http.RoundTripper, baseURL, namespace 
 		}
 	}
 	return nil
-}
-
-// call makes one request of the run's own (not a member's: no faults) and returns the status
-// code and the body.
-func (r *Run) call(method, path, body string) (int, string, error) {
-	return call(r.ctx, r.opts.Transport, r.opts.BaseURL, method, path, body)
 }
 
 // call makes one request with transport and returns the status code and the body.
@@ -957,6 +943,8 @@ type State struct {
 	Ledger *LedgerState
 	// Outage is the API server's outage in effect (candidate.PartitionNone for none).
 	Outage candidate.PartitionMode
+	// Question is the shown step's question, when it asks one.
+	Question *QuestionState
 }
 
 // MemberState is one started member of a run as its page shows it.
@@ -1009,5 +997,6 @@ func (r *Run) State() State {
 		st.Ledger = r.ledger.state()
 	}
 	st.Outage = r.outage.current()
+	st.Question = r.ballot.state(r.shown, r.step)
 	return st
 }

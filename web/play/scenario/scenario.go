@@ -11,6 +11,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -103,6 +104,43 @@ type Step struct {
 	Until func(w *World) bool
 	// Waiting says what the step waits for while Until is false.
 	Waiting i18n.Text
+	// Ask, when set, is asked before the step runs: the room predicts, the instructor
+	// reveals the answer, and only then are the step's faults injected (predict, then watch).
+	Ask *Question
+}
+
+// Question is what a step asks the room before it runs.
+type Question struct {
+	// Ask sets the scene and asks; it stands in for the step's narration until the reveal,
+	// which would give the answer away.
+	Ask i18n.Text
+	// Choices are the answers offered, two to four; Answer is the right one's index.
+	Choices []i18n.Text
+	Answer  int
+	// Why says why the answer is right, at the reveal.
+	Why i18n.Text
+	// Shown are the claims by which the run shows the answer: the tests check them at every
+	// speed and seed the page offers, so that a lesson's answer is what its run does.
+	Shown []Claim
+}
+
+// check refuses a question that cannot be asked.
+func (q *Question) check() error {
+	if q.Ask.En == "" || q.Ask.Zh == "" || q.Why.En == "" || q.Why.Zh == "" {
+		return errors.New("its question or its answer's reason is missing a language")
+	}
+	if len(q.Choices) < 2 || len(q.Choices) > 4 || q.Answer < 0 || q.Answer >= len(q.Choices) {
+		return fmt.Errorf("%d choices with answer %d: want two to four, the answer among them", len(q.Choices), q.Answer)
+	}
+	for _, c := range q.Choices {
+		if c.En == "" || c.Zh == "" {
+			return errors.New("a choice is missing a language")
+		}
+	}
+	if len(q.Shown) == 0 {
+		return errors.New("nothing on the run shows its answer")
+	}
+	return nil
 }
 
 // names of scenarios and identities are URL path segments and parts of a namespace.
@@ -135,6 +173,14 @@ func (s *Scenario) check() error {
 		}
 		if st.Until != nil && (st.Waiting.En == "" || st.Waiting.Zh == "") {
 			return fmt.Errorf("scenario %s, step %d: what it waits for is missing a language", s.Name, i+1)
+		}
+		if st.Ask != nil {
+			if i == 0 {
+				return fmt.Errorf("scenario %s: the first step cannot ask, it runs at Start", s.Name)
+			}
+			if err := st.Ask.check(); err != nil {
+				return fmt.Errorf("scenario %s, step %d: %w", s.Name, i+1, err)
+			}
 		}
 	}
 	return nil

@@ -23,7 +23,7 @@ import (
 // stage, and moves when the instructor does (follow.js, over /follow/watch).
 func (u *scenarioScreen) followPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	v, err := u.followView(ctx)
+	v, err := u.followView(ctx, c.Request())
 	if err != nil {
 		return err
 	}
@@ -39,15 +39,16 @@ func (u *scenarioScreen) followPage(c echo.Context) error {
 
 // followLive serves /follow/live: the part of /follow that moves with the instructor.
 func (u *scenarioScreen) followLive(c echo.Context) error {
-	v, err := u.followView(c.Request().Context())
+	v, err := u.followView(c.Request().Context(), c.Request())
 	if err != nil {
 		return err
 	}
 	return u.render(c, 200, templates.FollowLiveView(v))
 }
 
-// followView is what /follow shows now.
-func (u *scenarioScreen) followView(ctx context.Context) (templates.Follow, error) {
+// followView is what /follow shows now, to the reader of r: a question open on the
+// instructor's step is theirs to answer, its tally theirs once the answer is out.
+func (u *scenarioScreen) followView(ctx context.Context, r *http.Request) (templates.Follow, error) {
 	key, run, _ := u.scenarios.followed()
 	name, seedText, _ := strings.Cut(key, "/")
 	sc := scenario.Find(name)
@@ -57,9 +58,9 @@ func (u *scenarioScreen) followView(ctx context.Context) (templates.Follow, erro
 	}
 	lang := i18n.FromContext(ctx)
 	ns := scenarioNamespace(sc.Name, seed)
-	l := u.scenarioLive(ctx, sc, run, ns)
+	l := u.scenarioLive(ctx, sc, run, ns, liveFor{seed: seedText, voter: u.voterOf(r), back: "follow"})
 	v := templates.Follow{Key: key, Title: sc.Title.In(lang), URL: scenarioURL(sc.Name, seed, run.Speed(), nil),
-		Total: l.Total, Waiting: l.Waiting, Namespace: ns, Lease: sc.Lease,
+		Total: l.Total, Waiting: l.Waiting, Question: l.Question, Namespace: ns, Lease: sc.Lease,
 		StageLiveURL:  "/stage/live?" + url.Values{"namespace": {ns}, "lease": {sc.Lease}}.Encode(),
 		StageWatchURL: "/stage/watch?" + url.Values{"namespace": {ns}, "lease": {sc.Lease}}.Encode()}
 	if l.Shown < len(l.Steps) {
@@ -108,13 +109,14 @@ func (u *scenarioScreen) followWatch(c echo.Context) error {
 }
 
 // followSignature is what /follow shows of run, the one under key: it changes when the
-// instructor steps, a step's waiting ends, or the run stops.
+// instructor steps, a step's waiting ends, its question closes, or the run stops.
 func followSignature(key string, run *scenario.Run) string {
 	if run == nil {
 		return key
 	}
 	st := run.State()
-	return key + " " + strconv.Itoa(st.Shown) + " " + strconv.Itoa(st.Step) + " " + strconv.FormatBool(st.Ready) + " " + strconv.FormatBool(st.Stopped)
+	return key + " " + strconv.Itoa(st.Shown) + " " + strconv.Itoa(st.Step) + " " + strconv.FormatBool(st.Ready) + " " + strconv.FormatBool(st.Stopped) +
+		" " + strconv.FormatBool(st.Question != nil && st.Question.Open)
 }
 
 // setOutage serves POST /ui/outage (the instructor's, from the dashboard): mode hang or fail

@@ -326,7 +326,7 @@ func (u *scenarioScreen) scenarioView(c echo.Context, sc *scenario.Scenario, see
 		LiveURL:       base + "/live?seed=" + seedText,
 		WatchURL:      base + "/watch?seed=" + seedText,
 		MayControl:    u.mayRunScenarios(c.Request()),
-		Live:          u.scenarioLive(ctx, sc, run, ns),
+		Live:          u.scenarioLive(ctx, sc, run, ns, liveFor{seed: seedText, voter: u.voterOf(c.Request()), mayControl: u.mayRunScenarios(c.Request())}),
 		StageLiveURL:  "/stage/live?" + url.Values{"namespace": {ns}, "lease": {sc.Lease}}.Encode(),
 		StageWatchURL: "/stage/watch?" + url.Values{"namespace": {ns}, "lease": {sc.Lease}}.Encode(),
 		Timings: timingsView(timings.Check(timings.Settings{
@@ -340,8 +340,16 @@ func (u *scenarioScreen) scenarioView(c echo.Context, sc *scenario.Scenario, see
 	return v
 }
 
+// liveFor is who a live part is drawn for: the run's seed, the reader as a voter, whether the
+// reader runs the lesson, and the page a vote sent without script returns to.
+type liveFor struct {
+	seed, voter string
+	mayControl  bool
+	back        string
+}
+
 // scenarioLive builds the live part of a scenario page from the run (nil: not running).
-func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario, run *scenario.Run, ns string) templates.ScenarioLive {
+func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario, run *scenario.Run, ns string, f liveFor) templates.ScenarioLive {
 	lang := i18n.FromContext(ctx)
 	l := templates.ScenarioLive{Total: len(sc.Steps), Speed: "1"}
 	if run == nil {
@@ -355,13 +363,19 @@ func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario
 	l.Last = st.Shown == len(sc.Steps)-1
 	l.Done = st.Step == len(sc.Steps)-1 && st.Ready
 	l.Step = st.Step
-	if !st.Ready {
+	l.Question = predictionView(lang, sc, run, st, f.seed, f.voter, f.mayControl, f.back)
+	l.Asking = l.Question != nil && l.Question.Open && st.Shown == st.Step
+	if !st.Ready && !l.Asking {
 		l.Waiting = sc.Steps[st.Step].Waiting.In(lang)
 	}
 	for i := 0; i <= st.Step; i++ {
 		at := st.Moments[i]
+		say := sc.Steps[i].Say.In(lang)
+		if i == st.Step && l.Asking {
+			say = "" // it would give the answer away
+		}
 		l.Steps = append(l.Steps, templates.ScenarioStep{
-			N: i + 1, Say: sc.Steps[i].Say.In(lang), At: clockTime(at),
+			N: i + 1, Say: say, At: clockTime(at),
 			MomentURL: leaseURL(ns, sc.Lease) + "?at=" + url.QueryEscape(at.UTC().Format(time.RFC3339Nano)),
 			Current:   i == st.Shown,
 		})
@@ -484,7 +498,7 @@ func (u *pages) mayRunScenarios(r *http.Request) bool {
 	return u.opts.MayCommandTabs == nil || u.opts.MayCommandTabs(r)
 }
 
-// scenarioAction serves POST /scenarios/:name/{start,next,back,auto,stop}: a form, answered
+// scenarioAction serves POST /scenarios/:name/{start,next,back,reveal,auto,speed,stop}: a form, answered
 // with a redirect to the page (or, from scenario.js, 204).
 func (u *scenarioScreen) scenarioAction(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -521,6 +535,11 @@ func (u *scenarioScreen) scenarioAction(c echo.Context) error {
 		u.scenarios.touch(key)
 	case "back":
 		run.Back()
+		u.scenarios.touch(key)
+	case "reveal":
+		if err := run.Reveal(); err != nil {
+			return u.fail(c, http.StatusConflict, i18n.T(ctx, "scn.predict.none"))
+		}
 		u.scenarios.touch(key)
 	case "auto":
 		run.SetAuto(c.FormValue("on") == "1")

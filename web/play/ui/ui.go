@@ -310,7 +310,8 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	GET  /scenarios/:name[?seed=&speed=&present=1&lang=]  one lesson
 //	GET  /scenarios/:name/live?seed=        its live part (HTML fragment)
 //	GET  /scenarios/:name/watch?seed=       WebSocket: says when the run changed
-//	POST /scenarios/:name/:action           start, next, back, auto, speed, stop (form)
+//	POST /scenarios/:name/:action           start, next, back, reveal, auto, speed, stop (form)
+//	POST /scenarios/:name/vote              a choice for the open question (seed, step, choice)
 //	GET  /stage?namespace=&lease=[&at=]     the stage: one lease's election as one picture
 //	GET  /stage/live?namespace=&lease=      its picture alone (HTML fragment)
 //	GET  /stage/watch?namespace=&lease=     WebSocket: says when the stage changed
@@ -331,6 +332,7 @@ func (u *UI) Register(e *echo.Echo) {
 	e.GET("/scenarios/:name", u.lessons.scenarioPage, lang)
 	e.GET("/scenarios/:name/live", u.lessons.scenarioLiveFragment, lang)
 	e.GET("/scenarios/:name/watch", u.lessons.scenarioWatch, lang)
+	e.POST("/scenarios/:name/vote", u.lessons.vote, sameOrigin, lang)
 	e.POST("/scenarios/:name/:action", u.lessons.scenarioAction, sameOrigin, lang)
 	e.GET("/", u.dashboard.dashboard, lang)
 	e.GET("/leases/:namespace/:name", u.lease.leasePage, lang)

@@ -16,6 +16,16 @@
     }).catch(() => {});
   }
 
+  // A choice for the instructor's question: sent in the background, the page redrawn with it.
+  page.addEventListener('submit', (e) => {
+    const form = e.target.closest('form[data-action="vote"]');
+    if (!form) return;
+    e.preventDefault();
+    const body = new URLSearchParams(new FormData(form, e.submitter || undefined));
+    fetch(form.action, { method: 'POST', body, headers: { 'X-Requested-With': 'follow.js' } })
+      .then(refresh).catch(() => {});
+  });
+
   LL.socket('follow', page.dataset.watchUrl, refresh);
   document.addEventListener('keydown', (ev) => {
     if (ev.key !== 'Home' || ev.target.closest('input, select, textarea')) return;

@@ -28,9 +28,12 @@
    *  grows below the cards, and a reader must not have to hunt for the step being told. */
   let shownStep = (document.querySelector('.step-current') || {}).dataset?.n;
   function followStep() {
-    const cur = document.querySelector('.step-current');
-    if (!cur || cur.dataset.n === shownStep) return;
-    shownStep = cur.dataset.n;
+    // An open question is what the room looks at, below the narration.
+    const q = document.querySelector('[data-testid="prediction"][data-open="true"]');
+    const cur = q || document.querySelector('.step-current');
+    const key = cur && (q ? 'q' : '') + (q ? q.dataset.step : cur.dataset.n);
+    if (!cur || key === shownStep) return;
+    shownStep = key;
     const r = cur.getBoundingClientRect();
     const controls = document.querySelector('.scenario-controls');
     const top = controls ? controls.getBoundingClientRect().bottom : 0; // the sticky controls cover what is above
@@ -59,9 +62,11 @@
     }
   }
 
-  function post(form) {
+  function post(form, submitter) {
     const action = form.dataset.action;
-    fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)), headers: { 'X-Requested-With': 'scenario.js' } })
+    // A choice is the button pressed: FormData names it only when told which one it was.
+    const body = new URLSearchParams(new FormData(form, submitter && submitter.name ? submitter : undefined));
+    fetch(form.action, { method: 'POST', body, headers: { 'X-Requested-With': 'scenario.js' } })
       .then((r) => {
         if (!r.ok) return r.text().then((html) => { throw new Error(errorOf(html, r.status)); });
         if (action === 'start') {
@@ -114,13 +119,24 @@
       .catch((e) => showError(e.message));
   });
 
-  for (const form of page.querySelectorAll('form[data-action]')) {
-    form.addEventListener('submit', (e) => { e.preventDefault(); post(form); });
-  }
+  // The forms of the live part (a question's choices, its Reveal) come and go with each swap:
+  // one listener serves them all.
+  page.addEventListener('submit', (e) => {
+    const form = e.target.closest('form[data-action]');
+    if (!form) return;
+    e.preventDefault();
+    post(form, e.submitter);
+  });
 
   function click(id) {
     const b = page.querySelector('[data-testid="' + id + '"]');
-    if (b && !b.disabled) b.form.requestSubmit();
+    if (b && !b.disabled) b.form.requestSubmit(b);
+  }
+  /** The clicker's one button: Start before the run, Reveal while a question is open, else Next. */
+  function forward() {
+    const l = live();
+    if (!l || l.dataset.running !== 'true') click('start');
+    else click(l.dataset.asking === 'true' ? 'reveal' : 'next');
   }
 
   function setPresent(on) {
@@ -139,7 +155,7 @@
     if (e.key === ' ' && t instanceof Element && t.closest('button, a, summary')) return;
     switch (e.key) {
       // Before the lesson runs, the presenter's clicker (space or →) starts it.
-      case ' ': case 'ArrowRight': click(live() && live().dataset.running === 'true' ? 'next' : 'start'); break;
+      case ' ': case 'ArrowRight': forward(); break;
       case 'ArrowLeft': click('back'); break;
       case 'a': case 'A': click('auto'); break;
       case 'f': case 'F': setPresent(!document.body.classList.contains('present')); break;
