@@ -114,6 +114,8 @@ type Dashboard struct {
 	Time   TimeControl
 	// Outage is the API-server outage in effect, offered to the instructor; nil when not offered.
 	Outage *Outage
+	// Clear is "clear finished lessons", offered to the instructor; nil when not offered.
+	Clear *ClearFinished
 	// SlowChoices are the delays a tab row's slow-network control offers.
 	SlowChoices []SlowChoice
 	// Room is the instructor's view of the room in workshop mode, one row per participant
@@ -598,4 +600,13 @@ func CastRole(state string, stale bool) string {
 // the whole server or Namespace.
 type Outage struct {
 	Mode, Namespace string
+}
+
+// ClearFinished is the dashboard's "clear finished lessons", offered to the instructor.
+type ClearFinished struct {
+	// Namespace is the dashboard's filter, kept by the form's answer.
+	Namespace string
+	// Cleared is how many lesson runs the form's last use cleared; -1 when the page is not its
+	// answer.
+	Cleared int
 }

@@ -4,16 +4,8 @@ package templates
 type Scenarios struct {
 	Page  Page
 	Items []ScenarioItem
-	// Session is a suggested 90-minute session, in order; SessionMinutes its length.
-	Session        []SessionStep
-	SessionMinutes string
-}
-
-// SessionStep is one lesson of the suggested session: when it begins (minutes from the start),
-// and how long it takes with its talk.
-type SessionStep struct {
-	Name, URL, Title string
-	Starts, Minutes  string
+	// Plan is the instructor's session plan.
+	Plan SessionPlan
 }
 
 // ScenarioItem is one scenario of the library.
@@ -242,4 +234,6 @@ type Follow struct {
 	// StageWatchURL is where stage.js follows the stage.
 	StageWatchURL string
 	Stage         StageLive
+	// Plan is the session plan, with the lesson followed marked.
+	Plan SessionPlan
 }

@@ -161,6 +161,8 @@ func TestChinesePagesHaveNoEnglish(t *testing.T) {
 		"/scenarios/leader-crash?lang=zh",
 		"/scenarios/fencing?lang=zh",
 		"/scenarios/identity-collision?lang=zh",
+		"/follow?lang=zh",
+		"/?lang=zh&cleared=1",
 	} {
 		doc := mustGetZh(t, ts.URL, path)
 		if doc.Find("[data-testid=timings]").Length() == 0 && strings.HasPrefix(path, "/play") {

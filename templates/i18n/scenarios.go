@@ -11,8 +11,6 @@ var _ = said.Register(map[string]Text{
 	"follow.idle":         {En: "Nothing to follow yet: this page moves as soon as the instructor starts a lesson.", Zh: "暂时没有可跟随的内容：讲师一开始课程，此页面就会跟着移动。"},
 	"follow.stepOf":       {En: "Step %s of %s", Zh: "第 %s 步，共 %s 步"},
 	"scn.length":          {En: "≈ %s min at 1×", Zh: "1× 速度约 %s 分钟"},
-	"scn.session":         {En: "A %s-minute session", Zh: "一堂 %s 分钟的课"},
-	"scn.session.lede":    {En: "A suggested order for a workshop, from the crash every election survives to the fencing that saves a split brain: each lesson with its run, a reading of its steps and time to talk it over.", Zh: "一个建议的工作坊顺序：从每次选举都能挺过的崩溃，到挽救脑裂的隔离令牌；每一课都包括运行、阅读步骤以及讨论的时间。"},
 	"scn.stop":            {En: "Stop and clean up", Zh: "停止并清理"},
 	"scn.stopTitle":       {En: "End the run now: its candidates leave the dashboard and its Leases, LeaseCandidates and views are deleted (its recording stays downloadable)", Zh: "立即结束这次运行：它的候选者离开仪表盘，它的 Lease、LeaseCandidate 和视图被删除（其录制仍可下载）"},
 	"scn.running":         {En: "running", Zh: "运行中"},

@@ -111,6 +111,7 @@ func (u *dashboardScreen) dashboardView(r *http.Request, ns string, form templat
 		s := o.State()
 		v.Outage = &templates.Outage{Mode: string(s.Mode), Namespace: s.Namespace}
 	}
+	v.Clear = u.clearOffer(r, ns, m)
 	return v, nil
 }
 

@@ -34,6 +34,8 @@ func (u *scenarioScreen) followPage(c echo.Context) error {
 		}
 	}
 	v.Page = u.pageSays(i18n.Say("follow.title"), "follow")
+	followed, _, _ := strings.Cut(v.Key, "/")
+	v.Plan = planView(i18n.FromContext(ctx), u.plan, followed, false)
 	return u.render(c, 200, templates.FollowView(v))
 }
 

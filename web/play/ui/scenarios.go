@@ -231,14 +231,7 @@ func (u *scenarioScreen) scenarioList(c echo.Context) error {
 			Minutes: minutesText(sc.Minutes()), Seconds: strconv.Itoa(int(sc.Minutes().Seconds())),
 		})
 	}
-	var at time.Duration
-	for _, it := range scenario.Session() {
-		took := it.Lesson.Minutes() + it.Talk
-		v.Session = append(v.Session, templates.SessionStep{Name: it.Lesson.Name, URL: "/scenarios/" + it.Lesson.Name,
-			Title: it.Lesson.Title.In(lang), Starts: clockMinutes(at), Minutes: minutesText(took)})
-		at += took
-	}
-	v.SessionMinutes = minutesText(at)
+	v.Plan = planView(lang, u.plan, "", u.mayRunScenarios(c.Request()) && u.opts.Replay == nil)
 	return u.render(c, http.StatusOK, templates.ScenariosView(v))
 }
 

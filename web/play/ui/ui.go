@@ -38,6 +38,7 @@ import (
 	"github.com/leaselab/leaselab/web/lease/recording"
 	"github.com/leaselab/leaselab/web/lease/traffic"
 	"github.com/leaselab/leaselab/web/lease/views"
+	"github.com/leaselab/leaselab/web/play/scenario"
 )
 
 // Options configure a UI.
@@ -208,6 +209,8 @@ type scenarioScreen struct {
 	// scenarios are the guided lessons playing on this server.
 	scenarios scenarioRuns
 	stage     *stageScreen // draws a lesson's stage
+	// plan is the instructor's session plan, the suggested one until edited; kept in memory.
+	plan *scenario.Plan
 }
 
 // New returns a UI reading objects from st and decoding them with reg. It fails when reg does
@@ -250,7 +253,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 	p := &pages{&reader{deps: d}}
 	stage := &stageScreen{p}
 	u := &UI{pages: p, lease: &leaseScreen{p}, stage: stage, tabs: &tabScreen{pages: p, dfeed: newDecisionFeed()},
-		lessons: &scenarioScreen{pages: p, stage: stage}, calc: &calcScreen{p}}
+		lessons: &scenarioScreen{pages: p, stage: stage, plan: scenario.NewPlan()}, calc: &calcScreen{p}}
 	if e := opts.Elections; e != nil {
 		u.decisions = electionDecisions(e.Decisions)
 		// Open dashboards get every new decision pushed: a decision can change (a strategy
@@ -312,6 +315,10 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	GET  /scenarios/:name/watch?seed=       WebSocket: says when the run changed
 //	POST /scenarios/:name/:action           start, next, back, reveal, auto, speed, stop (form)
 //	POST /scenarios/:name/vote              a choice for the open question (seed, step, choice)
+//	POST /ui/plan/:action                   the session plan: add, remove, up, down (lesson=),
+//	                                        reset (form)
+//	POST /ui/scenarios/clear                stop and clean up every lesson run that is finished
+//	                                        or no longer plays (the dashboard's form)
 //	GET  /stage?namespace=&lease=[&at=]     the stage: one lease's election as one picture
 //	GET  /stage/live?namespace=&lease=      its picture alone (HTML fragment)
 //	GET  /stage/watch?namespace=&lease=     WebSocket: says when the stage changed
@@ -334,6 +341,8 @@ func (u *UI) Register(e *echo.Echo) {
 	e.GET("/scenarios/:name/watch", u.lessons.scenarioWatch, lang)
 	e.POST("/scenarios/:name/vote", u.lessons.vote, sameOrigin, lang)
 	e.POST("/scenarios/:name/:action", u.lessons.scenarioAction, sameOrigin, lang)
+	e.POST("/ui/plan/:action", u.lessons.planAction, sameOrigin, lang)
+	e.POST("/ui/scenarios/clear", u.lessons.clearFinished, sameOrigin, lang)
 	e.GET("/", u.dashboard.dashboard, lang)
 	e.GET("/leases/:namespace/:name", u.lease.leasePage, lang)
 	e.GET("/leases/:namespace/:name/live", u.lease.leaseLive, lang)

@@ -202,6 +202,12 @@
   });
   // The time control swapped in the dashboard of a moment.
   root.addEventListener('ll:swapped', hideFiltered);
+  // "Clear finished lessons" answers with ?cleared=N, said once: a reload does not say it again.
+  if (new URL(location.href).searchParams.has('cleared')) {
+    const u = new URL(location.href);
+    u.searchParams.delete('cleared');
+    history.replaceState(null, '', u.href);
+  }
 
   // --- the room (workshop mode) ------------------------------------------------------------
   if (room) {

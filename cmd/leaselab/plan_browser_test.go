@@ -1,0 +1,61 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/leaselab/leaselab/web/webtest/poll"
+)
+
+// TestBrowserSessionPlan: the instructor moves a lesson down the session plan on /scenarios
+// with its form (no script needed), starts it, and a participant's /follow shows the plan with
+// that lesson marked as the current step, and where it is in the session.
+func TestBrowserSessionPlan(t *testing.T) {
+	srv := mustStartServer(t, "")
+	browser := mustStartBrowser(t)
+	instructor, _ := openBrowserTab(t, browser, srv.URL+"/scenarios#session")
+	order := func() string {
+		s, _ := browserEval(instructor, `Array.from(document.querySelectorAll('[data-testid="session-plan"] li')).slice(0, 2).map((li) => li.dataset.name + '@' + li.dataset.starts).join(' ')`)
+		return s
+	}
+	first := order()
+	if !strings.HasPrefix(first, "leader-crash@0:00 clean-release@") {
+		t.Fatalf("the suggested plan begins %q", first)
+	}
+	if err := chromedp.Do(ctxWith(instructor, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="session-plan"] li[data-name="leader-crash"] [data-testid="plan-down"]`))); err != nil {
+		t.Fatalf("move down: %v", err)
+	}
+	poll.Until(t, 10*time.Second, "leader-crash second in the plan", func() (bool, string) {
+		s := order()
+		return strings.HasPrefix(s, "clean-release@0:00 leader-crash@"), s
+	})
+	out := browserOutputDir(t)
+	browserScreenshot(t, instructor, out, "plan-1280.png")
+	if err := chromedp.Do(ctxWith(instructor, 10*time.Second), chromedp.ScrollIntoView(`[data-testid="plan-reset"]`)); err != nil {
+		t.Fatal(err)
+	}
+	browserScreenshot(t, instructor, out, "plan-forms-1280.png")
+	if code, body := postLesson(t, srv.URL, "leader-crash", "start", "1"); code != 303 {
+		t.Fatalf("start: %d %s", code, body)
+	}
+	follower, _ := openBrowserTab(t, browser, srv.URL+"/follow")
+	poll.Until(t, 30*time.Second, "the follower's plan at leader-crash", func() (bool, string) {
+		s, _ := browserEval(follower, `(() => { const c = document.querySelector('[data-testid="follow-plan"] [aria-current="step"]');
+			return (c ? c.dataset.name : '-') + ' | ' + document.querySelector('[data-testid="follow-plan-where"]').textContent.trim().replace(/\s+/g, ' '); })()`)
+		return strings.HasPrefix(s, "leader-crash | Lesson 2 of ") && strings.Contains(s, " · starts at 0:"), s
+	})
+	browserScreenshot(t, follower, out, "follow-plan-1280.png")
+	if err := chromedp.Do(ctxWith(follower, 10*time.Second), chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	browserScreenshot(t, follower, out, "follow-plan-390.png")
+	mustFitTheWidth(t, follower, "/follow")
+	if err := chromedp.Do(ctxWith(instructor, 10*time.Second), chromedp.EmulateViewport(390, 844), chromedp.ScrollIntoView(`#session`)); err != nil {
+		t.Fatal(err)
+	}
+	browserScreenshot(t, instructor, out, "plan-390.png")
+	mustFitTheWidth(t, instructor, "/scenarios")
+}
