@@ -51,8 +51,8 @@ func mustStartLesson(t *testing.T, base, name, seed string) {
 	})
 }
 
-// mustFinishLesson takes Next on a running lesson as soon as each step is done, until its last
-// step is reached and done.
+// mustFinishLesson takes Next on a running lesson as soon as each step is done, and reveals its
+// questions at once, until its last step is reached and done.
 func mustFinishLesson(t *testing.T, base, name, seed string) {
 	t.Helper()
 	poll.Until(t, 3*time.Minute, name+" played to its end", func() (bool, string) {
@@ -60,7 +60,10 @@ func mustFinishLesson(t *testing.T, base, name, seed string) {
 		if live.AttrOr("data-done", "") == "true" {
 			return true, ""
 		}
-		if live.AttrOr("data-can-next", "") == "true" {
+		switch {
+		case live.AttrOr("data-asking", "") == "true":
+			postLesson(t, base, name, "reveal", seed) // its question: the step runs once revealed
+		case live.AttrOr("data-can-next", "") == "true":
 			postLesson(t, base, name, "next", seed)
 		}
 		return false, "step " + live.AttrOr("data-shown", "?") + " can next " + live.AttrOr("data-can-next", "?")
