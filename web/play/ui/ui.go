@@ -311,6 +311,8 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	GET  /scenarios/:name/live?seed=        its live part (HTML fragment)
 //	GET  /scenarios/:name/watch?seed=       WebSocket: says when the run changed
 //	POST /scenarios/:name/:action           start, next, back, auto, speed, stop (form)
+//	POST /scenarios/:name/room/:action      a room lesson's faults: fault, third, heal, simulate
+//	GET  /scenarios/:name/room/qr           the QR code of its join link (PNG)
 //	GET  /stage?namespace=&lease=[&at=]     the stage: one lease's election as one picture
 //	GET  /stage/live?namespace=&lease=      its picture alone (HTML fragment)
 //	GET  /stage/watch?namespace=&lease=     WebSocket: says when the stage changed
@@ -332,6 +334,8 @@ func (u *UI) Register(e *echo.Echo) {
 	e.GET("/scenarios/:name/live", u.lessons.scenarioLiveFragment, lang)
 	e.GET("/scenarios/:name/watch", u.lessons.scenarioWatch, lang)
 	e.POST("/scenarios/:name/:action", u.lessons.scenarioAction, sameOrigin, lang)
+	e.POST("/scenarios/:name/room/:action", u.lessons.roomAction, sameOrigin, lang)
+	e.GET("/scenarios/:name/room/qr", u.lessons.roomQR, lang)
 	e.GET("/", u.dashboard.dashboard, lang)
 	e.GET("/leases/:namespace/:name", u.lease.leasePage, lang)
 	e.GET("/leases/:namespace/:name/live", u.lease.leaseLive, lang)
