@@ -16,8 +16,8 @@ import (
 // TestBrowserArenaLesson: the room lesson's cast is the tabs that open its join link. Three
 // real candidate tabs join the arena's lease after the instructor started the lesson; its
 // page lists them and offers Next once one leads; the next step freezes the tab that leads,
-// another takes over, and the narration names both and how long the takeover took; the
-// stage draws all three; the random-third button then cuts the network of one of the three.
+// another takes over, and the narration names both and how long the takeover took, on the
+// lesson's page and on a participant's /follow; the stage draws all three; the random-third button then cuts the network of one of the three.
 func TestBrowserArenaLesson(t *testing.T) {
 	srv := mustStartServer(t, "")
 	mustHaveWasm(t, srv.URL)
@@ -28,6 +28,8 @@ func TestBrowserArenaLesson(t *testing.T) {
 	if err != nil || !strings.HasPrefix(join, "/play?namespace=arena&lease=arena&") {
 		t.Fatalf("the join link: %q %v", join, err)
 	}
+	arenaShowRoom(t, lesson)
+	browserScreenshot(t, lesson, out, "arena-idle.png")
 	arenaClick(t, lesson, "start")
 	arenaWait(t, lesson, 30*time.Second, "the lesson runs", `document.getElementById('scenario-live').dataset.running`, "true")
 	tabs := map[string]context.Context{}
@@ -68,6 +70,9 @@ func TestBrowserArenaLesson(t *testing.T) {
 		return s == "leader", s
 	})
 	browserScreenshot(t, lesson, out, "arena-frozen.png")
+	// A participant's /follow tells the same: the step and what the room did in it.
+	follow, _ := openBrowserTab(t, browser, srv.URL+"/follow")
+	arenaWait(t, follow, 10*time.Second, "/follow tells the takeover", `String(String((document.querySelector('[data-testid="step"]') || {}).textContent || '').includes('`+m[0]+`'))`, "true")
 	arenaShowRoom(t, lesson)
 	browserScreenshot(t, lesson, out, "arena-room.png")
 
