@@ -19,10 +19,14 @@ type ArenaRoom struct {
 	MayFault bool
 	// CanSimulate offers a tab the server runs, while the run has simulated members left.
 	CanSimulate bool
-	// Tabs are the tabs on the lease, by identity; Cut counts those whose network is cut.
-	Tabs []ArenaTab
-	Cut  int
+	// Count is how many tabs are on the lease, and Cut how many of them have their network
+	// cut; Tabs are the first of them the panel lists (a large room's are not all listed).
+	Count, Cut int
+	Tabs       []ArenaTab
 }
+
+// More is how many tabs of the room the panel does not list.
+func (r ArenaRoom) More() int { return r.Count - len(r.Tabs) }
 
 // ArenaTab is one tab of the room.
 type ArenaTab struct {

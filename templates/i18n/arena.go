@@ -18,5 +18,6 @@ var _ = said.Register(map[string]Text{
 	"arena.simulate":      {En: "Add a simulated tab", Zh: "添加一个模拟标签页"},
 	"arena.simulateTitle": {En: "The server runs one more candidate on the lease, as a tab of the room: for a room too small to play the lesson", Zh: "由服务器在这个租约上多运行一个候选者，作为全场的一个标签页：用于人数太少、不足以上这一课的时候"},
 	"arena.empty":         {En: "No tab on the lease yet: open the join link in a few tabs, or have the room scan the code.", Zh: "租约上还没有标签页：在几个标签页中打开加入链接，或者请全场扫描二维码。"},
+	"arena.more":          {En: "and %d more tabs, following", Zh: "还有 %d 个标签页，都在跟随"},
 	"arena.err.action":    {En: "no such action of the room: %s", Zh: "全场没有这样的操作：%s"},
 })

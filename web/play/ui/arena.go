@@ -79,18 +79,37 @@ func (u *scenarioScreen) roomLive(ctx context.Context, sc *scenario.Scenario, ru
 	}
 	base := "/scenarios/" + sc.Name + "/room"
 	r := &templates.ArenaRoom{Lease: sc.Namespace + "/" + sc.Lease, JoinURL: roomJoinURL(sc), QRURL: base + "/qr", Actions: base,
-		CanSimulate: run != nil && !run.State().Stopped && scenario.RoomOf(run).CanSimulate()}
-	for _, t := range u.roomTabsOn(sc.Namespace, sc.Lease) {
+		CanSimulate: run != nil && l.Running && scenario.RoomOf(run).CanSimulate()}
+	tabs := u.roomTabsOn(sc.Namespace, sc.Lease)
+	r.Count = len(tabs)
+	for _, t := range tabs {
+		if t.Faults.Partition != tabproto.PartitionNone {
+			r.Cut++
+		}
+	}
+	// A large room's rows would be most of the page, sent again at every change: the tabs
+	// the lesson is about (leaders, stale or faulted ones) first, and as many others as fit.
+	slices.SortStableFunc(tabs, func(a, b TabInfo) int { return notable(b) - notable(a) })
+	for _, t := range tabs[:min(len(tabs), maxRoomRows)] {
 		f := t.Faults
 		r.Tabs = append(r.Tabs, templates.ArenaTab{ID: t.ID, Identity: t.Identity, Owner: t.Owner, State: string(t.State), Stale: t.Stale,
 			Faults: tabproto.Words(f.Describe(), string(lang)), Paused: f.Paused, Partitioned: f.Partition != tabproto.PartitionNone,
 			Stopped: t.State == tabproto.StateStopped, LatencyMs: f.LatencyMs})
-		if f.Partition != tabproto.PartitionNone {
-			r.Cut++
-		}
 	}
 	l.Room = r
 	return l
+}
+
+// maxRoomRows bounds the rows of the room's panel; the rest are counted.
+const maxRoomRows = 48
+
+// notable is 1 for a tab the room's panel lists first: a leader, a stale one, a faulted or a
+// stopped one; the others follow.
+func notable(t TabInfo) int {
+	if t.Role == tabproto.RoleLeader || t.Stale || t.State == tabproto.StateStopped || len(t.Faults.Describe()) > 0 {
+		return 1
+	}
+	return 0
 }
 
 // roomJoinURL opens a candidate tab on a room lesson's lease, with its timings.

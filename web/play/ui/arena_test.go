@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -247,5 +248,36 @@ func TestArenaPanelInWorkshop(t *testing.T) {
 	}
 	if w := as("instructor", http.MethodPost, "/scenarios/leader-crash/room/third", nil); w.Code != http.StatusNotFound {
 		t.Errorf("a random third of a lesson that is not the room's: %d", w.Code)
+	}
+}
+
+// TestArenaPanelOfALargeRoom: the panel of a room larger than it lists counts every tab, lists
+// the ones the lesson is about first (the leader, a paused one), and says how many more follow.
+func TestArenaPanelOfALargeRoom(t *testing.T) {
+	tu := mustNewUI(t, t0)
+	const n = maxRoomRows + 5
+	for i := range n {
+		rep := tabproto.Report{Identity: fmt.Sprintf("tab-%04d", i), Namespace: scenario.ArenaNamespace, Lease: "arena",
+			State: tabproto.StateFollower, Role: tabproto.RoleFollower, Holder: "tab-0052"}
+		switch i {
+		case n - 1:
+			rep.State, rep.Role = tabproto.StateLeader, tabproto.RoleLeader
+		case n - 2:
+			rep.State, rep.Faults.Paused = tabproto.StatePaused, true
+		}
+		tu.hub.Enter(TabUser{}, func(tabproto.Command) error { return nil }).Report(rep)
+	}
+	doc := tu.mustGetDoc(t, "/scenarios/arena/live", http.StatusOK)
+	room := doc.Find(`[data-testid="room"]`)
+	rows := room.Find(`[data-testid="room-tab"]`)
+	if room.AttrOr("data-tabs", "") != fmt.Sprint(n) || rows.Length() != maxRoomRows {
+		t.Fatalf("the panel counts %s tabs and lists %d, want %d and %d", room.AttrOr("data-tabs", ""), rows.Length(), n, maxRoomRows)
+	}
+	first := rows.Slice(0, 2).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-identity", "") })
+	if !slices.Contains(first, fmt.Sprintf("tab-%04d", n-1)) || !slices.Contains(first, fmt.Sprintf("tab-%04d", n-2)) {
+		t.Errorf("the panel lists first %v, want the leader and the paused tab", first)
+	}
+	if more := room.Find(`[data-testid="room-more"]`).Text(); !strings.Contains(more, "and 5 more tabs") {
+		t.Errorf("the panel says %q of the tabs it does not list", more)
 	}
 }
