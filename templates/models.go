@@ -24,6 +24,7 @@ type Assets struct {
 	StageJS    string // the stage
 	TimingsJS  string // the timing calculator (/timings)
 	FollowJS   string // /follow
+	ArenaJS    string // the room lesson's panel
 	WorkerJS   string
 	WasmExec   string
 	Wasm       string

@@ -101,6 +101,8 @@ type ScenarioLive struct {
 	Overlaps int
 	// Ledger is the shared resource the leaders' work writes, in a lesson that has one.
 	Ledger *ScenarioLedger
+	// Room is the panel of a lesson whose cast is the room (arena.templ), running or not.
+	Room *ArenaRoom
 	// Outage says, while the lesson has taken the API server away, how its requests fare
 	// ("" while it answers).
 	Outage string

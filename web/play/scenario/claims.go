@@ -20,6 +20,9 @@ type Claim struct {
 	Kind ClaimKind
 	// Who is the member the claim is about.
 	Who string
+	// Noted, when set, is the key under which a step noted the member the claim is about
+	// (Actions.Note), instead of Who: a room lesson knows its cast only as it plays.
+	Noted string
 	// Cause is a split brain's cause (judge.Cause…).
 	Cause string
 	// Min and Max bound a length (0: no bound).
@@ -53,7 +56,8 @@ const (
 	// TakeoverAfterStep: the first change of holder from Who after step N began comes between
 	// Min and Max after it.
 	TakeoverAfterStep ClaimKind = "takeover-after-step"
-	// StepsDownFirst: Who stops believing it leads before the record names anyone else.
+	// StepsDownFirst: Who stops believing it leads before the record names anyone else (the
+	// first time after step N began, when N is set).
 	StepsDownFirst ClaimKind = "steps-down-first"
 	// Transitions: leaseTransitions ends at N.
 	Transitions ClaimKind = "transitions"
@@ -103,32 +107,42 @@ var claimWords = said.Register(map[string]said.Text{
 
 // Says is the claim in the page's words.
 func (c Claim) Says() i18n.Text {
+	if c.Noted != "" { // the member as the lesson calls it, set in the sentence's language
+		t := c.says(notedWho(c.Noted))
+		t.Zh = said.Space(t.Zh)
+		return t
+	}
+	return c.says(c.Who)
+}
+
+// says is the claim in the page's words, about who.
+func (c Claim) says(who any) i18n.Text {
 	key := "claim." + string(c.Kind)
 	switch c.Kind {
 	case SplitBrain:
-		return i18n.Say(key, secs(c.Min), c.Who, c.Cause)
+		return i18n.Say(key, secs(c.Min), who, c.Cause)
 	case PastLease:
-		return i18n.Say(key, c.Who, secs(c.Min))
+		return i18n.Say(key, who, secs(c.Min))
 	case TakeoverAfterRenewal:
-		return i18n.Say(key, secs(c.Min), secs(c.Max), c.Who)
+		return i18n.Say(key, secs(c.Min), secs(c.Max), who)
 	case TakeoverAfterStep:
-		return i18n.Say(key, c.Who, secs(c.Max), c.N)
+		return i18n.Say(key, who, secs(c.Max), c.N)
 	case Believers, Transitions:
 		return i18n.Say(key, c.N)
 	case StaleWritesLand, StaleWritesRefused:
-		return i18n.Say(key, c.Who, c.N)
+		return i18n.Say(key, who, c.N)
 	case SharedIdentity:
-		return i18n.Say(key, c.Who, c.N, secs(c.Min))
+		return i18n.Say(key, who, c.N, secs(c.Min))
 	case NeverCompetesAgain:
-		return i18n.Say(key, c.Who, secs(c.Min))
+		return i18n.Say(key, who, secs(c.Min))
 	case StepsDownAfterStep:
-		return i18n.Say(key, c.Who, secs(c.Min), secs(c.Max), c.N)
+		return i18n.Say(key, who, secs(c.Min), secs(c.Max), c.N)
 	case Leaderless:
 		return i18n.Say(key, secs(c.Min))
 	case NoSplitBrain, OneLeader:
 		return i18n.Say(key)
 	}
-	return i18n.Say(key, c.Who)
+	return i18n.Say(key, who)
 }
 
 // secs is a length as the claims say it: "10 s", "1.5 s".
@@ -136,6 +150,11 @@ func secs(d time.Duration) string { return fmt.Sprintf("%g s", d.Seconds()) }
 
 // Check returns nil when the claim holds in w, else what the run did instead.
 func (c Claim) Check(w *World) error {
+	if c.Noted != "" {
+		if c.Who = w.Notes[c.Noted]; c.Who == "" {
+			return fmt.Errorf("no step noted %q", c.Noted)
+		}
+	}
 	switch c.Kind {
 	case HandedOver:
 		return holderOtherThan(c.Who)(w)
@@ -243,11 +262,20 @@ func (c Claim) takeoverAfterStep(w *World) error {
 // stepsDownFirst checks that Who's last role change to something else comes before the record
 // first names another holder after Who held it.
 func (c Claim) stepsDownFirst(w *World) error {
+	from := w.Started
+	if c.N > 0 {
+		from, _ = w.StepAt(c.N)
+	}
 	held := false
 	var gaveUp time.Time
 	for _, e := range w.Events {
 		at := w.Started.Add(e.At)
 		switch {
+		case from.IsZero() || at.Before(from):
+			// Before step N: only whether Who holds the lease as it begins.
+			if e.Kind == "holder" {
+				held = e.What == c.Who
+			}
 		case e.Kind == "holder" && e.What == c.Who:
 			held, gaveUp = true, time.Time{}
 		case e.Kind == "role" && held && gaveUp.IsZero() && strings.HasPrefix(e.What, c.Who+" ") && e.What != c.Who+" leader":

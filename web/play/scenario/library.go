@@ -116,6 +116,7 @@ var library = []*Scenario{
 	restartWaits,
 	stuckConnection,
 	apiserverOutage,
+	arena, // the room is the cast (arenalesson.go)
 }
 
 var leaderCrash = plain(Scenario{

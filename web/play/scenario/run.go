@@ -55,6 +55,9 @@ type Options struct {
 	Speed float64
 	// Stage, when set, shows the members like tabs.
 	Stage Stage
+	// Room, in a room lesson, is where its candidates are: the tabs on its lease. Without it
+	// the lesson's Cast plays the room.
+	Room Room
 	// Overlaps, when set, judges the run's lease with the server's record (its whole change
 	// history) against the members' views; otherwise only the members' views are compared with
 	// the changes the run itself saw.
@@ -110,6 +113,7 @@ type Run struct {
 	api       apiServer
 	// ballot holds the questions' votes and which is open: its step's faults wait for the reveal.
 	ballot  *Ballot
+	room    *Crowd // a room lesson's tabs as the run saw them (arena.go); nil in any other
 	done    bool
 	version uint64
 	subs    map[chan struct{}]struct{}
@@ -200,6 +204,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 		r.changedLocked()
 		r.mu.Unlock()
 	})
+	r.room = newRoom(r)
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.api = apiServer{ctx: r.ctx, transport: opts.Transport, baseURL: opts.BaseURL, namespace: opts.Namespace}
 	r.started = r.clock.Now()
@@ -229,7 +234,7 @@ func Start(ctx context.Context, sc *Scenario, opts Options) (*Run, error) {
 	r.enterLocked(0)
 	r.mu.Unlock()
 	for _, m := range sc.Cast {
-		if m.Absent {
+		if m.Absent || sc.Room && opts.Room != nil { // the room plays, not the cast
 			continue
 		}
 		id := m.name()
@@ -268,6 +273,9 @@ func (sc *Scenario) CheckSpeed(speed float64) error {
 	}
 	if sc.Coordinated && speed != 1 {
 		return ErrRealTimeOnly
+	}
+	if sc.Room && speed != 1 {
+		return ErrRoomRealTime
 	}
 	return nil
 }
@@ -538,9 +546,11 @@ func (r *Run) look(read bool) {
 		lease = r.lease
 		r.mu.Unlock()
 	}
+	tabs := r.room.read()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.clock.Now()
+	r.room.seeLocked(now, tabs)
 	if err != nil {
 		if r.ctx.Err() == nil && r.leaseErr != err.Error() {
 			r.log.Warn("scenario cannot read its lease", slog.Any("error", err))
@@ -674,6 +684,7 @@ func (r *Run) worldLocked(now time.Time) *World {
 		w.Members[id] = r.snapshotLocked(m, now)
 	}
 	w.Events = r.events
+	r.room.addToLocked(w)
 	return w
 }
 
@@ -688,14 +699,15 @@ func (r *Run) snapshotLocked(m *member, now time.Time) candidate.Snapshot {
 	return s
 }
 
-// identityOf is the identity of the member called name ("" for none).
+// identityOf is the identity of the member called name: name itself when no member of the
+// cast is called so (a tab of the room is called by its identity).
 func (s *Scenario) identityOf(name string) string {
 	for _, m := range s.Cast {
 		if m.name() == name {
 			return m.Identity
 		}
 	}
-	return ""
+	return name
 }
 
 // memberIDs lists the members' names in the cast's order.
@@ -794,6 +806,7 @@ func (r *Run) SetSpeed(speed float64) error {
 }
 
 func (r *Run) advanceLocked(now time.Time) {
+	r.room.keepToldLocked(now)
 	r.step++
 	r.shown = r.step
 	r.entered = append(r.entered, now)
@@ -869,6 +882,9 @@ func leasesPath(namespace string) string {
 // Clear deletes what a run of this scenario left in namespace, the run's own (its Leases and
 // LeaseCandidates), so that a new run starts from nothing.
 func Clear(ctx context.Context, transport http.RoundTripper, baseURL, namespace string, sc *Scenario) error {
+	if sc.Namespace != "" {
+		return nil // the arena's lease and tabs are the room's
+	}
 	paths := []string{
 		"/apis/coordination.k8s.io/v1/namespaces/" + url.PathEscape(namespace) + "/leases",
 		"/apis/coordination.k8s.io/v1beta1/namespaces/" + url.PathEscape(namespace) + "/leasecandidates",

@@ -43,8 +43,14 @@ type Scenario struct {
 	// Coordinated runs the cast in Coordinated Leader Election: the server's controller picks
 	// the holder among their LeaseCandidates.
 	Coordinated bool
-	Cast        []Member
-	Steps       []Step
+	// Room makes the room the cast: the candidate tabs on the lesson's lease (Options.Room), or,
+	// without a room, its Cast, which then plays the room (arena.go). It runs at 1× only.
+	Room bool
+	// Namespace, when set, is where every run of the lesson plays, whatever its seed: the
+	// arena's, shared by the room, which a run neither clears nor deletes.
+	Namespace string
+	Cast      []Member
+	Steps     []Step
 	// Claims are what the narration says the run shows, as data (claims.go): the tests check
 	// them at every speed and seed the page offers, and the page says whether they held.
 	Claims []Claim
@@ -98,6 +104,8 @@ func (m Member) name() string {
 type Step struct {
 	// Say is the narration: what to look at and why.
 	Say i18n.Text
+	// Tell, in a room lesson, says after Say what the room's tabs did, from what the run saw.
+	Tell func(w *World) i18n.Text
 	// Do injects the step's faults as it begins.
 	Do func(r *Actions)
 	// Until must be true before the next step is offered; nil offers it at once.

@@ -111,6 +111,7 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 		StageJS:    a.url("stage.js"),
 		TimingsJS:  a.url("timings.js"),
 		FollowJS:   a.url("follow.js"),
+		ArenaJS:    a.url("arena.js"),
 		WorkerJS:   a.url("worker.js"),
 		WasmExec:   a.url("wasm/wasm_exec.js"),
 		Wasm:       a.url("wasm/candidate.wasm"),

@@ -541,6 +541,9 @@ func (h *Hub) Enter(owner TabUser, obey func(tabproto.Command) error) *Seat {
 // Report shows what the candidate says about itself, as a tab's report (refused, and logged,
 // when a tab's would be).
 func (s *Seat) Report(r tabproto.Report) {
+	// The candidate's own list of requests, which Clean would cut in place while the candidate
+	// goes on writing it.
+	r.Flights = slices.Clone(r.Flights)
 	if err := s.h.report(s.t, r); err != nil {
 		s.h.log.Debug("seat report refused", slog.String("identity", r.Identity), slog.Any("error", err))
 	}

@@ -19,11 +19,11 @@ import (
 
 // keyLiteral is a quoted string that is a message key: one of the catalog's parts, a dot and
 // a name (a literal that ends with a dot is the start of a key made at run time).
-var keyLiteral = regexp.MustCompile(`["'\x60]((?:nav|conn|layout|replay|error|moment|time|state|dash|faults|lease|decision|play|js|judge|advice|age|span|timeline|status|form|timings|lang|log|fault|config|upstream|scn|delay|election|follow|tp)\.[A-Za-z0-9][A-Za-z0-9.-]*)["'\x60]`)
+var keyLiteral = regexp.MustCompile(`["'\x60]((?:nav|conn|layout|replay|error|moment|time|state|dash|faults|lease|decision|play|js|judge|advice|age|span|timeline|status|form|timings|lang|log|fault|config|upstream|scn|delay|election|follow|tp|arena)\.[A-Za-z0-9][A-Za-z0-9.-]*)["'\x60]`)
 
 // notKeys look like message keys and are not: file names, a field path, and the judge's list,
 // which the screens put in each language themselves (says).
-var notKeys = map[string]bool{"lease.js": true, "play.js": true, "timings.js": true, "follow.js": true, "status.phase": true, judge.KeyList: true, election.KeyList: true}
+var notKeys = map[string]bool{"lease.js": true, "play.js": true, "timings.js": true, "follow.js": true, "arena.js": true, "status.phase": true, judge.KeyList: true, election.KeyList: true}
 
 // TestCatalogKeysUsed: every message key the pages, their scripts, the judge, the calculator
 // and the candidate use is in the catalog, in both languages.

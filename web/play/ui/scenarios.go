@@ -77,6 +77,9 @@ func scenarioKey(name string, seed uint64) string { return name + "/" + strconv.
 
 // scenarioNamespace is where the run of a scenario with a seed writes.
 func scenarioNamespace(name string, seed uint64) string {
+	if sc := scenario.Find(name); sc != nil && sc.Namespace != "" {
+		return sc.Namespace // the arena's, whatever the seed
+	}
 	return "scenario-" + name + "-" + strconv.FormatUint(seed, 10)
 }
 
@@ -346,7 +349,7 @@ func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario
 	lang := i18n.FromContext(ctx)
 	l := templates.ScenarioLive{Total: len(sc.Steps), Speed: "1"}
 	if run == nil {
-		return l
+		return u.roomLive(ctx, sc, nil, l)
 	}
 	st := run.State()
 	l.Running = !st.Stopped
@@ -393,7 +396,7 @@ func (u *scenarioScreen) scenarioLive(ctx context.Context, sc *scenario.Scenario
 		m.Zombie = s.StopsAfterLoss && s.State == candidate.StateStopped && s.StopReason == candidate.StopLostLeadership
 		l.Members = append(l.Members, m)
 	}
-	return l
+	return u.roomLive(ctx, sc, run, l)
 }
 
 // claimsView is what the lesson claims, each with whether it held once the lesson is done.
@@ -580,6 +583,7 @@ func (u *scenarioScreen) startScenario(sc *scenario.Scenario, seed uint64, speed
 		Seed:      seed,
 		Speed:     speed,
 		Stage:     hubStage{h: u.hub, lesson: sc.Name},
+		Room:      u.roomOf(sc),
 		Overlaps:  u.scenarioOverlaps,
 		Logger:    u.log,
 	})
@@ -615,6 +619,9 @@ func (u *scenarioScreen) stopScenario(sc *scenario.Scenario, seed uint64, key st
 		}
 	}
 	u.log.Info("scenario stopped", slog.String("scenario", sc.Name), slog.Uint64("seed", seed), slog.String("namespace", ns))
+	if sc.Namespace != "" {
+		return nil // the arena's views are the room's
+	}
 	return u.hub.views.Clear(u.opts.Context, ns)
 }
 

@@ -319,6 +319,8 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	                                        reset (form)
 //	POST /ui/scenarios/clear                stop and clean up every lesson run that is finished
 //	                                        or no longer plays (the dashboard's form)
+//	POST /scenarios/:name/room/:action      a room lesson's faults: fault, third, heal, simulate
+//	GET  /scenarios/:name/room/qr           the QR code of its join link (PNG)
 //	GET  /stage?namespace=&lease=[&at=]     the stage: one lease's election as one picture
 //	GET  /stage/live?namespace=&lease=      its picture alone (HTML fragment)
 //	GET  /stage/watch?namespace=&lease=     WebSocket: says when the stage changed
@@ -343,6 +345,8 @@ func (u *UI) Register(e *echo.Echo) {
 	e.POST("/scenarios/:name/:action", u.lessons.scenarioAction, sameOrigin, lang)
 	e.POST("/ui/plan/:action", u.lessons.planAction, sameOrigin, lang)
 	e.POST("/ui/scenarios/clear", u.lessons.clearFinished, sameOrigin, lang)
+	e.POST("/scenarios/:name/room/:action", u.lessons.roomAction, sameOrigin, lang)
+	e.GET("/scenarios/:name/room/qr", u.lessons.roomQR, lang)
 	e.GET("/", u.dashboard.dashboard, lang)
 	e.GET("/leases/:namespace/:name", u.lease.leasePage, lang)
 	e.GET("/leases/:namespace/:name/live", u.lease.leaseLive, lang)
