@@ -27,7 +27,7 @@ type Command struct {
 func Flags(fs *flag.FlagSet) *Command {
 	c := &Command{}
 	fs.StringVar(&c.server, "server", "", "URL of a leaselab that serves without workshop mode (default: start one on a fresh database)")
-	fs.BoolVar(&c.tls, "tls", true, "the server started: over HTTPS, as a workshop's is (browsers take the Brotli candidate, a quarter smaller, only over HTTPS; Chromium here takes its self-signed certificate)")
+	fs.BoolVar(&c.tls, "tls", true, "serve the server it starts over HTTPS, as a workshop's is (browsers take the Brotli candidate, a quarter smaller, over HTTPS and from loopback only; the Chromium it runs accepts the self-signed certificate)")
 	fs.StringVar(&c.cfg.Namespace, "namespace", "default", "namespace of the lease the join link names")
 	fs.StringVar(&c.cfg.Lease, "lease", "phones", "lease the join link names")
 	fs.IntVar(&c.cfg.Runs, "runs", 5, "phones that join, one after another, each in a fresh browser context")
