@@ -122,6 +122,9 @@ func (h *headless) join(ctx context.Context, link string, nw Network, cfg Config
 	}
 	for joined.State == "" {
 		if err := sleep(tctx, 50*time.Millisecond); err != nil {
+			if ctx.Err() != nil {
+				return Run{}, ctx.Err()
+			}
 			return Run{}, fmt.Errorf("the tab was not a candidate within %s (its state: %s)", timeout, candidateState(tab))
 		}
 		s, err := chromedp.Run(tctx, chromedp.Evaluate[string](`JSON.stringify(window.__leaselabJoined || {})`))
