@@ -52,6 +52,10 @@ type Page struct {
 	// Upstream is the cluster this server stands in front of; nil when leaselab is the API
 	// server itself.
 	Upstream *Upstream
+	// Candidate says the page starts the browser candidate: its head starts fetching the
+	// candidate's wasm at once (play.js takes it over and hands it to the worker), not after
+	// the page's scripts, the worker and wasm_exec.js, a round trip each on a phone's network.
+	Candidate bool
 }
 
 // Upstream is the banner of a server in front of a cluster (serve --upstream-kubeconfig).

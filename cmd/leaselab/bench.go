@@ -33,6 +33,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if rest, ok := benchWorkload(args, "room"); ok {
 		return runBenchRoom(ctx, rest, stdout, stderr)
 	}
+	if rest, ok := benchWorkload(args, "join"); ok {
+		return runBenchJoin(ctx, rest, stdout, stderr)
+	}
 	c, err := parseBenchFlags(args, stderr)
 	if err != nil {
 		return err
@@ -71,7 +74,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	workloads := bench.Workloads()
 	fs := newFlagSet("bench", benchSummary, " "+strings.Join(workloads, "|")+
 		"\n       leaselab bench workshop [flags] (see leaselab bench workshop --help)"+
-		"\n       leaselab bench room --candidates N [flags] (see leaselab bench room --help)", stderr)
+		"\n       leaselab bench room --candidates N [flags] (see leaselab bench room --help)"+
+		"\n       leaselab bench join [flags] (see leaselab bench join --help)", stderr)
 	fs.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to load (default: $KUBECONFIG when set and --server is not given, else --server)")
 	fs.StringVar(&server, "server", "http://127.0.0.1:8080", "URL of the API server; with a kubeconfig, overrides the server it names")
 	c.register(fs)

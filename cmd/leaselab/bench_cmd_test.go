@@ -16,6 +16,7 @@ import (
 
 	"github.com/leaselab/leaselab/cmd/internal/access"
 	"github.com/leaselab/leaselab/cmd/internal/bench"
+	"github.com/leaselab/leaselab/cmd/internal/joinbench"
 	"github.com/leaselab/leaselab/web/api/auth"
 )
 
@@ -215,6 +216,39 @@ func TestBenchRoom(t *testing.T) {
 		var out, errOut bytes.Buffer
 		if code := run(context.Background(), args, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "leaselab bench: --") {
 			t.Errorf("%q: exit %d, %s", args, code, errOut.String())
+		}
+	}
+}
+
+// TestBenchJoin runs `leaselab bench join` once on an unthrottled network: it starts a server
+// over HTTPS (this test binary acting as leaselab), opens the join link in Chromium and
+// reports when the tab was a candidate and what the wasm weighed. No timing is checked
+// against a target: the figures belong in BENCHMARKS.md.
+func TestBenchJoin(t *testing.T) {
+	t.Setenv("LEASELAB_TEST_AS_BINARY", "1") // for the server it starts
+	chromium := mustFindChromium(t)
+	var out, errOut bytes.Buffer
+	args := []string{"bench", "join", "--runs", "1", "--network", "none", "--chromium", chromium, "--json"}
+	if code := run(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var rep joinbench.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report %q: %v", out.String(), err)
+	}
+	if len(rep.Runs) != 1 || rep.MedianMs <= 0 || rep.Runs[0].State != "follower" && rep.Runs[0].State != "leader" {
+		t.Errorf("runs %+v, median %v ms", rep.Runs, rep.MedianMs)
+	}
+	// Over HTTPS the browser takes the Brotli candidate.
+	if rep.WasmBytes <= 0 || rep.WasmRawBytes <= rep.WasmBytes || rep.Bytes < rep.WasmBytes || !strings.HasPrefix(rep.URL, "https://") {
+		t.Errorf("wasm %d bytes (%d decoded), %d in all, at %s", rep.WasmBytes, rep.WasmRawBytes, rep.Bytes, rep.URL)
+	}
+	if !strings.Contains(errOut.String(), "run 1/1: ") {
+		t.Errorf("no progress line: %s", errOut.String())
+	}
+	for _, bad := range [][]string{{"bench", "join", "--network", "5g"}, {"bench", "join", "--runs", "0"}} {
+		if code := run(context.Background(), bad, &out, &errOut); code == 0 {
+			t.Errorf("%v: exit 0", bad)
 		}
 	}
 }

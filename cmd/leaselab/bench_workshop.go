@@ -12,6 +12,7 @@ import (
 
 	"github.com/leaselab/leaselab/cmd/internal/bench"
 	"github.com/leaselab/leaselab/cmd/internal/benchserver"
+	"github.com/leaselab/leaselab/cmd/internal/joinbench"
 )
 
 const benchWorkshopSummary = "simulate a workshop on one server: candidate tabs, participants' dashboards and the instructor's"
@@ -127,6 +128,17 @@ func runBenchRoom(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	return runWorkshopReport(ctx, cfg, *jsonOut, stdout)
+}
+
+// runBenchJoin is `leaselab bench join`: a phone's wait from the join link to a candidate
+// (cmd/internal/joinbench).
+func runBenchJoin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench join", joinbench.Summary, "", stderr)
+	cmd := joinbench.Flags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	return cmd.Run(ctx, stdout, &lockedWriter{w: stderr})
 }
 
 // runWorkshopReport runs bench.RunWorkshop with cfg and prints its report, as JSON with asJSON.

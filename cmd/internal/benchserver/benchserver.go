@@ -84,6 +84,11 @@ type Server struct {
 // with a fresh database, its log to stderr, and returns once it serves. It fails when the
 // server exits first, does not serve within a minute, or ctx ends.
 func Start(ctx context.Context, n int, stderr io.Writer) (*Server, error) {
+	return StartServe(ctx, stderr, "--workshop", strconv.Itoa(n))
+}
+
+// StartServe is Start with other flags of serve than --workshop (none: no workshop).
+func StartServe(ctx context.Context, stderr io.Writer, flags ...string) (*Server, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -93,7 +98,7 @@ func Start(ctx context.Context, n int, stderr io.Writer) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{dir: dir, DB: filepath.Join(dir, "leaselab.db")}
-	s.cmd = exec.Command(exe, "serve", "--addr", "127.0.0.1:0", "--db", s.DB, "--workshop", strconv.Itoa(n), "--log-level", "warn")
+	s.cmd = exec.Command(exe, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", s.DB, "--log-level", "warn"}, flags...)...)
 	s.cmd.Stderr = stderr
 	out, err := s.cmd.StdoutPipe()
 	if err != nil {

@@ -18,11 +18,12 @@ import (
 	"github.com/leaselab/leaselab/templates"
 )
 
-// staticFS holds the scripts, the stylesheet and the candidate: static/wasm/candidate.wasm.gz
-// and wasm_exec.js from the same GOROOT, both committed (`make wasm` writes them, and make test
-// checks that they are current), so that `go install` gives the whole playground. A file
-// embedded only as its .gz is served from it, and decompressed for the rare client that takes
-// no gzip.
+// staticFS holds the scripts, the stylesheet and the candidate: static/wasm/candidate.wasm.gz,
+// candidate.wasm.br and wasm_exec.js from the same GOROOT, all committed (`make wasm` writes
+// them, and make test checks that they are current), so that `go install` gives the whole
+// playground. A file embedded only as its .gz is served from it, and decompressed for the rare
+// client that takes no gzip; its .br, a quarter smaller, goes to the clients that take br
+// (browsers do over HTTPS: a workshop's phones).
 //
 //go:embed all:static
 var staticFS embed.FS
@@ -37,6 +38,7 @@ type asset struct {
 
 	gzOnce sync.Once
 	gz     []byte // pre-compressed variant; nil when compression does not pay
+	br     []byte // Brotli variant, when one was embedded
 
 	plainOnce sync.Once
 }
@@ -68,7 +70,7 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 	if err != nil {
 		return nil, err
 	}
-	pregz := map[string][]byte{}
+	pregz, prebr := map[string][]byte{}, map[string][]byte{}
 	err = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -85,6 +87,10 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 			pregz[strings.TrimSuffix(p, ".gz")] = b
 			return nil
 		}
+		if strings.HasSuffix(p, ".br") {
+			prebr[strings.TrimSuffix(p, ".br")] = b
+			return nil
+		}
 		a.files[p] = newAsset(p, b, nil)
 		return nil
 	})
@@ -98,6 +104,12 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 			a.files[name] = f
 		}
 		f.gzOnce.Do(func() { f.gz = gz })
+	}
+	for name, br := range prebr {
+		// Only beside a file that is there (as itself or its .gz), which serves the others.
+		if f := a.files[name]; f != nil {
+			f.br = br
+		}
 	}
 	a.urls = templates.Assets{
 		CSS:        a.url("app.css"),
@@ -205,7 +217,10 @@ func (u *pages) static(c echo.Context) error {
 		return c.NoContent(http.StatusNotModified)
 	}
 	var body []byte
-	if acceptsGzip(r) {
+	if f.br != nil && accepts(r, "br") {
+		body = f.br
+		h.Set("Content-Encoding", "br")
+	} else if accepts(r, "gzip") {
 		if gz := f.gzipped(); gz != nil {
 			body = gz
 			h.Set("Content-Encoding", "gzip")

@@ -153,3 +153,52 @@ func TestPagesAreCompressed(t *testing.T) {
 		t.Error("the compressed page is not the page")
 	}
 }
+
+// TestBrotliAsset: the candidate's embedded .br goes to clients that take br, the .gz to the
+// others, and the plain bytes to a client that takes neither.
+func TestBrotliAsset(t *testing.T) {
+	wasm := bytes.Repeat([]byte("\x00asm candidate "), 4096)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(wasm)
+	zw.Close()
+	br := []byte("brotli bytes as make wasm writes them")
+	fsys := fstest.MapFS{
+		"static/wasm/candidate.wasm.gz": {Data: gz.Bytes()},
+		"static/wasm/candidate.wasm.br": {Data: br},
+		"static/wasm/wasm_exec.js":      {Data: []byte("// go")},
+		"static/orphan.js.br":           {Data: br},
+	}
+	a, err := loadAssets(fsys)
+	if err != nil || a.urls.WasmMissing {
+		t.Fatalf("WasmMissing %v, err %v", a.urls.WasmMissing, err)
+	}
+	u := &pages{&reader{deps: &deps{assets: func() *assets { return a }}}}
+	e := echo.New()
+	e.GET("/static/*", u.static)
+	for _, tc := range []struct {
+		accept, encoding string
+		body             []byte
+	}{
+		{"gzip, deflate, br, zstd", "br", br},
+		{"br", "br", br},
+		{"gzip, br;q=0", "gzip", gz.Bytes()},
+		{"gzip, deflate", "gzip", gz.Bytes()},
+		{"identity", "", wasm},
+	} {
+		r := httptest.NewRequest(http.MethodGet, a.urls.Wasm, nil)
+		r.Header.Set("Accept-Encoding", tc.accept)
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || w.Header().Get("Content-Encoding") != tc.encoding || !bytes.Equal(w.Body.Bytes(), tc.body) {
+			t.Errorf("Accept-Encoding %q: %d, Content-Encoding %q, %d bytes; want %q, %d bytes",
+				tc.accept, w.Code, w.Header().Get("Content-Encoding"), w.Body.Len(), tc.encoding, len(tc.body))
+		}
+		if w.Header().Get("Content-Type") != "application/wasm" || !strings.Contains(w.Header().Get("Vary"), "Accept-Encoding") {
+			t.Errorf("Accept-Encoding %q: %v", tc.accept, w.Header())
+		}
+	}
+	if _, ok := a.files["orphan.js"]; ok {
+		t.Error("a .br without its file is served")
+	}
+}

@@ -140,6 +140,7 @@ func (u *tabScreen) playView(ctx context.Context, q url.Values, params candidate
 		LeaseURL:         leaseURL(cfg.Namespace, cfg.LeaseName),
 	}
 	v.Config = playConfig(ctx, v.Page, cfg, len(ps.en) > 0)
+	v.Page.Candidate = !v.Config.Disabled
 	return v
 }
 

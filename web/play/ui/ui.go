@@ -463,7 +463,7 @@ func (u *pages) render(c echo.Context, status int, comp templ.Component) error {
 	h.Set("Referrer-Policy", "same-origin")
 	h.Add("Vary", "Accept-Encoding")
 	body := buf.Bytes()
-	if len(body) > 1024 && acceptsGzip(r) {
+	if len(body) > 1024 && accepts(r, "gzip") {
 		zbuf := bufPool.Get().(*bytes.Buffer)
 		zbuf.Reset()
 		defer bufPool.Put(zbuf)
@@ -506,13 +506,13 @@ var gzipPool = sync.Pool{New: func() any {
 	return zw
 }}
 
-// acceptsGzip reports whether the request's Accept-Encoding allows gzip.
-func acceptsGzip(r *http.Request) bool {
+// accepts reports whether the request's Accept-Encoding allows the content coding (gzip, br).
+func accepts(r *http.Request, coding string) bool {
 	for _, h := range r.Header.Values("Accept-Encoding") {
 		for _, part := range strings.Split(h, ",") {
 			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 			name = strings.ToLower(strings.TrimSpace(name))
-			if name != "gzip" && name != "*" {
+			if name != coding && name != "*" {
 				continue
 			}
 			q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")

@@ -84,6 +84,9 @@
   let candOffset = 0; // the candidate's clock minus the browser's
 
   // --- the worker ---------------------------------------------------------------------------
+  // The candidate's wasm has been on its way since the head's preload (the largest file by
+  // far, so the first asked for): this fetch takes that response over.
+  const wasm = fetch(cfg.wasmURL);
   const worker = new Worker(cfg.workerURL);
   worker.onmessage = (e) => {
     const m = e.data || {};
@@ -118,7 +121,22 @@
     setState('stopped', LL.words.stopped, t('js.workerFailedShort'));
   };
   worker.postMessage({ type: 'boot', wasmExec: cfg.wasmExecURL, wasm: cfg.wasmURL });
+  handOver(wasm);
   setDisabled(true);
+
+  /** Hands the wasm's response to the worker: its body as it comes where a stream can be handed
+   *  over, else whole once it is in; on a failure the worker fetches it itself. */
+  function handOver(pending) {
+    pending.then((r) => {
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      try {
+        worker.postMessage({ type: 'wasm', body: r.body }, [r.body]);
+      } catch (_) {
+        return r.arrayBuffer().then((b) => worker.postMessage({ type: 'wasm', bytes: b }, [b]));
+      }
+      return null;
+    }).catch((err) => worker.postMessage({ type: 'wasm', error: String((err && err.message) || err) }));
+  }
 
   // The faults the commands sent will give, until a snapshot shows them (or a second and a half
   // passes: a command the candidate refused): ] pressed three times quickly is +3 s, not +1 s.

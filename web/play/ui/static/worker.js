@@ -1,13 +1,18 @@
 // worker.js: the dedicated Web Worker that runs the wasm candidate, so that a hidden tab keeps
 // renewing (timers on a hidden page are throttled; a worker's are not). The page sends
-// {"type":"boot"} with the URLs of wasm_exec.js and candidate.wasm; the Go program then speaks
-// the candidate's own message protocol with the page (see wasm/candidate/worker.go) on this
-// worker's message channel. A heartbeat reports when the worker's loop falls behind.
+// {"type":"boot"} with the URLs of wasm_exec.js and candidate.wasm, then {"type":"wasm"} with
+// the candidate's body, which it fetched itself (play.js): a stream, or the bytes, or an error
+// (then the worker fetches the URL). The Go program then speaks the candidate's own message
+// protocol with the page (see wasm/candidate/worker.go) on this worker's message channel. A
+// heartbeat reports when the worker's loop falls behind.
 'use strict';
 let booted = false;
+let handed;
+const fromPage = new Promise((resolve) => { handed = resolve; });
 
 self.addEventListener('message', (e) => {
   const m = e.data;
+  if (m && m.type === 'wasm') handed(m);
   if (!m || m.type !== 'boot' || booted) return;
   booted = true;
   boot(m).catch((err) => {
@@ -17,9 +22,16 @@ self.addEventListener('message', (e) => {
 });
 
 async function boot(m) {
+  // The candidate comes from the page while wasm_exec.js loads.
+  const wasm = fromPage.then((h) => (h.error ? fetch(m.wasm)
+    : h.bytes || new Response(h.body, { headers: { 'Content-Type': 'application/wasm' } })));
+  wasm.catch(() => {}); // a failure is reported where it is awaited
   importScripts(m.wasmExec);
   const go = new Go();
-  const { instance } = await WebAssembly.instantiateStreaming(fetch(m.wasm), go.importObject);
+  const src = await wasm;
+  const { instance } = await (src instanceof Response
+    ? WebAssembly.instantiateStreaming(src, go.importObject)
+    : WebAssembly.instantiate(src, go.importObject));
   heartbeat();
   await go.run(instance);
   self.postMessage({ type: 'fatal', error: 'the candidate program exited', key: 'js.exited' });
