@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // TestBrowserFollow: a participant's /follow shows the lesson the instructor runs, its step and
@@ -61,4 +62,22 @@ func TestBrowserFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	browserScreenshot(t, follower, out, "follow-390.png")
+
+	// A look away, to the lesson's own page, then Home: back to what the instructor shows.
+	if _, err := browserEval(follower, `(document.querySelector('[data-testid="follow-lesson"]').click(), 'ok')`); err != nil {
+		t.Fatal(err)
+	}
+	where := func() (bool, string) { s, _ := browserEval(follower, `location.pathname`); return strings.HasPrefix(s, "/scenarios/"), s }
+	if _, err := browserWait(20*time.Second, where); err != nil {
+		t.Fatalf("the lesson's link: %v", err)
+	}
+	if err := chromedp.Do(ctxWith(follower, 10*time.Second), chromedp.WaitReady("body"), chromedp.KeyEvent(kb.Home)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := browserWait(20*time.Second, func() (bool, string) {
+		s, _ := browserEval(follower, `location.pathname + ' ' + !!document.getElementById('follow')`)
+		return s == "/follow true", s
+	}); err != nil {
+		t.Errorf("Home from a page reached from /follow: %v", err)
+	}
 }

@@ -1,8 +1,8 @@
 // follow.js: keeps /follow on what the instructor shows. /follow/watch says when that changed;
 // the page then fetches its live part (/follow/live) and swaps it in, or reloads when the
 // instructor has moved to another lesson (the stage below is another lease then). The stage
-// follows its lease on its own (stage.js). Home comes back to the instructor's moment after a
-// look around (a scrub of the stage, a scroll).
+// follows its lease on its own (stage.js). Home, from this page or any page the tab reached from
+// it, comes back here (live.js).
 'use strict';
 (function () {
   const page = document.getElementById('follow');
@@ -27,9 +27,4 @@
   });
 
   LL.socket('follow', page.dataset.watchUrl, refresh);
-  document.addEventListener('keydown', (ev) => {
-    if (ev.key !== 'Home' || ev.target.closest('input, select, textarea')) return;
-    ev.preventDefault();
-    location.assign('/follow');
-  });
 })();

@@ -510,6 +510,20 @@
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) e.preventDefault();
   });
 
+  // --- following the instructor ---------------------------------------------------------------
+  // A participant who looked away from /follow (a lease page, a scrub, another lesson) comes back
+  // to what the instructor shows with one key, Home, from any page this tab reached from it.
+  try { if (location.pathname === '/follow') sessionStorage.setItem('leaselab.follow', '1'); } catch (_) { /* no storage */ }
+  document.addEventListener('keydown', (ev) => {
+    if (ev.key !== 'Home' || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.target instanceof Element && ev.target.closest('input, select, textarea')) return;
+    let following = false;
+    try { following = sessionStorage.getItem('leaselab.follow') === '1'; } catch (_) { /* no storage */ }
+    if (!following) return;
+    ev.preventDefault();
+    location.assign('/follow');
+  });
+
   window.LL = { serverNow, secs, delaySecs, clock, ago, field, setText, watch, socket, swap, moment, setMoment, connected, onConnection, updateRings, faultCommand, afterCommand, sameFaults, showFaults, showActionable, words, t, has, msg, list, writeNamespace };
   showConnection();
   updateRings();
