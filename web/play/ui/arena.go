@@ -158,15 +158,9 @@ func (u *scenarioScreen) roomAction(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	if !u.mayRunScenarios(c.Request()) {
-		return u.fail(c, http.StatusForbidden, i18n.T(ctx, "scn.instructor"))
-	}
-	if u.opts.Replay != nil {
-		return u.fail(c, http.StatusMethodNotAllowed, u.opts.Replay.Refusal())
-	}
-	seed, speed, problem := scenarioParams(c, sc)
-	if problem != "" {
-		return u.fail(c, http.StatusBadRequest, i18n.T(ctx, problem))
+	seed, speed, ok, err := u.instructorsAction(c, sc)
+	if !ok {
+		return err
 	}
 	from := u.sender(c.Request())
 	switch c.Param("action") {

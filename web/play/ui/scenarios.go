@@ -494,6 +494,24 @@ func (u *pages) mayRunScenarios(r *http.Request) bool {
 	return u.opts.MayCommandTabs == nil || u.opts.MayCommandTabs(r)
 }
 
+// instructorsAction checks a lesson action that only the instructor takes: allowed to the
+// caller, not on a replay, with a valid seed and speed. When not, it answers the request itself
+// and ok is false.
+func (u *scenarioScreen) instructorsAction(c echo.Context, sc *scenario.Scenario) (seed uint64, speed float64, ok bool, err error) {
+	ctx := c.Request().Context()
+	if !u.mayRunScenarios(c.Request()) {
+		return 0, 0, false, u.fail(c, http.StatusForbidden, i18n.T(ctx, "scn.instructor"))
+	}
+	if u.opts.Replay != nil {
+		return 0, 0, false, u.fail(c, http.StatusMethodNotAllowed, u.opts.Replay.Refusal())
+	}
+	seed, speed, problem := scenarioParams(c, sc)
+	if problem != "" {
+		return 0, 0, false, u.fail(c, http.StatusBadRequest, i18n.T(ctx, problem))
+	}
+	return seed, speed, true, nil
+}
+
 // scenarioAction serves POST /scenarios/:name/{start,next,back,reveal,auto,speed,stop}: a form, answered
 // with a redirect to the page (or, from scenario.js, 204).
 func (u *scenarioScreen) scenarioAction(c echo.Context) error {
@@ -502,15 +520,9 @@ func (u *scenarioScreen) scenarioAction(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	if !u.mayRunScenarios(c.Request()) {
-		return u.fail(c, http.StatusForbidden, i18n.T(ctx, "scn.instructor"))
-	}
-	if u.opts.Replay != nil {
-		return u.fail(c, http.StatusMethodNotAllowed, u.opts.Replay.Refusal())
-	}
-	seed, speed, problem := scenarioParams(c, sc)
-	if problem != "" {
-		return u.fail(c, http.StatusBadRequest, i18n.T(ctx, problem))
+	seed, speed, ok, err := u.instructorsAction(c, sc)
+	if !ok {
+		return err
 	}
 	action := c.Param("action")
 	key := scenarioKey(sc.Name, seed)
