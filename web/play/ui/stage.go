@@ -118,10 +118,12 @@ func (u *stageScreen) stageWatch(c echo.Context) error {
 	defer u.hub.removeWatcher(w)
 	requests, unsubscribe := u.tap.subscribe(ns, name)
 	defer unsubscribe()
+	wrote := lastWrite{n: u.tap.writes(ns, name)}
 	for {
 		if s.tell() != nil {
 			return nil
 		}
+		told := time.Now()
 		// Look again at least once a second: the lanes move with time.
 		tick := time.NewTimer(time.Second)
 		select {
@@ -131,14 +133,45 @@ func (u *stageScreen) stageWatch(c echo.Context) error {
 		case <-tick.C:
 		}
 		tick.Stop()
-		if ctx.Err() != nil {
+		if !u.spaceRedraw(ctx, ns, name, told, &wrote, requests) {
 			s.end()
 			return nil
 		}
+	}
+}
+
+// lastWrite is the count of a lease's writes and when it last grew.
+type lastWrite struct {
+	n  uint64
+	at time.Time
+}
+
+// spaceRedraw waits until the stage of ns/name, last told at told, may be told again: a crowd's
+// reports after stageCrowdInterval, but stageMinInterval apart for a while after a write of the
+// lease (what the room watches for), until the picture has surely caught it, so that a crowd
+// does not hold a renewal back. It reports false once ctx is done.
+func (u *stageScreen) spaceRedraw(ctx context.Context, ns, name string, told time.Time, wrote *lastWrite, requests <-chan struct{}) bool {
+	for {
+		if n := u.tap.writes(ns, name); n != wrote.n {
+			wrote.n, wrote.at = n, time.Now()
+		}
+		gap := u.stageInterval(ns, name)
+		if time.Since(wrote.at) < stageCrowdInterval {
+			gap = stageMinInterval
+		}
+		wait := time.Until(told.Add(gap))
+		if wait <= 0 {
+			return ctx.Err() == nil
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
-		case <-time.After(u.stageInterval(ns, name)):
+			t.Stop()
+			return false
+		case <-requests: // perhaps a write: look again
+		case <-t.C:
 		}
+		t.Stop()
 	}
 }
 

@@ -37,6 +37,7 @@ type tapKey struct{ namespace, name string }
 type tapLease struct {
 	recent []seenRequest // oldest first, at most tapKeep
 	subs   map[chan struct{}]struct{}
+	writes uint64 // the writes that succeeded: the stage draws these first
 }
 
 // tapKeep bounds the requests kept of one lease: the stage draws only the last few seconds'.
@@ -178,6 +179,9 @@ func (t *requestTap) finish(key tapKey, id uint64, status int) {
 		if l.recent[i].id == id {
 			l.recent[i].end, l.recent[i].status = t.now(), status
 			done = l.recent[i].request()
+			if l.recent[i].verb != "GET" && status < 300 {
+				l.writes++
+			}
 		}
 	}
 	l.wakeLocked()
@@ -202,6 +206,16 @@ func (l *tapLease) wakeLocked() {
 		default:
 		}
 	}
+}
+
+// writes counts the writes on ns/name that succeeded so far.
+func (t *requestTap) writes(ns, name string) uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if l := t.leases[tapKey{ns, name}]; l != nil {
+		return l.writes
+	}
+	return 0
 }
 
 // recent are the requests on ns/name in flight, or ended since since.
