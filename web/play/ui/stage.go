@@ -151,11 +151,12 @@ type lastWrite struct {
 // lease (what the room watches for), until the picture has surely caught it, so that a crowd
 // does not hold a renewal back. It reports false once ctx is done.
 func (u *stageScreen) spaceRedraw(ctx context.Context, ns, name string, told time.Time, wrote *lastWrite, requests <-chan struct{}) bool {
+	crowd := u.stageInterval(ns, name) // counts the lease's tabs: once, not at every request
 	for {
 		if n := u.tap.writes(ns, name); n != wrote.n {
 			wrote.n, wrote.at = n, time.Now()
 		}
-		gap := u.stageInterval(ns, name)
+		gap := crowd
 		if time.Since(wrote.at) < stageCrowdInterval {
 			gap = stageMinInterval
 		}

@@ -105,6 +105,27 @@ func TestRequestTap(t *testing.T) {
 	if len(got) != 1 || got[0].who != "kubectl" || got[0].verb != "PUT" || got[0].status != http.StatusConflict {
 		t.Errorf("seen %+v", got)
 	}
+
+	// The writes that succeeded are counted, a candidate's too (it reports its own requests, but
+	// the stage redraws sooner after a write): the stage's watch follows the count.
+	_, unsubscribe := tap.subscribe("default", "demo")
+	defer unsubscribe()
+	ok := func(header http.Header) {
+		r := httptest.NewRequest(http.MethodPut, "/x", nil)
+		r.Header = header
+		r = r.WithContext(request.WithInfo(r.Context(), lease))
+		c := echo.New().NewContext(r, httptest.NewRecorder())
+		if err := tap.middleware(func(c echo.Context) error { return c.NoContent(http.StatusOK) })(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := tap.writes("default", "demo")
+	ok(http.Header{CandidateHeader: {"alice"}})
+	ok(http.Header{"User-Agent": {"kubectl/v1.36.0 (linux/amd64)"}})
+	serve(lease, http.Header{CandidateHeader: {"alice"}}) // a 409: not a write
+	if n := tap.writes("default", "demo") - before; n != 2 {
+		t.Errorf("%d writes counted, want 2: a candidate's and kubectl's, not the refused one", n)
+	}
 }
 
 // TestStageCrowd: beyond stageMaxShown candidates the stage draws the leader and the faulted

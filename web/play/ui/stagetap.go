@@ -90,19 +90,24 @@ func (t *requestTap) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			// lessons' judge) are no one's on the stage; a write still changes it.
 			err := next(c)
 			if verb != "GET" {
-				t.wake(key)
+				t.wrote(key, statusOf(c, err))
 			}
 			return err
 		}
 		id := t.begin(key, clientName(r.UserAgent()), verb)
 		err := next(c)
-		status := c.Response().Status
-		if err != nil {
-			status, _ = errorOf(err) // the status the error is answered with
-		}
-		t.finish(key, id, status)
+		t.finish(key, id, statusOf(c, err))
 		return err
 	}
+}
+
+// statusOf is the status a request was answered with, err being its handler's error.
+func statusOf(c echo.Context, err error) int {
+	if err != nil {
+		status, _ := errorOf(err) // the status the error is answered with
+		return status
+	}
+	return c.Response().Status
 }
 
 // tapVerb is the HTTP method the stage draws for an API verb on one lease; "" for the verbs
@@ -191,10 +196,15 @@ func (t *requestTap) finish(key tapKey, id uint64, status int) {
 	}
 }
 
-func (t *requestTap) wake(key tapKey) {
+// wrote wakes the followers of key after a write that is not drawn as a request (a
+// candidate's, which reports its own, or the server's), and counts it when it succeeded.
+func (t *requestTap) wrote(key tapKey, status int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if l := t.leases[key]; l != nil {
+		if status < 300 {
+			l.writes++
+		}
 		l.wakeLocked()
 	}
 }
