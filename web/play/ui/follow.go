@@ -52,15 +52,14 @@ func (u *scenarioScreen) followLive(c echo.Context) error {
 // instructor's step is theirs to answer, its tally theirs once the answer is out.
 func (u *scenarioScreen) followView(ctx context.Context, r *http.Request) (templates.Follow, error) {
 	key, run, _ := u.scenarios.followed()
-	name, seedText, _ := strings.Cut(key, "/")
+	name, seed, ok := parseScenarioKey(key)
 	sc := scenario.Find(name)
-	seed, err := strconv.ParseUint(seedText, 10, 64)
-	if run == nil || sc == nil || err != nil {
+	if run == nil || sc == nil || !ok {
 		return templates.Follow{}, nil
 	}
 	lang := i18n.FromContext(ctx)
 	ns := scenarioNamespace(sc.Name, seed)
-	l := u.scenarioLive(ctx, sc, run, ns, liveFor{seed: seedText, voter: u.voterOf(r), back: "follow"})
+	l := u.scenarioLive(ctx, sc, run, ns, liveFor{seed: strconv.FormatUint(seed, 10), voter: u.voterOf(r), back: "follow"})
 	v := templates.Follow{Key: key, Title: sc.Title.In(lang), URL: scenarioURL(sc.Name, seed, run.Speed(), nil),
 		Total: l.Total, Waiting: l.Waiting, Question: l.Question, Namespace: ns, Lease: sc.Lease,
 		StageLiveURL:  "/stage/live?" + url.Values{"namespace": {ns}, "lease": {sc.Lease}}.Encode(),

@@ -75,6 +75,13 @@ func (s *scenarioRuns) followed() (string, *scenario.Run, <-chan struct{}) {
 
 func scenarioKey(name string, seed uint64) string { return name + "/" + strconv.FormatUint(seed, 10) }
 
+// parseScenarioKey splits a run's key (scenarioKey) into its scenario's name and seed.
+func parseScenarioKey(key string) (name string, seed uint64, ok bool) {
+	name, s, found := strings.Cut(key, "/")
+	seed, err := strconv.ParseUint(s, 10, 64)
+	return name, seed, found && err == nil
+}
+
 // scenarioNamespace is where the run of a scenario with a seed writes.
 func scenarioNamespace(name string, seed uint64) string {
 	if sc := scenario.Find(name); sc != nil && sc.Namespace != "" {
@@ -95,15 +102,9 @@ func (s *scenarioRuns) running(name string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range slices.Backward(s.order) {
-		n, seed, _ := strings.Cut(k, "/")
-		if n != name {
-			continue
+		if n, seed, ok := parseScenarioKey(k); ok && n == name {
+			return scenarioURL(name, seed, s.runs[k].Speed(), nil)
 		}
-		sd, err := strconv.ParseUint(seed, 10, 64)
-		if err != nil {
-			continue
-		}
-		return scenarioURL(name, sd, s.runs[k].Speed(), nil)
 	}
 	return ""
 }
@@ -498,18 +499,27 @@ func (u *pages) mayRunScenarios(r *http.Request) bool {
 // caller, not on a replay, with a valid seed and speed. When not, it answers the request itself
 // and ok is false.
 func (u *scenarioScreen) instructorsAction(c echo.Context, sc *scenario.Scenario) (seed uint64, speed float64, ok bool, err error) {
-	ctx := c.Request().Context()
-	if !u.mayRunScenarios(c.Request()) {
-		return 0, 0, false, u.fail(c, http.StatusForbidden, i18n.T(ctx, "scn.instructor"))
-	}
-	if u.opts.Replay != nil {
-		return 0, 0, false, u.fail(c, http.StatusMethodNotAllowed, u.opts.Replay.Refusal())
+	if ok, err := u.instructorOnly(c); !ok {
+		return 0, 0, false, err
 	}
 	seed, speed, problem := scenarioParams(c, sc)
 	if problem != "" {
-		return 0, 0, false, u.fail(c, http.StatusBadRequest, i18n.T(ctx, problem))
+		return 0, 0, false, u.fail(c, http.StatusBadRequest, i18n.T(c.Request().Context(), problem))
 	}
 	return seed, speed, true, nil
+}
+
+// instructorOnly checks that the caller may run lessons (in workshop mode, the instructor) and
+// that the server is no replay (read-only, and no lesson runs on it). When not, it answers the
+// request itself and ok is false.
+func (u *scenarioScreen) instructorOnly(c echo.Context) (ok bool, err error) {
+	if !u.mayRunScenarios(c.Request()) {
+		return false, u.fail(c, http.StatusForbidden, i18n.T(c.Request().Context(), "scn.instructor"))
+	}
+	if u.opts.Replay != nil {
+		return false, u.fail(c, http.StatusMethodNotAllowed, u.opts.Replay.Refusal())
+	}
+	return true, nil
 }
 
 // scenarioAction serves POST /scenarios/:name/{start,next,back,reveal,auto,speed,stop}: a form, answered
@@ -625,14 +635,23 @@ func (u *scenarioScreen) stopScenario(sc *scenario.Scenario, seed uint64, key st
 		r.Stop()
 	}
 	ns := scenarioNamespace(sc.Name, seed)
+	if err := u.clearLesson(ns, sc); err != nil {
+		return err
+	}
+	u.log.Info("scenario stopped", slog.String("scenario", sc.Name), slog.Uint64("seed", seed), slog.String("namespace", ns))
+	return nil
+}
+
+// clearLesson deletes what a run of sc (nil: a lesson no longer known) left in ns: its Leases,
+// LeaseCandidates and views. The arena's views are the room's, and stay.
+func (u *scenarioScreen) clearLesson(ns string, sc *scenario.Scenario) error {
 	if api := u.scenarioAPI(); api != nil {
 		if err := scenario.Clear(u.opts.Context, api, "http://leaselab.in-process", ns, sc); err != nil {
 			return fmt.Errorf("clear %s: %w", ns, err)
 		}
 	}
-	u.log.Info("scenario stopped", slog.String("scenario", sc.Name), slog.Uint64("seed", seed), slog.String("namespace", ns))
-	if sc.Namespace != "" {
-		return nil // the arena's views are the room's
+	if sc != nil && sc.Namespace != "" {
+		return nil
 	}
 	return u.hub.views.Clear(u.opts.Context, ns)
 }

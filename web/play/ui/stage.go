@@ -152,6 +152,8 @@ type lastWrite struct {
 // does not hold a renewal back. It reports false once ctx is done.
 func (u *stageScreen) spaceRedraw(ctx context.Context, ns, name string, told time.Time, wrote *lastWrite, requests <-chan struct{}) bool {
 	crowd := u.stageInterval(ns, name) // counts the lease's tabs: once, not at every request
+	t := time.NewTimer(crowd)          // one timer for the wait, reset as requests come
+	defer t.Stop()
 	for {
 		if n := u.tap.writes(ns, name); n != wrote.n {
 			wrote.n, wrote.at = n, time.Now()
@@ -164,15 +166,13 @@ func (u *stageScreen) spaceRedraw(ctx context.Context, ns, name string, told tim
 		if wait <= 0 {
 			return ctx.Err() == nil
 		}
-		t := time.NewTimer(wait)
+		t.Reset(wait)
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			return false
 		case <-requests: // perhaps a write: look again
 		case <-t.C:
 		}
-		t.Stop()
 	}
 }
 
