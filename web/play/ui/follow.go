@@ -81,17 +81,19 @@ func (u *scenarioScreen) followWatch(c echo.Context) error {
 	ctx := s.ctx
 	sent := ""
 	for {
+		// Subscribed before the state is read: a step taken in between still wakes us.
 		key, run, bumped := u.scenarios.followed()
-		if now := followSignature(key, run); now != sent {
-			sent = now
-			if s.tell() != nil {
-				return nil
-			}
-		}
 		var changed <-chan struct{}
 		unsubscribe := func() {}
 		if run != nil {
 			changed, unsubscribe = run.Subscribe()
+		}
+		if now := followSignature(key, run); now != sent {
+			sent = now
+			if s.tell() != nil {
+				unsubscribe()
+				return nil
+			}
 		}
 		select {
 		case <-ctx.Done():

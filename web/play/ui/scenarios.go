@@ -695,10 +695,9 @@ func (u *scenarioScreen) scenarioWatch(c echo.Context) error {
 	}
 	defer cancel()
 	ctx := s.ctx
-	if s.tell() != nil {
-		return nil
-	}
+	tell := true
 	for {
+		// Subscribed before the page is told: a change while it fetches still wakes us.
 		run := u.scenarios.get(sc.Name, seed)
 		var changed, done <-chan struct{}
 		unsubscribe := func() {}
@@ -706,6 +705,11 @@ func (u *scenarioScreen) scenarioWatch(c echo.Context) error {
 			changed, unsubscribe = run.Subscribe()
 			done = run.Done()
 		}
+		if tell && s.tell() != nil {
+			unsubscribe()
+			return nil
+		}
+		tell = false
 		// A run that starts, restarts or stops elsewhere is looked for every second.
 		poll := time.NewTimer(time.Second)
 		same := false
@@ -731,8 +735,6 @@ func (u *scenarioScreen) scenarioWatch(c echo.Context) error {
 			continue
 		case <-time.After(150 * time.Millisecond):
 		}
-		if s.tell() != nil {
-			return nil
-		}
+		tell = true
 	}
 }
