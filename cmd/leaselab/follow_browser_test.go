@@ -67,7 +67,10 @@ func TestBrowserFollow(t *testing.T) {
 	if _, err := browserEval(follower, `(document.querySelector('[data-testid="follow-lesson"]').click(), 'ok')`); err != nil {
 		t.Fatal(err)
 	}
-	where := func() (bool, string) { s, _ := browserEval(follower, `location.pathname`); return strings.HasPrefix(s, "/scenarios/"), s }
+	where := func() (bool, string) {
+		s, _ := browserEval(follower, `location.pathname`)
+		return strings.HasPrefix(s, "/scenarios/"), s
+	}
 	if _, err := browserWait(20*time.Second, where); err != nil {
 		t.Fatalf("the lesson's link: %v", err)
 	}
