@@ -44,9 +44,7 @@ func mustHaveWasm(tb testing.TB, base string) {
 }
 
 // mustStartBrowser starts a headless Chromium for the test and returns a context of its first
-// tab; openBrowserTab opens more. The browser stops at cleanup. Browser tests call
-// t.Parallel: each has its own server and browser, and spends most of its time waiting on
-// leases and pages, so they run side by side (go test's -parallel of them at once).
+// tab; openBrowserTab opens more. The browser stops at cleanup.
 func mustStartBrowser(tb testing.TB) context.Context {
 	tb.Helper()
 	return mustStartBrowserWith(tb)

@@ -62,6 +62,9 @@ func mustStartServerLogging(tb testing.TB, db string, configure func(*serveConfi
 		w = io.MultiWriter(w, logs)
 	}
 	logger := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if w == io.Discard {
+		logger = slog.New(slog.DiscardHandler) // nothing formatted for nobody to read
+	}
 	rs, err := startServer(context.Background(), cfg, logger)
 	if err != nil {
 		tb.Fatalf("start server: %v", err)

@@ -14,7 +14,6 @@ import (
 // with its form (no script needed), starts it, and a participant's /follow shows the plan with
 // that lesson marked as the current step, and where it is in the session.
 func TestBrowserSessionPlan(t *testing.T) {
-	t.Parallel()
 	srv := mustStartServer(t, "")
 	browser := mustStartBrowser(t)
 	instructor, _ := openBrowserTab(t, browser, srv.URL+"/scenarios#session")
