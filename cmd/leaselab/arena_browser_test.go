@@ -105,9 +105,7 @@ func arenaShowRoom(t *testing.T, tab context.Context) {
 // arenaClick clicks the button of the page with data-testid id.
 func arenaClick(t *testing.T, tab context.Context, id string) {
 	t.Helper()
-	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="`+id+`"]`))); err != nil {
-		t.Fatalf("click %s: %v", id, err)
-	}
+	browserPress(t, tab, `[data-testid="`+id+`"]`)
 }
 
 // arenaWait waits until the expression expr reads want in tab.

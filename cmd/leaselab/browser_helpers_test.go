@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -153,6 +154,21 @@ func browserWait(d time.Duration, cond func() (bool, string)) (time.Duration, er
 			return time.Since(start), fmt.Errorf("not within %s; last: %s", d, last)
 		}
 		time.Sleep(50 * time.Millisecond) // the poll interval: each cond evaluates script in the page
+	}
+}
+
+// browserPress presses the button sel of the tab's page with the page's own click(), once it
+// is there and enabled. A click by screen position may land beside a button that the page is
+// scrolling to a step just told, or redrawing with its live part.
+func browserPress(t testing.TB, tab context.Context, sel string) {
+	t.Helper()
+	press := `(() => { const b = document.querySelector(` + strconv.Quote(sel) + `);
+		if (!b) return 'missing'; if (b.disabled) return 'disabled'; b.click(); return 'pressed'; })()`
+	if _, err := browserWait(10*time.Second, func() (bool, string) {
+		s, _ := browserEval(tab, press)
+		return s == "pressed", s
+	}); err != nil {
+		t.Fatalf("press %s: %v", sel, err)
 	}
 }
 

@@ -41,9 +41,7 @@ func TestBrowserClearFinishedLessons(t *testing.T) {
 	})
 	out := browserOutputDir(t)
 	browserScreenshot(t, tab, out, "clear-before-1280.png")
-	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="clear-finished"]`))); err != nil {
-		t.Fatalf("clear: %v", err)
-	}
+	browserPress(t, tab, `[data-testid="clear-finished"]`)
 	poll.Until(t, 30*time.Second, "the finished lesson gone, the playing one kept, the count said", func() (bool, string) {
 		s := rows()
 		f := strings.Fields(s)

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/chromedp/chromedp"
 )
 
 // TestBrowserLessonCountdownsStayTrue: throughout network-partition (seed 3, Start and Next
@@ -56,9 +54,7 @@ func TestBrowserLessonCountdownsStayTrue(t *testing.T) {
 		}
 	}
 	gather()
-	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(`[data-testid="start"]`)); err != nil {
-		t.Fatal(err)
-	}
+	browserPress(t, tab, `[data-testid="start"]`)
 	time.Sleep(time.Second)
 	gather()
 	for n := 0; n < 2; n++ {
@@ -70,9 +66,7 @@ func TestBrowserLessonCountdownsStayTrue(t *testing.T) {
 			t.Fatalf("Next is not offered: %v", err)
 		}
 		shown := mustEval(t, tab, `document.getElementById('scenario-live').dataset.shown`)
-		if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(`[data-testid="next"]`)); err != nil {
-			t.Fatal(err)
-		}
+		browserPress(t, tab, `[data-testid="next"]`)
 		if _, err := browserWait(10*time.Second, func() (bool, string) {
 			s, _ := browserEval(tab, `document.getElementById('scenario-live').dataset.shown`)
 			return s != shown, "shown " + s

@@ -22,9 +22,7 @@ func TestBrowserFollow(t *testing.T) {
 		t.Fatalf("/follow before any lesson: idle = %s", s)
 	}
 	instructor, _ := openBrowserTab(t, browser, srv.URL+"/scenarios/leader-crash?speed=4")
-	if err := chromedp.Do(ctxWith(instructor, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="start"]`))); err != nil {
-		t.Fatalf("start: %v", err)
-	}
+	browserPress(t, instructor, `[data-testid="start"]`)
 	shown := func() string {
 		s, _ := browserEval(follower, `(() => { const s = document.querySelector('#follow-live [data-testid="step"]');
 			return (s ? s.dataset.n : '') + '|' + (document.querySelector('[data-testid="follow-lesson"]') || {textContent: ''}).textContent + '|' +
@@ -45,9 +43,7 @@ func TestBrowserFollow(t *testing.T) {
 			t.Fatalf("Next is not offered for step %d: %v", n, err)
 		}
 		clicked := time.Now()
-		if err := chromedp.Do(ctxWith(instructor, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="next"]`))); err != nil {
-			t.Fatal(err)
-		}
+		browserPress(t, instructor, `[data-testid="next"]`)
 		took, err := browserWait(10*time.Second, func() (bool, string) {
 			return strings.HasPrefix(shown(), strconv.Itoa(n)+"|"), shown()
 		})

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/leaselab/leaselab/web/play/scenario"
 )
 
@@ -154,9 +152,7 @@ func playLessonInBrowser(t *testing.T, tab context.Context, steps, at int, check
 	}); err != nil {
 		t.Fatalf("the lesson's page does not load: %v", err)
 	}
-	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="start"]`))); err != nil {
-		t.Fatalf("start: %v", err)
-	}
+	browserPress(t, tab, `[data-testid="start"]`)
 	shown := func() int {
 		s, _ := browserEval(tab, `String(document.querySelectorAll('[data-testid="step"]').length)`)
 		n, _ := strconv.Atoi(s)
@@ -186,21 +182,11 @@ func playLessonInBrowser(t *testing.T, tab context.Context, steps, at int, check
 				t.Errorf("at step %d: %v", n, err)
 			}
 		}
-		// A click while the page scrolls to the step just told may land beside the button: the
-		// page is given a few seconds to show the next step before Next is pressed again.
-		for try := 0; ; try++ {
-			if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="next"]`))); err != nil {
-				t.Fatalf("click next: %v", err)
-			}
-			_, err := browserWait(5*time.Second, func() (bool, string) { return shown() > n, "steps shown " + strconv.Itoa(shown()) + ": " + status() })
-			if err == nil {
-				browserRevealIfAsked(t, tab)
-			}
-			if err == nil || try == 2 {
-				break
-			}
-			t.Logf("step %d: Next pressed, the page still shows %d steps (%v): pressing again", n, shown(), err)
+		browserPress(t, tab, `[data-testid="next"]`)
+		if _, err := browserWait(time.Minute, func() (bool, string) { return shown() > n, "steps shown " + strconv.Itoa(shown()) + ": " + status() }); err != nil {
+			t.Fatalf("Next pressed at step %d: %v", n, err)
 		}
+		browserRevealIfAsked(t, tab)
 	}
 	if _, err := browserWait(2*time.Minute, func() (bool, string) {
 		s, _ := browserEval(tab, `document.getElementById('scenario-live').dataset.done`)

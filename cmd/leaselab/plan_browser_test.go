@@ -25,9 +25,7 @@ func TestBrowserSessionPlan(t *testing.T) {
 	if !strings.HasPrefix(first, "leader-crash@0:00 clean-release@") {
 		t.Fatalf("the suggested plan begins %q", first)
 	}
-	if err := chromedp.Do(ctxWith(instructor, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="session-plan"] li[data-name="leader-crash"] [data-testid="plan-down"]`))); err != nil {
-		t.Fatalf("move down: %v", err)
-	}
+	browserPress(t, instructor, `[data-testid="session-plan"] li[data-name="leader-crash"] [data-testid="plan-down"]`)
 	poll.Until(t, 10*time.Second, "leader-crash second in the plan", func() (bool, string) {
 		s := order()
 		return strings.HasPrefix(s, "clean-release@0:00 leader-crash@"), s

@@ -23,9 +23,7 @@ func TestBrowserPredict(t *testing.T) {
 	instructor, _ := openBrowserTab(t, browser, lesson)
 	click := func(tab context.Context, sel string) {
 		t.Helper()
-		if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(sel))); err != nil {
-			t.Fatalf("click %s: %v", sel, err)
-		}
+		browserPress(t, tab, sel)
 	}
 	click(instructor, `[data-testid="start"]`)
 	for n := 2; n <= 3; n++ {

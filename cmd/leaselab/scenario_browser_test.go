@@ -65,9 +65,7 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 		}); err != nil {
 			t.Fatalf("Next is not offered at step %d: %v", n, err)
 		}
-		if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="next"]`))); err != nil {
-			t.Fatalf("click next: %v", err)
-		}
+		browserPress(t, tab, `[data-testid="next"]`)
 		if _, err := browserWait(time.Minute, func() (bool, string) { return steps() == n+1, "steps " + strconv.Itoa(steps()) }); err != nil {
 			t.Fatalf("the narration does not advance to step %d: %v", n+1, err)
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -18,9 +17,7 @@ func TestBrowserScenarioStop(t *testing.T) {
 	srv := mustStartServer(t, "")
 	browser := mustStartBrowser(t)
 	tab, _ := openBrowserTab(t, browser, srv.URL+"/scenarios/leader-crash?speed=4")
-	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="start"]`))); err != nil {
-		t.Fatalf("start: %v", err)
-	}
+	browserPress(t, tab, `[data-testid="start"]`)
 	ns := ""
 	if _, err := browserWait(time.Minute, func() (bool, string) {
 		s, _ := browserEval(tab, `(() => { const h = document.querySelector('[data-testid="holder"]'); const b = document.querySelector('[data-testid="stop"]');
@@ -48,9 +45,7 @@ func TestBrowserScenarioStop(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the dashboard of %s does not list the lesson's candidates: %v", ns, err)
 	}
-	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid="stop"]`))); err != nil {
-		t.Fatalf("stop: %v", err)
-	}
+	browserPress(t, tab, `[data-testid="stop"]`)
 	if _, err := browserWait(30*time.Second, func() (bool, string) {
 		s, _ := browserEval(tab, `!!document.querySelector('[data-testid="scenario-idle"]') + ' ' + document.querySelector('[data-testid="stop"]').disabled`)
 		return s == "true true", s
