@@ -48,12 +48,6 @@ func (u *scenarioScreen) followLive(c echo.Context) error {
 	return u.render(c, 200, templates.FollowLiveView(v))
 }
 
-// followPlan serves /follow/plan: the session plan as /follow shows it, where the room is in it.
-func (u *scenarioScreen) followPlan(c echo.Context) error {
-	followed, _, _ := strings.Cut(u.scenarios.followedKey(), "/")
-	return u.render(c, 200, templates.FollowPlanView(planView(i18n.FromContext(c.Request().Context()), u.plan, followed, false)))
-}
-
 // followView is what /follow shows now, to the reader of r: a question open on the
 // instructor's step is theirs to answer, its tally theirs once the answer is out.
 func (u *scenarioScreen) followView(ctx context.Context, r *http.Request) (templates.Follow, error) {
@@ -104,7 +98,6 @@ func (u *scenarioScreen) followWatch(c echo.Context) error {
 		select {
 		case <-ctx.Done():
 		case <-bumped:
-			sent = "" // another lesson, or the plan changed: the page looks again
 		case <-changed:
 			// The run changes with every report of its members: only a new step, or its
 			// waiting ending, moves /follow (the stage follows the members on its own).

@@ -56,28 +56,10 @@ func (s *scenarioRuns) touch(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.touched = key
-	s.bumpLocked()
-}
-
-// bump tells the followers that what /follow shows changed beside the run (the session plan).
-func (s *scenarioRuns) bump() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.bumpLocked()
-}
-
-func (s *scenarioRuns) bumpLocked() {
 	if s.bumped != nil {
 		close(s.bumped)
 	}
 	s.bumped = make(chan struct{})
-}
-
-// followedKey is the key of the run /follow shows ("" for none).
-func (s *scenarioRuns) followedKey() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.touched
 }
 
 // followed is the run /follow shows (nil when none plays), its key, and a channel closed when
