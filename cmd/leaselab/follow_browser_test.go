@@ -36,9 +36,11 @@ func TestBrowserFollow(t *testing.T) {
 		t.Fatalf("the follower does not show the lesson's first step and stage: %v", err)
 	}
 	for n := 2; n <= 3; n++ {
+		// Offered on the instructor's page as it shows step n-1: its Next button may still be
+		// enabled from the step before until the page has caught up.
 		if _, err := browserWait(2*time.Minute, func() (bool, string) {
-			s, _ := browserEval(instructor, `String(!document.querySelector('[data-testid="next"]').disabled)`)
-			return s == "true", s
+			s, _ := browserEval(instructor, `(() => { const l = document.getElementById('scenario-live'); return l.dataset.shown + ' ' + l.dataset.canNext + ' ' + !document.querySelector('[data-testid="next"]').disabled; })()`)
+			return s == strconv.Itoa(n-1)+" true true", s
 		}); err != nil {
 			t.Fatalf("Next is not offered for step %d: %v", n, err)
 		}
@@ -48,7 +50,9 @@ func TestBrowserFollow(t *testing.T) {
 			return strings.HasPrefix(shown(), strconv.Itoa(n)+"|"), shown()
 		})
 		if err != nil {
-			t.Fatalf("the follower does not move to step %d: %v", n, err)
+			inst, _ := browserEval(instructor, `(() => { const l = document.getElementById('scenario-live'); return 'shown ' + l.dataset.shown + ' asking ' + l.dataset.asking + ' steps ' + document.querySelectorAll('[data-testid="step"]').length; })()`)
+			live, _ := browserEval(follower, `(() => { const x = new XMLHttpRequest(); x.open('GET', '/follow/live', false); x.send(); return x.responseText.replace(/\s+/g, ' ').slice(0, 600); })()`)
+			t.Fatalf("the follower does not move to step %d: %v (the instructor's page: %s; /follow/live now: %s)", n, err, inst, live)
 		}
 		t.Logf("step %d on the follower's screen %v after the click (%v including the click)", n, took, time.Since(clicked))
 	}
