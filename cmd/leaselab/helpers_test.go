@@ -61,10 +61,11 @@ func mustStartServerLogging(tb testing.TB, db string, configure func(*serveConfi
 	if logs != nil {
 		w = io.MultiWriter(w, logs)
 	}
-	logger := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	if w == io.Discard {
-		logger = slog.New(slog.DiscardHandler) // nothing formatted for nobody to read
+	var handler slog.Handler = slog.DiscardHandler // nothing formatted for nobody to read
+	if w != io.Discard {
+		handler = slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})
 	}
+	logger := slog.New(handler)
 	rs, err := startServer(context.Background(), cfg, logger)
 	if err != nil {
 		tb.Fatalf("start server: %v", err)

@@ -198,19 +198,16 @@ func (ws *watchers) stop() {
 // awaitDelivery waits up to grace for every watcher to have received every revision of acked
 // (ascending) and returns how many deliveries are missing then.
 func (ws *watchers) awaitDelivery(acked []int64, grace time.Duration) int64 {
-	deadline := time.Now().Add(grace)
-	for {
-		var missing int64
+	missing := func() (n int64) {
 		for _, s := range ws.seen {
 			s.mu.Lock()
-			missing += int64(missingFrom(acked, s.rvs))
+			n += int64(missingFrom(acked, s.rvs))
 			s.mu.Unlock()
 		}
-		if missing == 0 || time.Now().After(deadline) {
-			return missing
-		}
-		time.Sleep(100 * time.Millisecond)
+		return n
 	}
+	awaitNone(grace, missing)
+	return missing()
 }
 
 // afterAck returns the delivery latencies counted from each write's acknowledgement (ackedAt,

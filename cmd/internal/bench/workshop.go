@@ -190,16 +190,23 @@ func RunWorkshop(ctx context.Context, cfg WorkshopConfig) (*WorkshopReport, erro
 	}
 	// The last writes of the measured part get a moment to reach every dashboard, and the
 	// stage (which may show a write up to a redraw interval after it).
-	lost := w.awaitDelivery(dashes, m.start, m.end, 5*time.Second)
-	if cfg.Room {
-		n := w.room.missing(m.start, m.end)
-		for deadline := time.Now().Add(5 * time.Second); n > 0 && time.Now().Before(deadline); n = w.room.missing(m.start, m.end) {
-			time.Sleep(100 * time.Millisecond)
+	toDashboards := func() (n int64) {
+		for _, d := range dashes {
+			n += d.missing(m.start, m.end)
 		}
-		if n > 0 {
-			lost += n
-			w.failures.addN("stage", n, fmt.Errorf("%d writes never reached the stage", n))
+		return n
+	}
+	toStage := func() int64 {
+		if !cfg.Room {
+			return 0
 		}
+		return w.room.missing(m.start, m.end)
+	}
+	awaitNone(5*time.Second, func() int64 { return toDashboards() + toStage() })
+	lost := toDashboards()
+	if n := toStage(); n > 0 {
+		lost += n
+		w.failures.addN("stage", n, fmt.Errorf("%d writes never reached the stage", n))
 	}
 	if lost > 0 {
 		w.failures.addN("lost", lost, fmt.Errorf("%d deliveries of writes to dashboards never arrived", lost))
@@ -414,18 +421,9 @@ func (w *workshopRun) inWindow(t time.Time) bool {
 	return start != 0 && ns >= start && (end == 0 || ns < end)
 }
 
-// awaitDelivery waits up to grace for every dashboard to have every write of the measured
-// part, and returns how many (write, dashboard) deliveries are missing then.
-func (w *workshopRun) awaitDelivery(dashes []*dashboard, start, end time.Time, grace time.Duration) int64 {
-	deadline := time.Now().Add(grace)
-	for {
-		var missing int64
-		for _, d := range dashes {
-			missing += d.missing(start, end)
-		}
-		if missing == 0 || time.Now().After(deadline) {
-			return missing
-		}
+// awaitNone waits up to grace for missing to count nothing more to arrive.
+func awaitNone(grace time.Duration, missing func() int64) {
+	for deadline := time.Now().Add(grace); missing() > 0 && time.Now().Before(deadline); {
 		time.Sleep(100 * time.Millisecond)
 	}
 }

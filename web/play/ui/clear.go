@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/leaselab/leaselab/templates"
-	"github.com/leaselab/leaselab/templates/i18n"
 	"github.com/leaselab/leaselab/web/play/scenario"
 )
 
@@ -24,11 +23,8 @@ import (
 // redirect to the dashboard of the namespace it showed, which says how many were cleared.
 func (u *scenarioScreen) clearFinished(c echo.Context) error {
 	ctx := c.Request().Context()
-	if !u.mayRunScenarios(c.Request()) {
-		return u.fail(c, http.StatusForbidden, i18n.T(ctx, "scn.instructor"))
-	}
-	if u.opts.Replay != nil {
-		return u.fail(c, http.StatusMethodNotAllowed, u.opts.Replay.Refusal())
+	if ok, err := u.instructorOnly(c); !ok {
+		return err
 	}
 	n, err := u.clearFinishedRuns(ctx)
 	if err != nil {

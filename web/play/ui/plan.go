@@ -50,12 +50,8 @@ func planView(lang i18n.Lang, plan *scenario.Plan, followed string, mayEdit bool
 // /scenarios. An edit refused (a lesson unknown, in the plan already, or not in it) changes
 // nothing and answers 400 saying why.
 func (u *scenarioScreen) planAction(c echo.Context) error {
-	ctx := c.Request().Context()
-	if !u.mayRunScenarios(c.Request()) {
-		return u.fail(c, http.StatusForbidden, i18n.T(ctx, "scn.instructor"))
-	}
-	if u.opts.Replay != nil { // read-only, as its banner says, and no lesson runs on it
-		return u.fail(c, http.StatusMethodNotAllowed, u.opts.Replay.Refusal())
+	if ok, err := u.instructorOnly(c); !ok {
+		return err
 	}
 	name := strings.TrimSpace(c.FormValue("lesson"))
 	var err error

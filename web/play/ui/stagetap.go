@@ -184,8 +184,8 @@ func (t *requestTap) finish(key tapKey, id uint64, status int) {
 		if l.recent[i].id == id {
 			l.recent[i].end, l.recent[i].status = t.now(), status
 			done = l.recent[i].request()
-			if l.recent[i].verb != "GET" && status < 300 {
-				l.writes++
+			if l.recent[i].verb != "GET" {
+				l.countWriteLocked(status)
 			}
 		}
 	}
@@ -202,9 +202,7 @@ func (t *requestTap) wrote(key tapKey, status int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if l := t.leases[key]; l != nil {
-		if status < 300 {
-			l.writes++
-		}
+		l.countWriteLocked(status)
 		l.wakeLocked()
 	}
 }
@@ -215,6 +213,13 @@ func (l *tapLease) wakeLocked() {
 		case ch <- struct{}{}:
 		default:
 		}
+	}
+}
+
+// countWriteLocked counts a write answered with status when it succeeded.
+func (l *tapLease) countWriteLocked(status int) {
+	if status < 300 {
+		l.writes++
 	}
 }
 
