@@ -5,13 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leaselab/leaselab/store"
 )
 
 // crashRun is a child process writing to a database until it is killed (crashChild), and the
@@ -119,8 +120,9 @@ func (r *crashRun) lost(db *DB) []string {
 }
 
 // TestLostWALIsNeverSilent: kill -9 right after a checkpoint (and a few writes later), the
-// -wal file deleted. Whatever the timing, Open either refuses with ErrRolledBack, naming the
-// -wal file, or has every acknowledged write.
+// -wal file deleted. Whatever the timing, Open either refuses, naming the -wal file, or has every
+// acknowledged write. It refuses with ErrRolledBack when the database is whole but behind, or
+// with store.ErrDamaged when the kill stopped a checkpoint half way through the file.
 func TestLostWALIsNeverSilent(t *testing.T) {
 	t.Parallel()
 	refused := 0
@@ -129,8 +131,8 @@ func TestLostWALIsNeverSilent(t *testing.T) {
 		r := killAfterCheckpoint(t, path, more)
 		db, err := Open(context.Background(), path, testOptions(), testLogger(t))
 		if err != nil {
-			if !errors.Is(err, ErrRolledBack) || !strings.Contains(err.Error(), path+"-wal") {
-				t.Fatalf("run %d: open after the -wal was deleted: %v; want ErrRolledBack naming the -wal file", i, err)
+			if !(errors.Is(err, ErrRolledBack) || errors.Is(err, store.ErrDamaged)) || !strings.Contains(err.Error(), path+"-wal") {
+				t.Fatalf("run %d: open after the -wal was deleted: %v; want ErrRolledBack or ErrDamaged naming the -wal file", i, err)
 			}
 			refused++
 			continue
@@ -181,6 +183,42 @@ func TestLostWALWithoutCheckpointIsRefused(t *testing.T) {
 	loseWAL(t, path)
 	if _, err := Open(context.Background(), path, testOptions(), testLogger(t)); !errors.Is(err, ErrRolledBack) {
 		t.Fatalf("open after the -wal was deleted: %v; want ErrRolledBack", err)
+	}
+}
+
+// TestHalfCheckpointNamesTheLostWAL: a database left half copied (as by a kill -9 during a
+// checkpoint) by a store that was not closed cleanly, its -wal gone, is refused as damaged,
+// and the error names the missing -wal file as the cause; damage after a clean close does not.
+func TestHalfCheckpointNamesTheLostWAL(t *testing.T) {
+	t.Parallel()
+	for _, clean := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "half.db")
+		db := MustOpenPath(t, path, testOptions())
+		fillDB(t, db, 400)
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !clean {
+			// What a running store's record says between commits: revisions reserved ahead.
+			rec, _, err := readRecord(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := createRecord(path, revisionRecord{acked: rec.acked, reserved: rec.acked + reserveAhead})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.close()
+		}
+		scribble(t, path, 20<<10)
+		os.Remove(path + "-wal")
+		_, err := Open(context.Background(), path, testOptions(), testLogger(t))
+		if !errors.Is(err, store.ErrDamaged) {
+			t.Fatalf("clean %v: open: %v; want ErrDamaged", clean, err)
+		}
+		if names := strings.Contains(err.Error(), path+"-wal"); names == clean {
+			t.Errorf("clean %v: error %q names the -wal file: %v, want %v", clean, err, names, !clean)
+		}
 	}
 }
 

@@ -2,8 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"strings"
 
 	sqlite3 "modernc.org/sqlite/lib"
@@ -73,7 +76,7 @@ func (db *DB) checkIntegrity(ctx context.Context) error {
 		return db.damagedAtStart(err)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%w: database %s is damaged (%s): %s", store.ErrDamaged, db.path, strings.Join(problems, "; "), damageHint)
+		return fmt.Errorf("%w: database %s is damaged (%s): %s", store.ErrDamaged, db.path, strings.Join(problems, "; "), db.startHint())
 	}
 	return nil
 }
@@ -81,7 +84,27 @@ func (db *DB) checkIntegrity(ctx context.Context) error {
 // damagedAtStart words an error met while checking the file at start.
 func (db *DB) damagedAtStart(err error) error {
 	if isDamage(err) {
-		return fmt.Errorf("%w: database %s is damaged (%v): %s", store.ErrDamaged, db.path, err, damageHint)
+		return fmt.Errorf("%w: database %s is damaged (%v): %s", store.ErrDamaged, db.path, err, db.startHint())
 	}
 	return fmt.Errorf("check database %s: %w", db.path, err)
+}
+
+// startHint says what to do about damage found at start. A -wal file lost in the middle of a
+// checkpoint leaves the database half copied: the missing file is the cause to name.
+func (db *DB) startHint() string {
+	if db.walLost {
+		return fmt.Sprintf("its write-ahead log %s-wal is missing after the store was not closed cleanly (deleted or lost after a crash, probably during a checkpoint): restore the missing file or a copy made with `leaselab backup`", db.path)
+	}
+	return damageHint
+}
+
+// walLost reports whether the revision record says the store at path was not closed cleanly
+// while its -wal file is gone. Checked before SQLite opens the file, which creates a new one.
+func walLost(path string) bool {
+	rec, found, err := readRecord(path)
+	if err != nil || !found || rec.clean() {
+		return false
+	}
+	_, err = os.Stat(path + "-wal")
+	return errors.Is(err, fs.ErrNotExist)
 }

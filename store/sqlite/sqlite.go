@@ -136,6 +136,9 @@ type DB struct {
 	// rec is the revision record beside the database (acked.go): the writer raises its
 	// reservation, the acknowledger (ack.go) records each acknowledged revision.
 	rec *recorder
+	// walLost is set at start when the store was not closed cleanly and its -wal file is
+	// gone: damage found then is worded as the lost file's (damage.go).
+	walLost bool
 
 	closed    atomic.Bool
 	ctx       context.Context // ends when Close starts
@@ -173,6 +176,7 @@ func Open(ctx context.Context, path string, opts Options, logger *slog.Logger) (
 		return nil, err
 	}
 	db.lock = lock
+	db.walLost = walLost(path)
 	if err := db.open(ctx); err != nil {
 		db.closeDBs()
 		return nil, err
