@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,18 +45,74 @@ func mustHaveWasm(tb testing.TB, base string) {
 	}
 }
 
-// mustStartBrowser starts a headless Chromium for the test and returns a context of its first
-// tab; openBrowserTab opens more. The browser stops at cleanup.
-func mustStartBrowser(tb testing.TB) context.Context {
-	tb.Helper()
-	return mustStartBrowserWith(tb)
+// The package's browser tests share one Chromium: starting one costs several seconds of CPU
+// (measured 3.5 to 8 s on a 2-core machine), more than many a test. Each test gets a browser
+// context of its own, with its own cookies, storage and cache as a fresh profile would have,
+// disposed of with its tabs when the test ends.
+var sharedChromium struct {
+	once sync.Once
+	ctx  context.Context // the browser's first tab, left blank
+	err  error
+	stop func()
 }
 
-// mustStartBrowserWith is mustStartBrowser with more of Chromium's options.
+// mustStartBrowser returns a context of a new tab in a browser context of the test's own, in
+// the package's Chromium; openBrowserTab opens more tabs in it.
+func mustStartBrowser(tb testing.TB) context.Context {
+	tb.Helper()
+	path := mustFindChromium(tb)
+	shared := &sharedChromium
+	shared.once.Do(func() {
+		profile, err := os.MkdirTemp("", "leaselab-chromium-")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		// Past the first test, nothing of a test may log: chromedp's own errors go to stderr.
+		logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "chromium: "+format+"\n", args...) }
+		ctx, stop := startChromium(path, profile, logf)
+		shared.ctx = ctx
+		shared.stop = func() {
+			stop()
+			os.RemoveAll(profile)
+		}
+		shared.err = chromedp.Do(ctx)
+	})
+	if shared.err != nil {
+		tb.Fatalf("start chromium %s: %v", path, shared.err)
+	}
+	ctx, cancel := chromedp.NewContext(shared.ctx, chromedp.WithNewBrowserContext())
+	tb.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		tb.Fatalf("open a browser context in chromium: %v", err)
+	}
+	return ctx
+}
+
+// stopSharedBrowser stops the package's Chromium, if a test started it.
+func stopSharedBrowser() {
+	if sharedChromium.stop != nil {
+		sharedChromium.stop()
+	}
+}
+
+// mustStartBrowserWith starts a Chromium of the test's own, with more of Chromium's options,
+// and returns a context of its first tab. The browser stops at cleanup.
 func mustStartBrowserWith(tb testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	tb.Helper()
 	path := mustFindChromium(tb)
 	profile := tb.TempDir() // registered first, so removed after the browser has stopped
+	ctx, stop := startChromium(path, profile, tb.Logf, extra...)
+	tb.Cleanup(stop)
+	if err := chromedp.Do(ctx); err != nil {
+		tb.Fatalf("start chromium %s: %v", path, err)
+	}
+	return ctx
+}
+
+// startChromium returns the context of a headless Chromium's first tab, started by the first
+// action run in it, and what stops the browser.
+func startChromium(path, profile string, logf func(string, ...any), extra ...chromedp.ExecAllocatorOption) (context.Context, func()) {
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.Headless,
@@ -73,15 +130,11 @@ func mustStartBrowserWith(tb testing.TB, extra ...chromedp.ExecAllocatorOption) 
 	}
 	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(tb.Logf))
-	tb.Cleanup(func() {
+	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(logf))
+	return ctx, func() {
 		cancel()
 		cancelAlloc()
-	})
-	if err := chromedp.Do(ctx); err != nil {
-		tb.Fatalf("start chromium %s: %v", path, err)
 	}
-	return ctx
 }
 
 // openBrowserTab opens a tab in the browser of ctx at url and returns its context and a

@@ -181,10 +181,10 @@ func TestBrowser(t *testing.T) {
 	// the tab's WebSocket): it loses the lease meanwhile, and shows it after resuming.
 	paused := tabOf(next)
 	pauseButton := fmt.Sprintf(`#tabs [data-tab-row][data-identity=%q] [data-cmd=pause]`, next)
-	if err := chromedp.Do(dash, chromedp.Click(chromedp.CSS(pauseButton))); err != nil {
-		t.Fatalf("pause %s from the dashboard: %v", next, err)
-	}
-	if _, err := browserWait(3*time.Second, func() (bool, string) {
+	// Pressed with the page's own click(): the dashboard redraws its rows live, and a click at
+	// a row's place on screen can land beside it.
+	browserPress(t, dash, pauseButton)
+	if _, err := browserWait(10*time.Second, func() (bool, string) {
 		s, _ := browserCandidateState(paused.ctx)
 		return s == "paused", "state " + s
 	}); err != nil {

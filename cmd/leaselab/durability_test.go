@@ -27,12 +27,14 @@ import (
 )
 
 // TestMain lets the test binary act as the leaselab binary, so that crash tests can run the
-// real program in a child process and kill it.
+// real program in a child process and kill it; at the end it stops the browser tests' Chromium.
 func TestMain(m *testing.M) {
 	if os.Getenv("LEASELAB_TEST_AS_BINARY") == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	stopSharedBrowser()
+	os.Exit(code)
 }
 
 // startChild runs `leaselab serve` in a child process and returns its URL.
