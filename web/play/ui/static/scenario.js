@@ -165,25 +165,30 @@
     e.preventDefault();
   });
 
-  /** Runs each countdown down at its candidate's clock rate since the last swap. */
-  function tick() {
+  /** Sets a property only when its value changes: a text set again, even to the same words,
+   *  costs the page a layout. */
+  function put(obj, name, v) { if (obj[name] !== v) obj[name] = v; }
+
+  /** Runs each countdown down at its candidate's clock rate since the last swap, ten times a
+   *  second, as often as its tenths change: redrawn every frame, the countdowns kept a page
+   *  laying itself out sixty times a second. */
+  let ticked = -Infinity;
+  function tick(now) {
     const l = live();
-    if (l) {
+    if (l && now - ticked >= 100) {
+      ticked = now;
       const gone = Date.now() - swappedAt;
       for (const c of l.querySelectorAll('[data-countdown]')) {
         const left = Math.max(0, Number(c.dataset.leftMs) - gone * Number(c.dataset.rate || 1));
         const total = Number(c.dataset.totalMs) || 1;
         const v = c.querySelector('[data-field="left"]');
         // A renew deadline between rounds lies beyond the setting: it shows full until the round.
-        if (v) v.textContent = (Math.min(left, total) / 1000).toFixed(1) + ' s';
+        if (v) put(v, 'textContent', (Math.min(left, total) / 1000).toFixed(1) + ' s');
         // Run out: say what the candidate does next rather than a bare 0.0 s.
         const label = c.querySelector('.count-label');
-        if (label && label.dataset.elapsed) {
-          const want = left <= 0 ? label.dataset.elapsed : label.dataset.label;
-          if (label.textContent !== want) label.textContent = want;
-        }
+        if (label && label.dataset.elapsed) put(label, 'textContent', left <= 0 ? label.dataset.elapsed : label.dataset.label);
         const bar = c.querySelector('[data-field="bar"]');
-        if (bar) bar.style.width = Math.min(100, 100 * left / total).toFixed(1) + '%';
+        if (bar) put(bar.style, 'width', Math.min(100, 100 * left / total).toFixed(1) + '%');
       }
     }
     requestAnimationFrame(tick);
