@@ -19,9 +19,7 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 	browser := mustStartBrowser(t)
 	out := browserOutputDir(t)
 	tab, _ := openBrowserTab(t, browser, srv.URL+"/scenarios")
-	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.Click(chromedp.CSS(`a[href="/scenarios/leader-crash"]`))); err != nil {
-		t.Fatalf("open leader-crash from the library: %v", err)
-	}
+	browserPress(t, tab, `a[href="/scenarios/leader-crash"]`)
 	if _, err := browserWait(time.Minute, func() (bool, string) {
 		s, _ := browserEval(tab, `location.pathname + ' ' + document.readyState + ' ' + !!document.querySelector('[data-testid="start"]')`)
 		return s == "/scenarios/leader-crash complete true", s

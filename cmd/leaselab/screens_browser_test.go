@@ -163,9 +163,7 @@ func TestBrowserPlayScreen(t *testing.T) {
 
 	// Partitioned (fail fast): the bar drains from the setting to zero, and the tab gives up
 	// as it reaches zero, not a retry period later.
-	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`[data-cmd=partition-fail]`))); err != nil {
-		t.Fatal(err)
-	}
+	browserPress(t, tab, `[data-cmd=partition-fail]`)
 	var cut []reading
 	if _, err := browserWait(10*time.Second, func() (bool, string) {
 		cut = readings()
@@ -193,9 +191,7 @@ func TestBrowserPlayScreen(t *testing.T) {
 	if overSince != 0 && lostAt-overSince > browserRetryPeriod.Milliseconds()/2 {
 		t.Errorf("the renew deadline bar read passed for %d ms before the tab gave up", lostAt-overSince)
 	}
-	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`[data-cmd=partition-fail]`))); err != nil {
-		t.Fatal(err)
-	}
+	browserPress(t, tab, `[data-cmd=partition-fail]`)
 	// The page as it settles once the network is back: no fault, leading again.
 	if _, err := browserWait(30*time.Second, func() (bool, string) {
 		s, _ := browserEval(tab, `document.getElementById('active-faults').textContent + ' ' + document.getElementById('candidate').dataset.state`)

@@ -48,9 +48,7 @@ func TestBrowserScrub(t *testing.T) {
 	if err := chromedp.Do(page, chromedp.EmulateViewport(1280, 720)); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(page, chromedp.Click(chromedp.CSS(`[data-testid=scrub-live]`))); err != nil {
-		t.Fatal(err)
-	}
+	browserPress(t, page, `[data-testid=scrub-live]`)
 	mustSee(t, page, `document.getElementById('conn').textContent`, "past moment")
 	mustPress(t, page, kb.ArrowLeft) // bob's takeover
 	mustSee(t, page, holder, "bob")
@@ -96,9 +94,7 @@ func TestBrowserScrub(t *testing.T) {
 	if err := chromedp.Do(page, chromedp.SetValue(chromedp.CSS(`[data-testid=scrub-speed]`), "8")); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(page, chromedp.Click(chromedp.CSS(`[data-testid=scrub-play]`))); err != nil {
-		t.Fatal(err)
-	}
+	browserPress(t, page, `[data-testid=scrub-play]`)
 	mustSee(t, page, `location.search + '|' + document.getElementById('conn').textContent`, "|live")
 	mustSee(t, page, holder, "bob")
 
