@@ -57,7 +57,7 @@ func FollowView(v Follow) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" data-live-url=\"/follow/live\" data-watch-url=\"/follow/watch\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" data-live-url=\"/follow/live\" data-plan-url=\"/follow/plan\" data-watch-url=\"/follow/watch\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

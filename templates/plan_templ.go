@@ -527,8 +527,8 @@ func planEntryControls(e PlanEntry, n int) templ.Component {
 
 // FollowPlanView is the session plan on /follow, between the step and the stage: where in it
 // the room is, and its lessons as a strip with their starts, the one the room follows marked as
-// the current step. follow.js reloads the page when the instructor moves to another lesson, so
-// it is drawn with the page.
+// the current step. follow.js fetches it again (/follow/plan) whenever /follow/watch says that
+// something changed, the instructor's edits of the plan included.
 func FollowPlanView(p SessionPlan) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -550,14 +550,14 @@ func FollowPlanView(p SessionPlan) templ.Component {
 			templ_7745c5c3_Var31 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<nav class=\"follow-plan\" aria-label=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<nav id=\"follow-plan-panel\" class=\"follow-plan\" aria-label=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var32 string
 		templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(tr(ctx, "scn.plan.title"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `plan.templ`, Line: 78, Col: 64}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `plan.templ`, Line: 78, Col: 87}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 		if templ_7745c5c3_Err != nil {

@@ -12,7 +12,8 @@ import (
 
 // TestBrowserSessionPlan: the instructor moves a lesson down the session plan on /scenarios
 // with its form (no script needed), starts it, and a participant's /follow shows the plan with
-// that lesson marked as the current step, and where it is in the session.
+// that lesson marked as the current step, and where it is in the session; a later edit of the
+// plan reaches the open /follow without a reload.
 func TestBrowserSessionPlan(t *testing.T) {
 	srv := mustStartServer(t, "")
 	browser := mustStartBrowser(t)
@@ -46,6 +47,14 @@ func TestBrowserSessionPlan(t *testing.T) {
 		return strings.HasPrefix(s, "leader-crash | Lesson 2 of ") && strings.Contains(s, " · starts at 0:"), s
 	})
 	browserScreenshot(t, follower, out, "follow-plan-1280.png")
+
+	// The instructor edits the plan: the open /follow shows it without a reload.
+	mustEval(t, follower, `(window.stayed = 'yes', '')`)
+	browserPress(t, instructor, `[data-testid="session-plan"] li[data-name="leader-crash"] [data-testid="plan-down"]`)
+	poll.Until(t, 30*time.Second, "the follower's plan with leader-crash third, unreloaded", func() (bool, string) {
+		s, _ := browserEval(follower, `(window.stayed || 'reloaded') + ' | ' + document.querySelector('[data-testid="follow-plan-where"]').textContent.trim().replace(/\s+/g, ' ')`)
+		return strings.HasPrefix(s, "yes | Lesson 3 of "), s
+	})
 	if err := chromedp.Do(ctxWith(follower, 10*time.Second), chromedp.EmulateViewport(390, 844)); err != nil {
 		t.Fatal(err)
 	}

@@ -48,10 +48,16 @@ func (u *scenarioScreen) followLive(c echo.Context) error {
 	return u.render(c, 200, templates.FollowLiveView(v))
 }
 
+// followPlan serves /follow/plan: the session plan as /follow shows it, where the room is in it.
+func (u *scenarioScreen) followPlan(c echo.Context) error {
+	followed, _, _ := strings.Cut(u.scenarios.followedKey(), "/")
+	return u.render(c, 200, templates.FollowPlanView(planView(i18n.FromContext(c.Request().Context()), u.plan, followed, false)))
+}
+
 // followView is what /follow shows now, to the reader of r: a question open on the
 // instructor's step is theirs to answer, its tally theirs once the answer is out.
 func (u *scenarioScreen) followView(ctx context.Context, r *http.Request) (templates.Follow, error) {
-	key, run, _ := u.scenarios.followed()
+	key, run, _, _ := u.scenarios.followed()
 	name, seed, ok := parseScenarioKey(key)
 	sc := scenario.Find(name)
 	if run == nil || sc == nil || !ok {
@@ -71,7 +77,8 @@ func (u *scenarioScreen) followView(ctx context.Context, r *http.Request) (templ
 }
 
 // followWatch serves /follow/watch: a WebSocket that says {"v":n} whenever what /follow shows
-// changed (the instructor stepped, or started another lesson), at most a few times a second.
+// changed (the instructor stepped, started another lesson or edited the session plan), at most a
+// few times a second.
 func (u *scenarioScreen) followWatch(c echo.Context) error {
 	s, cancel, ok := u.openChangeStream(c)
 	if !ok {
@@ -82,13 +89,13 @@ func (u *scenarioScreen) followWatch(c echo.Context) error {
 	sent := ""
 	for {
 		// Subscribed before the state is read: a step taken in between still wakes us.
-		key, run, bumped := u.scenarios.followed()
+		key, run, bumps, bumped := u.scenarios.followed()
 		var changed <-chan struct{}
 		unsubscribe := func() {}
 		if run != nil {
 			changed, unsubscribe = run.Subscribe()
 		}
-		if now := followSignature(key, run); now != sent {
+		if now := strconv.FormatUint(bumps, 10) + " " + followSignature(key, run); now != sent {
 			sent = now
 			if s.tell() != nil {
 				unsubscribe()
@@ -97,7 +104,7 @@ func (u *scenarioScreen) followWatch(c echo.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-		case <-bumped:
+		case <-bumped: // another lesson, or the plan changed: told with the count of bumps
 		case <-changed:
 			// The run changes with every report of its members: only a new step, or its
 			// waiting ending, moves /follow (the stage follows the members on its own).

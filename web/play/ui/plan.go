@@ -80,5 +80,6 @@ func (u *scenarioScreen) planAction(c echo.Context) error {
 		return u.failSays(c, http.StatusBadRequest, i18n.Say(key, strconv.Quote(name)))
 	}
 	u.log.Info("session plan changed", slog.String("action", c.Param("action")), slog.String("lesson", name))
+	u.scenarios.bump() // open /follow pages show the new plan
 	return c.Redirect(http.StatusSeeOther, "/scenarios#session")
 }

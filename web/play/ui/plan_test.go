@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +133,33 @@ func TestPlanIsTheInstructors(t *testing.T) {
 	}
 	if after, _, _ := shownPlan(t, tu); !slices.Equal(after, before) {
 		t.Errorf("a participant changed the plan: %v", after)
+	}
+}
+
+// TestFollowWatchSaysPlanEdits: every edit of the session plan is said on /follow/watch, so
+// that open /follow pages show the plan as it is without a reload.
+func TestFollowWatchSaysPlanEdits(t *testing.T) {
+	tu := mustNewUI(t, time.Now())
+	srv := httptest.NewServer(tu.echo)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := dialAs(t, ctx, srv, "/follow/watch", "")
+	read := func(what string) string {
+		t.Helper()
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return string(b)
+	}
+	first := read("the first word of /follow/watch")
+	for i, action := range []string{"down", "up", "down", "up"} {
+		if w := tu.postPlan(t, action, "leader-crash"); w.Code != http.StatusSeeOther {
+			t.Fatalf("%s: %d %s", action, w.Code, w.Body.String())
+		}
+		if got := read("after plan edit " + strconv.Itoa(i+1)); got == first {
+			t.Fatalf("after plan edit %d /follow/watch said %s again", i+1, got)
+		}
 	}
 }

@@ -46,9 +46,11 @@ type scenarioRuns struct {
 	// order is the keys from the oldest run to the newest.
 	order []string
 	// touched is the key of the run last started or stepped: the one /follow shows; bumped is
-	// closed (and replaced) whenever it changes.
+	// closed (and replaced) whenever it or the session plan changes, and bumps counts those
+	// changes, so that a follower that was busy when one came still sees it.
 	touched string
 	bumped  chan struct{}
+	bumps   uint64
 }
 
 // touch makes key's run the one /follow shows, and tells the followers.
@@ -56,21 +58,40 @@ func (s *scenarioRuns) touch(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.touched = key
+	s.bumpLocked()
+}
+
+// bump tells the followers that what /follow shows changed beside the run (the session plan).
+func (s *scenarioRuns) bump() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bumpLocked()
+}
+
+func (s *scenarioRuns) bumpLocked() {
+	s.bumps++
 	if s.bumped != nil {
 		close(s.bumped)
 	}
 	s.bumped = make(chan struct{})
 }
 
-// followed is the run /follow shows (nil when none plays), its key, and a channel closed when
-// another run becomes the one shown.
-func (s *scenarioRuns) followed() (string, *scenario.Run, <-chan struct{}) {
+// followedKey is the key of the run /follow shows ("" for none).
+func (s *scenarioRuns) followedKey() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.touched
+}
+
+// followed is the run /follow shows (nil when none plays), its key, the count of changes
+// beside the run so far, and a channel closed at the next one.
+func (s *scenarioRuns) followed() (string, *scenario.Run, uint64, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.bumped == nil {
 		s.bumped = make(chan struct{})
 	}
-	return s.touched, s.runs[s.touched], s.bumped
+	return s.touched, s.runs[s.touched], s.bumps, s.bumped
 }
 
 func scenarioKey(name string, seed uint64) string { return name + "/" + strconv.FormatUint(seed, 10) }

@@ -366,6 +366,7 @@ func (u *UI) Register(e *echo.Echo) {
 	e.POST("/ui/outage", u.lessons.setOutage, sameOrigin, lang)
 	e.GET("/follow", u.lessons.followPage, lang)
 	e.GET("/follow/live", u.lessons.followLive, lang)
+	e.GET("/follow/plan", u.lessons.followPlan, lang)
 	e.GET("/follow/watch", u.lessons.followWatch, lang)
 	e.GET("/timings", u.calc.timingsPage, lang)
 	e.GET("/timings/live", u.calc.timingsLiveFragment, lang)

@@ -14,6 +14,7 @@
       const live = document.getElementById('follow-live');
       if (live && live.dataset.key !== page.dataset.key) location.reload();
     }).catch(() => {});
+    LL.swap(page.dataset.planUrl, 'follow-plan-panel').catch(() => {});
   }
 
   // A choice for the instructor's question: sent in the background, the page redrawn with it.
