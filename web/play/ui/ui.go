@@ -328,7 +328,8 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	GET  /follow                            what the instructor shows: the lesson last started or
 //	                                        stepped, its step and its stage
 //	GET  /follow/live                       its moving part (HTML fragment)
-//	GET  /follow/watch                      WebSocket: says when the instructor moved
+//	GET  /follow/plan                       the session plan, where the room is in it (HTML fragment)
+//	GET  /follow/watch                      WebSocket: says when the instructor moved or edited the plan
 //	GET  /timings[?leaseDuration=&renewDeadline=&retryPeriod=]  the timing calculator, with sliders
 //	GET  /timings/live?...                  its verdict alone (HTML fragment)
 //	GET  /static/*                          embedded assets
