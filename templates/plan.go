@@ -21,6 +21,8 @@ type PlanEntry struct {
 	N                int
 	Name, URL, Title string
 	Starts, Minutes  string
+	// TalkMinutes is the time to talk the lesson over after its run, in whole minutes.
+	TalkMinutes string
 	// Current marks the lesson the room follows.
 	Current bool
 }

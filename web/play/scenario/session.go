@@ -16,7 +16,11 @@ var (
 	ErrUnknownLesson = errors.New("no such lesson")
 	ErrInPlan        = errors.New("the lesson is in the plan already")
 	ErrNotInPlan     = errors.New("the lesson is not in the plan")
+	ErrBadTalk       = errors.New("the time to talk a lesson over is outside 0 to MaxTalk")
 )
+
+// MaxTalk is the longest time to talk a lesson over that a plan takes: two hours.
+const MaxTalk = 2 * time.Hour
 
 // Plan is the session an instructor gives: lessons in order, each with time to talk it over
 // after its run. It starts as the suggested Session; a lesson is in it at most once, so that a
@@ -88,6 +92,22 @@ func (p *Plan) Move(name string, by int) error {
 		j = i + 1
 	}
 	p.items[i], p.items[j] = p.items[j], p.items[i]
+	return nil
+}
+
+// SetTalk gives the lesson name talk to talk it over after its run: ErrNotInPlan when it is
+// not in the plan, ErrBadTalk when talk is below zero or above MaxTalk.
+func (p *Plan) SetTalk(name string, talk time.Duration) error {
+	if talk < 0 || talk > MaxTalk {
+		return ErrBadTalk
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := p.indexLocked(name)
+	if i < 0 {
+		return ErrNotInPlan
+	}
+	p.items[i].Talk = talk
 	return nil
 }
 

@@ -29,7 +29,8 @@ func planView(lang i18n.Lang, plan *scenario.Plan, followed string, mayEdit bool
 	for i, it := range items {
 		in[it.Lesson.Name] = true
 		e := templates.PlanEntry{N: i + 1, Name: it.Lesson.Name, URL: "/scenarios/" + it.Lesson.Name, Title: it.Lesson.Title.In(lang),
-			Starts: clockMinutes(starts[i]), Minutes: minutesText(it.Length()), Current: it.Lesson.Name == followed}
+			Starts: clockMinutes(starts[i]), Minutes: minutesText(it.Length()), TalkMinutes: strconv.Itoa(int(it.Talk / time.Minute)),
+			Current: it.Lesson.Name == followed}
 		if e.Current {
 			v.Current = e.N
 		}
@@ -45,10 +46,11 @@ func planView(lang i18n.Lang, plan *scenario.Plan, followed string, mayEdit bool
 	return v
 }
 
-// planAction serves POST /ui/plan/{add,remove,up,down,reset} (the instructor's, in workshop
-// mode; never on a replay): a form naming a lesson (lesson=), answered with a redirect to the plan on
-// /scenarios. An edit refused (a lesson unknown, in the plan already, or not in it) changes
-// nothing and answers 400 saying why.
+// planAction serves POST /ui/plan/{add,remove,up,down,talk,reset} (the instructor's, in
+// workshop mode; never on a replay): a form naming a lesson (lesson=), and for talk its time to
+// talk it over in whole minutes (minutes=), answered with a redirect to the plan on /scenarios.
+// An edit refused (a lesson unknown, in the plan already or not in it, minutes outside 0 to
+// 120) changes nothing and answers 400 saying why.
 func (u *scenarioScreen) planAction(c echo.Context) error {
 	if ok, err := u.instructorOnly(c); !ok {
 		return err
@@ -64,6 +66,13 @@ func (u *scenarioScreen) planAction(c echo.Context) error {
 		err = u.plan.Move(name, -1)
 	case "down":
 		err = u.plan.Move(name, 1)
+	case "talk":
+		raw := strings.TrimSpace(c.FormValue("minutes"))
+		m, perr := strconv.Atoi(raw)
+		if perr != nil || m < 0 || time.Duration(m)*time.Minute > scenario.MaxTalk {
+			return u.failSays(c, http.StatusBadRequest, i18n.Say("scn.plan.badTalk", strconv.Itoa(int(scenario.MaxTalk/time.Minute)), strconv.Quote(raw)))
+		}
+		err = u.plan.SetTalk(name, time.Duration(m)*time.Minute)
 	case "reset":
 		u.plan.Reset()
 	default:

@@ -163,3 +163,52 @@ func TestFollowWatchSaysPlanEdits(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanTalkTime: the instructor sets a lesson's time to talk it over in whole minutes; its
+// length, the starts after it and the total follow. Minutes outside 0 to 120, or not a whole
+// number, answer 400 saying so and change nothing.
+func TestPlanTalkTime(t *testing.T) {
+	tu := mustNewUI(t, time.Now())
+	post := func(lesson, minutes string) *httptest.ResponseRecorder {
+		t.Helper()
+		r := httptest.NewRequest(http.MethodPost, "/ui/plan/talk", strings.NewReader(url.Values{"lesson": {lesson}, "minutes": {minutes}}.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("Accept", "text/html")
+		return tu.do(t, r)
+	}
+	talkOf := func(doc *goquery.Document, name string) string {
+		return doc.Find(`[data-testid=session-plan] li[data-name="` + name + `"] [data-testid=plan-talk]`).AttrOr("value", "")
+	}
+	_, starts, doc := shownPlan(t, tu)
+	before := doc.Find(`[data-testid=session-total]`).AttrOr("data-total", "")
+	old, err := strconv.Atoi(talkOf(doc, "leader-crash"))
+	if err != nil {
+		t.Fatalf("leader-crash's talk time on the form: %q", talkOf(doc, "leader-crash"))
+	}
+	if w := post("leader-crash", strconv.Itoa(old+10)); w.Code != http.StatusSeeOther {
+		t.Fatalf("set the talk time: %d %s", w.Code, w.Body.String())
+	}
+	_, after, doc := shownPlan(t, tu)
+	if got := talkOf(doc, "leader-crash"); got != strconv.Itoa(old+10) {
+		t.Errorf("the talk time is %s, want %d", got, old+10)
+	}
+	if starts[0] != after[0] || starts[1] == after[1] {
+		t.Errorf("starts %v, then %v: want the first the same and the second 10 minutes later", starts, after)
+	}
+	total := doc.Find(`[data-testid=session-total]`).AttrOr("data-total", "")
+	if total == before {
+		t.Errorf("the total stayed %s", total)
+	}
+	for _, bad := range []string{"-1", "121", "5.5", "ten", ""} {
+		w := post("leader-crash", bad)
+		if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "0 to 120") {
+			t.Errorf("minutes %q: %d %s", bad, w.Code, w.Body.String())
+		}
+	}
+	if w := post("no-such-lesson", "5"); w.Code != http.StatusBadRequest {
+		t.Errorf("a lesson not in the plan: %d", w.Code)
+	}
+	if _, again, _ := shownPlan(t, tu); !slices.Equal(again, after) {
+		t.Errorf("refused edits changed the plan: %v, was %v", again, after)
+	}
+}
