@@ -316,7 +316,7 @@ func New(logger *slog.Logger, reg *kinds.Registry, st store.Interface, opts Opti
 //	POST /scenarios/:name/:action           start, next, back, reveal, auto, speed, stop (form)
 //	POST /scenarios/:name/vote              a choice for the open question (seed, step, choice)
 //	POST /ui/plan/:action                   the session plan: add, remove, up, down (lesson=),
-//	                                        reset (form)
+//	                                        talk (lesson=, minutes=), reset (form)
 //	POST /ui/scenarios/clear                stop and clean up every lesson run that is finished
 //	                                        or no longer plays (the dashboard's form)
 //	POST /scenarios/:name/room/:action      a room lesson's faults: fault, third, heal, simulate
