@@ -5,8 +5,10 @@ type SessionPlan struct {
 	Entries []PlanEntry
 	// Total is the whole session on its clock ("1:28"); TotalMinutes the same in minutes.
 	Total, TotalMinutes string
-	// MayEdit offers the plan's forms (the instructor's, in workshop mode).
+	// MayEdit offers the plan's forms (the instructor's, in workshop mode); TalkMax is the most
+	// minutes their talk time takes.
 	MayEdit bool
+	TalkMax string
 	// Addable are the lessons not in the plan, which MayEdit offers to add.
 	Addable []PlanChoice
 	// Followed is the title of the lesson the room follows ("" for none); Current the number

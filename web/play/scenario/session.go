@@ -16,11 +16,11 @@ var (
 	ErrUnknownLesson = errors.New("no such lesson")
 	ErrInPlan        = errors.New("the lesson is in the plan already")
 	ErrNotInPlan     = errors.New("the lesson is not in the plan")
-	ErrBadTalk       = errors.New("the time to talk a lesson over is outside 0 to MaxTalk")
+	ErrBadTalk       = errors.New("the time to talk a lesson over is outside 0 to MaxTalkMinutes")
 )
 
-// MaxTalk is the longest time to talk a lesson over that a plan takes: two hours.
-const MaxTalk = 2 * time.Hour
+// MaxTalkMinutes is the longest time to talk a lesson over that a plan takes, in minutes.
+const MaxTalkMinutes = 120
 
 // Plan is the session an instructor gives: lessons in order, each with time to talk it over
 // after its run. It starts as the suggested Session; a lesson is in it at most once, so that a
@@ -95,10 +95,10 @@ func (p *Plan) Move(name string, by int) error {
 	return nil
 }
 
-// SetTalk gives the lesson name talk to talk it over after its run: ErrNotInPlan when it is
-// not in the plan, ErrBadTalk when talk is below zero or above MaxTalk.
-func (p *Plan) SetTalk(name string, talk time.Duration) error {
-	if talk < 0 || talk > MaxTalk {
+// SetTalk gives the lesson name minutes to talk it over after its run: ErrBadTalk when
+// minutes is below zero or above MaxTalkMinutes, ErrNotInPlan when it is not in the plan.
+func (p *Plan) SetTalk(name string, minutes int) error {
+	if minutes < 0 || minutes > MaxTalkMinutes {
 		return ErrBadTalk
 	}
 	p.mu.Lock()
@@ -107,7 +107,7 @@ func (p *Plan) SetTalk(name string, talk time.Duration) error {
 	if i < 0 {
 		return ErrNotInPlan
 	}
-	p.items[i].Talk = talk
+	p.items[i].Talk = time.Duration(minutes) * time.Minute
 	return nil
 }
 

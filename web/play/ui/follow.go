@@ -34,8 +34,7 @@ func (u *scenarioScreen) followPage(c echo.Context) error {
 		}
 	}
 	v.Page = u.pageSays(i18n.Say("follow.title"), "follow")
-	followed, _, _ := strings.Cut(v.Key, "/")
-	v.Plan = planView(i18n.FromContext(ctx), u.plan, followed, false)
+	v.Plan = u.followedPlan(ctx, v.Key)
 	return u.render(c, 200, templates.FollowView(v))
 }
 
@@ -50,8 +49,15 @@ func (u *scenarioScreen) followLive(c echo.Context) error {
 
 // followPlan serves /follow/plan: the session plan as /follow shows it, where the room is in it.
 func (u *scenarioScreen) followPlan(c echo.Context) error {
-	followed, _, _ := strings.Cut(u.scenarios.followedKey(), "/")
-	return u.render(c, 200, templates.FollowPlanView(planView(i18n.FromContext(c.Request().Context()), u.plan, followed, false)))
+	key, _, _, _ := u.scenarios.followed()
+	return u.render(c, 200, templates.FollowPlanView(u.followedPlan(c.Request().Context(), key)))
+}
+
+// followedPlan is the session plan as /follow shows it, with the lesson of the run under key
+// (the one followed) marked.
+func (u *scenarioScreen) followedPlan(ctx context.Context, key string) templates.SessionPlan {
+	followed, _, _ := strings.Cut(key, "/")
+	return planView(i18n.FromContext(ctx), u.plan, followed, false)
 }
 
 // followView is what /follow shows now, to the reader of r: a question open on the
@@ -95,7 +101,7 @@ func (u *scenarioScreen) followWatch(c echo.Context) error {
 		if run != nil {
 			changed, unsubscribe = run.Subscribe()
 		}
-		if now := strconv.FormatUint(bumps, 10) + " " + followSignature(key, run); now != sent {
+		if now := followSignature(bumps, key, run); now != sent {
 			sent = now
 			if s.tell() != nil {
 				unsubscribe()
@@ -104,7 +110,7 @@ func (u *scenarioScreen) followWatch(c echo.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-		case <-bumped: // another lesson, or the plan changed: told with the count of bumps
+		case <-bumped: // another lesson, or the plan changed
 		case <-changed:
 			// The run changes with every report of its members: only a new step, or its
 			// waiting ending, moves /follow (the stage follows the members on its own).
@@ -118,14 +124,16 @@ func (u *scenarioScreen) followWatch(c echo.Context) error {
 	}
 }
 
-// followSignature is what /follow shows of run, the one under key: it changes when the
-// instructor steps, a step's waiting ends, its question closes, or the run stops.
-func followSignature(key string, run *scenario.Run) string {
+// followSignature is what /follow shows of run, the one under key, after bumps changes beside
+// it (scenarioRuns.followed): it changes when the instructor steps, a step's waiting ends, its
+// question closes, the run stops, or the session plan is edited.
+func followSignature(bumps uint64, key string, run *scenario.Run) string {
+	head := strconv.FormatUint(bumps, 10) + " " + key
 	if run == nil {
-		return key
+		return head
 	}
 	st := run.State()
-	return key + " " + strconv.Itoa(st.Shown) + " " + strconv.Itoa(st.Step) + " " + strconv.FormatBool(st.Ready) + " " + strconv.FormatBool(st.Stopped) +
+	return head + " " + strconv.Itoa(st.Shown) + " " + strconv.Itoa(st.Step) + " " + strconv.FormatBool(st.Ready) + " " + strconv.FormatBool(st.Stopped) +
 		" " + strconv.FormatBool(st.Question != nil && st.Question.Open)
 }
 

@@ -21,7 +21,8 @@ import (
 func planView(lang i18n.Lang, plan *scenario.Plan, followed string, mayEdit bool) templates.SessionPlan {
 	items := plan.Items()
 	starts, total := scenario.Starts(items)
-	v := templates.SessionPlan{Total: clockMinutes(total), TotalMinutes: strconv.Itoa(int(total.Round(time.Minute) / time.Minute)), MayEdit: mayEdit}
+	v := templates.SessionPlan{Total: clockMinutes(total), TotalMinutes: strconv.Itoa(int(total.Round(time.Minute) / time.Minute)), MayEdit: mayEdit,
+		TalkMax: strconv.Itoa(scenario.MaxTalkMinutes)}
 	if sc := scenario.Find(followed); sc != nil {
 		v.Followed = sc.Title.In(lang)
 	}
@@ -67,16 +68,17 @@ func (u *scenarioScreen) planAction(c echo.Context) error {
 	case "down":
 		err = u.plan.Move(name, 1)
 	case "talk":
-		raw := strings.TrimSpace(c.FormValue("minutes"))
-		m, perr := strconv.Atoi(raw)
-		if perr != nil || m < 0 || time.Duration(m)*time.Minute > scenario.MaxTalk {
-			return u.failSays(c, http.StatusBadRequest, i18n.Say("scn.plan.badTalk", strconv.Itoa(int(scenario.MaxTalk/time.Minute)), strconv.Quote(raw)))
+		err = scenario.ErrBadTalk // unless the minutes are a whole number
+		if m, perr := strconv.Atoi(strings.TrimSpace(c.FormValue("minutes"))); perr == nil {
+			err = u.plan.SetTalk(name, m)
 		}
-		err = u.plan.SetTalk(name, time.Duration(m)*time.Minute)
 	case "reset":
 		u.plan.Reset()
 	default:
 		return u.fail(c, http.StatusNotFound, "no such action: "+action) //said:english only the page's forms make this request
+	}
+	if errors.Is(err, scenario.ErrBadTalk) {
+		return u.failSays(c, http.StatusBadRequest, i18n.Say("scn.plan.badTalk", strconv.Itoa(scenario.MaxTalkMinutes), strconv.Quote(c.FormValue("minutes"))))
 	}
 	if err != nil {
 		key := "scn.plan.notInPlan"

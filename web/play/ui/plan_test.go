@@ -177,7 +177,7 @@ func TestPlanTalkTime(t *testing.T) {
 		return tu.do(t, r)
 	}
 	talkOf := func(doc *goquery.Document, name string) string {
-		return doc.Find(`[data-testid=session-plan] li[data-name="` + name + `"] [data-testid=plan-talk]`).AttrOr("value", "")
+		return doc.Find(`[data-testid=session-plan] li[data-name="`+name+`"] [data-testid=plan-talk]`).AttrOr("value", "")
 	}
 	_, starts, doc := shownPlan(t, tu)
 	before := doc.Find(`[data-testid=session-total]`).AttrOr("data-total", "")

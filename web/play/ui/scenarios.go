@@ -76,13 +76,6 @@ func (s *scenarioRuns) bumpLocked() {
 	s.bumped = make(chan struct{})
 }
 
-// followedKey is the key of the run /follow shows ("" for none).
-func (s *scenarioRuns) followedKey() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.touched
-}
-
 // followed is the run /follow shows (nil when none plays), its key, the count of changes
 // beside the run so far, and a channel closed at the next one.
 func (s *scenarioRuns) followed() (string, *scenario.Run, uint64, <-chan struct{}) {
