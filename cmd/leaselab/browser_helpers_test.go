@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,22 +13,19 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-)
 
-// chromiumNames are the commands tried for a Chromium, in order.
-var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+	"github.com/leaselab/leaselab/cmd/internal/chromium"
+)
 
 // mustFindChromium returns the path of a Chromium. A missing browser fails the test (it is
 // never skipped): `make test-deps` installs Debian's.
 func mustFindChromium(tb testing.TB) string {
 	tb.Helper()
-	for _, n := range chromiumNames {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
+	p, err := chromium.Find("")
+	if err != nil {
+		tb.Fatal(err)
 	}
-	tb.Fatalf("no Chromium on PATH (tried %s): run `make test-deps` to install Debian's chromium", strings.Join(chromiumNames, ", "))
-	return ""
+	return p
 }
 
 // mustHaveWasm fails the test when the server has no wasm candidate built in.
@@ -113,22 +109,7 @@ func mustStartBrowserWith(tb testing.TB, extra ...chromedp.ExecAllocatorOption) 
 // startChromium returns the context of a headless Chromium's first tab, started by the first
 // action run in it, and what stops the browser.
 func startChromium(path, profile string, logf func(string, ...any), extra ...chromedp.ExecAllocatorOption) (context.Context, func()) {
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1280, 720),
-	}
-	opts = append(opts, extra...)
+	opts := append(chromium.Options(path, profile, 1280, 720), extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(logf))
 	return ctx, func() {

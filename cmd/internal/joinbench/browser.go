@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -15,23 +14,9 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/leaselab/leaselab/cmd/internal/chromium"
 )
-
-// ChromiumNames are the commands tried for a Chromium, in order.
-var ChromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
-
-// findChromium returns path, or the first of ChromiumNames on PATH.
-func findChromium(path string) (string, error) {
-	if path != "" {
-		return path, nil
-	}
-	for _, n := range ChromiumNames {
-		if p, err := exec.LookPath(n); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("no Chromium on PATH (tried %s): give --chromium, or install Debian's chromium (make test-deps does)", strings.Join(ChromiumNames, ", "))
-}
 
 // headless is a headless Chromium with a profile of its own.
 type headless struct {
@@ -42,21 +27,16 @@ type headless struct {
 
 // startBrowser starts a headless Chromium, as the browser tests do.
 func startBrowser(ctx context.Context, path string) (*headless, error) {
-	path, err := findChromium(path)
+	path, err := chromium.Find(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w; or give --chromium", err)
 	}
 	profile, err := os.MkdirTemp("", "leaselab-bench-join-")
 	if err != nil {
 		return nil, err
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(profile), chromedp.WindowSize(412, 915),
-		chromedp.IgnoreCertErrors, chromedp.WithDialer(dialTap))
+	opts := append(chromium.Options(path, profile, 412, 915), chromedp.IgnoreCertErrors, chromedp.WithDialer(dialTap))
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	bctx, cancel := chromedp.NewContext(allocCtx)
 	h := &headless{ctx: bctx, stop: func() { cancel(); cancelAlloc(); os.RemoveAll(profile) }}
 	v, err := chromedp.CallBrowser(bctx, browser.GetVersion, cdp.Empty{})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leaselab/leaselab/cmd/internal/benchserver"
+	"github.com/leaselab/leaselab/cmd/internal/chromium"
 )
 
 // Summary is the command's line in the help.
@@ -33,7 +34,7 @@ func Flags(fs *flag.FlagSet) *Command {
 	fs.IntVar(&c.cfg.Runs, "runs", 5, "phones that join, one after another, each in a fresh browser context")
 	fs.StringVar(&c.cfg.Network, "network", "fast3g", "network to emulate: "+strings.Join(NetworkNames(), ", ")+" (DevTools' presets Fast 3G and Slow 3G)")
 	fs.StringVar(&c.cfg.AcceptEncoding, "accept-encoding", "", "the Accept-Encoding of the page's requests (default: Chromium's own); gzip, deflate is a browser that takes no Brotli, as on plain HTTP off loopback")
-	fs.StringVar(&c.cfg.Chromium, "chromium", "", "path of the Chromium to run (default: the first of "+strings.Join(ChromiumNames, ", ")+" on PATH)")
+	fs.StringVar(&c.cfg.Chromium, "chromium", "", "path of the Chromium to run (default: the first of "+strings.Join(chromium.Names, ", ")+" on PATH)")
 	fs.DurationVar(&c.cfg.Timeout, "timeout", 2*time.Minute, "how long one phone may take to become a candidate")
 	fs.BoolVar(&c.json, "json", false, "print the result as JSON")
 	return c

@@ -54,7 +54,7 @@ type Config struct {
 	Runs int
 	// Network is the name of one of Networks.
 	Network string
-	// Chromium is the browser's path; empty: the first of ChromiumNames on PATH.
+	// Chromium is the browser's path; empty: the first of chromium.Names on PATH.
 	Chromium string
 	// AcceptEncoding, when set, replaces the Accept-Encoding of the page's requests (not its
 	// worker's): "gzip, deflate" is a browser that takes no Brotli, as on plain HTTP off

@@ -1,0 +1,52 @@
+// Package chromium starts headless Chromium the way leaselab's browser tests and
+// `leaselab bench join` both do: which command, and with which options.
+package chromium
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Names are the commands tried for a Chromium, in order.
+var Names = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+
+// Find returns path when it is given, else the first of Names on PATH.
+func Find(path string) (string, error) {
+	if path != "" {
+		return path, nil
+	}
+	for _, n := range Names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no Chromium on PATH (tried %s): install Debian's chromium (make test-deps does)", strings.Join(Names, ", "))
+}
+
+// Options are those of a headless Chromium at path with its profile in the directory
+// profile, whose windows are width by height pixels.
+func Options(path, profile string, width, height int) []chromedp.ExecAllocatorOption {
+	return []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		// Each tab opened through DevTools is a window of its own, and Chromium 156 gives each
+		// window its address bar's popups, drawn by pages of their own in a renderer: measured
+		// on a 2-core machine, 1.4 CPU-seconds as each tab opened and a steady share of a core
+		// while it was open, more than most pages under test cost. Nobody here types a URL.
+		chromedp.Flag("disable-features", "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup"),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(width, height),
+	}
+}
