@@ -34,6 +34,7 @@ const (
 // TestBrowser drives a real headless Chromium: three candidate tabs compete for one lease,
 // the leader's tab is closed, a leader is paused, and the dashboard follows along.
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	ts := mustStartServer(t, "")
 	mustHaveWasm(t, ts.URL)
 	out := browserOutputDir(t)
@@ -310,6 +311,7 @@ func (hw *leaseHolderWatch) when(tb testing.TB, holder string, d time.Duration) 
 // other follows. The dashboard, open before the tabs, lists them live as coordinated, with the
 // versions and the strategy they report.
 func TestBrowserCoordinated(t *testing.T) {
+	t.Parallel()
 	ts := mustStartCLEServer(t)
 	mustHaveWasm(t, ts.URL)
 	out := browserOutputDir(t)

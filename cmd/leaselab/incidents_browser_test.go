@@ -16,6 +16,7 @@ import (
 // the page (the ledger's damage and refusals, two processes leading under one identity, a
 // member that never competes again, ...).
 func TestBrowserLessonsFromTheField(t *testing.T) {
+	t.Parallel()
 	srv := mustStartServer(t, "")
 	browser := mustStartBrowser(t)
 	out := browserOutputDir(t)

@@ -19,6 +19,7 @@ import (
 // offered (HTTP/1.1 otherwise), and the candidate, whose tab hub link is a WebSocket over
 // HTTP/1.1 either way, leads its lease and shows on the dashboard.
 func TestBrowserOverTLS(t *testing.T) {
+	t.Parallel()
 	for _, h2 := range []bool{true, false} {
 		w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.HTTP2 = h2 })
 		if !strings.HasPrefix(w.URL, "https://") {
