@@ -25,7 +25,9 @@ func TestTimeLimitEndsADeadlock(t *testing.T) {
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestTimeLimitEndsADeadlock$", "-test.timeout=10m")
-	cmd.Env = append(os.Environ(), deadlockEnv+"=1")
+	// The panic ends the child before its cleanups: its temporary directories go in the
+	// parent's, which are removed.
+	cmd.Env = append(os.Environ(), deadlockEnv+"=1", "TMPDIR="+t.TempDir())
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	if err == nil {

@@ -47,6 +47,9 @@ func Options(path, profile string, width, height int) []chromedp.ExecAllocatorOp
 		// while it was open, more than most pages under test cost. Nobody here types a URL.
 		chromedp.Flag("disable-features", "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup"),
 		chromedp.UserDataDir(profile),
+		// Chromium keeps files of its own in a directory under TMPDIR, left behind when it is
+		// killed (as its tests' browsers are at their end): in the profile, they go with it.
+		chromedp.Env("TMPDIR=" + profile),
 		chromedp.WindowSize(width, height),
 	}
 }

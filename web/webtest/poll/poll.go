@@ -9,23 +9,38 @@ import (
 	"time"
 )
 
-// Interval is how often Until looks again.
+// Interval is how often Until looks again at first, for the first Patience of a wait.
 const Interval = 10 * time.Millisecond
 
-// Until polls cond every Interval until it returns true, and fails tb with what and cond's last
-// description of the state it saw once within has passed. within is an upper bound for a busy
-// machine, not a guess at how long things take.
+// Patience is how long Until looks every Interval; past it, it looks every Slower. A condition
+// still false then waits on something slow (an election, a page), and in a browser test each
+// look is a round trip through Chromium to a page's script: a hundred a second, for every
+// test waiting, is work taken from the pages under test.
+const Patience = 200 * time.Millisecond
+
+// Slower is how often Until looks once Patience has passed.
+const Slower = 50 * time.Millisecond
+
+// Until polls cond until it returns true, every Interval and then every Slower, and fails tb
+// with what and cond's last description of the state it saw once within has passed. within is
+// an upper bound for a busy machine, not a guess at how long things take.
 func Until(tb testing.TB, within time.Duration, what string, cond func() (bool, string)) {
 	tb.Helper()
-	deadline := time.Now().Add(within)
+	start := time.Now()
+	deadline := start.Add(within)
 	for {
 		ok, state := cond()
 		if ok {
 			return
 		}
-		if time.Now().After(deadline) {
+		now := time.Now()
+		if now.After(deadline) {
 			tb.Fatalf("%s: not within %s; last: %s", what, within, state)
 		}
-		time.Sleep(Interval) // the poll interval
+		if now.Sub(start) < Patience {
+			time.Sleep(Interval)
+		} else {
+			time.Sleep(Slower)
+		}
 	}
 }
