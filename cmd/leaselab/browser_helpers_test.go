@@ -113,7 +113,11 @@ func startChromium(path, profile string, logf func(string, ...any), extra ...chr
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(logf))
 	return ctx, func() {
-		cancel()
+		// Closed, not killed: a killed browser's network service may still write its state
+		// into the profile as the profile is removed.
+		if chromedp.Cancel(ctx) != nil {
+			cancel()
+		}
 		cancelAlloc()
 	}
 }
