@@ -109,17 +109,7 @@ func mustStartBrowserWith(tb testing.TB, extra ...chromedp.ExecAllocatorOption) 
 // startChromium returns the context of a headless Chromium's first tab, started by the first
 // action run in it, and what stops the browser.
 func startChromium(path, profile string, logf func(string, ...any), extra ...chromedp.ExecAllocatorOption) (context.Context, func()) {
-	opts := append(chromium.Options(path, profile, 1280, 720), extra...)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(logf))
-	return ctx, func() {
-		// Closed, not killed: a killed browser's network service may still write its state
-		// into the profile as the profile is removed.
-		if chromedp.Cancel(ctx) != nil {
-			cancel()
-		}
-		cancelAlloc()
-	}
+	return chromium.Start(context.Background(), append(chromium.Options(path, profile, 1280, 720), extra...), chromedp.WithErrorf(logf))
 }
 
 // openBrowserTab opens a tab in the browser of ctx at url and returns its context and a

@@ -36,17 +36,8 @@ func startBrowser(ctx context.Context, path string) (*headless, error) {
 		return nil, err
 	}
 	opts := append(chromium.Options(path, profile, 412, 915), chromedp.IgnoreCertErrors, chromedp.WithDialer(dialTap))
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	bctx, cancel := chromedp.NewContext(allocCtx)
-	h := &headless{ctx: bctx, stop: func() {
-		// Closed, not killed: a killed browser's network service may still write its state into
-		// the profile after it has been removed.
-		if chromedp.Cancel(bctx) != nil {
-			cancel()
-		}
-		cancelAlloc()
-		os.RemoveAll(profile)
-	}}
+	bctx, stop := chromium.Start(ctx, opts)
+	h := &headless{ctx: bctx, stop: func() { stop(); os.RemoveAll(profile) }}
 	v, err := chromedp.CallBrowser(bctx, browser.GetVersion, cdp.Empty{})
 	if err != nil {
 		h.stop()
