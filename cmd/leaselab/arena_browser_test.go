@@ -35,7 +35,7 @@ func TestBrowserArenaLesson(t *testing.T) {
 	arenaWait(t, lesson, 30*time.Second, "the lesson runs", `document.getElementById('scenario-live').dataset.running`, "true")
 	tabs := map[string]context.Context{}
 	for range 3 {
-		tab, _ := openBrowserTab(t, browser, srv.URL+join)
+		tab, _ := openBackgroundTab(t, browser, srv.URL+join)
 		id, err := browserEval(tab, `document.getElementById('candidate').dataset.identity`)
 		if err != nil || id == "" {
 			t.Fatalf("a joining tab's identity: %q %v", id, err)

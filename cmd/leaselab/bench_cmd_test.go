@@ -56,6 +56,7 @@ func TestBenchFlags(t *testing.T) {
 // TestBenchCommand runs `leaselab bench` briefly against the server, once with the JSON report
 // and the workload after the flags, as the usage line writes it, and once with the table.
 func TestBenchCommand(t *testing.T) {
+	t.Parallel()
 	ts := mustStartServer(t, "")
 	var out, errOut bytes.Buffer
 	args := []string{"bench", "--server", ts.URL, "--duration", "1s", "--json", "--progress", "0", "--db", ts.DB, "--clients", "4", "contend"}
@@ -104,6 +105,7 @@ func TestBenchNoServer(t *testing.T) {
 // followed by the wait their Retry-After asks for, not counted as errors. The server is loaded
 // through a kubeconfig, whose TLS settings and token the run keeps.
 func TestBenchRetryAfter(t *testing.T) {
+	t.Parallel()
 	tf := filepath.Join(t.TempDir(), "tokens.csv")
 	os.WriteFile(tf, []byte("t0ken,alice,1,\"leaselab:instructors\"\n"), 0o600)
 	ts := mustStartServerWith(t, "", func(c *serveConfig) {
@@ -140,7 +142,7 @@ func TestBenchRetryAfter(t *testing.T) {
 // whose field names scripts rely on. Figures are checked for plausibility, not against
 // targets: those belong in BENCHMARKS.md.
 func TestBenchWorkshop(t *testing.T) {
-	t.Setenv("LEASELAB_TEST_AS_BINARY", "1") // for the server it starts
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	args := []string{"bench", "workshop", "--participants", "3", "--tabs", "2", "--duration", "3s", "--retry-period", "500ms", "--json"}
 	if code := run(context.Background(), args, &out, &errOut); code != 0 {
@@ -188,7 +190,7 @@ func TestBenchWorkshopFlags(t *testing.T) {
 // every phone a candidate on the arena's lease, one leads and renews, the projector's stage
 // draws every write, and the report has the figures scripts read.
 func TestBenchRoom(t *testing.T) {
-	t.Setenv("LEASELAB_TEST_AS_BINARY", "1") // for the server it starts
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	args := []string{"bench", "room", "--candidates", "6", "--duration", "3s", "--retry-period", "500ms", "--json"}
 	if code := run(context.Background(), args, &out, &errOut); code != 0 {
@@ -225,7 +227,8 @@ func TestBenchRoom(t *testing.T) {
 // reports when the tab was a candidate and what the wasm weighed. No timing is checked
 // against a target: the figures belong in BENCHMARKS.md.
 func TestBenchJoin(t *testing.T) {
-	t.Setenv("LEASELAB_TEST_AS_BINARY", "1") // for the server it starts
+	t.Parallel()
+	holdBrowserSlot(t) // bench join drives a Chromium of its own
 	chromium := mustFindChromium(t)
 	var out, errOut bytes.Buffer
 	args := []string{"bench", "join", "--runs", "1", "--network", "none", "--chromium", chromium, "--json"}

@@ -6,12 +6,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/leaselab/leaselab/cmd/internal/chromium"
@@ -41,6 +43,28 @@ func mustHaveWasm(tb testing.TB, base string) {
 	}
 }
 
+// browserSlots bounds how many tests drive Chromium at once: as many as the machine has cores.
+// Chromium's pages are most of a browser test's work, and more at once was slower (measured
+// on 2 cores, whole package: 304 s two at a time, 318 s three, 332 s four, where a 1.5 s renew
+// deadline was missed).
+var browserSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+
+// browserHolders are the tests that hold a slot.
+var browserHolders sync.Map
+
+// holdBrowserSlot waits for a slot for the test, unless it holds one, and gives it back when
+// the test ends.
+func holdBrowserSlot(tb testing.TB) {
+	if _, held := browserHolders.LoadOrStore(tb, true); held {
+		return
+	}
+	browserSlots <- struct{}{}
+	tb.Cleanup(func() {
+		browserHolders.Delete(tb)
+		<-browserSlots
+	})
+}
+
 // The package's browser tests share one Chromium: starting one costs several seconds of CPU
 // (measured 3.5 to 8 s on a 2-core machine), more than many a test. Each test gets a browser
 // context of its own, with its own cookies, storage and cache as a fresh profile would have,
@@ -56,6 +80,7 @@ var sharedChromium struct {
 // the package's Chromium; openBrowserTab opens more tabs in it.
 func mustStartBrowser(tb testing.TB) context.Context {
 	tb.Helper()
+	holdBrowserSlot(tb)
 	path := mustFindChromium(tb)
 	shared := &sharedChromium
 	shared.once.Do(func() {
@@ -96,6 +121,7 @@ func stopSharedBrowser() {
 // and returns a context of its first tab. The browser stops at cleanup.
 func mustStartBrowserWith(tb testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	tb.Helper()
+	holdBrowserSlot(tb)
 	path := mustFindChromium(tb)
 	profile := tb.TempDir() // registered first, so removed after the browser has stopped
 	ctx, stop := startChromium(path, profile, tb.Logf, extra...)
@@ -119,6 +145,31 @@ func openBrowserTab(tb testing.TB, browser context.Context, url string) (context
 	ctx, cancel := chromedp.NewContext(browser)
 	tb.Cleanup(cancel)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(url)); err != nil {
+		tb.Fatalf("open %s: %v", url, err)
+	}
+	return ctx, cancel
+}
+
+// openBackgroundTab opens url in a tab behind the others of the browser context's window, as a
+// candidate tab a presenter opened and left for the dashboard: hidden, so the page draws
+// nothing (no animation frames, timers at most once a second), while its candidate, in a
+// worker, runs as in a tab in front. It returns the tab's context and what closes it.
+func openBackgroundTab(tb testing.TB, browser context.Context, url string) (context.Context, context.CancelFunc) {
+	tb.Helper()
+	if err := chromedp.Do(browser); err != nil {
+		tb.Fatalf("open %s: %v", url, err)
+	}
+	behind, window := true, false
+	res, err := chromedp.CallBrowser(browser, target.CreateTarget, target.CreateTargetParams{
+		URL: "about:blank", BrowserContextID: chromedp.FromContext(browser).BrowserContextID,
+		Background: &behind, NewWindow: &window,
+	})
+	if err != nil {
+		tb.Fatalf("open a tab for %s: %v", url, err)
+	}
+	ctx, cancel := chromedp.NewContext(browser, chromedp.WithTargetID(res.TargetID))
+	tb.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		tb.Fatalf("open %s: %v", url, err)
 	}
 	return ctx, cancel

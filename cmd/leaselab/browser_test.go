@@ -62,7 +62,7 @@ func TestBrowser(t *testing.T) {
 			"renewDeadline": {browserSeconds(browserRenewDeadline)},
 			"retryPeriod":   {browserSeconds(browserRetryPeriod)},
 		}
-		ctx, cancel := openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+		ctx, cancel := openBackgroundTab(t, browser, ts.URL+"/play?"+q.Encode())
 		tabs = append(tabs, &tab{identity: id, ctx: ctx, close: cancel})
 	}
 	states := func() map[string]string {
@@ -335,7 +335,7 @@ func TestBrowserCoordinated(t *testing.T) {
 			"binaryVersion":    {"1.36.0"},
 			"emulationVersion": {tc.emulation},
 		}
-		ctx, _ := openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+		ctx, _ := openBackgroundTab(t, browser, ts.URL+"/play?"+q.Encode())
 		tabs[tc.id] = ctx
 	}
 	eval := func(id, expr string) string {

@@ -42,6 +42,7 @@ func (s *syncBuffer) String() string {
 // TestCandidateCommand runs `leaselab candidate` against the server: it leads, logs it, and its
 // event recorder writes the "became leader" Event that kubectl describe shows.
 func TestCandidateCommand(t *testing.T) {
+	t.Parallel()
 	ts := mustStartServer(t, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncBuffer

@@ -108,6 +108,7 @@ func postClear(t *testing.T, client *http.Client, base, view string, header map[
 // leaves a playing lesson alone; the dashboard then says how many it cleared. In workshop mode
 // only the instructor may.
 func TestClearFinishedLessons(t *testing.T) {
+	t.Parallel()
 	srv := mustStartServer(t, "")
 	mustStartLesson(t, srv.URL, "clean-release", "1")
 	mustStartLesson(t, srv.URL, "leader-crash", "2")

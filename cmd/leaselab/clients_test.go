@@ -24,6 +24,7 @@ import (
 // by default) on both kinds and checks they sync and end at the final state of 100 rapid
 // updates.
 func TestInformersFollowUpdates(t *testing.T) {
+	t.Parallel()
 	ts := mustStartServer(t, "")
 	ctx := ctxT(t, 2*time.Minute)
 	leases := ts.Client.CoordinationV1().Leases("default")
@@ -90,6 +91,7 @@ func TestInformersFollowUpdates(t *testing.T) {
 // TestLeaderElection runs three client-go leader electors with a Lease lock: one leader at a
 // time, and a new leader once the old one stops, with and without ReleaseOnCancel.
 func TestLeaderElection(t *testing.T) {
+	t.Parallel()
 	for _, release := range []bool{true, false} {
 		t.Run(fmt.Sprintf("ReleaseOnCancel=%v", release), func(t *testing.T) {
 			ts := mustStartServer(t, "")

@@ -34,6 +34,7 @@ func init() {
 // store cannot write, and the log folds the failures instead of a line per request. Once there
 // is room again, writes work, and the first that succeeds makes /readyz green.
 func TestFullDisk(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("prlimit"); err != nil {
 		t.Fatal("prlimit (util-linux) is needed to give the server room again")
 	}

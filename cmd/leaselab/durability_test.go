@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +32,19 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("LEASELAB_TEST_AS_BINARY") == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	// Every leaselab a test starts of this binary (bench's own server, serve in a child) is
+	// then the program, not its tests: set once here, not by each test, which could then not
+	// run in parallel.
+	os.Setenv("LEASELAB_TEST_AS_BINARY", "1")
+	flag.Parse()
+	// The browser tests take turns for Chromium (holdBrowserSlot); the others wait on servers,
+	// children and clocks far more than they compute, so they run beside them. Unless -parallel
+	// is given, twice as many tests run at once as there are browser slots.
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(2*cap(browserSlots)))
 	}
 	code := m.Run()
 	stopSharedBrowser()
@@ -76,6 +90,7 @@ func startChildWith(t *testing.T, db string, env []string, stderr io.Writer) (*e
 // burst, restarts it on the same database, and checks that every acknowledged write is there
 // and that revisions keep increasing.
 func TestCrashLosesNoAcknowledgedWrite(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "crash.db")
 	cmd, url := startChild(t, db)
 	client := kubernetes.NewForConfigOrDie(&rest.Config{Host: url, QPS: -1})

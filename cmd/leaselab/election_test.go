@@ -322,6 +322,7 @@ func electedHolders(ds []election.Decision) []string {
 // TestCoordinatedElectionOldestEmulationLeads starts three coordinated electors with different
 // versions at once: the one with the oldest emulation version ends up leading, alone.
 func TestCoordinatedElectionOldestEmulationLeads(t *testing.T) {
+	t.Parallel()
 	ts := mustStartCLEServer(t)
 	terms := newCLETerms()
 	var wg sync.WaitGroup
@@ -355,6 +356,7 @@ func TestCoordinatedElectionOldestEmulationLeads(t *testing.T) {
 // TestCoordinatedElectionBetterCandidateJoins: a better candidate joining later gets the lease
 // through preferredHolder and the holder's orderly step-down, with no moment of two leaders.
 func TestCoordinatedElectionBetterCandidateJoins(t *testing.T) {
+	t.Parallel()
 	ts := mustStartCLEServer(t)
 	holders := watchCLEHolders(t, ts)
 	terms := newCLETerms()
@@ -403,6 +405,7 @@ func TestCoordinatedElectionBetterCandidateJoins(t *testing.T) {
 // leader last but one: the leader changes exactly when the controller elects a new holder, and
 // to the candidate it names.
 func TestCoordinatedRollingUpgrade(t *testing.T) {
+	t.Parallel()
 	ts := mustStartCLEServer(t)
 	holders := watchCLEHolders(t, ts)
 	terms := newCLETerms()

@@ -227,7 +227,7 @@ func TestBrowserNavigatedTabLeaves(t *testing.T) {
 	dash, _ := openBrowserTab(t, browser, ts.URL+"/")
 	q := url.Values{"namespace": {"default"}, "lease": {"away"}, "identity": {"tab-away"},
 		"leaseDuration": {browserSeconds(browserLeaseDuration)}, "renewDeadline": {browserSeconds(browserRenewDeadline)}, "retryPeriod": {browserSeconds(browserRetryPeriod)}}
-	play, _ := openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+	play, _ := openBackgroundTab(t, browser, ts.URL+"/play?"+q.Encode())
 	row := `(() => { const r = document.querySelector('#tabs [data-tab-row][data-identity="tab-away"]'); return r ? r.dataset.state : 'none'; })()`
 	poll.Until(t, 30*time.Second, "the dashboard lists the tab leading", func() (bool, string) {
 		s, _ := browserEval(dash, row)

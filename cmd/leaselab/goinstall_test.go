@@ -17,6 +17,7 @@ import (
 // install` builds it, without make) serves the browser candidate: the compressed candidate and
 // wasm_exec.js are committed.
 func TestGoInstallIsTheWholePlayground(t *testing.T) {
+	t.Parallel()
 	root, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	if err != nil {
 		t.Fatalf("the test needs the project's git checkout: %v", err)

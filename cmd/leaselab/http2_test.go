@@ -52,6 +52,7 @@ func (p *protocols) String() string {
 // watch and the dashboard's streams) still upgrade, over HTTP/1.1, even from a client that
 // offers h2. Without the flag, client-go speaks HTTP/1.1. Without TLS the flag is refused.
 func TestHTTP2(t *testing.T) {
+	t.Parallel()
 	for _, h2 := range []bool{true, false} {
 		w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.HTTP2 = h2 })
 		want := "HTTP/1.1"

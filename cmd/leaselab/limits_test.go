@@ -140,6 +140,7 @@ func TestRateLimitIsolation(t *testing.T) {
 // TestWatchAndObjectLimits: watches per identity (429) and objects per namespace (403 with a
 // quota message); the instructor is not held by the quota.
 func TestWatchAndObjectLimits(t *testing.T) {
+	t.Parallel()
 	w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.MaxWatchers, c.access.MaxObjects = 2, 3 })
 	ctx := ctxT(t, 30*time.Second)
 	hc := w.httpClient(t)
@@ -287,6 +288,7 @@ func TestWebSocketOrigin(t *testing.T) {
 // TestBackupDuringWrites: a backup taken during a burst of writes opens and holds every write
 // acknowledged before it began.
 func TestBackupDuringWrites(t *testing.T) {
+	t.Parallel()
 	ts := mustStartServer(t, "")
 	ctx := ctxT(t, 60*time.Second)
 	var (

@@ -18,6 +18,7 @@ import (
 // fails every resource request with 503 (client-go sees ServiceUnavailable), or, for one
 // namespace, holds its requests while the others are served; ending it serves them again.
 func TestOutageFromTheDashboard(t *testing.T) {
+	t.Parallel()
 	srv := mustStartServer(t, "")
 	press := func(mode, ns string) {
 		t.Helper()

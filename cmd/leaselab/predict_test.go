@@ -15,6 +15,7 @@ import (
 // counts nothing; the instructor's page shows the tally, a participant's does not until the
 // reveal; the question's words are Chinese on a Chinese page; after the reveal the vote is closed.
 func TestPredictionInWorkshop(t *testing.T) {
+	t.Parallel()
 	w := mustStartWorkshop(t, 2, "", nil)
 	signedIn := func(user string) *http.Client {
 		hc := w.httpClient(t)

@@ -39,6 +39,7 @@ func getDoc(t *testing.T, client *http.Client, u string, want int) *goquery.Docu
 // controls and the namespace its run writes in; its forms start and step a run whose
 // candidates write there; bad input is refused with a reason.
 func TestScenarioPages(t *testing.T) {
+	t.Parallel()
 	srv := mustStartServer(t, "")
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 

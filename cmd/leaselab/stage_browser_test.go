@@ -31,7 +31,7 @@ func TestBrowserStage(t *testing.T) {
 	for _, id := range []string{"alice", "bob", "carol"} {
 		q := url.Values{"namespace": {"default"}, "lease": {"stage"}, "identity": {id},
 			"leaseDuration": {"5"}, "renewDeadline": {"4"}, "retryPeriod": {"2"}}
-		tabs[id], _ = openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+		tabs[id], _ = openBackgroundTab(t, browser, ts.URL+"/play?"+q.Encode())
 	}
 	stageURL := ts.URL + "/stage?namespace=default&lease=stage"
 	stage, _ := openBrowserTab(t, browser, stageURL)

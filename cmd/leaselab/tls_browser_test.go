@@ -48,7 +48,7 @@ func TestBrowserOverTLS(t *testing.T) {
 			t.Errorf("http2=%v: the dashboard came over %q (%v), want %s", h2, p, err, want)
 		}
 
-		play, _ := openBrowserTab(t, browser, w.URL+"/play?namespace=participant-01&lease=tls&identity=tab-tls&leaseDuration=3&renewDeadline=2&retryPeriod=1")
+		play, _ := openBackgroundTab(t, browser, w.URL+"/play?namespace=participant-01&lease=tls&identity=tab-tls&leaseDuration=3&renewDeadline=2&retryPeriod=1")
 		if d, err := browserWait(30*time.Second, func() (bool, string) {
 			s, _ := browserCandidateState(play)
 			return s == "leader", s

@@ -399,6 +399,7 @@ func putHolder(t *testing.T, ctx context.Context, c kubernetes.Interface, name, 
 // changed and what went away, counts the 410 and the list after it, logs both and says so on
 // the banner.
 func TestUpstreamExpired(t *testing.T) {
+	t.Parallel()
 	up := mustStartCluster(t, "", func(c *serveConfig) { c.compactKeep, c.compactInterval = 3, 20*time.Millisecond })
 	px := startClusterProxy(t, up)
 	logs := &syncBuffer{}

@@ -543,6 +543,7 @@ func (r *relay) Heal() {
 // compact the history the mirror's watch would resume from (410 Gone): it lists again, as an
 // informer does, and records what changed and what went away.
 func TestUpstreamRestartAndExpired(t *testing.T) {
+	t.Parallel()
 	compaction := func(c *serveConfig) { c.compactKeep, c.compactInterval = 3, 20*time.Millisecond }
 	up := mustStartCluster(t, "", compaction)
 	rl := startRelay(t, strings.TrimPrefix(up.URL, "https://"))
@@ -645,6 +646,7 @@ func TestUpstreamBrowserCandidates(t *testing.T) {
 // coordinated elector) talk to the front; their LeaseCandidates are the cluster's, whose own
 // election controller picks the holder, and the front mirrors both.
 func TestUpstreamCoordinated(t *testing.T) {
+	t.Parallel()
 	up := mustStartCluster(t, "", func(c *serveConfig) {
 		c.cleController, c.cleElectionDuration, c.cleRequeueInterval = true, 200*time.Millisecond, 500*time.Millisecond
 	})

@@ -121,6 +121,7 @@ func (s *coordSim) checkNoOverlap() {
 // TestWasmCandidateCoordinatedOldestEmulationLeads starts two coordinated browser candidates with
 // different emulation versions: the server picks the older one, which leads and keeps leading.
 func TestWasmCandidateCoordinatedOldestEmulationLeads(t *testing.T) {
+	t.Parallel()
 	s := newCoordSim(t)
 	holders := watchCLEHolders(t, s.ts)
 	s.add("tab-new", "1.36.0", "1.36.0")
@@ -157,6 +158,7 @@ func TestWasmCandidateCoordinatedOldestEmulationLeads(t *testing.T) {
 // then adds one with an older emulation version: the server sets preferredHolder, the holder
 // steps down at its renew deadline, and the better candidate leads. Never two leaders.
 func TestWasmCandidateCoordinatedBetterJoins(t *testing.T) {
+	t.Parallel()
 	s := newCoordSim(t)
 	holders := watchCLEHolders(t, s.ts)
 	defer func() {

@@ -20,20 +20,22 @@ func TestWorkshopBrowser(t *testing.T) {
 	browser := mustStartBrowser(t)
 
 	// Without the join link, the dashboard asks for one.
-	tab, _ := openBrowserTab(t, browser, w.URL+"/")
+	tab, done := openBrowserTab(t, browser, w.URL+"/")
 	if msg, err := browserEval(tab, `(document.querySelector('[data-testid=signin-message]') || {}).textContent || ''`); err != nil || !strings.Contains(msg, "join link") {
 		t.Fatalf("dashboard without a session: %q %v", msg, err)
 	}
+	done()
 
 	// The join link asks first: loading it sets no session; its Join button does.
 	tab, _ = openBrowserTab(t, browser, w.URL+"/join?token="+w.tokens["participant-01"])
 	if who, err := browserEval(tab, `(document.querySelector('[data-testid=join-identity]') || {}).textContent || ''`); err != nil || who != "participant-01" {
 		t.Fatalf("join page: identity %q %v", who, err)
 	}
-	other, _ := openBrowserTab(t, browser, w.URL+"/")
+	other, done := openBrowserTab(t, browser, w.URL+"/")
 	if msg, err := browserEval(other, `(document.querySelector('[data-testid=signin-message]') || {}).textContent || ''`); err != nil || !strings.Contains(msg, "join link") {
 		t.Fatalf("dashboard after loading the join link, before its button: %q %v (want no session yet)", msg, err)
 	}
+	done()
 	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`[data-testid=join-button]`)), chromedp.WaitVisible(chromedp.CSS(`#lease-grid`))); err != nil {
 		t.Fatalf("join button: %v", err)
 	}
@@ -44,8 +46,8 @@ func TestWorkshopBrowser(t *testing.T) {
 		t.Errorf("the session is readable by scripts: %q %v", c, err)
 	}
 
-	own, _ := openBrowserTab(t, browser, w.URL+"/play?namespace=participant-01&lease=demo&identity=tab-own&leaseDuration=3&renewDeadline=2&retryPeriod=1")
-	foreign, _ := openBrowserTab(t, browser, w.URL+"/play?namespace=participant-02&lease=demo&identity=tab-foreign&leaseDuration=3&renewDeadline=2&retryPeriod=1")
+	own, _ := openBackgroundTab(t, browser, w.URL+"/play?namespace=participant-01&lease=demo&identity=tab-own&leaseDuration=3&renewDeadline=2&retryPeriod=1")
+	foreign, _ := openBackgroundTab(t, browser, w.URL+"/play?namespace=participant-02&lease=demo&identity=tab-foreign&leaseDuration=3&renewDeadline=2&retryPeriod=1")
 	if d, err := browserWait(20*time.Second, func() (bool, string) {
 		s, _ := browserCandidateState(own)
 		return s == "leader", s
@@ -73,7 +75,7 @@ func TestWorkshopBrowser(t *testing.T) {
 	if err := chromedp.Do(ctxWith(join, 10*time.Second), chromedp.Click(chromedp.CSS(`[data-testid=join-button]`)), chromedp.WaitVisible(chromedp.CSS(`#lease-grid`))); err != nil {
 		t.Fatalf("instructor's join button: %v", err)
 	}
-	openBrowserTab(t, teacher, w.URL+"/play?namespace=arena&lease=shared&identity=tab-teacher")
+	openBackgroundTab(t, teacher, w.URL+"/play?namespace=arena&lease=shared&identity=tab-teacher")
 
 	// The participant's dashboard, showing every namespace, offers fault buttons on the
 	// participant's own tab only, and its Pause pauses that tab.
@@ -107,7 +109,7 @@ func TestWorkshopBrowser(t *testing.T) {
 	}
 	// A second tab takes the lease the paused one still believes it leads: the room flags the
 	// split brain on the participant's line, as the lease's card counts it.
-	openBrowserTab(t, browser, w.URL+"/play?namespace=participant-01&lease=demo&identity=tab-two&leaseDuration=3&renewDeadline=2&retryPeriod=1")
+	openBackgroundTab(t, browser, w.URL+"/play?namespace=participant-01&lease=demo&identity=tab-two&leaseDuration=3&renewDeadline=2&retryPeriod=1")
 	if _, err := browserWait(30*time.Second, func() (bool, string) {
 		s, _ := browserEval(dash, `(r => r ? r.dataset.splitBrains + ' ' + r.className + ' ' + r.textContent : '')(document.querySelector('[data-testid=room-row][data-owner=participant-01]'))`)
 		return strings.HasPrefix(s, "1 room-row stale") && strings.Contains(s, "1 split brain"), s
