@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/leaselab/leaselab/cmd/internal/chromium"
+	"github.com/leaselab/leaselab/web/webtest/poll"
 )
 
 // mustFindChromium returns the path of a Chromium. A missing browser fails the test (it is
@@ -135,7 +136,14 @@ func mustStartBrowserWith(tb testing.TB, extra ...chromedp.ExecAllocatorOption) 
 // startChromium returns the context of a headless Chromium's first tab, started by the first
 // action run in it, and what stops the browser.
 func startChromium(path, profile string, logf func(string, ...any), extra ...chromedp.ExecAllocatorOption) (context.Context, func()) {
-	return chromium.Start(context.Background(), append(chromium.Options(path, profile, 1280, 720), extra...), chromedp.WithErrorf(logf))
+	opts := append(chromium.Options(path, profile, 1280, 720),
+		// V8 runs the wasm candidate as compiled by its baseline compiler (Liftoff), without
+		// compiling its hot functions again with the optimizing one: the same program, and
+		// less of the tests' CPU (measured on a 2-core machine, a candidate tab's first 3 s
+		// cost 1.0 CPU-seconds against 1.5, and its page 0.12 of a core after, against 0.15).
+		// Not in bench join, which measures what a participant's browser does.
+		chromedp.Flag("js-flags", "--liftoff-only"))
+	return chromium.Start(context.Background(), append(opts, extra...), chromedp.WithErrorf(logf))
 }
 
 // openBrowserTab opens a tab in the browser of ctx at url and returns its context and a
@@ -173,6 +181,27 @@ func openBackgroundTab(tb testing.TB, browser context.Context, url string) (cont
 		tb.Fatalf("open %s: %v", url, err)
 	}
 	return ctx, cancel
+}
+
+// browserShowTab brings tab to the front of its window, as a click on it would, and waits until
+// its page is visible and has drawn a frame: a background tab's page draws nothing while
+// hidden, so a picture of it shows what it last drew. The tab it covers is hidden until shown
+// again.
+func browserShowTab(tb testing.TB, tab context.Context) {
+	tb.Helper()
+	c := chromedp.FromContext(tab)
+	if _, err := chromedp.CallBrowser(tab, target.ActivateTarget, target.ActivateTargetParams{TargetID: c.Target.TargetID}); err != nil {
+		tb.Fatalf("bring a tab to the front: %v", err)
+	}
+	poll.Until(tb, 10*time.Second, "the tab brought to the front draws", func() (bool, string) {
+		s, err := chromedp.Run(ctxWith(tab, 2*time.Second), chromedp.Evaluate[string](`document.visibilityState === 'visible'
+			? new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r('drawn'))))
+			: document.visibilityState`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			return false, err.Error()
+		}
+		return s == "drawn", s
+	})
 }
 
 // browserEval evaluates a JavaScript expression in a tab, with a short timeout.

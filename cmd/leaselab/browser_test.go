@@ -127,7 +127,10 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("one leader: %v", err)
 	}
 	t.Logf("%s leads after %s", leader, took.Round(time.Millisecond))
+	// The candidate tabs are behind the dashboard: the picture is of one brought to the front.
+	browserShowTab(t, tabOf(leader).ctx)
 	browserScreenshot(t, tabOf(leader).ctx, out, "candidate-leader.png")
+	browserShowTab(t, dash)
 
 	// 2. Close the leader's tab: another tab leads, not before the lease could have run out,
 	// and the dashboard shows the new holder. How long each took is logged against the bound
@@ -238,7 +241,9 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("scroll: %v", err)
 	}
 	browserScreenshot(t, dash, out, "dashboard.png")
+	browserShowTab(t, paused.ctx)
 	browserScreenshot(t, paused.ctx, out, "candidate-follower.png")
+	browserShowTab(t, dash)
 
 	// The lease page draws the terms so far: tab-a's, the one after it, and the pause's.
 	page, _ := openBrowserTab(t, browser, ts.URL+"/leases/"+ns+"/"+lease)

@@ -314,6 +314,9 @@
     setTimeout(frame, reducedMotion.matches ? 1000 : 100);
   }
   frame();
+  // A tab brought to the front shows its timers as they are now, not as they were when it was
+  // last seen (a hidden page draws nothing).
+  document.addEventListener('visibilitychange', () => { if (!document.hidden) drawBars(); });
 
   // --- warnings -----------------------------------------------------------------------------
   function showError(text) {

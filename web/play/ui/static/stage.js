@@ -25,7 +25,7 @@
     inflight = true;
     const lanes = saveLanes();
     LL.swap(liveURL, 'stage-live', patch)
-      .then(() => { restoreLanes(lanes); picture++; })
+      .then(() => { restoreLanes(lanes); picture++; kick(); })
       .catch(() => {})
       .finally(() => { inflight = false; if (again) { again = false; refresh(); } });
   }
@@ -113,7 +113,7 @@
       put(l, 'y1', y.toFixed(1));
     }
   }
-  narrow.addEventListener('change', () => { picture++; });
+  narrow.addEventListener('change', () => { picture++; kick(); });
 
   /** Where a request is at now, and how visible: out along its link, waiting at the server (or
    *  hung at the cut), then back with its answer, then gone. */
@@ -193,6 +193,7 @@
       ringsLeft = 0; // a new picture's rings are drawn at once
       ringPass = -Infinity;
     }
+    let moving = false;
     if (live) {
       const shown = live.dataset.at ? +live.dataset.nowMs : LL.serverNow();
       for (const q of reqs) {
@@ -201,8 +202,8 @@
         const d = q.drawn;
         if (o === '0.00' && d.o === o) continue; // gone, and drawn gone
         const t = 'translate(' + p.x.toFixed(1) + ' ' + p.y.toFixed(1) + ')';
-        if (t !== d.t) { q.el.setAttribute('transform', t); d.t = t; }
-        if (o !== d.o) { q.el.style.opacity = o; d.o = o; }
+        if (t !== d.t) { q.el.setAttribute('transform', t); d.t = t; moving = true; }
+        if (o !== d.o) { q.el.style.opacity = o; d.o = o; moving = true; }
       }
       // A pass over the rings every RING_PERIOD, at most RING_WRITES redrawn a frame, in turn
       // from where the last frame stopped.
@@ -220,6 +221,23 @@
         if (low !== d.low) { r.el.toggleAttribute('data-low', low); d.low = low; }
       }
     }
+    next(moving || ringsLeft > 0);
+  }
+  // Frames are asked for only while a request travels or fades (this frame moved one) or a
+  // pass over the rings is unfinished; otherwise the picture is looked at every RING_PERIOD,
+  // the rings' pace. Asked for every frame, an idle stage (or a lesson not yet started) kept
+  // Chromium drawing sixty times a second for nothing: measured in headless Chromium without
+  // a GPU, a tenth of a core for the page. A new picture asks for a frame at once (kick).
+  let waiting = 0;
+  function next(moving) {
+    if (moving) { requestAnimationFrame(frame); return; }
+    waiting = setTimeout(() => { waiting = 0; requestAnimationFrame(frame); }, RING_PERIOD);
+  }
+  /** Draws at the next frame a picture just patched in, instead of at the next look. */
+  function kick() {
+    if (!waiting) return; // a frame is already asked for
+    clearTimeout(waiting);
+    waiting = 0;
     requestAnimationFrame(frame);
   }
   requestAnimationFrame(frame);
