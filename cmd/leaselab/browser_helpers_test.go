@@ -177,7 +177,7 @@ func openBackgroundTab(tb testing.TB, browser context.Context, url string) (cont
 	}
 	ctx, cancel := chromedp.NewContext(browser, chromedp.WithTargetID(res.TargetID))
 	tb.Cleanup(cancel)
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(url)); err != nil {
 		tb.Fatalf("open %s: %v", url, err)
 	}
 	return ctx, cancel

@@ -42,7 +42,7 @@ func TestDocScreenshots(t *testing.T) {
 	tabs := map[string]context.Context{}
 	open := func(id string) {
 		q := url.Values{"namespace": {ns}, "lease": {lease}, "identity": {id}, "lang": {"en"}}
-		tabs[id], _ = openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+		tabs[id], _ = openBackgroundTab(t, browser, ts.URL+"/play?"+q.Encode())
 	}
 	roles := func(want map[string]string) error {
 		_, err := browserWait(30*time.Second, func() (bool, string) {
@@ -93,7 +93,8 @@ func TestDocScreenshots(t *testing.T) {
 	docScreenshot(t, stage, out, "stage.png", "")
 
 	// A candidate tab: a follower, which shows the lease's expiry as it observed it and its
-	// next try, beside the leader's record.
+	// next try, beside the leader's record. It was behind the others: it comes to the front.
+	browserShowTab(t, tabs[follower])
 	docScreenshot(t, tabs[follower], out, "candidate-tab.png", "")
 
 	// A lesson in presenter mode: leader-crash at 1x, started with the space bar as a

@@ -38,7 +38,7 @@ func TestBrowserStaleLeader(t *testing.T) {
 		// Renewals 2 s apart: a pause mostly falls between two renew rounds.
 		q := url.Values{"namespace": {"default"}, "lease": {"stale"}, "identity": {id},
 			"leaseDuration": {"5"}, "renewDeadline": {"4"}, "retryPeriod": {"2"}}
-		tabs[id], _ = openBrowserTab(t, browser, ts.URL+"/play?"+q.Encode())
+		tabs[id], _ = openBackgroundTab(t, browser, ts.URL+"/play?"+q.Encode())
 	}
 	leaderOf := func() (string, string) {
 		var seen []string
@@ -72,6 +72,7 @@ func TestBrowserStaleLeader(t *testing.T) {
 		}
 		mustSeeOverlap(t, leasePage, ts.URL+"/leases/default/stale", first, second)
 		if stale {
+			browserShowTab(t, tabs[first]) // the candidate tabs are behind another
 			browserScreenshot(t, tabs[first], out, "play-stale.png")
 			browserScreenshot(t, leasePage, out, "lease-overlap.png")
 			if err := chromedp.Do(leasePage, chromedp.EmulateViewport(390, 844)); err != nil {

@@ -37,7 +37,7 @@ func TestBrowserUpstream(t *testing.T) {
 			"renewDeadline": {browserSeconds(browserRenewDeadline)},
 			"retryPeriod":   {browserSeconds(browserRetryPeriod)},
 		}
-		tabs[id], _ = openBrowserTab(t, browser, front.URL+"/play?"+q.Encode())
+		tabs[id], _ = openBackgroundTab(t, browser, front.URL+"/play?"+q.Encode())
 	}
 	holder := func() string {
 		l, err := admin.CoordinationV1().Leases(ns).Get(context.Background(), lease, metav1.GetOptions{})
@@ -76,6 +76,7 @@ func TestBrowserUpstream(t *testing.T) {
 		t.Fatalf("one leader on the cluster: %v", err)
 	}
 	t.Logf("%s leads on the cluster after %s", leader, took.Round(time.Millisecond))
+	browserShowTab(t, tabs[leader]) // the candidate tabs are behind another
 	browserScreenshot(t, tabs[leader], out, "upstream-candidate-leader.png")
 
 	// The front's dashboard reads the mirror: the lease's card names the cluster's holder.
