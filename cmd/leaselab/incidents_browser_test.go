@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
 	"github.com/leaselab/leaselab/web/play/scenario"
 )
 
@@ -121,8 +124,22 @@ func browserFieldLesson(t *testing.T, name string) {
 	if name == "fencing" {
 		speed = "2"
 	}
+	// With less motion, as a participant's browser may ask for: the stage marks each request
+	// at its candidate instead of moving it along its link, and the page's countdowns and
+	// claims must hold all the same. (The other lesson tests draw in full motion.)
 	browser := mustStartBrowser(t)
-	tab, _ := openBrowserTab(t, browser, srv.URL+"/scenarios/"+name+"?speed="+speed+"&lang=en")
+	tab, _ := openBrowserTab(t, browser, "about:blank")
+	if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctxWith(tab, 20*time.Second), chromedp.Navigate(srv.URL+"/scenarios/"+name+"?speed="+speed+"&lang=en")); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustEval(t, tab, `String(matchMedia('(prefers-reduced-motion: reduce)').matches)`); got != "true" {
+		t.Fatalf("the lesson's page does not ask for less motion: %s", got)
+	}
 	playLessonInBrowser(t, tab, len(sc.Steps), c.at, func() string {
 		if s := mustEval(t, tab, c.during); s != "" {
 			return s
