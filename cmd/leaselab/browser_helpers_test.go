@@ -167,10 +167,10 @@ func openBackgroundTab(tb testing.TB, browser context.Context, url string) (cont
 	if err := chromedp.Do(browser); err != nil {
 		tb.Fatalf("open %s: %v", url, err)
 	}
-	behind, window := true, false
+	behind, newWindow := true, false
 	res, err := chromedp.CallBrowser(browser, target.CreateTarget, target.CreateTargetParams{
 		URL: "about:blank", BrowserContextID: chromedp.FromContext(browser).BrowserContextID,
-		Background: &behind, NewWindow: &window,
+		Background: &behind, NewWindow: &newWindow,
 	})
 	if err != nil {
 		tb.Fatalf("open a tab for %s: %v", url, err)
