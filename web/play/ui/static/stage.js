@@ -195,12 +195,16 @@
     }
     let moving = false;
     if (live) {
-      const shown = live.dataset.at ? +live.dataset.nowMs : LL.serverNow();
+      const frozen = !!live.dataset.at; // a past moment: nothing moves
+      const shown = frozen ? +live.dataset.nowMs : LL.serverNow();
       for (const q of reqs) {
         const p = place(q, shown);
         const o = p.opacity.toFixed(2);
         const d = q.drawn;
         if (o === '0.00' && d.o === o) continue; // gone, and drawn gone
+        // Still on its way out, or answered (it comes back, or fades): it moves by the frame,
+        // from the instant it should, even where it waits at the server until then.
+        if (!frozen && !reduce.matches && (q.end || shown < q.start + SLOW_LEG)) moving = true;
         const t = 'translate(' + p.x.toFixed(1) + ' ' + p.y.toFixed(1) + ')';
         if (t !== d.t) { q.el.setAttribute('transform', t); d.t = t; moving = true; }
         if (o !== d.o) { q.el.style.opacity = o; d.o = o; moving = true; }
@@ -223,11 +227,11 @@
     }
     next(moving || ringsLeft > 0);
   }
-  // Frames are asked for only while a request travels or fades (this frame moved one) or a
-  // pass over the rings is unfinished; otherwise the picture is looked at every RING_PERIOD,
-  // the rings' pace. Asked for every frame, an idle stage (or a lesson not yet started) kept
-  // Chromium drawing sixty times a second for nothing: measured in headless Chromium without
-  // a GPU, a tenth of a core for the page. A new picture asks for a frame at once (kick).
+  // Frames are asked for only while a request travels or fades, or a pass over the rings is
+  // unfinished; otherwise the picture is looked at every RING_PERIOD, the rings' pace. Asked
+  // for every frame, an idle stage (or a lesson not yet started) kept Chromium drawing sixty
+  // times a second for nothing: measured in headless Chromium without a GPU, a tenth of a core
+  // for the page. A new picture asks for a frame at once (kick).
   let waiting = 0;
   function next(moving) {
     if (moving) { requestAnimationFrame(frame); return; }
