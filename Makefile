@@ -65,15 +65,17 @@ $(WASM_BIN): $(WASM_SRC)
 	@mkdir -p $(dir $@)
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags '-s -w' -o $@ ./wasm/cmd/candidate
 
-# A compressed file that already holds the bytes just built (a fresh clone's usual case) is only
-# marked current: Brotli at its best quality takes ten seconds.
+# compress writes $@, $< compressed by the command $(2), unless $@ already holds the bytes of $<
+# as the command $(1) decompresses them (a fresh clone's usual case): then it is only marked
+# current, as Brotli at its best quality takes ten seconds.
+compress = @if $(1) < $@ 2>/dev/null | cmp -s - $<; then touch $@; \
+	else echo "$(2) < $< > $@"; $(2) < $< > $@; fi
+
 $(WASM): $(WASM_BIN)
-	@if gzip -dc $@ 2>/dev/null | cmp -s - $<; then touch $@; \
-	else echo "gzip -9 -n -c $< > $@"; gzip -9 -n -c $< > $@; fi
+	$(call compress,gzip -dc,gzip -9 -n -c)
 
 $(WASM_BR): $(WASM_BIN)
-	@if $(GO) run ./cmd/internal/wasmbr -d < $@ 2>/dev/null | cmp -s - $<; then touch $@; \
-	else echo "$(GO) run ./cmd/internal/wasmbr < $< > $@"; $(GO) run ./cmd/internal/wasmbr < $< > $@; fi
+	$(call compress,$(GO) run ./cmd/internal/wasmbr -d,$(GO) run ./cmd/internal/wasmbr)
 
 .PHONY: check-wasm
 check-wasm: wasm ## fail when the committed browser candidate is not what its sources build

@@ -139,8 +139,9 @@ func startChromium(path, profile string, logf func(string, ...any), extra ...chr
 	opts := append(chromium.Options(path, profile, 1280, 720),
 		// V8 runs the wasm candidate as compiled by its baseline compiler (Liftoff), without
 		// compiling its hot functions again with the optimizing one: the same program, and
-		// less of the tests' CPU (measured on a 2-core machine, a candidate tab's first 3 s
-		// cost 1.0 CPU-seconds against 1.5, and its page 0.12 of a core after, against 0.15).
+		// less of the tests' CPU (measured on a 2-core machine, three tabs each way: a candidate
+		// tab's first 3 s cost 0.96-1.04 CPU-seconds against 1.47-1.71, and its page 0.11-0.12
+		// of a core after, against 0.14-0.19).
 		// Not in bench join, which measures what a participant's browser does.
 		chromedp.Flag("js-flags", "--liftoff-only"))
 	return chromium.Start(context.Background(), append(opts, extra...), chromedp.WithErrorf(logf))
@@ -150,7 +151,14 @@ func startChromium(path, profile string, logf func(string, ...any), extra ...chr
 // function that closes it.
 func openBrowserTab(tb testing.TB, browser context.Context, url string) (context.Context, context.CancelFunc) {
 	tb.Helper()
-	ctx, cancel := chromedp.NewContext(browser)
+	return openTab(tb, browser, url)
+}
+
+// openTab opens url at 1280x720 in the tab of a new context of browser made with opts (a new
+// tab, unless opts name one), closed when the test ends.
+func openTab(tb testing.TB, browser context.Context, url string, opts ...chromedp.ContextOption) (context.Context, context.CancelFunc) {
+	tb.Helper()
+	ctx, cancel := chromedp.NewContext(browser, opts...)
 	tb.Cleanup(cancel)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(url)); err != nil {
 		tb.Fatalf("open %s: %v", url, err)
@@ -175,12 +183,7 @@ func openBackgroundTab(tb testing.TB, browser context.Context, url string) (cont
 	if err != nil {
 		tb.Fatalf("open a tab for %s: %v", url, err)
 	}
-	ctx, cancel := chromedp.NewContext(browser, chromedp.WithTargetID(res.TargetID))
-	tb.Cleanup(cancel)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(url)); err != nil {
-		tb.Fatalf("open %s: %v", url, err)
-	}
-	return ctx, cancel
+	return openTab(tb, browser, url, chromedp.WithTargetID(res.TargetID))
 }
 
 // browserShowTab brings tab to the front of its window, as a click on it would, and waits until

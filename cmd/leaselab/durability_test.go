@@ -61,7 +61,7 @@ func startChild(t *testing.T, db string) (*exec.Cmd, string) {
 func startChildWith(t *testing.T, db string, env []string, stderr io.Writer) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--db", db, "--log-level", "warn")
-	cmd.Env = append(append(os.Environ(), "LEASELAB_TEST_AS_BINARY=1"), env...)
+	cmd.Env = append(os.Environ(), env...) // with LEASELAB_TEST_AS_BINARY=1, which TestMain set
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

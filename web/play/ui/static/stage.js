@@ -206,8 +206,8 @@
         // from the instant it should, even where it waits at the server until then.
         if (!frozen && !reduce.matches && (q.end || shown < q.start + SLOW_LEG)) moving = true;
         const t = 'translate(' + p.x.toFixed(1) + ' ' + p.y.toFixed(1) + ')';
-        if (t !== d.t) { q.el.setAttribute('transform', t); d.t = t; moving = true; }
-        if (o !== d.o) { q.el.style.opacity = o; d.o = o; moving = true; }
+        if (t !== d.t) { q.el.setAttribute('transform', t); d.t = t; }
+        if (o !== d.o) { q.el.style.opacity = o; d.o = o; }
       }
       // A pass over the rings every RING_PERIOD, at most RING_WRITES redrawn a frame, in turn
       // from where the last frame stopped.
