@@ -13,11 +13,13 @@ import (
 	"testing/synctest"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/leaselab/leaselab/store/sqlite"
 	"github.com/leaselab/leaselab/templates/i18n"
+	"github.com/leaselab/leaselab/wasm/candidate"
 	"github.com/leaselab/leaselab/wasm/tabproto"
 	"github.com/leaselab/leaselab/web/lease/judge"
 	"github.com/leaselab/leaselab/web/lease/views"
@@ -622,5 +624,36 @@ func TestSessionFitsNinetyMinutes(t *testing.T) {
 	}
 	if len(seen) < 8 || total < 80*time.Minute || total > 90*time.Minute {
 		t.Errorf("the session has %d lessons in %v, want at least 8 in 80 to 90 minutes", len(seen), total)
+	}
+}
+
+// TestLeaderCrashStepSeesATakeoverAsExpiry: the crash step of leader-crash waits until bob or
+// carol counts alice's lease as expired, or one of them holds it already. A run that looks too
+// late (a loaded machine, at 4x) sees bob lead, his clock counting his own fresh lease, and
+// carol following him: that step, waiting for an expiry nobody now counts, hung the lesson.
+func TestLeaderCrashStepSeesATakeoverAsExpiry(t *testing.T) {
+	until := Find("leader-crash").Steps[2].Until
+	now := time.Date(2026, 11, 29, 17, 0, 0, 0, time.UTC)
+	lease := func(holder string) *coordinationv1.Lease {
+		return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder}}
+	}
+	member := func(role candidate.Role, expiry time.Duration) candidate.Snapshot {
+		return candidate.Snapshot{Role: role, Now: now, ObservedExpiry: now.Add(expiry)}
+	}
+	for _, c := range []struct {
+		name string
+		w    World
+		want bool
+	}{
+		{"alice's lease running", World{Lease: lease("alice"), Members: map[string]candidate.Snapshot{
+			"bob": member(candidate.RoleFollower, 3*time.Second), "carol": member(candidate.RoleFollower, 2*time.Second)}}, false},
+		{"carol counts it expired", World{Lease: lease("alice"), Members: map[string]candidate.Snapshot{
+			"bob": member(candidate.RoleFollower, time.Second), "carol": member(candidate.RoleFollower, 0)}}, true},
+		{"bob took it before the run looked", World{Lease: lease("bob"), Members: map[string]candidate.Snapshot{
+			"bob": member(candidate.RoleLeader, 10*time.Second), "carol": member(candidate.RoleFollower, 9*time.Second)}}, true},
+	} {
+		if got := until(&c.w); got != c.want {
+			t.Errorf("%s: the crash step is done: %v, want %v", c.name, got, c.want)
+		}
 	}
 }
