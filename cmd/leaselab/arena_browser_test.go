@@ -19,7 +19,7 @@ import (
 // another takes over, and the narration names both and how long the takeover took, on the
 // lesson's page and on a participant's /follow; the stage draws all three; the random-third button then cuts the network of one of the three.
 func TestBrowserArenaLesson(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	srv := mustStartServer(t, "")
 	mustHaveWasm(t, srv.URL)
 	out := browserOutputDir(t)

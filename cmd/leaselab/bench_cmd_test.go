@@ -227,8 +227,7 @@ func TestBenchRoom(t *testing.T) {
 // reports when the tab was a candidate and what the wasm weighed. No timing is checked
 // against a target: the figures belong in BENCHMARKS.md.
 func TestBenchJoin(t *testing.T) {
-	t.Parallel()
-	holdBrowserSlot(t) // bench join drives a Chromium of its own
+	browserTest(t) // bench join drives a Chromium of its own
 	chromium := mustFindChromium(t)
 	var out, errOut bytes.Buffer
 	args := []string{"bench", "join", "--runs", "1", "--network", "none", "--chromium", chromium, "--json"}

@@ -66,6 +66,22 @@ func holdBrowserSlot(tb testing.TB) {
 	})
 }
 
+// browserTest runs t beside the package's other parallel tests, from when it holds a browser
+// slot. A browser test waits for its turn before it starts anything: a server, candidates or
+// a lesson started before would run on while it waited, and miss the moments it checks.
+func browserTest(t *testing.T) {
+	t.Parallel()
+	holdBrowserSlot(t)
+}
+
+// mustHoldBrowserSlot fails a test that drives Chromium without its turn.
+func mustHoldBrowserSlot(tb testing.TB) {
+	tb.Helper()
+	if _, held := browserHolders.Load(tb); !held {
+		tb.Fatal("a browser test takes its turn before it starts anything: call browserTest(t) (or holdBrowserSlot) first")
+	}
+}
+
 // The package's browser tests share one Chromium: starting one costs several seconds of CPU
 // (measured 3.5 to 8 s on a 2-core machine), more than many a test. Each test gets a browser
 // context of its own, with its own cookies, storage and cache as a fresh profile would have,
@@ -81,7 +97,7 @@ var sharedChromium struct {
 // the package's Chromium; openBrowserTab opens more tabs in it.
 func mustStartBrowser(tb testing.TB) context.Context {
 	tb.Helper()
-	holdBrowserSlot(tb)
+	mustHoldBrowserSlot(tb)
 	path := mustFindChromium(tb)
 	shared := &sharedChromium
 	shared.once.Do(func() {
@@ -122,7 +138,7 @@ func stopSharedBrowser() {
 // and returns a context of its first tab. The browser stops at cleanup.
 func mustStartBrowserWith(tb testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	tb.Helper()
-	holdBrowserSlot(tb)
+	mustHoldBrowserSlot(tb)
 	path := mustFindChromium(tb)
 	profile := tb.TempDir() // registered first, so removed after the browser has stopped
 	ctx, stop := startChromium(path, profile, tb.Logf, extra...)

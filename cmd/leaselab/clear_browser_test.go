@@ -15,7 +15,7 @@ import (
 // lessons with one click: the candidates and lease of a lesson played to its end leave the
 // dashboard, those of a lesson still playing stay, and the page says how many it cleared.
 func TestBrowserClearFinishedLessons(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	srv := mustStartServer(t, "")
 	mustStartLesson(t, srv.URL, "clean-release", "1")
 	mustStartLesson(t, srv.URL, "leader-crash", "2")

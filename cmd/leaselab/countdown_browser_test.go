@@ -12,7 +12,7 @@ import (
 // second of the figure the server gives for that moment, or is back within it by the next
 // sample: each observation reaches the screen.
 func TestBrowserLessonCountdownsStayTrue(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	browser := mustStartBrowser(t)
 	tab, _ := openBrowserTab(t, browser, ts.URL+"/scenarios/network-partition?seed=3&speed=1&lang=en")

@@ -30,7 +30,7 @@ const liveCardSnapshot = `(() => {
 // word, in the page's language (Chinese here); and the change leaves the card's elements in
 // place, so that the link the reader is on keeps the focus.
 func TestBrowserLiveCardIsTheReloadedCard(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	ctx := ctxT(t, time.Minute)
 	leases := ts.Client.CoordinationV1().Leases("default")

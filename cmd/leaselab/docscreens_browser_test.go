@@ -29,7 +29,7 @@ const docImages = "../../docs/images"
 // must still render as the pictures show them, and each committed picture must exist with the
 // size of the new one. Pixels are not compared: countdowns and times differ from run to run.
 func TestDocScreenshots(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	mustHaveWasm(t, ts.URL)
 	out := browserOutputDir(t)

@@ -51,7 +51,7 @@ func answerCandidatePings(ctx context.Context, ts *testServer, ns string) {
 // warning, and both candidates' lists. Once one candidate gives in, the dashboard moves on to
 // the election, and the lease's card appears without the warning.
 func TestBrowserDashboardStrategyConflict(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServerWith(t, "", func(c *serveConfig) {
 		c.cleController = true
 		c.cleElectionDuration = time.Second

@@ -19,7 +19,7 @@ import (
 // data-loss-percent) follow. Every
 // wait is on observed state; the limits only bound a broken run.
 func TestBrowserFaults(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	mustHaveWasm(t, ts.URL)
 	out := browserOutputDir(t)
@@ -220,7 +220,7 @@ func match(got, want string) bool {
 // browser tab leaves the dashboard at once, as a closed tab does, even when the browser keeps
 // the page in its back-forward cache; going back brings the candidate back as a fresh one.
 func TestBrowserNavigatedTabLeaves(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	mustHaveWasm(t, ts.URL)
 	browser := mustStartBrowser(t)

@@ -13,7 +13,7 @@ import (
 // filter connects again and brings every namespace's cards, live; choosing another brings
 // that one's.
 func TestBrowserDashboardFollowsFilter(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	ctx := ctxT(t, time.Minute)
 	put := func(ns, holder string) {

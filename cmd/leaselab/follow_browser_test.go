@@ -15,7 +15,7 @@ import (
 // participant's screen is measured (a figure for the log, bounded loosely here: the target,
 // under a second on loopback, is a measurement, not a timed assertion).
 func TestBrowserFollow(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	srv := mustStartServer(t, "")
 	browser := mustStartBrowser(t)
 	follower, _ := openBrowserTab(t, browser, srv.URL+"/follow")

@@ -18,7 +18,7 @@ var han = regexp.MustCompile(`\p{Han}`)
 // TestBrowserPlayChinese: a candidate tab opened with ?lang=zh shows its state words, its
 // explanation and its decision log in Chinese, the candidate's own sentences included.
 func TestBrowserPlayChinese(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	mustHaveWasm(t, ts.URL)
 	browser := mustStartBrowser(t)
@@ -127,7 +127,7 @@ func TestBrowserPlayChinese(t *testing.T) {
 // the parts its script fetches again (the lease page's live part) come in the page's own, not
 // in the cookie's.
 func TestBrowserLanguagePerTab(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	mustRenewLease(t, ts, "default", "lang", "alice", 60)
 	browser := mustStartBrowser(t)

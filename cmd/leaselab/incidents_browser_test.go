@@ -110,7 +110,7 @@ func TestEveryFieldLessonHasABrowserTest(t *testing.T) {
 
 // browserFieldLesson plays the lesson name in a tab of its own and checks its page.
 func browserFieldLesson(t *testing.T, name string) {
-	t.Parallel()
+	browserTest(t)
 	c, ok := fieldLessonChecks[name]
 	sc := scenario.Find(name)
 	if sc == nil || !ok {

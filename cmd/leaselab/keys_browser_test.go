@@ -12,7 +12,7 @@ import (
 // other: ] three times at once sets the clock 3 s ahead, not 1 or 2; [ three times brings it
 // back in sync. A clock rate's drift is said as an offset, and 0 resets the clock.
 func TestBrowserQuickKeys(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	mustHaveWasm(t, ts.URL)
 	browser := mustStartBrowser(t)

@@ -15,7 +15,7 @@ import (
 // that lesson marked as the current step, and where it is in the session; a later edit of the
 // plan reaches the open /follow without a reload.
 func TestBrowserSessionPlan(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	srv := mustStartServer(t, "")
 	browser := mustStartBrowser(t)
 	instructor, _ := openBrowserTab(t, browser, srv.URL+"/scenarios#session")

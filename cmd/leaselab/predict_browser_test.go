@@ -17,7 +17,7 @@ import (
 // while the audience does not see it and Next waits; Reveal says the answer and why everywhere
 // and only then does the step run.
 func TestBrowserPredict(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	srv := mustStartServer(t, "")
 	browser := mustStartBrowser(t)
 	lesson := srv.URL + "/scenarios/clean-release?seed=1&speed=4"

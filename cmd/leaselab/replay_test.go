@@ -37,6 +37,7 @@ import (
 // moment she held it and bob later, writes are refused with the replay's Status, and the
 // replay's temporary database is gone when it stops.
 func TestExportHistoryAndReplay(t *testing.T) {
+	holdBrowserSlot(t) // at once: serial tests run before the parallel ones
 	ts := mustStartServer(t, "")
 	ctx := ctxT(t, time.Minute)
 	leases := ts.Client.CoordinationV1().Leases("demo")

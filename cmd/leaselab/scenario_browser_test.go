@@ -15,7 +15,7 @@ import (
 // Next whenever it is offered, until the end. The narration advances a step at a time, the
 // members' cards follow, and the scenario's lease passes from alice to another candidate.
 func TestBrowserScenarioLeaderCrash(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	srv := mustStartServer(t, "")
 	browser := mustStartBrowser(t)
 	out := browserOutputDir(t)

@@ -14,7 +14,7 @@ import (
 // tab hub (the dashboard's rows), its namespace's Leases and LeaseCandidates are deleted, the
 // page is idle again, and its recording can still be downloaded.
 func TestBrowserScenarioStop(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	srv := mustStartServer(t, "")
 	browser := mustStartBrowser(t)
 	tab, _ := openBrowserTab(t, browser, srv.URL+"/scenarios/leader-crash?speed=4")

@@ -23,7 +23,7 @@ import (
 // the dashboard from the moment it was written, and the dashboard tells its expiry, as the
 // server-side feed and timeline do.
 func TestBrowserHoldWithoutRenewTime(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	browser := mustStartBrowser(t)
 	dash, _ := openBrowserTab(t, browser, ts.URL+"/")
@@ -72,7 +72,7 @@ func TestBrowserHoldWithoutRenewTime(t *testing.T) {
 // without scrolling, and a stopped tab is told by word, icon and color without striking its
 // text.
 func TestBrowserPlayScreen(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	mustHaveWasm(t, ts.URL)
 	out := browserOutputDir(t)
@@ -267,7 +267,7 @@ func TestBrowserPlayScreen(t *testing.T) {
 // after the ring had already run out (a busy machine), the server is started again on the
 // same address and database and the round repeats with a longer lease.
 func TestBrowserServerLost(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	db := filepath.Join(t.TempDir(), "leaselab.db")
 	ts := mustStartServer(t, db)
 	addr := strings.TrimPrefix(ts.URL, "http://")
@@ -405,7 +405,7 @@ func mustRenewLease(tb testing.TB, ts *testServer, namespace, name, holder strin
 // request in flight while it hangs, nothing observed yet when it has started afresh, what a
 // command from the dashboard did (for a while), and one renewal, not "1 renewals".
 func TestBrowserPlayPhone(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	mustHaveWasm(t, ts.URL)
 	out := browserOutputDir(t)

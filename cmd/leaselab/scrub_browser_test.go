@@ -23,7 +23,7 @@ import (
 // the focus on the bar's slider, and space scrolls nothing; L loads the live dashboard again.
 // The keys do nothing while the reader types in a field.
 func TestBrowserScrub(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	out := browserOutputDir(t)
 	aliceAt := mustRenewLease(t, ts, "default", "scrub", "alice", 60)
@@ -195,7 +195,7 @@ func browserPhoneScreenshot(tb testing.TB, tab context.Context, dir, name string
 // the page loaded gets its tick; on the lease page, a takeover after the page loaded gets
 // its tick too.
 func TestBrowserScrubFollowsLive(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	out := browserOutputDir(t)
 	browser := mustStartBrowser(t)

@@ -32,6 +32,7 @@ func BenchmarkStageFrames(b *testing.B) {
 }
 
 func benchmarkStage(b *testing.B, n int) {
+	holdBrowserSlot(b)
 	ts := mustStartServer(b, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -22,7 +22,7 @@ import (
 // among them), a paused leader's belief lane and the split brain after it resumes, a
 // partitioned leader's requests ending in a timeout, and a past moment's roles.
 func TestBrowserStage(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	mustHaveWasm(t, ts.URL)
 	out := browserOutputDir(t)

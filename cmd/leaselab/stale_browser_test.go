@@ -28,7 +28,7 @@ import (
 // deadline: the resumed leader then gives up before it reads the lease, and is never stale.
 // The log says so; the test then pauses the new leader, up to four times in all.
 func TestBrowserStaleLeader(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	mustHaveWasm(t, ts.URL)
 	out := browserOutputDir(t)
@@ -212,7 +212,7 @@ func sortedPair(a, b string) []string {
 // dashboard's row says so as the tab does (STALE LEADER, the conflict icon, data-stale="true",
 // data-state still "leader"), then shows the follower it becomes.
 func TestBrowserDashboardStaleRow(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	mustHaveWasm(t, ts.URL)
 	out := browserOutputDir(t)

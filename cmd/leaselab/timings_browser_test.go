@@ -13,7 +13,7 @@ import (
 // refuses (renewDeadline at leaseDuration) is refused with client-go's reason; back within the
 // rules the incidents are drawn again.
 func TestBrowserTimingsSliders(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	ts := mustStartServer(t, "")
 	out := browserOutputDir(t)
 	browser := mustStartBrowser(t)

@@ -18,7 +18,7 @@ import (
 // it leads, the cluster's Lease names it, and the front's dashboard, which reads the mirror,
 // shows it as the holder.
 func TestBrowserUpstream(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	up := mustStartCluster(t, "", nil)
 	front := mustStartFront(t, up.kubeconfig(t, up.URL, "admin"), nil)
 	mustHaveWasm(t, front.URL)

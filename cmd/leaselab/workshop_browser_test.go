@@ -13,7 +13,7 @@ import (
 // opens a session the page's scripts cannot read (HttpOnly); the candidate tab, authenticated by that session alone, leads
 // a lease in the participant's namespace, and cannot write in another participant's.
 func TestWorkshopBrowser(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
 	// Plain HTTP on loopback: the browser would refuse the self-signed certificate.
 	w := mustStartWorkshop(t, 2, "", func(c *serveConfig) { c.access.TLS = "off" })
 	mustHaveWasm(t, w.URL)
