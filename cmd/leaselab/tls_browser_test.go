@@ -19,7 +19,11 @@ import (
 // offered (HTTP/1.1 otherwise), and the candidate, whose tab hub link is a WebSocket over
 // HTTP/1.1 either way, leads its lease and shows on the dashboard.
 func TestBrowserOverTLS(t *testing.T) {
-	t.Parallel()
+	browserTest(t)
+	// Both servers first, so that one Chromium, started trusting their two certificates, serves
+	// both rounds: a browser's start costs seconds of CPU.
+	var servers []*workshop
+	var pins []string
 	for _, h2 := range []bool{true, false} {
 		w := mustStartWorkshop(t, 1, "", func(c *serveConfig) { c.access.HTTP2 = h2 })
 		if !strings.HasPrefix(w.URL, "https://") {
@@ -34,8 +38,18 @@ func TestBrowserOverTLS(t *testing.T) {
 			t.Fatal(err)
 		}
 		spki := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
-		browser := mustStartBrowserWith(t, chromedp.Flag("ignore-certificate-errors-spki-list", base64.StdEncoding.EncodeToString(spki[:])))
-
+		servers = append(servers, w)
+		pins = append(pins, base64.StdEncoding.EncodeToString(spki[:]))
+	}
+	chromium := mustStartBrowserWith(t, chromedp.Flag("ignore-certificate-errors-spki-list", strings.Join(pins, ",")))
+	for i, h2 := range []bool{true, false} {
+		w := servers[i]
+		// A browser context of the round's own: the servers' sessions are cookies of one host.
+		browser, cancel := chromedp.NewContext(chromium, chromedp.WithNewBrowserContext())
+		t.Cleanup(cancel)
+		if err := chromedp.Do(browser); err != nil {
+			t.Fatalf("open a browser context: %v", err)
+		}
 		tab, _ := openBrowserTab(t, browser, w.URL+"/join?token="+w.tokens["participant-01"])
 		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`[data-testid=join-button]`)), chromedp.WaitVisible(chromedp.CSS(`#lease-grid`))); err != nil {
 			t.Fatalf("http2=%v: join button: %v", h2, err)
