@@ -28,6 +28,12 @@ func Find(path string) (string, error) {
 	return "", fmt.Errorf("no Chromium on PATH (tried %s): install Debian's chromium (make test-deps does)", strings.Join(Names, ", "))
 }
 
+// DisabledFeatures are the Chromium features its Options turn off. Each tab opened through
+// DevTools is a window of its own, and Chromium 156 gives each window its address bar's popups,
+// drawn by pages of their own in a renderer: measured on a 2-core machine, 1.4 CPU-seconds as
+// each tab opened, more than most pages under test cost. Nobody here types a URL.
+const DisabledFeatures = "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup"
+
 // Options are those of a headless Chromium at path with its profile in the directory
 // profile, whose windows are width by height pixels.
 func Options(path, profile string, width, height int) []chromedp.ExecAllocatorOption {
@@ -43,11 +49,7 @@ func Options(path, profile string, width, height int) []chromedp.ExecAllocatorOp
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		// Each tab opened through DevTools is a window of its own, and Chromium 156 gives each
-		// window its address bar's popups, drawn by pages of their own in a renderer: measured
-		// on a 2-core machine, 1.4 CPU-seconds as each tab opened, more than most pages under
-		// test cost. Nobody here types a URL.
-		chromedp.Flag("disable-features", "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup"),
+		chromedp.Flag("disable-features", DisabledFeatures),
 		chromedp.UserDataDir(profile),
 		// Chromium keeps files of its own in a directory under TMPDIR, left behind when it does
 		// not close cleanly: in the profile, they go with it.
