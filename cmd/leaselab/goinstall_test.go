@@ -30,7 +30,8 @@ func TestGoInstallIsTheWholePlayground(t *testing.T) {
 	// -trimpath, as release builds use: the clone's compiled packages no longer depend on
 	// where it was cloned, so that the next run finds them in the build cache (25 s of a
 	// 2-core machine's time without it, on every run). Linked without the symbol table and
-	// debug information, as release builds are too: the link is most of what is left.
+	// debug information, as release builds are too: with the packages in the build cache, the
+	// build then took 4.8 and 5.3 CPU-seconds against 7.3 and 7.8 (two interleaved pairs).
 	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./cmd/leaselab")
 	build.Dir = clone
 	if out, err := build.CombinedOutput(); err != nil {
