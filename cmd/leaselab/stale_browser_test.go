@@ -3,7 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -70,7 +74,7 @@ func TestBrowserStaleLeader(t *testing.T) {
 		if attempt == 1 {
 			mustShowHolderAt(t, leasePage, ts.URL, beforePause, first)
 		}
-		mustSeeOverlap(t, leasePage, ts.URL+"/leases/default/stale", first, second)
+		mustSeeOverlap(t, leasePage, ts.URL+"/leases/default/stale", ts.URL+"/ui/history?namespace=default&lease=stale", first, second)
 		if stale {
 			browserShowTab(t, tabs[first]) // the candidate tabs are behind another
 			browserScreenshot(t, tabs[first], out, "play-stale.png")
@@ -151,11 +155,13 @@ func pauseLeader(t *testing.T, client kubernetes.Interface, tabs map[string]cont
 }
 
 // mustSeeOverlap waits until the lease page at pageURL lists a split-brain interval naming
-// both identities, with its start and end as RFC 3339 moments.
-func mustSeeOverlap(t *testing.T, page context.Context, pageURL, a, b string) {
+// both identities, with its start and end as RFC 3339 moments. When it does not, the lease's
+// recording (the record's changes and every view of it, from history) is kept beside the
+// test's pictures, to read which view ended whose belief.
+func mustSeeOverlap(t *testing.T, page context.Context, pageURL, history, a, b string) {
 	t.Helper()
 	want := strings.Join(sortedPair(a, b), ",")
-	poll.Until(t, 30*time.Second, "the lease page lists an overlap of "+want, func() (bool, string) {
+	_, err := browserWait(30*time.Second, func() (bool, string) {
 		if err := chromedp.Do(page, chromedp.Navigate(pageURL)); err != nil {
 			return false, err.Error()
 		}
@@ -174,6 +180,18 @@ func mustSeeOverlap(t *testing.T, page context.Context, pageURL, a, b string) {
 		}
 		return false, "overlaps: " + list
 	})
+	if err == nil {
+		return
+	}
+	if resp, herr := http.Get(history); herr == nil {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		kept := filepath.Join(browserOutputDir(t), "history.jsonl")
+		if werr := os.WriteFile(kept, body, 0o644); werr == nil {
+			t.Logf("the lease's recording (%s): %s", resp.Status, kept)
+		}
+	}
+	t.Fatalf("the lease page lists an overlap of %s: %v", want, err)
 }
 
 // mustSeeCardOverlaps waits until the dashboard's card of the lease counts a split brain.
