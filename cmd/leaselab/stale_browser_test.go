@@ -118,15 +118,19 @@ func pauseLeader(t *testing.T, client kubernetes.Interface, tabs map[string]cont
 		second = l
 		return l != "" && l != first, seen
 	})
-	// Resumed once the new leader has renewed: the split brain then outlasts the checker's
-	// grace (judge.OverlapGrace) by a renewal period, however soon this test saw the takeover.
-	poll.Until(t, 30*time.Second, second+" renews the lease", func() (bool, string) {
+	// Resumed once the new leader has renewed a second past its acquisition: the split brain
+	// then outlasts the checker's grace (judge.OverlapGrace), however soon this test saw the
+	// takeover. Its first renewal does not do: as client-go's, its renew loop starts at once
+	// after it acquired, and writes within milliseconds (a recording showed 64 ms, and the
+	// resumed leader, past its deadline, gave up 161 ms after the takeover: no split brain).
+	poll.Until(t, 30*time.Second, second+" renews the lease a second after it took it", func() (bool, string) {
 		l, err := client.CoordinationV1().Leases("default").Get(context.Background(), "stale", metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
 		sp := l.Spec
-		renewed := sp.HolderIdentity != nil && *sp.HolderIdentity == second && sp.AcquireTime != nil && sp.RenewTime != nil && sp.RenewTime.After(sp.AcquireTime.Time)
+		renewed := sp.HolderIdentity != nil && *sp.HolderIdentity == second && sp.AcquireTime != nil && sp.RenewTime != nil &&
+			sp.RenewTime.Sub(sp.AcquireTime.Time) >= time.Second
 		return renewed, fmt.Sprintf("holder %v, acquired %v, renewed %v", ptr.Deref(sp.HolderIdentity, ""), sp.AcquireTime, sp.RenewTime)
 	})
 	if err := chromedp.Do(tab, chromedp.KeyEvent("p")); err != nil {
