@@ -266,7 +266,9 @@ func (w *World) Leaders() []string {
 }
 
 // SeesExpired reports whether member id's own clock says the lease it observed has expired:
-// what client-go acts on.
+// what client-go acts on. It can be true for a moment only (the try that sees the expiry may
+// take the lease), which a run looking late misses: a step waiting on it also ends on what
+// follows it, as leader-crash's ends on a takeover.
 func (w *World) SeesExpired(id string) bool {
 	s, ok := w.Members[id]
 	return ok && !s.ObservedExpiry.IsZero() && !s.Now.Before(s.ObservedExpiry)
