@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -77,6 +78,26 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 		}); err != nil {
 			t.Errorf("step %d is not brought into view: %v", n+1, err)
 		}
+	}
+	// The page follows the step told only until the reader moves it: scrolled back to the top
+	// with the Home key, it stays there as the run goes on and the live part is swapped.
+	mustEval(t, tab, `(window.llSwaps = 0, document.addEventListener('ll:swapped', () => window.llSwaps++), 'ok')`)
+	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.KeyEvent(kb.Home)); err != nil {
+		t.Fatal(err)
+	}
+	scrolled := func() string {
+		return mustEval(t, tab, `String(Math.round(scrollY)) + ' after ' + window.llSwaps + ' swaps'`)
+	}
+	if _, err := browserWait(10*time.Second, func() (bool, string) { s := scrolled(); return strings.HasPrefix(s, "0 "), s }); err != nil {
+		t.Fatalf("Home does not scroll the page to the top: %v", err)
+	}
+	if _, err := browserWait(time.Minute, func() (bool, string) {
+		return mustEval(t, tab, `String(window.llSwaps >= 3)`) == "true", scrolled()
+	}); err != nil {
+		t.Fatalf("the live part is not swapped as the run goes on: %v", err)
+	}
+	if s := scrolled(); !strings.HasPrefix(s, "0 ") {
+		t.Errorf("the page scrolled back to the step after the reader scrolled away: scrollY %s", s)
 	}
 	// The lease passed from alice to bob or carol, on the page and on the server.
 	if _, err := browserWait(time.Minute, func() (bool, string) {

@@ -25,14 +25,24 @@
   function live() { return document.getElementById('scenario-live'); }
 
   /** Brings the step shown into view when it changes (Next, Back, auto-play): the narration
-   *  grows below the cards, and a reader must not have to hunt for the step being told. */
+   *  grows below the cards, and a reader must not have to hunt for the step being told. A swap
+   *  that lands while the page glides stops the glide, so the same step is followed again after
+   *  each swap, until the reader moves the page themselves. */
   let shownStep = (document.querySelector('.step-current') || {}).dataset?.n;
+  let readerMoved = false;
+  for (const ev of ['wheel', 'touchstart', 'mousedown']) {
+    window.addEventListener(ev, () => { readerMoved = true; }, { passive: true });
+  }
+  window.addEventListener('keydown', (e) => {
+    if (['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End'].includes(e.key)) readerMoved = true;
+  });
   function followStep() {
     // An open question is what the room looks at, below the narration.
     const q = document.querySelector('[data-testid="prediction"][data-open="true"]');
     const cur = q || document.querySelector('.step-current');
     const key = cur && (q ? 'q' : '') + (q ? q.dataset.step : cur.dataset.n);
-    if (!cur || key === shownStep) return;
+    if (!cur || (key === shownStep && readerMoved)) return;
+    if (key !== shownStep) readerMoved = false;
     shownStep = key;
     const r = cur.getBoundingClientRect();
     const controls = document.querySelector('.scenario-controls');
