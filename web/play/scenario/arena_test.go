@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+
+	"github.com/leaselab/leaselab/wasm/candidate"
 )
 
 // TestArenaTellsWhatTheRoomDid: played by its simulated room, the room lesson keeps its claims
@@ -46,4 +50,36 @@ func TestArenaTellsWhatTheRoomDid(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestArenaHealEndsWhateverTheRoomDid: the heal step ends once one tab leads and the record
+// names it, and each cut-off tab still in the room follows, has been stopped by its
+// participant, or is that leader; never while a cut-off tab is still partitioned.
+func TestArenaHealEndsWhateverTheRoomDid(t *testing.T) {
+	until := arenaHeal().Until
+	holder := func(h string) *coordinationv1.Lease {
+		return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: &h}}
+	}
+	follower := candidate.Snapshot{State: candidate.StateFollower, Role: candidate.RoleFollower}
+	leader := candidate.Snapshot{State: candidate.StateLeader, Role: candidate.RoleLeader}
+	stopped := candidate.Snapshot{State: candidate.StateStopped}
+	cutOff := candidate.Snapshot{State: candidate.StatePartitioned, Role: candidate.RoleFollower}
+	for _, c := range []struct {
+		name    string
+		holder  string
+		members map[string]candidate.Snapshot
+		want    bool
+	}{
+		{"the cut-off tabs follow", "dan", map[string]candidate.Snapshot{"dan": leader, "bob": follower, "carol": follower}, true},
+		{"one is still cut off", "dan", map[string]candidate.Snapshot{"dan": leader, "bob": follower, "carol": cutOff}, false},
+		{"one was stopped by its participant", "dan", map[string]candidate.Snapshot{"dan": leader, "bob": follower, "carol": stopped}, true},
+		{"one left the room", "dan", map[string]candidate.Snapshot{"dan": leader, "bob": follower}, true},
+		{"one took the lease after the holder left", "carol", map[string]candidate.Snapshot{"bob": follower, "carol": leader}, true},
+		{"two believe they lead", "dan", map[string]candidate.Snapshot{"dan": leader, "bob": leader, "carol": follower}, false},
+	} {
+		w := World{Lease: holder(c.holder), Members: c.members, Notes: map[string]string{notedCut: "bob,carol"}}
+		if got := until(&w); got != c.want {
+			t.Errorf("%s: the heal step is done: %v, want %v", c.name, got, c.want)
+		}
+	}
 }

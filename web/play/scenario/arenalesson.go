@@ -194,11 +194,16 @@ func arenaHeal() Step {
 			return told("arena.told.summary", len(tookPart(w)), holderChanges(w), len(w.Overlaps()))
 		},
 		Until: func(w *World) bool {
-			if ls := w.Leaders(); len(ls) != 1 || ls[0] != w.Holder() {
+			ls := w.Leaders()
+			if len(ls) != 1 || ls[0] != w.Holder() {
 				return false
 			}
+			// A room goes on as it likes: a cut-off tab may have been stopped by its
+			// participant, or be the one leader, having taken the lease after its holder's
+			// tab was closed. Only one that still believes what the cut left it waits.
 			for _, name := range strings.Split(w.Notes[notedCut], ",") {
-				if s, here := w.Members[name]; here && name != "" && s.State != candidate.StateFollower {
+				s, here := w.Members[name]
+				if here && name != "" && name != ls[0] && s.State != candidate.StateFollower && s.State != candidate.StateStopped {
 					return false
 				}
 			}
