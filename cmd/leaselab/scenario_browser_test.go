@@ -125,6 +125,17 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("F does not switch to presenter mode: %v", err)
 	}
+	// On a projector it is one screen: every candidate on the stage and the status above the
+	// caption, nothing under it, and nothing to scroll to.
+	if _, err := browserWait(10*time.Second, func() (bool, string) {
+		s, _ := browserEval(tab, `(() => { const cap = document.querySelector('[data-testid="caption"]').getBoundingClientRect().top;
+			const over = [...document.querySelectorAll('[data-testid="stage-candidate"], [data-testid="scenario-status"], [data-testid="scenario-holder"]')]
+				.filter((e) => e.getBoundingClientRect().bottom > cap + 1).map((e) => e.dataset.identity || e.dataset.testid);
+			return over.length + ' under the caption ' + over.join(',') + '; scrolls ' + (document.documentElement.scrollHeight > innerHeight + 1); })()`)
+		return s == "0 under the caption ; scrolls false", s
+	}); err != nil {
+		t.Errorf("presenter mode at 1280x720: %v", err)
+	}
 	browserScreenshot(t, tab, out, "leader-crash-present-1280.png")
 	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.KeyEvent("f"), chromedp.EmulateViewport(390, 844)); err != nil {
 		t.Fatal(err)

@@ -40,11 +40,20 @@ func TestBrowserStage(t *testing.T) {
 	if _, err := browserEval(stage, `(() => {
 		window.reqSeen = new Set();
 		window.reqEnded = {};
+		window.reqNear = Infinity;
+		window.reqPlaced = 0;
 		setInterval(() => {
 			for (const g of document.querySelectorAll('[data-testid=stage-request]')) {
 				const d = g.dataset;
 				window.reqSeen.add([d.identity, d.verb, d.outcome].join('|'));
 				if (d.outcome) window.reqEnded[d.id] = [d.identity, d.verb, d.outcome, d.startMs, d.endMs].join('|');
+				// How close a request placed by the page comes to its candidate, in outer rings.
+				const ring = document.querySelector('[data-testid=stage-candidate][data-identity="' + d.identity + '"] .ring-renew');
+				if (!ring || !g.llDrawn || !g.llDrawn.t || g.style.opacity === '0.00') continue;
+				const a = ring.getBoundingClientRect(), b = g.querySelector('circle').getBoundingClientRect();
+				const dist = Math.hypot(a.x + a.width / 2 - b.x - b.width / 2, a.y + a.height / 2 - b.y - b.height / 2) / (a.width / 2);
+				window.reqNear = Math.min(window.reqNear, dist);
+				window.reqPlaced++;
 			}
 		}, 30);
 		return 'ok';
@@ -88,6 +97,18 @@ func TestBrowserStage(t *testing.T) {
 		return strings.Contains(s, first+"|PUT|200"), s
 	})
 	browserScreenshot(t, stage, out, "stage.png")
+	// A request leaves from its candidate's outer ring and comes back to it: never over the
+	// shape inside, which says who leads.
+	if s := mustEval(t, stage, `window.reqPlaced + ' placed, the nearest at ' + window.reqNear.toFixed(2) + ' rings'`); !strings.HasPrefix(s, "0 ") {
+		t.Logf("requests: %s", s)
+		var placed int
+		var near float64
+		if _, err := fmt.Sscanf(s, "%d placed, the nearest at %g rings", &placed, &near); err != nil || near < 1 {
+			t.Errorf("a request was drawn inside its candidate's outer ring: %s", s)
+		}
+	} else {
+		t.Errorf("no request was seen placed by the page: %s", s)
+	}
 
 	// The dashboard shows the same roles on the lease's card, above the fold, one click from
 	// the stage.

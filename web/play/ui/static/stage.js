@@ -95,7 +95,9 @@
   // The server places everyone in a wide frame; on a narrow screen the places are pulled in
   // sideways and out upwards and downwards, so that names stay readable.
   const narrow = window.matchMedia('(max-width: 600px)');
-  const WIDE = '0 -50 1000 660', TALL = '180 -170 640 930';
+  // The wide frame reaches y 640: the role written under a candidate at the bottom of the
+  // ellipse (the server's 300, the ellipse's 220, the line's 104) stays inside it.
+  const WIDE = '0 -45 1000 685', TALL = '180 -170 640 930';
   function toFrame(x, y) {
     return narrow.matches ? [CX + (x - CX) * 0.5, CY + (y - CY) * 1.55] : [x, y];
   }
@@ -124,25 +126,28 @@
     const dx = Math.abs(CX - x), dy = Math.abs(CY - y);
     const edge = 1 - Math.min(dx ? 164 / dx : 1, dy ? 94 / dy : 1);
     const reach = link === 'cut' ? 0.5 : Math.min(0.95, Math.max(0.3, edge));
-    const at = (p) => [x + (CX - x) * p, y + (CY - y) * p];
+    // It leaves from the candidate's outer ring and comes back to it, never over the shape
+    // inside that says who leads: 75 is the outer ring (60) and the dot (10), and a little.
+    const dist = Math.hypot(dx, dy);
+    const rim = dist ? Math.min(0.6 * reach, 75 / dist) : 0;
+    const at = (f) => { const p = rim + (reach - rim) * f; return [x + (CX - x) * p, y + (CY - y) * p]; };
     if (reduce.matches) { // a tick at the candidate: no travel
-      const [tx, ty] = at(0.22);
+      const [tx, ty] = at(0);
       const gone = end && now - end > 2500;
       return { x: tx, y: ty, opacity: gone ? 0 : 1 };
     }
     const arrive = start + leg;
     if (!end || now < Math.max(end, arrive)) {
-      const p = clamp((now - start) / leg) * reach;
-      const [px, py] = at(p);
+      const [px, py] = at(clamp((now - start) / leg));
       return { x: px, y: py, opacity: 1 };
     }
     const back = Math.max(end, arrive);
     if (q.outcome === 'timeout') { // it dies where it hung
-      const [px, py] = at(reach);
+      const [px, py] = at(1);
       return { x: px, y: py, opacity: 1 - clamp((now - back) / FADE) };
     }
     const home = clamp((now - back) / leg);
-    const [px, py] = at(reach * (1 - home));
+    const [px, py] = at(1 - home);
     return { x: px, y: py, opacity: home < 1 ? 1 : 1 - clamp((now - back - leg) / FADE) };
   }
 
