@@ -240,4 +240,6 @@ func TestBrowserScrubFollowsLive(t *testing.T) {
 	mustRenewLease(t, ts, "default", "follow", "carol", 60)
 	mustSee(t, page, `(() => { const w = document.querySelector('.timeline-wrap');
 		return String(w.scrollWidth > w.clientWidth && w.scrollLeft + w.clientWidth >= w.scrollWidth - 2); })()`, "true")
+	// The page itself does not: its buttons wrap, Delete among them.
+	mustSee(t, page, `String(!!document.querySelector('[data-testid=delete-lease]') && document.documentElement.scrollWidth <= innerWidth + 1)`, "true")
 }
