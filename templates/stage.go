@@ -121,6 +121,13 @@ type StageSegment struct {
 type StageTick struct {
 	X     float64
 	Label string
+	// Anchor is the label's text-anchor: "end" when centring it would cross the right edge.
+	Anchor string
+	// Late is a tick close enough to the right edge that a phone's narrower lanes end its
+	// label at it.
+	Late bool
+	// OnPhone is a label a phone shows: about every other one.
+	OnPhone bool
 }
 
 // outcomeWords is a request's outcome in words: in flight, timed out, refused, or answered

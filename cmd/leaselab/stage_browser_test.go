@@ -204,6 +204,7 @@ func TestBrowserStage(t *testing.T) {
 		t.Errorf("Chinese stage: server named %q", s)
 	}
 	browserScreenshot(t, stage, out, "stage-phone-zh.png")
+	mustSeeTicksFit(t, stage, "390x844", true)
 
 	// Dark: the picture follows the system's scheme, the server's box dark like the page.
 	if _, err := chromedp.Call(ctxWith(stage, 10*time.Second), emulation.SetEmulatedMedia,
@@ -213,6 +214,7 @@ func TestBrowserStage(t *testing.T) {
 	if err := chromedp.Do(stage, chromedp.EmulateViewport(1280, 720)); err != nil {
 		t.Fatal(err)
 	}
+	mustSeeTicksFit(t, stage, "1280x720", false)
 	if s, _ := browserEval(stage, `getComputedStyle(document.querySelector('.stage-server rect')).fill`); s == "rgb(255, 255, 255)" {
 		t.Errorf("in the dark scheme the server's box is still white")
 	}
@@ -225,4 +227,27 @@ func mapValues(m map[string]string) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+// mustSeeTicksFit fails the test unless the lanes' time labels shown are apart from each other
+// and within the lanes' box, every other one on a phone (TestStageTicksFit checks the rule for
+// every span).
+func mustSeeTicksFit(t *testing.T, stage context.Context, size string, phone bool) {
+	t.Helper()
+	if _, err := browserWait(10*time.Second, func() (bool, string) {
+		s, _ := browserEval(stage, `(() => { const box = document.querySelector('.lanes-scroll').getBoundingClientRect();
+			const all = [...document.querySelectorAll('[data-testid=lane-tick]')];
+			const shown = all.filter((e) => getComputedStyle(e).display !== 'none').map((e) => [e.textContent, e.getBoundingClientRect()]);
+			const bad = shown.filter(([l, r], i) => r.right > box.right + 1 || (i > 0 && r.left < shown[i - 1][1].right + 2)).map(([l]) => l);
+			return all.length + ' ' + shown.length + ' shown, crowded or cut: ' + bad.join(' '); })()`)
+		var all, shown int
+		fmt.Sscanf(s, "%d %d", &all, &shown)
+		want := all
+		if phone {
+			want = (all + 1) / 2
+		}
+		return all >= 2 && shown == want && strings.HasSuffix(s, "cut: "), s
+	}); err != nil {
+		t.Errorf("the lanes' time labels at %s: %v", size, err)
+	}
 }

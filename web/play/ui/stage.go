@@ -624,6 +624,10 @@ func stageLanes(terms []judge.Term, vs []judge.View, overlaps, past []judge.Over
 	return l
 }
 
+// Half a tick's label (about 60 pixels), in percent of the lanes' width: on a screen wider than
+// a phone (lanes of 550 pixels or more), and on a phone (260), where every other label is shown.
+const stageTickHalfWide, stageTickHalfPhone = 5.5, 11.0
+
 // stageTicks labels the lanes' time about every sixth of their span, on round seconds.
 func stageTicks(from, to time.Time, x func(time.Time) float64) []templates.StageTick {
 	step := time.Second
@@ -636,7 +640,20 @@ func stageTicks(from, to time.Time, x func(time.Time) float64) []templates.Stage
 	}
 	var out []templates.StageTick
 	for t := from.Truncate(step).Add(step); t.Before(to); t = t.Add(step) {
-		out = append(out, templates.StageTick{X: x(t), Label: clockTime(t)})
+		k := templates.StageTick{X: x(t), Label: clockTime(t), Anchor: "middle"}
+		if k.X > 100-stageTickHalfWide {
+			k.Anchor = "end"
+		}
+		k.Late = k.X > 100-stageTickHalfPhone
+		out = append(out, k)
+	}
+	// The last label, ending at its instant, may reach the one before: it is left out.
+	if n := len(out); n >= 2 && out[n-1].Anchor == "end" && out[n-1].X-2*stageTickHalfWide < out[n-2].X+stageTickHalfWide {
+		out = out[:n-1]
+	}
+	// A phone shows every other label (TestStageTicksFit: they keep apart, whatever the span).
+	for i := range out {
+		out[i].OnPhone = i%2 == 0
 	}
 	return out
 }

@@ -327,3 +327,49 @@ func BenchmarkRequestTap(b *testing.B) {
 		})
 	}
 }
+
+// TestStageTicksFit: whatever the lanes' span, the time labels keep apart and inside the lanes,
+// all of them on a wide screen, those marked for it (half or more) on a phone, each as wide as
+// its half in percent says and centred on its instant unless it ends there.
+func TestStageTicksFit(t *testing.T) {
+	from := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+	for span := time.Second; span <= 5*time.Minute; span += 250 * time.Millisecond {
+		to := from.Add(span)
+		x := func(at time.Time) float64 { return 100 * float64(at.Sub(from)) / float64(span) }
+		ticks := stageTicks(from, to, x)
+		phone := 0
+		for _, k := range ticks {
+			if k.OnPhone {
+				phone++
+			}
+		}
+		if len(ticks) > 1 && phone < len(ticks)/2 {
+			t.Fatalf("span %s: a phone shows %d of %d labels", span, phone, len(ticks))
+		}
+		for _, screen := range []struct {
+			name  string
+			half  float64
+			shows func(templates.StageTick) bool
+			end   func(templates.StageTick) bool
+		}{
+			{"wide", stageTickHalfWide, func(templates.StageTick) bool { return true }, func(k templates.StageTick) bool { return k.Anchor == "end" }},
+			{"phone", stageTickHalfPhone, func(k templates.StageTick) bool { return k.OnPhone }, func(k templates.StageTick) bool { return k.Late }},
+		} {
+			lastRight := -100.0
+			for i := range ticks {
+				if !screen.shows(ticks[i]) {
+					continue
+				}
+				k := ticks[i]
+				left, right := k.X-screen.half, k.X+screen.half
+				if screen.end(k) {
+					left, right = k.X-2*screen.half, k.X
+				}
+				if right > 100 || left < lastRight {
+					t.Fatalf("span %s, %s screen: the label %s at %.1f%% spans [%.1f, %.1f], after one ending at %.1f", span, screen.name, k.Label, k.X, left, right, lastRight)
+				}
+				lastRight = right
+			}
+		}
+	}
+}
