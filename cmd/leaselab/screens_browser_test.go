@@ -400,8 +400,8 @@ func mustRenewLease(tb testing.TB, ts *testServer, namespace, name, holder strin
 }
 
 // TestBrowserPlayPhone: a candidate tab at 390x844 keeps its words whole (the role word within
-// its card, the language switch on one line, timer values with their unit, the decision log
-// with its kind and count beside its time), and says what it is doing in plain words: a
+// its card, the language switch on one line, timer values with their unit, fault buttons on one
+// line and without keys, the decision log with its kind and count beside its time), and says what it is doing in plain words: a
 // request in flight while it hangs, nothing observed yet when it has started afresh, what a
 // command from the dashboard did (for a while), and one renewal, not "1 renewals".
 func TestBrowserPlayPhone(t *testing.T) {
@@ -480,6 +480,14 @@ func TestBrowserPlayPhone(t *testing.T) {
 			const tops = new Set(Array.from(r.getClientRects(), (x) => Math.round(x.top)));
 			if (tops.size > 1) bad.push('"' + v.textContent + '" wraps');
 		}
+		// The fault buttons keep their words on one line, and show no keys on a phone.
+		const one = document.querySelector('[data-testid=fault-pause]').offsetHeight; // a word: one line
+		for (const b of document.querySelectorAll('[data-testid=faultbar] button.fault')) {
+			if (b.offsetHeight > one + 2) bad.push('"' + b.textContent.trim() + '" wraps');
+			const k = b.querySelector('kbd');
+			if (k && k.getClientRects().length) bad.push('"' + b.textContent.trim() + '" shows its key');
+		}
+		if (document.querySelector('.panel.keys').getClientRects().length) bad.push('the keys are listed');
 		for (const li of document.querySelectorAll('#log li')) {
 			const [tm, kind, , count] = li.children;
 			if (getComputedStyle(kind).display === 'none' || !kind.getClientRects().length) bad.push('log kind hidden');
