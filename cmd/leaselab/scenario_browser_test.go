@@ -28,6 +28,11 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the scenario page does not load: %v", err)
 	}
+	// Before Start, Next cannot be pressed, and does not look like Start, which can.
+	if s := mustEval(t, tab, `(() => { const n = document.querySelector('[data-testid="next"]'), s = document.querySelector('[data-testid="start"]');
+		return n.disabled + ' ' + (getComputedStyle(n).backgroundColor === getComputedStyle(s).backgroundColor); })()`); s != "true false" {
+		t.Errorf("Next before Start (disabled, filled as Start): %s", s)
+	}
 	// Four times as fast: the lesson's 20-odd seconds of lease time in a few real ones. Space
 	// starts it, as a presenter's clicker does.
 	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.SetValue(chromedp.CSS(`select[name="speed"]`), "4"), chromedp.KeyEvent(" ")); err != nil {
