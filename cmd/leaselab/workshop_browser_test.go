@@ -154,6 +154,20 @@ func TestWorkshopBrowser(t *testing.T) {
 	}
 	mustSee(t, dash, `String(document.getElementById('room').open)`, "true")
 
+	// On the instructor's phone the header is two rows: the brand, the connection, who is
+	// signed in and the language, then the four sections.
+	if err := chromedp.Do(dash, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	mustSee(t, dash, `(() => { const top = (sel) => Math.round(document.querySelector(sel).getBoundingClientRect().top);
+		const rows = new Set([...document.querySelectorAll('header.top nav a')].map((a) => Math.round(a.getBoundingClientRect().top)));
+		return rows.size + ' row of ' + document.querySelectorAll('header.top nav a').length + ' sections; connection ' + (Math.abs(top('#conn') - top('[data-testid=signed-in]')) < 8 ? 'beside the name' : 'elsewhere'); })()`,
+		"1 row of 4 sections; connection beside the name")
+	browserScreenshot(t, dash, browserOutputDir(t), "workshop-dashboard-390.png")
+	if err := chromedp.Do(dash, chromedp.EmulateViewport(1280, 720)); err != nil {
+		t.Fatal(err)
+	}
+
 	// Switching a candidate tab's language keeps its identity: it renews the lease it holds.
 	lang, _ := openBrowserTab(t, browser, w.URL+"/play?namespace=participant-01&lease=lang&leaseDuration=3&renewDeadline=2&retryPeriod=1")
 	if _, err := browserWait(20*time.Second, func() (bool, string) {
