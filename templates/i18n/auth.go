@@ -28,6 +28,7 @@ var _ = said.Register(map[string]Text{
 	"auth.ws.loopback":             {En: "These links use a loopback address: participants cannot reach it. Open this page through the address they use (or start with --public-url).", Zh: "这些链接使用的是回环地址：参与者无法访问。请通过参与者使用的地址打开本页（或以 --public-url 启动）。"},
 	"auth.ws.dashboard":            {En: "Dashboard", Zh: "仪表盘"},
 	"auth.nav.scenarios":           {En: "Scenarios", Zh: "场景"},
+	"auth.nav.timings":             {En: "Timings", Zh: "时间设置"},
 	"auth.ws.joined":               {En: "%d of %d participants have joined (reload to see who came since).", Zh: "%d / %d 位参与者已加入（刷新页面可看到之后加入的人）。"},
 	"auth.ws.seen":                 {En: "seen %s", Zh: "%s在线"},
 	"auth.ws.notSeen":              {En: "not joined yet", Zh: "尚未加入"},

@@ -328,7 +328,7 @@ var workshopTmpl = template.Must(template.New("workshop").Funcs(pageFuncs).Parse
 <link rel="stylesheet" href="{{css}}">
 <title>{{call .W.T "auth.ws.title"}} — leaselab</title></head>
 <body><header class="top no-print"><a class="brand" href="/">lease<b>lab</b></a>
-<nav aria-label="main"><a href="/">{{call .W.T "auth.ws.dashboard"}}</a> <a href="/scenarios">{{call .W.T "auth.nav.scenarios"}}</a> <a href="/workshop" aria-current="page">{{call .W.T "auth.ws.title"}}</a></nav>
+<nav aria-label="main"><a href="/">{{call .W.T "auth.ws.dashboard"}}</a> <a href="/scenarios">{{call .W.T "auth.nav.scenarios"}}</a> <a href="/timings" data-testid="nav-timings">{{call .W.T "auth.nav.timings"}}</a> <a href="/workshop" aria-current="page">{{call .W.T "auth.ws.title"}}</a></nav>
 {{if .Viewer}}<span class="signed-in" data-testid="signed-in" title="{{call .W.T "layout.signedIn" .Viewer}}">{{.Viewer}}</span>{{end}}<a class="lang" href="{{.W.Switch}}" data-testid="lang-switch" title="{{call .W.T "auth.langTitle"}}">{{call .W.T "auth.lang"}}</a></header>
 <main><h1>{{call .W.T "auth.ws.title"}}</h1>
 <p class="lead">{{call .W.T "auth.ws.joinAt"}}<code data-testid="base-url">{{.BaseURL}}</code>{{call .W.T "auth.ws.lead"}}<code>arena</code>{{call .W.T "auth.ws.leadEnd"}}</p>

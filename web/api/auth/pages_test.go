@@ -161,7 +161,7 @@ func TestPagesStyle(t *testing.T) {
 		t.Errorf("workshop page: %d\n%s", rec.Code, body)
 	}
 	// It has the screens' way around (not printed).
-	if !strings.Contains(body, `<header class="top no-print">`) || !strings.Contains(body, `<a href="/scenarios">Scenarios</a>`) ||
+	if !strings.Contains(body, `<header class="top no-print">`) || !strings.Contains(body, `<a href="/scenarios">Scenarios</a> <a href="/timings" data-testid="nav-timings">Timings</a>`) ||
 		!strings.Contains(body, `<a href="/workshop" aria-current="page">Workshop</a>`) {
 		t.Errorf("workshop page: no header:\n%s", body)
 	}
