@@ -29,6 +29,10 @@ func TestBrowserArenaLesson(t *testing.T) {
 	if err != nil || !strings.HasPrefix(join, "/play?namespace=arena&lease=arena&") {
 		t.Fatalf("the join link: %q %v", join, err)
 	}
+	// Before Start the empty stage is small: the join code the room scans is on the first
+	// screen at 1280x720.
+	arenaWait(t, lesson, 10*time.Second, "the join code on the first screen", `String(scrollY === 0 &&
+		document.querySelector('[data-testid="room-qr"]').getBoundingClientRect().bottom <= innerHeight)`, "true")
 	arenaShowRoom(t, lesson)
 	browserScreenshot(t, lesson, out, "arena-idle.png")
 	arenaClick(t, lesson, "start")
