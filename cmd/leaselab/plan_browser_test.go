@@ -66,4 +66,11 @@ func TestBrowserSessionPlan(t *testing.T) {
 	}
 	browserScreenshot(t, instructor, out, "plan-390.png")
 	mustFitTheWidth(t, instructor, "/scenarios")
+	// Each lesson's row on a phone is laid out alike: the moves and Remove on one line under the
+	// title, the talk's minutes on the next.
+	mustSee(t, instructor, `(() => { const top = (e, sel) => Math.round(e.querySelector(sel).getBoundingClientRect().top);
+		const rows = [...document.querySelectorAll('[data-testid=session-plan] li')];
+		const odd = rows.filter((li) => top(li, '[data-testid=plan-up]') !== top(li, '[data-testid=plan-remove]') ||
+			top(li, '[data-testid=plan-talk-set]') <= top(li, '[data-testid=plan-remove]') || top(li, '[data-testid=plan-up]') <= top(li, 'a'));
+		return (rows.length > 1) + ', ' + odd.map((li) => li.dataset.name).join(' ') + ' laid out otherwise'; })()`, "true,  laid out otherwise")
 }
