@@ -146,6 +146,10 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	browserScreenshot(t, tab, out, "leader-crash-390.png")
+	// On a phone the controls, which stay at the top, take two rows.
+	if s := mustEval(t, tab, `String(new Set([...document.querySelectorAll('.scenario-controls :is(button, select)')].map((e) => Math.round(e.getBoundingClientRect().top))).size)`); s != "2" {
+		t.Errorf("the lesson's controls at 390x844 take %s rows, want 2", s)
+	}
 	// Presenter mode on a phone: the stage is the centre, every candidate on it within the
 	// screen, and the caption follows the status line rather than covering it.
 	if err := chromedp.Do(ctxWith(tab, 10*time.Second), chromedp.KeyEvent("f")); err != nil {
