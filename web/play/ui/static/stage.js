@@ -122,9 +122,9 @@
   function place(q, now) {
     const { x, y, start, end, link } = q;
     const leg = link === 'slow' ? SLOW_LEG : LEG;
-    // Out to the cut, or to the server's edge (its box is 300 by 160, centred).
+    // Out to the cut, or to the server's edge (its box is 300 by 200, centred).
     const dx = Math.abs(CX - x), dy = Math.abs(CY - y);
-    const edge = 1 - Math.min(dx ? 164 / dx : 1, dy ? 94 / dy : 1);
+    const edge = 1 - Math.min(dx ? 164 / dx : 1, dy ? 114 / dy : 1);
     const reach = link === 'cut' ? 0.5 : Math.min(0.95, Math.max(0.3, edge));
     // It leaves from the candidate's outer ring and comes back to it, never over the shape
     // inside that says who leads: 75 is the outer ring (60) and the dot (10), and a little.
