@@ -2,6 +2,7 @@ package election_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -594,7 +595,13 @@ func TestControllerGarbageCollectsAtStart(t *testing.T) {
 	// The decision is recorded once the delete has returned: wait for both.
 	poll.Until(t, 10*time.Second, "the stale candidate is deleted, and the decision says why", func() (bool, string) {
 		_, decided := en.findDecision(election.KindGC, "deleted candidate gone: it last renewed 31m0s ago (more than 30m0s)")
-		return en.candidate(t, "gone") == nil && decided, "decisions:\n" + en.decisionText()
+		c := en.candidate(t, "gone")
+		if c == nil {
+			return decided, "the candidate is gone; decisions:\n" + en.decisionText()
+		}
+		// What is there, should it outlive a delete that returned.
+		return false, fmt.Sprintf("the candidate is there (uid %s, resourceVersion %s, renewTime %v, pingTime %v, managed by %d); decisions:\n%s",
+			c.UID, c.ResourceVersion, c.Spec.RenewTime, c.Spec.PingTime, len(c.ManagedFields), en.decisionText())
 	})
 }
 
