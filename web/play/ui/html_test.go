@@ -384,6 +384,13 @@ func TestPlayPage(t *testing.T) {
 	if !strings.Contains(text(doc.Find(`[data-testid=problems]`)), "lease name must not be empty") {
 		t.Error("no lease: not refused")
 	}
+	if n, line := doc.Find(`[data-testid=lease-link]`).Length(), text(doc.Find(`.lease-line`)); n != 0 || !strings.Contains(line, "default/—") {
+		t.Errorf("no lease: the lease line links %d times and reads %q, want no link and default/—", n, line)
+	}
+	doc = tu.mustGetDoc(t, "/play?lease=demo", http.StatusOK)
+	if line := text(doc.Find(`.lease-line`)); line != "lease default/demo" || doc.Find(`.lease-line [data-testid=lease-link][href="/leases/default/demo"]`).Length() != 1 {
+		t.Errorf("the lease line reads %q, want a link after \"lease \"", line)
+	}
 }
 
 func TestPlayPageCoordinated(t *testing.T) {
