@@ -46,8 +46,14 @@ func timingsView(v timings.Verdict) templates.Timings {
 // timingsChart lays out the chart: the axis runs from the leader's last renewal to the latest
 // takeover (or the leader's stop, when later), with a few round ticks.
 func timingsChart(v timings.Verdict) templates.TimingsChart {
+	return timingsChartTo(v, 0)
+}
+
+// timingsChartTo is timingsChart on an axis that runs to end at least: a page that draws it
+// under another chart gives both one scale.
+func timingsChartTo(v timings.Verdict, end time.Duration) templates.TimingsChart {
 	takeoverBy := v.Takeover.Worst
-	end := max(takeoverBy, v.LeaderStops)
+	end = max(end, takeoverBy, v.LeaderStops)
 	at := func(d time.Duration) float64 { return 100 * float64(d) / float64(end) }
 	label := i18n.Say("timings.chartLabel", timings.Seconds(v.LeaderStops), timings.Seconds(v.Lease), timings.Seconds(takeoverBy))
 	leader := keepUnitsSays(i18n.Say("timings.chartLeaderLabel", timings.Seconds(v.LeaderStops)))

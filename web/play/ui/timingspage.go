@@ -101,16 +101,20 @@ func timingsLive(ctx context.Context, s timings.Settings, bad string) templates.
 	}
 	out := templates.TimingsLive{Verdict: timingsView(v), PlayURL: "/play?" + q.Encode()}
 	if v.OK() {
-		out.Incidents, out.Ticks = timingsIncidents(v)
+		var span time.Duration
+		out.Incidents, out.Ticks, span = timingsIncidents(v)
+		// The chart below the incidents runs on their axis: their seconds line up.
+		out.Verdict.Chart = timingsChartTo(v, span)
 	}
 	return out
 }
 
 // timingsIncidents draws a crash, a release and a pause at v's timings on one axis, from the
-// old leader's last renewal: a crash hands over in CrashFailover, a release in
-// ReleaseFailover, and a leader frozen past its lease finds, as it wakes, that a follower took
-// it in Takeover; until its first request comes back it acts on its old belief.
-func timingsIncidents(v timings.Verdict) ([]templates.TimingsIncident, []templates.TimingsTick) {
+// old leader's last renewal, and returns its ticks and its span: a crash hands over in
+// CrashFailover, a release in ReleaseFailover, and a leader frozen past its lease finds, as it
+// wakes, that a follower took it in Takeover; until its first request comes back it acts on its
+// old belief.
+func timingsIncidents(v timings.Verdict) ([]templates.TimingsIncident, []templates.TimingsTick, time.Duration) {
 	pause := v.Takeover.Worst + v.Settings.RetryPeriod
 	span := pause + v.Settings.RetryPeriod
 	at := func(d time.Duration) float64 { return 100 * float64(d) / float64(span) }
@@ -128,5 +132,5 @@ func timingsIncidents(v timings.Verdict) ([]templates.TimingsIncident, []templat
 			TakeFrom: at(v.ReleaseFailover.Best), TakeTo: at(v.ReleaseFailover.Worst)},
 		{Kind: "pause", Says: keepUnitsSays(i18n.Say("tp.pause", secs(pause), secs(v.Takeover.Best), secs(v.Takeover.Worst))),
 			Wakes: at(pause), TakeFrom: at(v.Takeover.Best), TakeTo: at(v.Takeover.Worst)},
-	}, ticks
+	}, ticks, span
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 // TestTimingsPage: /timings draws three incidents and the verdict at the sliders' values, its
@@ -26,6 +28,18 @@ func TestTimingsPage(t *testing.T) {
 	crash := doc.Find(`[data-testid=timings-incident][data-kind=crash]`).Text()
 	if !strings.Contains(crash, "13\u00a0s to 23.8\u00a0s") {
 		t.Errorf("crash at 15/10/2: %q", crash)
+	}
+	// The chart under the incidents runs on their axis: the same ticks at the same places.
+	ticks := func(sel string) string {
+		var out []string
+		doc.Find(sel + ` text.tc-tick`).Each(func(_ int, s *goquery.Selection) {
+			x, _ := s.Attr("x")
+			out = append(out, s.Text()+"@"+x)
+		})
+		return strings.Join(out, " ")
+	}
+	if a, b := ticks(`[data-testid=timings-incidents]`), ticks(`[data-testid=timings-chart]`); a == "" || a != b {
+		t.Errorf("the incidents' axis %q and the chart's %q differ", a, b)
 	}
 	if href, _ := doc.Find(`[data-testid=timings-play]`).Attr("href"); !strings.Contains(href, "renewDeadline=10") || !strings.HasPrefix(href, "/play?") {
 		t.Errorf("the link to a tab: %q", href)
