@@ -104,6 +104,16 @@ func TestBrowserPredict(t *testing.T) {
 			browserScreenshot(t, tab, out, "predict-answer-390.png")
 		}
 	}
+	// On the projector the answer stays in the column under the stage, as a caption would, and
+	// every candidate stays in view above it: the room watches the step run.
+	browserMust(t, 30*time.Second, "the presenter's stage above the answer", func() (bool, string) {
+		s, _ := browserEval(presenter, `(() => { const p = document.querySelector('[data-testid="prediction"]'); if (!p) return 'no panel';
+			const top = p.getBoundingClientRect().top, cands = [...document.querySelectorAll('[data-testid="stage-candidate"]')];
+			const under = cands.filter((c) => c.getBoundingClientRect().bottom > top + 1).map((c) => c.dataset.identity);
+			return p.dataset.open + ' ' + cands.length + ' candidates, under the answer: ' + under.join(',') + '; ask shown ' + !!p.querySelector('.prediction-ask').getClientRects().length; })()`)
+		return s == "false 3 candidates, under the answer: ; ask shown false", s
+	})
+	browserScreenshot(t, presenter, out, "predict-presenter-answer-1280.png")
 	// The step runs after the reveal: alice releases, and another takes the lease.
 	browserMust(t, time.Minute, "the step runs", func() (bool, string) {
 		s, _ := browserEval(instructor, `document.querySelector('[data-testid="holder"]').textContent.trim() + ' ' + document.getElementById('scenario-live').dataset.asking`)
