@@ -42,6 +42,8 @@ func TestBrowserStage(t *testing.T) {
 		window.reqEnded = {};
 		window.reqNear = Infinity;
 		window.reqPlaced = 0;
+		window.reqBack = 0; // placed on their way back, and of those, showing their verb
+		window.reqBackVerb = 0;
 		setInterval(() => {
 			for (const g of document.querySelectorAll('[data-testid=stage-request]')) {
 				const d = g.dataset;
@@ -54,6 +56,10 @@ func TestBrowserStage(t *testing.T) {
 				const dist = Math.hypot(a.x + a.width / 2 - b.x - b.width / 2, a.y + a.height / 2 - b.y - b.height / 2) / (a.width / 2);
 				window.reqNear = Math.min(window.reqNear, dist);
 				window.reqPlaced++;
+				if (g.hasAttribute('data-back')) {
+					window.reqBack++;
+					if (getComputedStyle(g.querySelector('.req-verb')).display !== 'none') window.reqBackVerb++;
+				}
 			}
 		}, 30);
 		return 'ok';
@@ -108,6 +114,14 @@ func TestBrowserStage(t *testing.T) {
 		}
 	} else {
 		t.Errorf("no request was seen placed by the page: %s", s)
+	}
+	// On its way back a request shows its answer only: the verb of the next one may be beside it.
+	poll.Until(t, 10*time.Second, "a request seen on its way back", func() (bool, string) {
+		s := mustEval(t, stage, `window.reqBack + ' back'`)
+		return !strings.HasPrefix(s, "0 "), s
+	})
+	if s := mustEval(t, stage, `window.reqBack + ' back, ' + window.reqBackVerb + ' with their verb'`); !strings.HasSuffix(s, " 0 with their verb") {
+		t.Errorf("requests on their way back: %s, want none with its verb", s)
 	}
 
 	// The dashboard shows the same roles on the lease's card, above the fold, one click from

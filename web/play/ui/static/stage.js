@@ -42,9 +42,9 @@
     return el.localName + '|' + (a('data-testid') || a('class') || '') + '|' + (a('data-id') || a('data-identity') || a('data-timer') || '');
   }
   /** Attributes this script draws, which a patch leaves alone: an element's place in the frame
-   *  (from its data-x and data-y), a request's fade, a ring's drain, the lanes' zoom. */
+   *  (from its data-x and data-y), a request's fade and way back, a ring's drain, the lanes' zoom. */
   function drawnHere(el, name) {
-    return name === 'style' || name === 'stroke-dasharray' || name === 'data-low' ||
+    return name === 'style' || name === 'stroke-dasharray' || name === 'data-low' || name === 'data-back' ||
       ((name === 'transform' || name === 'x1' || name === 'y1') && el.hasAttribute('data-x'));
   }
   /** Whether el holds both elements and words: such an element is replaced, not patched. */
@@ -117,8 +117,8 @@
   }
   narrow.addEventListener('change', () => { picture++; kick(); });
 
-  /** Where a request is at now, and how visible: out along its link, waiting at the server (or
-   *  hung at the cut), then back with its answer, then gone. */
+  /** Where a request is at now, how visible, and whether it is on its way back: out along its
+   *  link, waiting at the server (or hung at the cut), then back with its answer, then gone. */
   function place(q, now) {
     const { x, y, start, end, link } = q;
     const leg = link === 'slow' ? SLOW_LEG : LEG;
@@ -134,21 +134,21 @@
     if (reduce.matches) { // a tick at the candidate: no travel
       const [tx, ty] = at(0);
       const gone = end && now - end > 2500;
-      return { x: tx, y: ty, opacity: gone ? 0 : 1 };
+      return { x: tx, y: ty, opacity: gone ? 0 : 1, back: false };
     }
     const arrive = start + leg;
     if (!end || now < Math.max(end, arrive)) {
       const [px, py] = at(clamp((now - start) / leg));
-      return { x: px, y: py, opacity: 1 };
+      return { x: px, y: py, opacity: 1, back: false };
     }
     const back = Math.max(end, arrive);
     if (q.outcome === 'timeout') { // it dies where it hung
       const [px, py] = at(1);
-      return { x: px, y: py, opacity: 1 - clamp((now - back) / FADE) };
+      return { x: px, y: py, opacity: 1 - clamp((now - back) / FADE), back: true };
     }
     const home = clamp((now - back) / leg);
     const [px, py] = at(1 - home);
-    return { x: px, y: py, opacity: home < 1 ? 1 : 1 - clamp((now - back - leg) / FADE) };
+    return { x: px, y: py, opacity: home < 1 ? 1 : 1 - clamp((now - back - leg) / FADE), back: true };
   }
 
   // What moves, read once per picture rather than every frame: each request's instants and
@@ -178,7 +178,7 @@
     // What was last written of each is kept on the element, which a patch keeps.
     reqs = Array.from(live.querySelectorAll('.stage-req'), (el) => {
       const [x, y] = toFrame(+el.dataset.x, +el.dataset.y);
-      el.llDrawn = el.llDrawn || { t: null, o: null };
+      el.llDrawn = el.llDrawn || { t: null, o: null, back: null };
       return { el, x, y, start: +el.dataset.startMs, end: +el.dataset.endMs, link: el.dataset.link, outcome: el.dataset.outcome, drawn: el.llDrawn };
     });
     rings = Array.from(live.querySelectorAll('.ring'), (el) => {
@@ -213,6 +213,9 @@
         const t = 'translate(' + p.x.toFixed(1) + ' ' + p.y.toFixed(1) + ')';
         if (t !== d.t) { q.el.setAttribute('transform', t); d.t = t; }
         if (o !== d.o) { q.el.style.opacity = o; d.o = o; }
+        // An answer coming back shows its outcome only: on a short link the next request's
+        // verb is already on its way out beside it.
+        if (p.back !== d.back) { q.el.toggleAttribute('data-back', p.back); d.back = p.back; }
       }
       // A pass over the rings every RING_PERIOD, at most RING_WRITES redrawn a frame, in turn
       // from where the last frame stopped.
