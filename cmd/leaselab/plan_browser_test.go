@@ -67,10 +67,12 @@ func TestBrowserSessionPlan(t *testing.T) {
 	browserScreenshot(t, instructor, out, "plan-390.png")
 	mustFitTheWidth(t, instructor, "/scenarios")
 	// Each lesson's row on a phone is laid out alike: the moves and Remove on one line under the
-	// title, the talk's minutes on the next.
+	// title, the arrows in one column, the talk's minutes on the next line.
 	mustSee(t, instructor, `(() => { const top = (e, sel) => Math.round(e.querySelector(sel).getBoundingClientRect().top);
 		const rows = [...document.querySelectorAll('[data-testid=session-plan] li')];
+		const left = (e, sel) => Math.round(e.querySelector(sel).getBoundingClientRect().left);
 		const odd = rows.filter((li) => top(li, '[data-testid=plan-up]') !== top(li, '[data-testid=plan-remove]') ||
-			top(li, '[data-testid=plan-talk-set]') <= top(li, '[data-testid=plan-remove]') || top(li, '[data-testid=plan-up]') <= top(li, 'a'));
+			top(li, '[data-testid=plan-talk-set]') <= top(li, '[data-testid=plan-remove]') || top(li, '[data-testid=plan-up]') <= top(li, 'a') ||
+			left(li, '[data-testid=plan-up]') !== left(rows[0], '[data-testid=plan-up]'));
 		return (rows.length > 1) + ', ' + odd.map((li) => li.dataset.name).join(' ') + ' laid out otherwise'; })()`, "true,  laid out otherwise")
 }
