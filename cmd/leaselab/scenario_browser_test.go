@@ -84,6 +84,16 @@ func TestBrowserScenarioLeaderCrash(t *testing.T) {
 			t.Errorf("step %d is not brought into view: %v", n+1, err)
 		}
 	}
+	// On a wide screen the stage stays in view beside the narration followed down the page:
+	// every candidate between the controls and the window's bottom edge.
+	if _, err := browserWait(10*time.Second, func() (bool, string) {
+		s, _ := browserEval(tab, `(() => { const top = document.querySelector('.scenario-controls').getBoundingClientRect().bottom;
+			const out = [...document.querySelectorAll('#stage-page [data-testid="stage-candidate"]')].filter((c) => { const r = c.getBoundingClientRect(); return r.top < top - 1 || r.bottom > innerHeight + 1; });
+			return document.querySelectorAll('#stage-page [data-testid="stage-candidate"]').length + ' candidates, out of view: ' + out.map((c) => c.dataset.identity).join(',') + '; scrolled ' + (scrollY > 0); })()`)
+		return s == "3 candidates, out of view: ; scrolled true", s
+	}); err != nil {
+		t.Errorf("the stage beside the narration at 1280x720: %v", err)
+	}
 	// The page follows the step told only until the reader moves it: scrolled back to the top
 	// with the Home key, it stays there as the run goes on and the live part is swapped.
 	mustEval(t, tab, `(window.llSwaps = 0, document.addEventListener('ll:swapped', () => window.llSwaps++), 'ok')`)
