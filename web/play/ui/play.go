@@ -78,7 +78,7 @@ func (ps *playProblems) addError(err error) {
 func playTimings(q url.Values, params candidate.Params, cfg candidate.Config) *templates.Timings {
 	if (q.Get("leaseDuration") == "" || params.LeaseDuration != nil) && (q.Get("renewDeadline") == "" || params.RenewDeadline != nil) &&
 		(q.Get("retryPeriod") == "" || params.RetryPeriod != nil) {
-		t := timingsView(timings.Check(timings.Settings{LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod}))
+		t := timingsView(timings.Check(timings.Settings{LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod}), 0)
 		return &t
 	}
 	return nil

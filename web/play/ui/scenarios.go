@@ -342,7 +342,7 @@ func (u *scenarioScreen) scenarioView(c echo.Context, sc *scenario.Scenario, see
 		StageWatchURL: "/stage/watch?" + url.Values{"namespace": {ns}, "lease": {sc.Lease}}.Encode(),
 		Timings: timingsView(timings.Check(timings.Settings{
 			LeaseDuration: sc.LeaseDuration, RenewDeadline: sc.RenewDeadline, RetryPeriod: sc.RetryPeriod,
-		})),
+		}), 0),
 	}
 	var err error
 	if v.Stage, err = u.stage.stageView(ctx, ns, sc.Lease, moment{}); err != nil {

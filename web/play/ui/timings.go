@@ -11,8 +11,9 @@ import (
 
 // timingsView is the calculator's verdict as the timings panel shows it (the /play settings
 // drawer, the scenario pages): the figures and warnings as web/lease/timings words them, in both
-// languages, and the chart's geometry from its figures.
-func timingsView(v timings.Verdict) templates.Timings {
+// languages, and the chart's geometry from its figures, its axis running to axis at least (0:
+// to its own end).
+func timingsView(v timings.Verdict, axis time.Duration) templates.Timings {
 	s := v.Settings
 	d := timings.KubernetesDefaults
 	settings := i18n.Say("timings.settings", timings.Seconds(s.LeaseDuration), timings.Seconds(s.RenewDeadline), timings.Seconds(s.RetryPeriod))
@@ -39,21 +40,16 @@ func timingsView(v timings.Verdict) templates.Timings {
 		out.Warnings = append(out.Warnings, templates.TimingWarning{Code: w.Code, Severity: string(w.Severity), Message: msg.En, Reason: reason.En,
 			MessageSays: msg, ReasonSays: reason})
 	}
-	out.Chart = timingsChart(v)
+	out.Chart = timingsChart(v, axis)
 	return out
 }
 
 // timingsChart lays out the chart: the axis runs from the leader's last renewal to the latest
-// takeover (or the leader's stop, when later), with a few round ticks.
-func timingsChart(v timings.Verdict) templates.TimingsChart {
-	return timingsChartTo(v, 0)
-}
-
-// timingsChartTo is timingsChart on an axis that runs to end at least: a page that draws it
-// under another chart gives both one scale.
-func timingsChartTo(v timings.Verdict, end time.Duration) templates.TimingsChart {
+// takeover (or the leader's stop, when later), or to axis when that is later (a page that draws
+// the chart under another gives both one scale), with a few round ticks.
+func timingsChart(v timings.Verdict, axis time.Duration) templates.TimingsChart {
 	takeoverBy := v.Takeover.Worst
-	end = max(end, takeoverBy, v.LeaderStops)
+	end := max(axis, takeoverBy, v.LeaderStops)
 	at := func(d time.Duration) float64 { return 100 * float64(d) / float64(end) }
 	label := i18n.Say("timings.chartLabel", timings.Seconds(v.LeaderStops), timings.Seconds(v.Lease), timings.Seconds(takeoverBy))
 	leader := keepUnitsSays(i18n.Say("timings.chartLeaderLabel", timings.Seconds(v.LeaderStops)))
@@ -70,14 +66,19 @@ func timingsChartTo(v timings.Verdict, end time.Duration) templates.TimingsChart
 	for k := 1; k <= v.RenewAttempts && k <= 60; k++ {
 		c.Tries = append(c.Tries, at(time.Duration(k)*v.Settings.RetryPeriod))
 	}
-	// Round ticks, the last far enough from the end, which is labelled too, for the labels not to
-	// run into each other on a phone.
+	c.Ticks = timingsTicks(end)
+	return c
+}
+
+// timingsTicks labels an axis from 0 to end on round steps, the last far enough from the end,
+// which is labelled too, for the labels not to run into each other on a phone.
+func timingsTicks(end time.Duration) []templates.TimingsTick {
+	var ticks []templates.TimingsTick
 	step := tickStep(end)
 	for t := time.Duration(0); t <= end-step*7/10; t += step {
-		c.Ticks = append(c.Ticks, templates.TimingsTick{At: at(t), Label: timings.Seconds(t)})
+		ticks = append(ticks, templates.TimingsTick{At: 100 * float64(t) / float64(end), Label: timings.Seconds(t)})
 	}
-	c.Ticks = append(c.Ticks, templates.TimingsTick{At: 100, Label: timings.Seconds(end)})
-	return c
+	return append(ticks, templates.TimingsTick{At: 100, Label: timings.Seconds(end)})
 }
 
 // tickStep is a round step cutting span into at most four.

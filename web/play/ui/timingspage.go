@@ -99,32 +99,27 @@ func timingsLive(ctx context.Context, s timings.Settings, bad string) templates.
 	for name, d := range map[string]time.Duration{"leaseDuration": s.LeaseDuration, "renewDeadline": s.RenewDeadline, "retryPeriod": s.RetryPeriod} {
 		q.Set(name, strconv.FormatFloat(d.Seconds(), 'f', -1, 64))
 	}
-	out := templates.TimingsLive{Verdict: timingsView(v), PlayURL: "/play?" + q.Encode()}
+	out := templates.TimingsLive{PlayURL: "/play?" + q.Encode()}
+	var axis time.Duration
 	if v.OK() {
-		var span time.Duration
-		out.Incidents, out.Ticks, span = timingsIncidents(v)
-		// The chart below the incidents runs on their axis: their seconds line up.
-		out.Verdict.Chart = timingsChartTo(v, span)
+		out.Incidents, axis = timingsIncidents(v)
+		out.Ticks = timingsTicks(axis)
 	}
+	// The chart below the incidents runs on their axis: their seconds line up.
+	out.Verdict = timingsView(v, axis)
 	return out
 }
 
 // timingsIncidents draws a crash, a release and a pause at v's timings on one axis, from the
-// old leader's last renewal, and returns its ticks and its span: a crash hands over in
+// old leader's last renewal, and returns the axis's span: a crash hands over in
 // CrashFailover, a release in ReleaseFailover, and a leader frozen past its lease finds, as it
 // wakes, that a follower took it in Takeover; until its first request comes back it acts on its
 // old belief.
-func timingsIncidents(v timings.Verdict) ([]templates.TimingsIncident, []templates.TimingsTick, time.Duration) {
+func timingsIncidents(v timings.Verdict) ([]templates.TimingsIncident, time.Duration) {
 	pause := v.Takeover.Worst + v.Settings.RetryPeriod
 	span := pause + v.Settings.RetryPeriod
 	at := func(d time.Duration) float64 { return 100 * float64(d) / float64(span) }
 	secs := timings.Seconds
-	var ticks []templates.TimingsTick
-	step := tickStep(span)
-	for t := time.Duration(0); t <= span-step*7/10; t += step {
-		ticks = append(ticks, templates.TimingsTick{At: at(t), Label: secs(t)})
-	}
-	ticks = append(ticks, templates.TimingsTick{At: 100, Label: secs(span)})
 	return []templates.TimingsIncident{
 		{Kind: "crash", Says: keepUnitsSays(i18n.Say("tp.crash", secs(v.CrashFailover.Best), secs(v.CrashFailover.Worst))),
 			TakeFrom: at(v.CrashFailover.Best), TakeTo: at(v.CrashFailover.Worst)},
@@ -132,5 +127,5 @@ func timingsIncidents(v timings.Verdict) ([]templates.TimingsIncident, []templat
 			TakeFrom: at(v.ReleaseFailover.Best), TakeTo: at(v.ReleaseFailover.Worst)},
 		{Kind: "pause", Says: keepUnitsSays(i18n.Say("tp.pause", secs(pause), secs(v.Takeover.Best), secs(v.Takeover.Worst))),
 			Wakes: at(pause), TakeFrom: at(v.Takeover.Best), TakeTo: at(v.Takeover.Worst)},
-	}, ticks, span
+	}, span
 }

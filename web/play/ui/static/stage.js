@@ -118,18 +118,11 @@
   narrow.addEventListener('change', () => { picture++; kick(); });
 
   /** Where a request is at now, how visible, and whether it is on its way back: out along its
-   *  link, waiting at the server (or hung at the cut), then back with its answer, then gone. */
+   *  way (from rim to reach, worked out once a picture), waiting at the server (or hung at the
+   *  cut), then back with its answer, then gone. */
   function place(q, now) {
-    const { x, y, start, end, link } = q;
+    const { x, y, start, end, link, rim, reach } = q;
     const leg = link === 'slow' ? SLOW_LEG : LEG;
-    // Out to the cut, or to the server's edge (its box is 300 by 200, centred).
-    const dx = Math.abs(CX - x), dy = Math.abs(CY - y);
-    const edge = 1 - Math.min(dx ? 164 / dx : 1, dy ? 114 / dy : 1);
-    const reach = link === 'cut' ? 0.5 : Math.min(0.95, Math.max(0.3, edge));
-    // It leaves from the candidate's outer ring and comes back to it, never over the shape
-    // inside that says who leads: 75 is the outer ring (60) and the dot (10), and a little.
-    const dist = Math.hypot(dx, dy);
-    const rim = dist ? Math.min(0.6 * reach, 75 / dist) : 0;
     const at = (f) => { const p = rim + (reach - rim) * f; return [x + (CX - x) * p, y + (CY - y) * p]; };
     if (reduce.matches) { // a tick at the candidate: no travel
       const [tx, ty] = at(0);
@@ -178,8 +171,18 @@
     // What was last written of each is kept on the element, which a patch keeps.
     reqs = Array.from(live.querySelectorAll('.stage-req'), (el) => {
       const [x, y] = toFrame(+el.dataset.x, +el.dataset.y);
+      const link = el.dataset.link;
+      // Its way, as fractions of the line to the server's centre: out to the cut, or to the
+      // server's edge (its box is 300 by 200, centred), from the candidate's outer ring, never
+      // over the shape inside that says who leads (75: the outer ring, 60, the dot, 10, and a
+      // little).
+      const dx = Math.abs(CX - x), dy = Math.abs(CY - y);
+      const edge = 1 - Math.min(dx ? 164 / dx : 1, dy ? 114 / dy : 1);
+      const reach = link === 'cut' ? 0.5 : Math.min(0.95, Math.max(0.3, edge));
+      const dist = Math.hypot(dx, dy);
+      const rim = dist ? Math.min(0.6 * reach, 75 / dist) : 0;
       el.llDrawn = el.llDrawn || { t: null, o: null, back: null };
-      return { el, x, y, start: +el.dataset.startMs, end: +el.dataset.endMs, link: el.dataset.link, outcome: el.dataset.outcome, drawn: el.llDrawn };
+      return { el, x, y, rim, reach, start: +el.dataset.startMs, end: +el.dataset.endMs, link, outcome: el.dataset.outcome, drawn: el.llDrawn };
     });
     rings = Array.from(live.querySelectorAll('.ring'), (el) => {
       el.llDrawn = el.llDrawn || { dash: null, low: null };
