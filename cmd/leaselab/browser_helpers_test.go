@@ -119,7 +119,14 @@ func mustStartBrowser(tb testing.TB) context.Context {
 	if shared.err != nil {
 		tb.Fatalf("start chromium %s: %v", path, shared.err)
 	}
-	ctx, cancel := chromedp.NewContext(shared.ctx, chromedp.WithNewBrowserContext())
+	return mustNewBrowserContext(tb, shared.ctx)
+}
+
+// mustNewBrowserContext returns a context of a new tab in a new browser context of browser,
+// with its own cookies, storage and cache, disposed of when the test ends.
+func mustNewBrowserContext(tb testing.TB, browser context.Context) context.Context {
+	tb.Helper()
+	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
 	tb.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil {
 		tb.Fatalf("open a browser context in chromium: %v", err)

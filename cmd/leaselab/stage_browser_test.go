@@ -105,15 +105,11 @@ func TestBrowserStage(t *testing.T) {
 	browserScreenshot(t, stage, out, "stage.png")
 	// A request leaves from its candidate's outer ring and comes back to it: never over the
 	// shape inside, which says who leads.
-	if s := mustEval(t, stage, `window.reqPlaced + ' placed, the nearest at ' + window.reqNear.toFixed(2) + ' rings'`); !strings.HasPrefix(s, "0 ") {
-		t.Logf("requests: %s", s)
-		var placed int
-		var near float64
-		if _, err := fmt.Sscanf(s, "%d placed, the nearest at %g rings", &placed, &near); err != nil || near < 1 {
-			t.Errorf("a request was drawn inside its candidate's outer ring: %s", s)
-		}
-	} else {
-		t.Errorf("no request was seen placed by the page: %s", s)
+	near := mustEval(t, stage, `(window.reqPlaced > 0 && window.reqNear >= 1 ? 'outside' : 'inside or none') + ': ' +
+		window.reqPlaced + ' placed, the nearest at ' + window.reqNear.toFixed(2) + ' rings'`)
+	t.Logf("requests %s", near)
+	if !strings.HasPrefix(near, "outside: ") {
+		t.Errorf("a request was drawn inside its candidate's outer ring, or none was placed: %s", near)
 	}
 	// On its way back a request shows its answer only: the verb of the next one may be beside it.
 	poll.Until(t, 10*time.Second, "a request seen on its way back", func() (bool, string) {
@@ -253,14 +249,10 @@ func mustSeeTicksFit(t *testing.T, stage context.Context, size string, phone boo
 			const all = [...document.querySelectorAll('[data-testid=lane-tick]')];
 			const shown = all.filter((e) => getComputedStyle(e).display !== 'none').map((e) => [e.textContent, e.getBoundingClientRect()]);
 			const bad = shown.filter(([l, r], i) => r.right > box.right + 1 || (i > 0 && r.left < shown[i - 1][1].right + 2)).map(([l]) => l);
-			return all.length + ' ' + shown.length + ' shown, crowded or cut: ' + bad.join(' '); })()`)
-		var all, shown int
-		fmt.Sscanf(s, "%d %d", &all, &shown)
-		want := all
-		if phone {
-			want = (all + 1) / 2
-		}
-		return all >= 2 && shown == want && strings.HasSuffix(s, "cut: "), s
+			const want = `+strconv.FormatBool(phone)+` ? Math.ceil(all.length / 2) : all.length;
+			return (all.length >= 2 && shown.length === want && bad.length === 0 ? 'fit' : 'wrong') + ': ' +
+				shown.length + ' of ' + all.length + ' shown, crowded or cut: ' + bad.join(' '); })()`)
+		return strings.HasPrefix(s, "fit: "), s
 	}); err != nil {
 		t.Errorf("the lanes' time labels at %s: %v", size, err)
 	}

@@ -45,11 +45,7 @@ func TestBrowserOverTLS(t *testing.T) {
 	for i, h2 := range []bool{true, false} {
 		w := servers[i]
 		// A browser context of the round's own: the servers' sessions are cookies of one host.
-		browser, cancel := chromedp.NewContext(chromium, chromedp.WithNewBrowserContext())
-		t.Cleanup(cancel)
-		if err := chromedp.Do(browser); err != nil {
-			t.Fatalf("open a browser context: %v", err)
-		}
+		browser := mustNewBrowserContext(t, chromium)
 		tab, _ := openBrowserTab(t, browser, w.URL+"/join?token="+w.tokens["participant-01"])
 		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`[data-testid=join-button]`)), chromedp.WaitVisible(chromedp.CSS(`#lease-grid`))); err != nil {
 			t.Fatalf("http2=%v: join button: %v", h2, err)

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"testing/synctest"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
-
 	"github.com/leaselab/leaselab/wasm/candidate"
 )
 
@@ -57,9 +55,6 @@ func TestArenaTellsWhatTheRoomDid(t *testing.T) {
 // participant, or is that leader; never while a cut-off tab is still partitioned.
 func TestArenaHealEndsWhateverTheRoomDid(t *testing.T) {
 	until := arenaHeal().Until
-	holder := func(h string) *coordinationv1.Lease {
-		return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: &h}}
-	}
 	follower := candidate.Snapshot{State: candidate.StateFollower, Role: candidate.RoleFollower}
 	leader := candidate.Snapshot{State: candidate.StateLeader, Role: candidate.RoleLeader}
 	stopped := candidate.Snapshot{State: candidate.StateStopped}
@@ -77,7 +72,7 @@ func TestArenaHealEndsWhateverTheRoomDid(t *testing.T) {
 		{"one took the lease after the holder left", "carol", map[string]candidate.Snapshot{"bob": follower, "carol": leader}, true},
 		{"two believe they lead", "dan", map[string]candidate.Snapshot{"dan": leader, "bob": leader, "carol": follower}, false},
 	} {
-		w := World{Lease: holder(c.holder), Members: c.members, Notes: map[string]string{notedCut: "bob,carol"}}
+		w := World{Lease: heldBy(c.holder), Members: c.members, Notes: map[string]string{notedCut: "bob,carol"}}
 		if got := until(&w); got != c.want {
 			t.Errorf("%s: the heal step is done: %v, want %v", c.name, got, c.want)
 		}

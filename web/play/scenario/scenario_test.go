@@ -634,9 +634,6 @@ func TestSessionFitsNinetyMinutes(t *testing.T) {
 func TestLeaderCrashStepSeesATakeoverAsExpiry(t *testing.T) {
 	until := Find("leader-crash").Steps[2].Until
 	now := time.Date(2026, 11, 29, 17, 0, 0, 0, time.UTC)
-	lease := func(holder string) *coordinationv1.Lease {
-		return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder}}
-	}
 	member := func(role candidate.Role, expiry time.Duration) candidate.Snapshot {
 		return candidate.Snapshot{Role: role, Now: now, ObservedExpiry: now.Add(expiry)}
 	}
@@ -645,15 +642,20 @@ func TestLeaderCrashStepSeesATakeoverAsExpiry(t *testing.T) {
 		w    World
 		want bool
 	}{
-		{"alice's lease running", World{Lease: lease("alice"), Members: map[string]candidate.Snapshot{
+		{"alice's lease running", World{Lease: heldBy("alice"), Members: map[string]candidate.Snapshot{
 			"bob": member(candidate.RoleFollower, 3*time.Second), "carol": member(candidate.RoleFollower, 2*time.Second)}}, false},
-		{"carol counts it expired", World{Lease: lease("alice"), Members: map[string]candidate.Snapshot{
+		{"carol counts it expired", World{Lease: heldBy("alice"), Members: map[string]candidate.Snapshot{
 			"bob": member(candidate.RoleFollower, time.Second), "carol": member(candidate.RoleFollower, 0)}}, true},
-		{"bob took it before the run looked", World{Lease: lease("bob"), Members: map[string]candidate.Snapshot{
+		{"bob took it before the run looked", World{Lease: heldBy("bob"), Members: map[string]candidate.Snapshot{
 			"bob": member(candidate.RoleLeader, 10*time.Second), "carol": member(candidate.RoleFollower, 9*time.Second)}}, true},
 	} {
 		if got := until(&c.w); got != c.want {
 			t.Errorf("%s: the crash step is done: %v, want %v", c.name, got, c.want)
 		}
 	}
+}
+
+// heldBy is a Lease whose record names holder.
+func heldBy(holder string) *coordinationv1.Lease {
+	return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder}}
 }
